@@ -1,0 +1,80 @@
+/**
+ * Every limit raftq has, with its unit in its name and the reason it has that value.
+ * docs/LIMITS.md is generated from this file (`npm run limits:doc`); edit here, not there.
+ *
+ * Grouped by owner. A limit that AWS defines carries AWS's current value; one that is ours says
+ * what it protects.
+ */
+export interface Limit {
+  readonly value: number;
+  readonly unit: string;
+  readonly reason: string;
+}
+
+function limit(value: number, unit: string, reason: string): Limit {
+  return { value, unit, reason };
+}
+
+/** SQS limits as AWS defines them today (the service model in shared/aws is the authority). */
+export const sqsLimits = {
+  queueNameLengthMax: limit(80, 'characters', 'AWS: queue names are 1-80 of [A-Za-z0-9_-], plus ".fifo" for FIFO queues (included in the 80).'),
+  messageSizeBytesMax: limit(1_048_576, 'bytes', 'AWS: largest message body plus attributes, and the default of MaximumMessageSize (1 MiB since 2025).'),
+  messageSizeBytesMin: limit(1_024, 'bytes', 'AWS: smallest value the MaximumMessageSize attribute accepts.'),
+  batchSizeBytesMax: limit(1_048_576, 'bytes', 'AWS: total payload of one SendMessageBatch, attributes included (trap 10).'),
+  batchEntriesMax: limit(10, 'entries', 'AWS: entries in one *Batch request.'),
+  batchEntryIdLengthMax: limit(80, 'characters', 'AWS: batch entry ids are 1-80 of [A-Za-z0-9_-].'),
+  receiveMessagesMax: limit(10, 'messages', 'AWS: MaxNumberOfMessages of ReceiveMessage.'),
+  receiveWaitSecondsMax: limit(20, 'seconds', 'AWS: longest long poll (WaitTimeSeconds, ReceiveMessageWaitTimeSeconds).'),
+  visibilityTimeoutSecondsMax: limit(43_200, 'seconds', 'AWS: 12 hours, for VisibilityTimeout and ChangeMessageVisibility.'),
+  visibilityTimeoutSecondsDefault: limit(30, 'seconds', 'AWS default of the VisibilityTimeout attribute.'),
+  delaySecondsMax: limit(900, 'seconds', 'AWS: 15 minutes, for DelaySeconds on queue and message.'),
+  retentionSecondsMin: limit(60, 'seconds', 'AWS: smallest MessageRetentionPeriod.'),
+  retentionSecondsMax: limit(1_209_600, 'seconds', 'AWS: 14 days, largest MessageRetentionPeriod.'),
+  retentionSecondsDefault: limit(345_600, 'seconds', 'AWS default MessageRetentionPeriod: 4 days.'),
+  inFlightMessagesStandardMax: limit(120_000, 'messages', 'AWS: in-flight messages of a standard queue before OverLimit.'),
+  inFlightMessagesFifoMax: limit(120_000, 'messages', 'AWS: in-flight messages of a FIFO queue before OverLimit.'),
+  messageAttributesMax: limit(10, 'attributes', 'AWS: message attributes per message.'),
+  messageAttributeNameLengthMax: limit(256, 'characters', 'AWS: message attribute names.'),
+  messageAttributeTypeLengthMax: limit(256, 'characters', 'AWS: message attribute data type names, custom suffix included.'),
+  deduplicationWindowMs: limit(300_000, 'milliseconds', 'AWS: FIFO deduplication interval of 5 minutes.'),
+  receiveRequestAttemptWindowMs: limit(300_000, 'milliseconds', 'AWS: a ReceiveRequestAttemptId is honoured for 5 minutes.'),
+  fifoIdLengthMax: limit(128, 'characters', 'AWS: MessageGroupId, MessageDeduplicationId and ReceiveRequestAttemptId.'),
+  purgeCooldownMs: limit(60_000, 'milliseconds', 'AWS: one PurgeQueue per queue per 60 seconds (PurgeQueueInProgress).'),
+  queueRecreateCooldownMs: limit(0, 'milliseconds', 'AWS waits 60 s before a deleted name can be reused; raftq generations make that unnecessary, so 0.'),
+  tagsPerQueueMax: limit(50, 'tags', 'AWS: tags on one queue.'),
+  tagKeyLengthMax: limit(128, 'characters', 'AWS: tag keys.'),
+  tagValueLengthMax: limit(256, 'characters', 'AWS: tag values.'),
+  maxReceiveCountMax: limit(1_000, 'receives', 'AWS: largest maxReceiveCount of a RedrivePolicy.'),
+  redriveAllowSourceQueuesMax: limit(10, 'queues', 'AWS: sourceQueueArns of a byQueue RedriveAllowPolicy.'),
+  listQueuesResultsMax: limit(1_000, 'queues', 'AWS: MaxResults of ListQueues and ListDeadLetterSourceQueues.'),
+  permissionLabelLengthMax: limit(80, 'characters', 'AWS: AddPermission labels.'),
+  moveTaskMessagesPerSecondMax: limit(500, 'messages/second', 'AWS: MaxNumberOfMessagesPerSecond of StartMessageMoveTask.'),
+} as const;
+
+/** Limits of raftq's own making: each protects a resource or bounds a cost. */
+export const raftqLimits = {
+  httpRequestBytesMax: limit(2 * 1_048_576 + 65_536, 'bytes', 'Largest HTTP body read before parsing: a 1 MiB batch grows under form or JSON escaping; anything larger is refused before it is buffered.'),
+  fifoPartitionsMax: limit(64, 'partitions', 'High-throughput FIFO partitions per queue (power of two); bounds the receive fan-out.'),
+  receiveScanRowsMax: limit(1_000, 'rows', 'Visibility-index rows one receive may examine before it answers with what it found (trap 11 needs more than one page, but not unbounded work).'),
+  approximateCountRowsMax: limit(100_000, 'rows', 'Rows ApproximateNumberOf* may count exactly; beyond it the count is an estimate (trap 18).'),
+  reaperRowsPerQueuePerTickMax: limit(256, 'rows', 'Rows the reaper deletes per queue per key family per tick, so one huge queue cannot starve the rest.'),
+  txnIdRetentionMs: limit(600_000, 'milliseconds', 'How long an applied txn id is remembered so a retry is answered with its first outcome.'),
+  clockSkewMsMax: limit(5_000, 'milliseconds', 'A transaction whose nowMs is further than this from the leader stamp of its entry is rejected.'),
+} as const;
+
+/** Raft and cluster runtime limits. */
+export const raftLimits = {
+  tickMs: limit(50, 'milliseconds', 'One Raft tick; elections and heartbeats are counted in ticks.'),
+  electionTimeoutTicks: limit(10, 'ticks', 'Base election timeout (randomized in [base, 2*base)): 0.5-1 s keeps failover under 2 s on a loaded two-core machine.'),
+  heartbeatTicks: limit(1, 'ticks', 'Leader heartbeat interval.'),
+  inflightMessagesMax: limit(256, 'messages', 'Append messages in flight to one follower before the leader waits for acknowledgements.'),
+  appendBytesMax: limit(1_048_576, 'bytes', 'Entries bytes per append message (one message may exceed it by one entry).'),
+  uncommittedBytesMax: limit(64 * 1_048_576, 'bytes', 'Uncommitted log bytes a leader accepts before refusing proposals, so a stalled quorum cannot grow memory without bound.'),
+  snapshotThresholdEntries: limit(10_000, 'entries', 'Applied entries since the last snapshot that trigger a new snapshot and log compaction.'),
+  snapshotChunkBytes: limit(1_048_576, 'bytes', 'Size of one streamed snapshot chunk.'),
+  sendQueueMessagesMax: limit(4_096, 'messages', 'Raft messages queued for one peer link; beyond it messages are dropped (Raft retransmits) rather than growing memory.'),
+  proposalBatchTxnsMax: limit(512, 'transactions', 'Transactions carried by one Raft entry.'),
+  proposalTimeoutMs: limit(10_000, 'milliseconds', 'A proposal not committed by then fails with a retryable error (outcome unknown; the txn id makes a retry safe).'),
+} as const;
+
+export const allLimitGroups = { sqs: sqsLimits, raftq: raftqLimits, raft: raftLimits } as const;

@@ -1,0 +1,67 @@
+/**
+ * Transactions as they travel from the gateway through Raft to every replica's apply step.
+ * Keys are encoded tuples (key-codec.ts); timestamps are safe integers.
+ *
+ * Timestamps: a commitTs counts in microseconds of the leader's cluster clock
+ * (`commitTs = max(lastCommitTs + 1, leaderStampTs)`), so up to 1000 transactions per millisecond
+ * stay close to wall time and the value stays below 2^53 for the next 200 years.
+ */
+
+export type TxnWrite =
+  | { readonly kind: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }
+  | { readonly kind: 'delete'; readonly key: Uint8Array };
+
+export interface Txn {
+  /** Unique per logical operation, reused by every retry of it: the apply step answers a repeat with the first outcome. */
+  readonly txnId: string;
+  /** The commit timestamp the reads were made at (trap 1: it must be the view's ts, not a later one). */
+  readonly startTs: number;
+  /** The proposer's cluster-clock time, in ms: the only time SQS semantics may use. */
+  readonly nowMs: number;
+  readonly readKeys: readonly Uint8Array[];
+  readonly writes: readonly TxnWrite[];
+}
+
+export type TxnOutcome =
+  | { readonly kind: 'committed'; readonly commitTs: number }
+  /** A read or written key has a version newer than startTs: the first committer won. */
+  | { readonly kind: 'conflict'; readonly key: Uint8Array }
+  /** nowMs is too far from the leader's stamp (limits.clockSkewMsMax). */
+  | { readonly kind: 'clock-skew'; readonly skewMs: number }
+  /** startTs is below the store's garbage-collection watermark: the reads cannot be validated. */
+  | { readonly kind: 'too-old'; readonly watermarkTs: number };
+
+/** A half-open key range [gte, lt) of encoded keys. */
+export interface KeyRange {
+  readonly gte: Uint8Array;
+  readonly lt: Uint8Array;
+}
+
+export interface KeyValue {
+  readonly key: Uint8Array;
+  readonly value: Uint8Array;
+}
+
+/** A consistent snapshot of the keyspace at `ts`. Release it so garbage collection can advance. */
+export interface ReadView {
+  readonly ts: number;
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  scan(range: KeyRange, options: { limit: number; reverse?: boolean }): Promise<KeyValue[]>;
+  release(): void;
+}
+
+/**
+ * What the queue layer needs from the layer below: consistent reads, transaction commit and the
+ * cluster clock. The cluster implements it over Raft (forwarding from followers); the local
+ * executor applies directly to one MVCC store, for tests of the queue layer.
+ */
+export interface TxnExecutor {
+  /** A view at a point this replica has applied; with `linearizable`, after a ReadIndex round. */
+  readView(options: { linearizable: boolean }): Promise<ReadView>;
+  /** Proposes the transaction and resolves with its outcome once applied on this replica. */
+  commit(txn: Txn): Promise<TxnOutcome>;
+  /** The cluster clock: this node's wall clock corrected by its offset to the leader's. */
+  nowMs(): number;
+  /** Called after each applied batch with every key written by committed transactions. */
+  onApplied(listener: (writtenKeys: readonly Uint8Array[]) => void): () => void;
+}
