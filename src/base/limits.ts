@@ -60,6 +60,11 @@ export const raftqLimits = {
   reaperRowsPerQueuePerTickMax: limit(256, 'rows', 'Rows the reaper deletes per queue per key family per tick, so one huge queue cannot starve the rest.'),
   txnIdRetentionMs: limit(600_000, 'milliseconds', 'How long an applied txn id is remembered so a retry is answered with its first outcome.'),
   clockSkewMsMax: limit(5_000, 'milliseconds', 'A transaction whose nowMs is further than this from the leader stamp of its entry is rejected.'),
+  queueTxnAttemptsMax: limit(16, 'attempts', 'Times a queue operation re-reads and rebuilds its transaction after a conflict before it answers with a retryable error: enough for ten receivers racing for one head, bounded so a hot key cannot spin a request forever.'),
+  queueTxnCommitRetriesMax: limit(3, 'attempts', 'Times one transaction (same txn id) is re-proposed after an outcome-unknown failure; the txn id table makes each repeat safe.'),
+  receiveScanPageRows: limit(64, 'rows', 'Visibility-index rows read per page by one receive; more pages follow up to receiveScanRowsMax.'),
+  fifoPartitionsHighThroughput: limit(8, 'partitions', 'Partitions a high-throughput FIFO queue (FifoThroughputLimit=perMessageGroupId at creation) gets; fixed for the life of the queue.'),
+  inFlightCountCacheMs: limit(1_000, 'milliseconds', 'How long a receive reuses the last bounded count of in-flight messages for the OverLimit check, so a busy queue is not recounted on every receive.'),
 } as const;
 
 /** Raft and cluster runtime limits. */
