@@ -80,6 +80,19 @@ export const raftLimits = {
   sendQueueMessagesMax: limit(4_096, 'messages', 'Raft messages queued for one peer link; beyond it messages are dropped (Raft retransmits) rather than growing memory.'),
   proposalBatchTxnsMax: limit(512, 'transactions', 'Transactions carried by one Raft entry.'),
   proposalTimeoutMs: limit(10_000, 'milliseconds', 'A proposal not committed by then fails with a retryable error (outcome unknown; the txn id makes a retry safe).'),
+  proposalBatchBytesMax: limit(1_048_576, 'bytes', 'Transaction bytes carried by one Raft entry (a single larger txn travels alone), so one entry stays well inside an append message.'),
+  leaderWaitMs: limit(3_000, 'milliseconds', 'How long a proposal or read waits for a leader to become known before failing with a retryable error: a few election timeouts.'),
+  readIndexTimeoutMs: limit(5_000, 'milliseconds', 'A linearizable read that cannot confirm the commit index by then fails with a retryable error, shorter than a proposal because a read has no side effect to wait out.'),
+  grpcMessageBytesMax: limit(16 * 1_048_576, 'bytes', 'Largest gRPC message between nodes: an append message (appendBytesMax plus one entry of up to a few MiB) or a snapshot chunk with headroom.'),
+  peerReconnectBackoffMsMin: limit(50, 'milliseconds', 'First delay before reopening a broken peer stream.'),
+  peerReconnectBackoffMsMax: limit(1_000, 'milliseconds', 'Longest delay between attempts to reopen a peer stream: a restarted node is reached within about a second.'),
+  peerKeepaliveMs: limit(5_000, 'milliseconds', 'HTTP/2 ping interval (and ping timeout) on peer channels, so a silently dead peer is detected in about 10 s.'),
+  clockSampleIntervalMs: limit(1_000, 'milliseconds', 'How often a follower samples the leader clock for its cluster-clock offset.'),
+  logMirrorBytesMax: limit(256 * 1_048_576, 'bytes', 'Log bytes kept since the last snapshot (the in-memory mirror of the log tail); reaching it triggers a snapshot early, so memory stays bounded under large entries.'),
+  snapshotCatchUpEntries: limit(1_000, 'entries', 'Entries kept behind a snapshot when compacting, so a follower that is only a little behind catches up from the log instead of a full snapshot.'),
+  learnerCatchUpEntries: limit(64, 'entries', 'A learner is promoted to voter once its log is within this many entries of the leader\'s.'),
+  snapshotSendTimeoutMs: limit(120_000, 'milliseconds', 'A snapshot stream that has not finished by then is abandoned and reported as failed, so Raft retries it.'),
+  shutdownDrainMs: limit(5_000, 'milliseconds', 'On SIGTERM, how long the node waits for in-flight requests and a leadership transfer before exiting.'),
 } as const;
 
 export const allLimitGroups = { sqs: sqsLimits, raftq: raftqLimits, raft: raftLimits } as const;
