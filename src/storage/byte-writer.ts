@@ -1,0 +1,78 @@
+/**
+ * A growable byte buffer for the binary encoders of this layer (key codec, txn codec, version
+ * keys). Appends amortize to O(1); `finish()` returns a view of exactly the written bytes.
+ */
+export class ByteWriter {
+  private buffer: Uint8Array;
+  private length = 0;
+
+  constructor(initialCapacityBytes = 64) {
+    this.buffer = new Uint8Array(Math.max(16, initialCapacityBytes));
+  }
+
+  get lengthBytes(): number {
+    return this.length;
+  }
+
+  byte(value: number): void {
+    this.reserve(1);
+    this.buffer[this.length++] = value;
+  }
+
+  bytes(value: Uint8Array): void {
+    this.reserve(value.length);
+    this.buffer.set(value, this.length);
+    this.length += value.length;
+  }
+
+  /** An unsigned integer below 2^64 as 8 big-endian bytes. */
+  u64be(value: bigint): void {
+    this.reserve(8);
+    for (let shift = 56; shift >= 0; shift -= 8) this.buffer[this.length++] = Number((value >> BigInt(shift)) & 0xffn);
+  }
+
+  /** A non-negative safe integer as 8 big-endian bytes, without going through bigint. */
+  safeU64be(value: number): void {
+    this.reserve(8);
+    const high = Math.floor(value / 0x1_0000_0000);
+    const low = value >>> 0;
+    writeU32be(this.buffer, this.length, high);
+    writeU32be(this.buffer, this.length + 4, low);
+    this.length += 8;
+  }
+
+  /** A non-negative safe integer as an unsigned LEB128 varint (7 bits a byte, low bits first). */
+  varint(value: number): void {
+    let rest = value;
+    while (rest >= 0x80) {
+      this.byte((rest % 0x80) | 0x80);
+      rest = Math.floor(rest / 0x80);
+    }
+    this.byte(rest);
+  }
+
+  finish(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  private reserve(extraBytes: number): void {
+    const needed = this.length + extraBytes;
+    if (needed <= this.buffer.length) return;
+    let capacity = this.buffer.length * 2;
+    while (capacity < needed) capacity *= 2;
+    const grown = new Uint8Array(capacity);
+    grown.set(this.buffer.subarray(0, this.length));
+    this.buffer = grown;
+  }
+}
+
+export function writeU32be(target: Uint8Array, offset: number, value: number): void {
+  target[offset] = (value >>> 24) & 0xff;
+  target[offset + 1] = (value >>> 16) & 0xff;
+  target[offset + 2] = (value >>> 8) & 0xff;
+  target[offset + 3] = value & 0xff;
+}
+
+export function readU32be(source: Uint8Array, offset: number): number {
+  return (((source[offset] ?? 0) << 24) | ((source[offset + 1] ?? 0) << 16) | ((source[offset + 2] ?? 0) << 8) | (source[offset + 3] ?? 0)) >>> 0;
+}
