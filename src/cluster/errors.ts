@@ -1,0 +1,101 @@
+/**
+ * Operating errors of the cluster runtime. Every one a caller can retry unchanged is a
+ * RetryableError: a transaction carries its txnId into the retry, and the apply step answers a
+ * repeated txnId with its first outcome, so a retry after any of them never applies twice.
+ */
+import { RaftqError, RetryableError } from '../base/errors.js';
+
+/** This node could not hand the request to a leader: none is known, or the one it knew stepped down. */
+export class NotLeaderError extends RetryableError {
+  readonly code = 'NotLeader';
+  constructor(
+    readonly nodeId: string,
+    /** The leader this node believes in now, or '' when it knows none. */
+    readonly leaderHint: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Node ${nodeId} cannot serve the request: ${leaderHint === '' ? 'no leader is known' : `the leader is ${leaderHint}`}`, options);
+  }
+}
+
+/** No leader became known within the wait bound: the cluster has no quorum or is electing. */
+export class NoLeaderError extends RetryableError {
+  readonly code = 'NoLeader';
+  constructor(
+    readonly nodeId: string,
+    readonly waitedMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`Node ${nodeId} knows no leader after waiting ${waitedMs} ms`, options);
+  }
+}
+
+/**
+ * The proposal left this node but its fate is unknown: the leader changed, the forward call failed
+ * mid-flight, or it did not apply within the timeout. It may still commit; retry with the same txnId.
+ */
+export class ProposalOutcomeUnknownError extends RetryableError {
+  readonly code = 'ProposalOutcomeUnknown';
+  constructor(
+    readonly txnId: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`The outcome of txn ${txnId} is unknown: ${reason}`, options);
+  }
+}
+
+/** A linearizable read could not confirm the leader's commit index in time. */
+export class ReadIndexTimeoutError extends RetryableError {
+  readonly code = 'ReadIndexTimeout';
+  constructor(
+    readonly nodeId: string,
+    readonly waitedMs: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`Node ${nodeId} could not confirm a read index within ${waitedMs} ms`, options);
+  }
+}
+
+/** The node is shutting down and accepts no new work. */
+export class NodeStoppingError extends RetryableError {
+  readonly code = 'NodeStopping';
+  constructor(readonly nodeId: string) {
+    super(`Node ${nodeId} is shutting down`);
+  }
+}
+
+/** A membership change or leader transfer the cluster refused (bad id, change in progress, not leader). */
+export class MembershipChangeError extends RaftqError {
+  readonly code = 'MembershipChange';
+  constructor(
+    readonly action: string,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Cannot ${action}: ${detail}`, options);
+  }
+}
+
+/** A node configuration that cannot work (bad address, own id missing from the peers, …). */
+export class InvalidNodeConfigError extends RaftqError {
+  readonly code = 'InvalidNodeConfig';
+  constructor(
+    readonly field: string,
+    readonly detail: string,
+  ) {
+    super(`Invalid node configuration: ${field}: ${detail}`);
+  }
+}
+
+/** A snapshot stream that broke, failed its checksum, or could not be installed. */
+export class SnapshotTransferError extends RaftqError {
+  readonly code = 'SnapshotTransfer';
+  constructor(
+    readonly peerId: string,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Snapshot transfer with ${peerId} failed: ${detail}`, options);
+  }
+}
