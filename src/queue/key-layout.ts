@@ -1,0 +1,121 @@
+/**
+ * Every key the queue layer reads or writes (DESIGN.md §4). A queue's keys all start with
+ * ("q", name); a generation's rows with ("q", name, "g", gen), so a purged or deleted generation
+ * is one contiguous range. Global indexes have their own first element.
+ *
+ * Numbers in keys are non-negative safe integers; FIFO orders are bigints. The tuple codec
+ * terminates every variable-length element, so no name or id can run into the next element
+ * (trap 15).
+ */
+import { encodeKey, prefixRange, type KeyElement } from '../storage/key-codec.js';
+import type { KeyRange } from '../storage/txn.js';
+
+export type KeyPart = KeyElement;
+
+const queueRoot = 'q';
+const queueIndexRoot = 'queues';
+const deadLetterSourceRoot = 'dlqsrc';
+const tombstoneRoot = 'tomb';
+const moveTaskRoot = 'move';
+
+export const queueKeys = {
+  meta: (name: string) => encodeKey([queueRoot, name, 'meta']),
+  generation: (name: string) => encodeKey([queueRoot, name, 'gen']),
+  /** FIFO sequence counter: outside any generation so SequenceNumber never goes back after a purge. */
+  sequence: (name: string, partition: number) => encodeKey([queueRoot, name, 'seq', partition]),
+  queuePrefix: (name: string): KeyRange => prefixRange([queueRoot, name]),
+  queueNamePrefix: (name: string): readonly KeyPart[] => [queueRoot, name],
+};
+
+/** Rows of one generation of one queue. */
+export class GenerationKeys {
+  private readonly root: readonly KeyPart[];
+
+  constructor(
+    readonly queueName: string,
+    readonly generation: number,
+  ) {
+    this.root = [queueRoot, queueName, 'g', generation];
+  }
+
+  range(): KeyRange {
+    return prefixRange(this.root);
+  }
+
+  data(partition: number, messageId: string): Uint8Array {
+    return encodeKey([...this.root, 'data', partition, messageId]);
+  }
+
+  visibility(partition: number, visibleAtMs: number, order: bigint, messageId: string): Uint8Array {
+    return encodeKey([...this.root, 'vis', partition, visibleAtMs, order, messageId]);
+  }
+
+  /** Rows visible at `nowMs` (visibleAtMs <= nowMs), oldest first. */
+  visibleRange(partition: number, nowMs: number): KeyRange {
+    return { gte: prefixRange([...this.root, 'vis', partition]).gte, lt: encodeKey([...this.root, 'vis', partition, nowMs + 1]) };
+  }
+
+  /** Rows not yet visible at `nowMs`: in flight or delayed. */
+  futureRange(partition: number, nowMs: number): KeyRange {
+    return { gte: encodeKey([...this.root, 'vis', partition, nowMs + 1]), lt: prefixRange([...this.root, 'vis', partition]).lt };
+  }
+
+  visibilityPrefix(partition: number): KeyRange {
+    return prefixRange([...this.root, 'vis', partition]);
+  }
+
+  age(partition: number, sentAtMs: number, messageId: string): Uint8Array {
+    return encodeKey([...this.root, 'age', partition, sentAtMs, messageId]);
+  }
+
+  /** Rows sent before `cutoffMs` (sentAtMs < cutoffMs). */
+  ageRangeBefore(partition: number, cutoffMs: number): KeyRange {
+    return { gte: prefixRange([...this.root, 'age', partition]).gte, lt: encodeKey([...this.root, 'age', partition, cutoffMs]) };
+  }
+
+  agePrefix(partition: number): KeyRange {
+    return prefixRange([...this.root, 'age', partition]);
+  }
+
+  /** FIFO: a group's messages in SequenceNumber order; its first row is the group's head. */
+  groupMember(partition: number, groupId: string, sequence: bigint): Uint8Array {
+    return encodeKey([...this.root, 'group', partition, groupId, sequence]);
+  }
+
+  groupRange(partition: number, groupId: string): KeyRange {
+    return prefixRange([...this.root, 'group', partition, groupId]);
+  }
+
+  /** FIFO deduplication; `groupScope` is the group id under DeduplicationScope=messageGroup, else ''. */
+  dedup(partition: number, groupScope: string, deduplicationId: string): Uint8Array {
+    return encodeKey([...this.root, 'dedup', partition, groupScope === '' ? 'queue' : 'group', groupScope, deduplicationId]);
+  }
+
+  dedupPrefix(partition: number): KeyRange {
+    return prefixRange([...this.root, 'dedup', partition]);
+  }
+
+  receiveAttempt(attemptId: string): Uint8Array {
+    return encodeKey([...this.root, 'attempt', attemptId]);
+  }
+
+  attemptPrefix(): KeyRange {
+    return prefixRange([...this.root, 'attempt']);
+  }
+}
+
+export const globalKeys = {
+  /** One row per live queue: what ListQueues scans. */
+  queueIndex: (name: string) => encodeKey([queueIndexRoot, name]),
+  queueIndexRange: (): KeyRange => prefixRange([queueIndexRoot]),
+  queueIndexFrom: (name: string) => encodeKey([queueIndexRoot, name]),
+  /** Source queues whose RedrivePolicy names a dead-letter queue: ListDeadLetterSourceQueues. */
+  deadLetterSource: (deadLetterQueueName: string, sourceName: string) => encodeKey([deadLetterSourceRoot, deadLetterQueueName, sourceName]),
+  deadLetterSourceRange: (deadLetterQueueName: string): KeyRange => prefixRange([deadLetterSourceRoot, deadLetterQueueName]),
+  /** A superseded generation that the reaper still has to clear. */
+  tombstone: (name: string, generation: number) => encodeKey([tombstoneRoot, name, generation]),
+  tombstoneRange: (): KeyRange => prefixRange([tombstoneRoot]),
+  moveTask: (sourceArn: string, taskHandle: string) => encodeKey([moveTaskRoot, sourceArn, taskHandle]),
+  moveTaskRange: (sourceArn: string): KeyRange => prefixRange([moveTaskRoot, sourceArn]),
+  allMoveTasksRange: (): KeyRange => prefixRange([moveTaskRoot]),
+};

@@ -1,0 +1,117 @@
+/**
+ * The data row of a message: everything needed to deliver it, find its index rows and validate
+ * a receipt handle. Stored as JSON with binary attribute values in base64.
+ */
+import { Buffer } from 'node:buffer';
+import { assert } from '../base/assert.js';
+import type { MessageAttributes, MessageAttributeValue } from './queue-api.js';
+
+export interface MessageRecord {
+  readonly messageId: string;
+  readonly body: string;
+  readonly messageAttributes: MessageAttributes;
+  readonly systemAttributes: MessageAttributes;
+  readonly senderId: string;
+  readonly sentAtMs: number;
+  /** Start of the retention period: sentAtMs, except for FIFO dead-letter copies (AWS resets it). */
+  readonly retentionStartMs: number;
+  readonly partition: number;
+  /** The vis row's time and order: with messageId they name the vis row exactly. */
+  readonly visibleAtMs: number;
+  readonly order: bigint;
+  readonly receiveCount: number;
+  readonly firstReceiveAtMs?: number;
+  /** When the current receive claimed it: ChangeMessageVisibility's 12-hour cap counts from here. */
+  readonly claimedAtMs?: number;
+  /** The token of the current receive; a receipt handle with another token is stale. */
+  readonly receiptToken?: string;
+  readonly messageGroupId?: string;
+  readonly messageDeduplicationId?: string;
+  /** FIFO: the decimal SequenceNumber (equal to `order`). */
+  readonly sequenceNumber?: string;
+  readonly deadLetterSourceArn?: string;
+}
+
+export function isInFlight(record: MessageRecord, nowMs: number): boolean {
+  return record.receiptToken !== undefined && record.visibleAtMs > nowMs;
+}
+
+export function isExpired(record: MessageRecord, retentionSeconds: number, nowMs: number): boolean {
+  return nowMs >= record.retentionStartMs + retentionSeconds * 1000;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+interface StoredAttributeValue {
+  t: string;
+  s?: string;
+  b?: string;
+}
+
+function storeAttributes(attributes: MessageAttributes): Record<string, StoredAttributeValue> {
+  const stored: Record<string, StoredAttributeValue> = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    const entry: StoredAttributeValue = { t: value.dataType };
+    if (value.stringValue !== undefined) entry.s = value.stringValue;
+    if (value.binaryValue !== undefined) entry.b = Buffer.from(value.binaryValue.buffer, value.binaryValue.byteOffset, value.binaryValue.byteLength).toString('base64');
+    stored[name] = entry;
+  }
+  return stored;
+}
+
+function loadAttributes(stored: Record<string, StoredAttributeValue> | undefined): MessageAttributes {
+  const attributes: Record<string, MessageAttributeValue> = {};
+  for (const [name, entry] of Object.entries(stored ?? {})) {
+    attributes[name] = {
+      dataType: entry.t,
+      ...(entry.s !== undefined ? { stringValue: entry.s } : {}),
+      ...(entry.b !== undefined ? { binaryValue: new Uint8Array(Buffer.from(entry.b, 'base64')) } : {}),
+    };
+  }
+  return attributes;
+}
+
+export function encodeMessageRecord(record: MessageRecord): Uint8Array {
+  return encoder.encode(
+    JSON.stringify({
+      ...record,
+      order: record.order.toString(),
+      messageAttributes: storeAttributes(record.messageAttributes),
+      systemAttributes: storeAttributes(record.systemAttributes),
+    }),
+  );
+}
+
+export function decodeMessageRecord(bytes: Uint8Array): MessageRecord {
+  const raw = JSON.parse(decoder.decode(bytes)) as Record<string, unknown>;
+  assert(typeof raw['messageId'] === 'string' && typeof raw['order'] === 'string', 'corrupt message row');
+  return {
+    ...(raw as unknown as MessageRecord),
+    order: BigInt(raw['order'] as string),
+    messageAttributes: loadAttributes(raw['messageAttributes'] as Record<string, StoredAttributeValue>),
+    systemAttributes: loadAttributes(raw['systemAttributes'] as Record<string, StoredAttributeValue>),
+  };
+}
+
+/** What MaximumMessageSize counts: body, attribute names, types and values, in UTF-8 bytes. */
+export function messageSizeBytes(body: string, attributes: MessageAttributes): number {
+  let size = Buffer.byteLength(body, 'utf8');
+  for (const [name, value] of Object.entries(attributes)) {
+    size += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value.dataType, 'utf8');
+    if (value.stringValue !== undefined) size += Buffer.byteLength(value.stringValue, 'utf8');
+    if (value.binaryValue !== undefined) size += value.binaryValue.byteLength;
+  }
+  return size;
+}
+
+/** The vis row's value says why the row is in the future: never received (delayed) or in flight. */
+export type VisibilityState = 'pending' | 'inflight';
+
+export function encodeVisibilityState(state: VisibilityState): Uint8Array {
+  return Uint8Array.of(state === 'pending' ? 0x70 : 0x66);
+}
+
+export function decodeVisibilityState(bytes: Uint8Array): VisibilityState {
+  return bytes[0] === 0x66 ? 'inflight' : 'pending';
+}

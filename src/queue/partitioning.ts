@@ -1,0 +1,33 @@
+/**
+ * High-throughput FIFO partitioning: a message group lives in exactly one partition, chosen by
+ * FNV-1a of its id masked to the (power-of-two) partition count, so a group's order is decided
+ * within one partition.
+ */
+import { assert } from '../base/assert.js';
+
+const encoder = new TextEncoder();
+
+export function fnv1a32(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of encoder.encode(text)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash >>> 0;
+}
+
+export function partitionOfGroup(groupId: string | undefined, partitionCount: number): number {
+  assert(partitionCount >= 1 && (partitionCount & (partitionCount - 1)) === 0, 'partition count must be a power of two');
+  if (partitionCount === 1 || groupId === undefined) return 0;
+  return fnv1a32(groupId) & (partitionCount - 1);
+}
+
+/**
+ * Partitions in the order one receive visits them, starting at `start` (a per-queue rotating
+ * counter) so that a hot partition 0 cannot starve the others (trap 14).
+ */
+export function partitionVisitOrder(partitionCount: number, start: number): number[] {
+  const order: number[] = [];
+  for (let i = 0; i < partitionCount; i++) order.push((start + i) % partitionCount);
+  return order;
+}
