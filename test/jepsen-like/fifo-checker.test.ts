@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { checkFifo } from '../../jepsen-like/checkers/fifo-checker.js';
+import { HistoryBuilder } from './history-builder.js';
+
+const opts = { clockAllowanceMs: 1_000 };
+
+function sentGroup(h: HistoryBuilder, group: string, count: number): HistoryBuilder {
+  // One sending process per group, so that groups sent at the same times do not overlap in one process.
+  const process = 100 + group.charCodeAt(0);
+  for (let i = 1; i <= count; i++) h.send(process, `${group}${i}`, i * 10, 'ok', { groupId: group, dedupId: `${group}${i}`, sequenceNumber: String(i * 100) });
+  return h;
+}
+
+describe('FIFO checker', () => {
+  it('passes a group received in order, one message at a time, each deleted before the next', () => {
+    const h = sentGroup(new HistoryBuilder(), 'g', 3);
+    let t = 1_000;
+    for (let i = 1; i <= 3; i++) {
+      h.receive(1, [{ body: `g${i}`, seq: String(i * 100), groupId: 'g', handle: `h${i}` }], t, t + 5);
+      h.delete(1, `g${i}`, `h${i}`, t + 10, t + 15);
+      t += 100;
+    }
+    const result = checkFifo(h.pairs(), opts);
+    expect(result.valid).toBe(true);
+    expect(result.groups).toBe(1);
+  });
+
+  it('passes one receive that returns several messages of a group in order', () => {
+    const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(1, [
+      { body: 'g1', seq: '100', groupId: 'g' },
+      { body: 'g2', seq: '200', groupId: 'g' },
+    ], 1_000, 1_005);
+    expect(checkFifo(h.pairs(), opts).valid).toBe(true);
+  });
+
+  it('fails when a group is delivered out of order', () => {
+    const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(1, [{ body: 'g2', seq: '200', groupId: 'g' }], 1_000, 1_005);
+    const result = checkFifo(h.pairs(), opts);
+    expect(result.valid).toBe(false);
+    expect(result.orderViolations[0]).toMatchObject({ kind: 'out-of-order', deliveredSequenceNumber: '200', earlierSequenceNumber: '100' });
+  });
+
+  it('fails when one receive returns a group\'s messages in the wrong order', () => {
+    const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(1, [
+      { body: 'g2', seq: '200', groupId: 'g' },
+      { body: 'g1', seq: '100', groupId: 'g' },
+    ], 1_000, 1_005);
+    expect(checkFifo(h.pairs(), opts).valid).toBe(false);
+  });
+
+  it('fails when a group\'s message is delivered while an earlier one is in flight', () => {
+    const h = sentGroup(new HistoryBuilder(), 'g', 2)
+      .receive(1, [{ body: 'g1', seq: '100', groupId: 'g' }], 1_000, 1_005)
+      .receive(2, [{ body: 'g2', seq: '200', groupId: 'g' }], 2_000, 2_005);
+    const result = checkFifo(h.pairs(), opts);
+    expect(result.valid).toBe(false);
+    expect(result.orderViolations[0]?.kind).toBe('delivered-while-in-flight');
+  });
+
+  it('does not blame the queue when the earlier message\'s delete raced with the next receive', () => {
+    const h = sentGroup(new HistoryBuilder(), 'g', 2)
+      .receive(1, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h1' }], 1_000, 1_005)
+      .delete(1, 'g1', 'h1', 2_000, 2_010, 'info')
+      .receive(2, [{ body: 'g2', seq: '200', groupId: 'g' }], 2_001, 2_005);
+    expect(checkFifo(h.pairs(), opts).valid).toBe(true);
+  });
+
+  it('keeps groups independent', () => {
+    const h = sentGroup(sentGroup(new HistoryBuilder(), 'a', 1), 'b', 1)
+      .receive(1, [{ body: 'b1', seq: '100', groupId: 'b' }], 1_000, 1_005)
+      .receive(2, [{ body: 'a1', seq: '100', groupId: 'a' }], 1_001, 1_006);
+    expect(checkFifo(h.pairs(), opts).valid).toBe(true);
+  });
+
+  it('treats a skipped message whose send outcome was unknown as a gap once it is seen', () => {
+    const h = new HistoryBuilder()
+      .send(0, 'g1', 10, 'info', { groupId: 'g', dedupId: 'g1' })
+      .send(1, 'g2', 20, 'ok', { groupId: 'g', dedupId: 'g2', sequenceNumber: '200' })
+      .receive(2, [{ body: 'g2', seq: '200', groupId: 'g', handle: 'h2' }], 1_000, 1_005)
+      .delete(2, 'g2', 'h2', 1_010, 1_015)
+      .receive(2, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h1' }], 1_100, 1_105);
+    expect(checkFifo(h.pairs(), opts).valid).toBe(false);
+  });
+
+  it('fails when two sends with one deduplication id become two messages', () => {
+    const h = new HistoryBuilder()
+      .send(0, 'x', 10, 'ok', { groupId: 'g', dedupId: 'd', messageId: 'm1', sequenceNumber: '100' })
+      .send(0, 'x', 20, 'ok', { groupId: 'g', dedupId: 'd', messageId: 'm2', sequenceNumber: '200' })
+      .receive(1, [{ body: 'x', messageId: 'm1', seq: '100', groupId: 'g', handle: 'h1' }], 1_000, 1_005)
+      .delete(1, 'x', 'h1', 1_010, 1_015, 'ok', { messageId: 'm1' })
+      .receive(1, [{ body: 'x', messageId: 'm2', seq: '200', groupId: 'g', handle: 'h2' }], 1_100, 1_105);
+    const result = checkFifo(h.pairs(), opts);
+    expect(result.valid).toBe(false);
+    expect(result.dedupViolations).toEqual([{ dedupId: 'd', messageIds: ['m1', 'm2'] }]);
+  });
+
+  it('passes a deduplicated re-send that returned the first message id and was delivered once', () => {
+    const h = new HistoryBuilder()
+      .send(0, 'x', 10, 'ok', { groupId: 'g', dedupId: 'd', messageId: 'm1', sequenceNumber: '100' })
+      .send(0, 'x', 20, 'ok', { groupId: 'g', dedupId: 'd', messageId: 'm1', sequenceNumber: '100' })
+      .receive(1, [{ body: 'x', messageId: 'm1', seq: '100', groupId: 'g' }], 1_000, 1_005);
+    expect(checkFifo(h.pairs(), opts).valid).toBe(true);
+  });
+
+  it('fails when a FIFO message is delivered again after it was definitely deleted', () => {
+    const h = sentGroup(new HistoryBuilder(), 'g', 1)
+      .receive(1, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h1' }], 1_000, 1_005)
+      .delete(1, 'g1', 'h1', 1_010, 1_015)
+      .receive(2, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h2' }], 60_000, 60_005);
+    const result = checkFifo(h.pairs(), opts);
+    expect(result.valid).toBe(false);
+    expect(result.deliveredAfterDeleteCount).toBe(1);
+  });
+});
