@@ -1,0 +1,240 @@
+/**
+ * The durable Raft log and hard state in their own LevelDB database (DATA/raft), behind the
+ * synchronous RaftStorage interface the core reads. Everything since the last compaction is
+ * mirrored in memory (the core reads synchronously); the mirror's size is what triggers the next
+ * snapshot (raftLimits.logMirrorBytesMax), so it stays bounded.
+ *
+ * Layout (keys are ASCII tags, entry keys add the index big-endian so they sort by index):
+ *   'e' ‖ BE64(index) → Entry        'hs' → HardState       'snap' → SnapshotMeta
+ *   'dummy' → Entry with empty data at the compaction point (its term answers term(firstIndex-1))
+ *   'cs' → ConfStateRecord: the configuration as of the last applied conf change
+ * Like the in-memory storage of the core, the log keeps a dummy entry at the compaction point.
+ */
+import { ClassicLevel } from 'classic-level';
+import { assert } from '../base/assert.js';
+import { limitEntriesBySize, entrySizeBytes } from '../raft/entry-size.js';
+import { CompactedError, SnapshotOutOfDateError, UnavailableError } from '../raft/errors.js';
+import { EntryType, type ConfState, type Entry, type HardState, type RaftStorage, type Snapshot, type SnapshotMeta } from '../raft/types.js';
+import { raftq } from '../gen/proto.js';
+import { decodeEntry, decodeHardState, decodeSnapshotMeta, encodeEntry, encodeHardState, encodeSnapshotMeta, confStateFromWire, confStateToWire } from './raft-codec.js';
+
+const utf8 = new TextEncoder();
+const hardStateKey = utf8.encode('hs');
+const snapshotKey = utf8.encode('snap');
+const dummyKey = utf8.encode('dummy');
+const confStateKey = utf8.encode('cs');
+const entryTag = 0x65; // 'e'
+
+function entryKey(index: number): Uint8Array {
+  const key = new Uint8Array(9);
+  key[0] = entryTag;
+  new DataView(key.buffer).setBigUint64(1, BigInt(index));
+  return key;
+}
+
+const entryKeysEnd = Uint8Array.of(entryTag + 1);
+
+/** The configuration as of the conf change entry at `index` (or the snapshot it came from). */
+export interface ConfStateRecord {
+  readonly confState: ConfState;
+  readonly index: number;
+}
+
+function encodeConfStateRecord(record: ConfStateRecord): Uint8Array {
+  return raftq.raft.SnapshotMeta.encode({ index: record.index, term: 0, confState: confStateToWire(record.confState) }).finish();
+}
+
+function decodeConfStateRecord(bytes: Uint8Array): ConfStateRecord {
+  const decoded = raftq.raft.SnapshotMeta.decode(bytes);
+  return { index: Number(decoded.index), confState: confStateFromWire(decoded.confState) };
+}
+
+const emptyBytes = new Uint8Array(0);
+type Db = ClassicLevel<Uint8Array, Uint8Array>;
+
+export class LevelLogStore implements RaftStorage {
+  /** log[0] is the dummy at the compaction point; log[i] has index offset + i. */
+  private log: Entry[];
+  private mirrorBytes = 0;
+
+  private constructor(
+    private readonly db: Db,
+    private hardState: HardState,
+    private confStateRecord: ConfStateRecord,
+    private snapshotMeta: SnapshotMeta,
+    log: Entry[],
+  ) {
+    this.log = log;
+    for (let i = 1; i < log.length; i++) this.mirrorBytes += entrySizeBytes(log[i] as Entry);
+  }
+
+  /**
+   * Opens (or creates) the log at `path`. A new log starts with `bootstrap` as its configuration
+   * at index 0 (every node of a new cluster is given the same list).
+   */
+  static async open(path: string, bootstrap: ConfState): Promise<LevelLogStore> {
+    const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
+    await db.open();
+    const hardStateBytes = await db.get(hardStateKey);
+    const snapshotBytes = await db.get(snapshotKey);
+    const dummyBytes = await db.get(dummyKey);
+    const confStateBytes = await db.get(confStateKey);
+    const hardState: HardState = hardStateBytes === undefined ? { term: 0, vote: '', commit: 0 } : decodeHardState(hardStateBytes);
+    const confStateRecord: ConfStateRecord = confStateBytes === undefined ? { confState: bootstrap, index: 0 } : decodeConfStateRecord(confStateBytes);
+    const snapshotMeta: SnapshotMeta = snapshotBytes === undefined ? { index: 0, term: 0, confState: confStateRecord.confState } : decodeSnapshotMeta(snapshotBytes);
+    const dummy: Entry = dummyBytes === undefined ? { index: 0, term: 0, type: EntryType.Normal, data: emptyBytes } : decodeEntry(dummyBytes);
+    if (confStateBytes === undefined) await db.put(confStateKey, encodeConfStateRecord(confStateRecord), { sync: true });
+    const log: Entry[] = [dummy];
+    for await (const [, value] of db.iterator({ gt: entryKey(dummy.index), lt: entryKeysEnd })) {
+      const entry = decodeEntry(value);
+      // Entries after a gap are leftovers of a truncation that a crash interrupted: never acknowledged.
+      if (entry.index !== dummy.index + log.length) break;
+      log.push(entry);
+    }
+    return new LevelLogStore(db, hardState, confStateRecord, snapshotMeta, log);
+  }
+
+  initialState(): { hardState: HardState; confState: ConfState } {
+    return { hardState: this.hardState, confState: this.confStateRecord.confState };
+  }
+
+  entries(lo: number, hi: number, maxBytes: number): Entry[] {
+    const offset = this.offset();
+    if (lo <= offset) throw new CompactedError(lo, offset + 1);
+    if (hi > this.lastIndex() + 1) throw new UnavailableError(hi - 1, this.lastIndex());
+    assert(lo <= hi, `entries: lo ${lo} > hi ${hi}`);
+    return limitEntriesBySize(this.log.slice(lo - offset, hi - offset), maxBytes);
+  }
+
+  term(index: number): number {
+    const offset = this.offset();
+    if (index < offset) throw new CompactedError(index, offset + 1);
+    if (index > this.lastIndex()) throw new UnavailableError(index, this.lastIndex());
+    return (this.log[index - offset] as Entry).term;
+  }
+
+  firstIndex(): number {
+    return this.offset() + 1;
+  }
+
+  lastIndex(): number {
+    return this.offset() + this.log.length - 1;
+  }
+
+  snapshot(): Snapshot {
+    return { meta: this.snapshotMeta, data: emptyBytes };
+  }
+
+  currentHardState(): HardState {
+    return this.hardState;
+  }
+
+  confState(): ConfStateRecord {
+    return this.confStateRecord;
+  }
+
+  /** Bytes of log entries held since the compaction point (what bounds memory). */
+  logBytes(): number {
+    return this.mirrorBytes;
+  }
+
+  /** Entries since the compaction point, for the snapshot trigger. */
+  logEntries(): number {
+    return this.log.length - 1;
+  }
+
+  /**
+   * Persists a Ready's hard state and entries in one synced batch, then updates the mirror. New
+   * entries that conflict with the tail replace it (a new leader overwrote uncommitted entries).
+   */
+  async persist(hardState: HardState | null, entries: readonly Entry[]): Promise<void> {
+    if (hardState === null && entries.length === 0) return;
+    const batch = this.db.batch();
+    if (hardState !== null) batch.put(hardStateKey, encodeHardState(hardState));
+    const fresh = this.freshEntries(entries);
+    const first = fresh[0];
+    if (first !== undefined) {
+      assert(first.index <= this.lastIndex() + 1, `persist: gap between last index ${this.lastIndex()} and ${first.index}`);
+      const newLast = (fresh[fresh.length - 1] as Entry).index;
+      for (const entry of fresh) batch.put(entryKey(entry.index), encodeEntry(entry));
+      for (let index = newLast + 1; index <= this.lastIndex(); index++) batch.del(entryKey(index));
+    }
+    await batch.write({ sync: true });
+    if (hardState !== null) this.hardState = hardState;
+    if (first !== undefined) {
+      const offset = this.offset();
+      for (let i = first.index - offset; i < this.log.length; i++) this.mirrorBytes -= entrySizeBytes(this.log[i] as Entry);
+      this.log.length = first.index - offset;
+      for (const entry of fresh) {
+        assert(entry.index === this.offset() + this.log.length, 'persist: entries must be contiguous');
+        this.log.push(entry);
+        this.mirrorBytes += entrySizeBytes(entry);
+      }
+    }
+  }
+
+  /** Records the configuration produced by the conf change at `index` (synced: it is rare). */
+  async recordConfState(record: ConfStateRecord): Promise<void> {
+    await this.db.put(confStateKey, encodeConfStateRecord(record), { sync: true });
+    this.confStateRecord = record;
+  }
+
+  /**
+   * Records a snapshot of the applied state at `index` and discards log entries before
+   * `compactIndex` (<= index: a few are kept so that a follower slightly behind needs no snapshot).
+   * The caller guarantees the state machine has durably applied `index`.
+   */
+  async createSnapshot(meta: { index: number; confState: ConfState }, compactIndex: number): Promise<void> {
+    if (meta.index <= this.snapshotMeta.index) throw new SnapshotOutOfDateError(meta.index, this.snapshotMeta.index);
+    assert(compactIndex <= meta.index && meta.index <= this.lastIndex(), `createSnapshot: compact ${compactIndex} <= ${meta.index} <= ${this.lastIndex()}`);
+    const snapshotMeta: SnapshotMeta = { index: meta.index, term: this.term(meta.index), confState: meta.confState };
+    const offset = this.offset();
+    const batch = this.db.batch();
+    batch.put(snapshotKey, encodeSnapshotMeta(snapshotMeta));
+    if (compactIndex > offset) {
+      const dummy: Entry = { index: compactIndex, term: this.term(compactIndex), type: EntryType.Normal, data: emptyBytes };
+      batch.put(dummyKey, encodeEntry(dummy));
+      for (let index = offset + 1; index <= compactIndex; index++) batch.del(entryKey(index));
+      for (let i = 1; i <= compactIndex - offset; i++) this.mirrorBytes -= entrySizeBytes(this.log[i] as Entry);
+      this.log = [dummy, ...this.log.slice(compactIndex - offset + 1)];
+    }
+    await batch.write({ sync: true });
+    this.snapshotMeta = snapshotMeta;
+  }
+
+  /**
+   * Replaces the whole log with a snapshot received from the leader: the snapshot becomes the
+   * compaction point, and the configuration is the snapshot's.
+   */
+  async applySnapshot(meta: SnapshotMeta): Promise<void> {
+    if (meta.index <= this.snapshotMeta.index) throw new SnapshotOutOfDateError(meta.index, this.snapshotMeta.index);
+    const dummy: Entry = { index: meta.index, term: meta.term, type: EntryType.Normal, data: emptyBytes };
+    const confStateRecord: ConfStateRecord = { confState: meta.confState, index: meta.index };
+    const batch = this.db.batch();
+    batch.put(snapshotKey, encodeSnapshotMeta(meta));
+    batch.put(dummyKey, encodeEntry(dummy));
+    batch.put(confStateKey, encodeConfStateRecord(confStateRecord));
+    for (let index = this.offset() + 1; index <= this.lastIndex(); index++) batch.del(entryKey(index));
+    await batch.write({ sync: true });
+    this.snapshotMeta = meta;
+    this.confStateRecord = confStateRecord;
+    this.log = [dummy];
+    this.mirrorBytes = 0;
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  /** Drops entries the log already holds below its compaction point (they are committed and equal). */
+  private freshEntries(entries: readonly Entry[]): readonly Entry[] {
+    const offset = this.offset();
+    const first = entries[0];
+    if (first === undefined || first.index > offset) return entries;
+    return entries.filter((entry) => entry.index > offset);
+  }
+
+  private offset(): number {
+    return (this.log[0] as Entry).index;
+  }
+}
