@@ -1,0 +1,83 @@
+/**
+ * An ordered key-value store of byte strings: what the MVCC layer needs from a disk. Two
+ * implementations: LevelEngine (classic-level, the only one that does I/O) and MemoryEngine
+ * (deterministic, with a crash model for the simulator).
+ *
+ * Contract shared by both:
+ * - keys order bytewise; values are opaque; neither is mutated or retained by reference after
+ *   a call returns (an engine copies what it keeps);
+ * - `write` applies its batch atomically: a reader sees all of it or none of it;
+ * - an iterator and a snapshot read one consistent state: the one at the time they were created;
+ * - `sync: true` makes the batch, and every batch written before it, durable before the promise
+ *   resolves; `sync: false` batches may be lost in a crash until a later synced batch (or flush).
+ */
+import { RaftqError } from '../base/errors.js';
+
+export type EngineWrite =
+  | { readonly kind: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }
+  | { readonly kind: 'delete'; readonly key: Uint8Array };
+
+export interface EngineEntry {
+  readonly key: Uint8Array;
+  readonly value: Uint8Array;
+}
+
+/** Bounds of an iteration: [gte, lt), either side open when absent. */
+export interface EngineIteratorOptions {
+  readonly gte?: Uint8Array | undefined;
+  readonly lt?: Uint8Array | undefined;
+  readonly reverse?: boolean | undefined;
+}
+
+export interface EngineIterator {
+  /** Up to `entriesMax` next entries in iteration order; an empty array means the end. */
+  next(entriesMax: number): Promise<EngineEntry[]>;
+  /**
+   * Repositions the iterator: the next entry is the first at or after `target` (at or before it,
+   * in reverse), still within the iterator's bounds.
+   */
+  seek(target: Uint8Array): void;
+  close(): Promise<void>;
+}
+
+export interface EngineReader {
+  get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  iterator(options: EngineIteratorOptions): EngineIterator;
+}
+
+/** A frozen view of the engine; release it so the engine can free what only it still holds. */
+export interface EngineSnapshot extends EngineReader {
+  release(): Promise<void>;
+}
+
+export interface Engine extends EngineReader {
+  write(writes: readonly EngineWrite[], options: { readonly sync: boolean }): Promise<void>;
+  /** Makes every write so far durable (like a synced empty batch). */
+  flush(): Promise<void>;
+  snapshot(): EngineSnapshot;
+  close(): Promise<void>;
+}
+
+/** An operation on an engine, iterator or snapshot after it was closed (or lost in a crash). */
+export class EngineClosedError extends RaftqError {
+  readonly code = 'EngineClosed';
+  constructor(readonly what: string) {
+    super(`The storage engine is closed: cannot ${what}`);
+  }
+}
+
+/** Reads up to `entriesMax` entries of a range through one iterator, then closes it. */
+export async function readRange(reader: EngineReader, options: EngineIteratorOptions, entriesMax: number): Promise<EngineEntry[]> {
+  const iterator = reader.iterator(options);
+  try {
+    const entries: EngineEntry[] = [];
+    while (entries.length < entriesMax) {
+      const page = await iterator.next(Math.min(entriesMax - entries.length, 1024));
+      if (page.length === 0) break;
+      entries.push(...page);
+    }
+    return entries;
+  } finally {
+    await iterator.close();
+  }
+}
