@@ -7,7 +7,8 @@
  * Layout (keys are ASCII tags, entry keys add the index big-endian so they sort by index):
  *   'e' ‖ BE64(index) → Entry        'hs' → HardState       'snap' → SnapshotMeta
  *   'dummy' → Entry with empty data at the compaction point (its term answers term(firstIndex-1))
- *   'cs' → ConfStateRecord: the configuration as of the last applied conf change
+ *   'cs' → Membership: the configuration and addresses as of the last applied conf change
+ *   'snapdata' → Membership as of the snapshot, sent as the snapshot's data
  * Like the in-memory storage of the core, the log keeps a dummy entry at the compaction point.
  */
 import { ClassicLevel } from 'classic-level';
@@ -21,6 +22,7 @@ import { decodeEntry, decodeHardState, decodeSnapshotMeta, encodeEntry, encodeHa
 const utf8 = new TextEncoder();
 const hardStateKey = utf8.encode('hs');
 const snapshotKey = utf8.encode('snap');
+const snapshotDataKey = utf8.encode('snapdata');
 const dummyKey = utf8.encode('dummy');
 const confStateKey = utf8.encode('cs');
 const entryTag = 0x65; // 'e'
@@ -34,19 +36,21 @@ function entryKey(index: number): Uint8Array {
 
 const entryKeysEnd = Uint8Array.of(entryTag + 1);
 
-/** The configuration as of the conf change entry at `index` (or the snapshot it came from). */
-export interface ConfStateRecord {
+/** The configuration as of the conf change entry at `index` (or the snapshot it came from), with addresses. */
+export interface Membership {
   readonly confState: ConfState;
   readonly index: number;
+  /** Raft address of each member, as announced when it joined (or given at bootstrap). */
+  readonly addresses: Readonly<Record<string, string>>;
 }
 
-function encodeConfStateRecord(record: ConfStateRecord): Uint8Array {
-  return raftq.raft.SnapshotMeta.encode({ index: record.index, term: 0, confState: confStateToWire(record.confState) }).finish();
+export function encodeMembership(membership: Membership): Uint8Array {
+  return raftq.raft.Membership.encode({ index: membership.index, confState: confStateToWire(membership.confState), addresses: { ...membership.addresses } }).finish();
 }
 
-function decodeConfStateRecord(bytes: Uint8Array): ConfStateRecord {
-  const decoded = raftq.raft.SnapshotMeta.decode(bytes);
-  return { index: Number(decoded.index), confState: confStateFromWire(decoded.confState) };
+export function decodeMembership(bytes: Uint8Array): Membership {
+  const decoded = raftq.raft.Membership.decode(bytes);
+  return { index: Number(decoded.index), confState: confStateFromWire(decoded.confState), addresses: { ...decoded.addresses } };
 }
 
 const emptyBytes = new Uint8Array(0);
@@ -60,8 +64,9 @@ export class LevelLogStore implements RaftStorage {
   private constructor(
     private readonly db: Db,
     private hardState: HardState,
-    private confStateRecord: ConfStateRecord,
+    private membership: Membership,
     private snapshotMeta: SnapshotMeta,
+    private snapshotData: Uint8Array,
     log: Entry[],
   ) {
     this.log = log;
@@ -72,18 +77,19 @@ export class LevelLogStore implements RaftStorage {
    * Opens (or creates) the log at `path`. A new log starts with `bootstrap` as its configuration
    * at index 0 (every node of a new cluster is given the same list).
    */
-  static async open(path: string, bootstrap: ConfState): Promise<LevelLogStore> {
+  static async open(path: string, bootstrap: Membership): Promise<LevelLogStore> {
     const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
     await db.open();
     const hardStateBytes = await db.get(hardStateKey);
     const snapshotBytes = await db.get(snapshotKey);
     const dummyBytes = await db.get(dummyKey);
+    const snapshotData = (await db.get(snapshotDataKey)) ?? emptyBytes;
     const confStateBytes = await db.get(confStateKey);
     const hardState: HardState = hardStateBytes === undefined ? { term: 0, vote: '', commit: 0 } : decodeHardState(hardStateBytes);
-    const confStateRecord: ConfStateRecord = confStateBytes === undefined ? { confState: bootstrap, index: 0 } : decodeConfStateRecord(confStateBytes);
-    const snapshotMeta: SnapshotMeta = snapshotBytes === undefined ? { index: 0, term: 0, confState: confStateRecord.confState } : decodeSnapshotMeta(snapshotBytes);
+    const membership: Membership = confStateBytes === undefined ? bootstrap : decodeMembership(confStateBytes);
+    const snapshotMeta: SnapshotMeta = snapshotBytes === undefined ? { index: 0, term: 0, confState: membership.confState } : decodeSnapshotMeta(snapshotBytes);
     const dummy: Entry = dummyBytes === undefined ? { index: 0, term: 0, type: EntryType.Normal, data: emptyBytes } : decodeEntry(dummyBytes);
-    if (confStateBytes === undefined) await db.put(confStateKey, encodeConfStateRecord(confStateRecord), { sync: true });
+    if (confStateBytes === undefined) await db.put(confStateKey, encodeMembership(membership), { sync: true });
     const log: Entry[] = [dummy];
     for await (const [, value] of db.iterator({ gt: entryKey(dummy.index), lt: entryKeysEnd })) {
       const entry = decodeEntry(value);
@@ -91,11 +97,11 @@ export class LevelLogStore implements RaftStorage {
       if (entry.index !== dummy.index + log.length) break;
       log.push(entry);
     }
-    return new LevelLogStore(db, hardState, confStateRecord, snapshotMeta, log);
+    return new LevelLogStore(db, hardState, membership, snapshotMeta, snapshotData, log);
   }
 
   initialState(): { hardState: HardState; confState: ConfState } {
-    return { hardState: this.hardState, confState: this.confStateRecord.confState };
+    return { hardState: this.hardState, confState: this.membership.confState };
   }
 
   entries(lo: number, hi: number, maxBytes: number): Entry[] {
@@ -121,16 +127,17 @@ export class LevelLogStore implements RaftStorage {
     return this.offset() + this.log.length - 1;
   }
 
+  /** The core sends this to a follower that is too far behind; `data` carries the membership. */
   snapshot(): Snapshot {
-    return { meta: this.snapshotMeta, data: emptyBytes };
+    return { meta: this.snapshotMeta, data: this.snapshotData };
   }
 
   currentHardState(): HardState {
     return this.hardState;
   }
 
-  confState(): ConfStateRecord {
-    return this.confStateRecord;
+  currentMembership(): Membership {
+    return this.membership;
   }
 
   /** Bytes of log entries held since the compaction point (what bounds memory). */
@@ -174,9 +181,9 @@ export class LevelLogStore implements RaftStorage {
   }
 
   /** Records the configuration produced by the conf change at `index` (synced: it is rare). */
-  async recordConfState(record: ConfStateRecord): Promise<void> {
-    await this.db.put(confStateKey, encodeConfStateRecord(record), { sync: true });
-    this.confStateRecord = record;
+  async recordMembership(record: Membership): Promise<void> {
+    await this.db.put(confStateKey, encodeMembership(record), { sync: true });
+    this.membership = record;
   }
 
   /**
@@ -184,7 +191,7 @@ export class LevelLogStore implements RaftStorage {
    * `compactIndex` (<= index: a few are kept so that a follower slightly behind needs no snapshot).
    * The caller guarantees the state machine has durably applied `index`.
    */
-  async createSnapshot(meta: { index: number; confState: ConfState }, compactIndex: number): Promise<void> {
+  async createSnapshot(meta: { index: number; confState: ConfState; addresses: Readonly<Record<string, string>> }, compactIndex: number): Promise<void> {
     if (meta.index <= this.snapshotMeta.index) throw new SnapshotOutOfDateError(meta.index, this.snapshotMeta.index);
     assert(compactIndex <= meta.index && meta.index <= this.lastIndex(), `createSnapshot: compact ${compactIndex} <= ${meta.index} <= ${this.lastIndex()}`);
     const snapshotMeta: SnapshotMeta = { index: meta.index, term: this.term(meta.index), confState: meta.confState };
@@ -198,26 +205,31 @@ export class LevelLogStore implements RaftStorage {
       for (let i = 1; i <= compactIndex - offset; i++) this.mirrorBytes -= entrySizeBytes(this.log[i] as Entry);
       this.log = [dummy, ...this.log.slice(compactIndex - offset + 1)];
     }
+    const snapshotData = encodeMembership({ confState: meta.confState, index: meta.index, addresses: meta.addresses });
+    batch.put(snapshotDataKey, snapshotData);
     await batch.write({ sync: true });
     this.snapshotMeta = snapshotMeta;
+    this.snapshotData = snapshotData;
   }
 
   /**
    * Replaces the whole log with a snapshot received from the leader: the snapshot becomes the
    * compaction point, and the configuration is the snapshot's.
    */
-  async applySnapshot(meta: SnapshotMeta): Promise<void> {
+  async applySnapshot(meta: SnapshotMeta, addresses: Readonly<Record<string, string>>): Promise<void> {
     if (meta.index <= this.snapshotMeta.index) throw new SnapshotOutOfDateError(meta.index, this.snapshotMeta.index);
     const dummy: Entry = { index: meta.index, term: meta.term, type: EntryType.Normal, data: emptyBytes };
-    const confStateRecord: ConfStateRecord = { confState: meta.confState, index: meta.index };
+    const membership: Membership = { confState: meta.confState, index: meta.index, addresses };
     const batch = this.db.batch();
     batch.put(snapshotKey, encodeSnapshotMeta(meta));
+    batch.put(snapshotDataKey, encodeMembership(membership));
     batch.put(dummyKey, encodeEntry(dummy));
-    batch.put(confStateKey, encodeConfStateRecord(confStateRecord));
+    batch.put(confStateKey, encodeMembership(membership));
     for (let index = this.offset() + 1; index <= this.lastIndex(); index++) batch.del(entryKey(index));
     await batch.write({ sync: true });
     this.snapshotMeta = meta;
-    this.confStateRecord = confStateRecord;
+    this.snapshotData = encodeMembership(membership);
+    this.membership = membership;
     this.log = [dummy];
     this.mirrorBytes = 0;
   }

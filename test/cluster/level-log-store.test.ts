@@ -1,11 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { LevelLogStore } from '../../src/cluster/level-log-store.js';
+import { decodeMembership, LevelLogStore } from '../../src/cluster/level-log-store.js';
 import { CompactedError, UnavailableError } from '../../src/raft/errors.js';
 import { EntryType, type Entry } from '../../src/raft/types.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
-const bootstrap = { voters: ['n1', 'n2', 'n3'], learners: [] };
+const confState0 = { voters: ['n1', 'n2', 'n3'], learners: [] };
+const addresses = { n1: '127.0.0.1:1', n2: '127.0.0.1:2', n3: '127.0.0.1:3' };
+const bootstrap = { confState: confState0, index: 0, addresses };
 
 function entry(index: number, term: number, text = `e${index}`): Entry {
   return { index, term, type: EntryType.Normal, data: new TextEncoder().encode(text) };
@@ -32,7 +34,7 @@ describe('LevelLogStore', () => {
 
   it('starts empty with the bootstrap configuration', async () => {
     const { store } = await openFresh();
-    expect(store.initialState()).toEqual({ hardState: { term: 0, vote: '', commit: 0 }, confState: bootstrap });
+    expect(store.initialState()).toEqual({ hardState: { term: 0, vote: '', commit: 0 }, confState: confState0 });
     expect(store.firstIndex()).toBe(1);
     expect(store.lastIndex()).toBe(0);
     expect(store.term(0)).toBe(0);
@@ -67,12 +69,13 @@ describe('LevelLogStore', () => {
   it('answers out-of-range reads with CompactedError and UnavailableError', async () => {
     const { store } = await openFresh();
     await store.persist(null, range(1, 10, 1));
-    await store.createSnapshot({ index: 8, confState: bootstrap }, 5);
+    await store.createSnapshot({ index: 8, confState: confState0, addresses }, 5);
     expect(store.firstIndex()).toBe(6);
     expect(store.term(5)).toBe(1);
     expect(() => store.entries(5, 7, Infinity)).toThrow(CompactedError);
     expect(() => store.term(11)).toThrow(UnavailableError);
-    expect(store.snapshot().meta).toEqual({ index: 8, term: 1, confState: bootstrap });
+    expect(store.snapshot().meta).toEqual({ index: 8, term: 1, confState: confState0 });
+    expect(decodeMembership(store.snapshot().data).addresses).toEqual(addresses);
     await store.close();
   });
 
@@ -80,7 +83,7 @@ describe('LevelLogStore', () => {
     const { store, path } = await openFresh();
     await store.persist(null, range(1, 10, 1));
     const bytesBefore = store.logBytes();
-    await store.createSnapshot({ index: 9, confState: bootstrap }, 7);
+    await store.createSnapshot({ index: 9, confState: confState0, addresses }, 7);
     expect(store.logBytes()).toBeLessThan(bytesBefore);
     await store.close();
     const reopened = await LevelLogStore.open(path, bootstrap);
@@ -94,7 +97,7 @@ describe('LevelLogStore', () => {
     const { store, path } = await openFresh();
     await store.persist(null, range(1, 4, 1));
     const confState = { voters: ['n1', 'n2'], learners: ['n4'] };
-    await store.applySnapshot({ index: 50, term: 3, confState });
+    await store.applySnapshot({ index: 50, term: 3, confState }, { ...addresses, n4: '127.0.0.1:4' });
     expect(store.firstIndex()).toBe(51);
     expect(store.lastIndex()).toBe(50);
     expect(store.term(50)).toBe(3);
@@ -102,6 +105,7 @@ describe('LevelLogStore', () => {
     await store.close();
     const reopened = await LevelLogStore.open(path, bootstrap);
     expect(reopened.initialState().confState).toEqual(confState);
+    expect(reopened.currentMembership().addresses['n4']).toBe('127.0.0.1:4');
     expect(reopened.lastIndex()).toBe(51);
     expect(reopened.firstIndex()).toBe(51);
     await reopened.close();
@@ -110,10 +114,10 @@ describe('LevelLogStore', () => {
   it('records the configuration of the last applied conf change', async () => {
     const { store, path } = await openFresh();
     const confState = { voters: ['n1', 'n2', 'n3'], learners: ['n4'] };
-    await store.recordConfState({ confState, index: 7 });
+    await store.recordMembership({ confState, index: 7, addresses });
     await store.close();
     const reopened = await LevelLogStore.open(path, bootstrap);
-    expect(reopened.confState()).toEqual({ confState, index: 7 });
+    expect(reopened.currentMembership()).toEqual({ confState, index: 7, addresses });
     await reopened.close();
   });
 });
