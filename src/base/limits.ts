@@ -54,6 +54,11 @@ export const sqsLimits = {
 /** Limits of raftq's own making: each protects a resource or bounds a cost. */
 export const raftqLimits = {
   httpRequestBytesMax: limit(2 * 1_048_576 + 65_536, 'bytes', 'Largest HTTP body read before parsing: a 1 MiB batch grows under form or JSON escaping; anything larger is refused before it is buffered.'),
+  sigV4ClockSkewMsMax: limit(900_000, 'milliseconds', 'AWS: a SigV4 request dated more than 15 minutes from the server clock is refused (replay window).'),
+  sigV4SigningKeysCachedMax: limit(1_024, 'keys', 'Derived SigV4 signing keys cached per access key, day, region and service; the cache is cleared when full, so memory stays bounded under odd scopes.'),
+  presignedUrlExpirySecondsMax: limit(604_800, 'seconds', 'AWS: X-Amz-Expires of a presigned SigV4 URL is at most 7 days.'),
+  gatewayRequestTimeoutMs: limit(15_000, 'milliseconds', 'Time a request may take beyond its long-poll wait before the gateway answers a retryable 503 (outcome unknown) instead of leaving the client hanging.'),
+  gatewayDrainTimeoutMs: limit(10_000, 'milliseconds', 'Time close() waits for in-flight requests (long polls are woken first) before it drops the remaining connections.'),
   fifoPartitionsMax: limit(64, 'partitions', 'High-throughput FIFO partitions per queue (power of two); bounds the receive fan-out.'),
   receiveScanRowsMax: limit(1_000, 'rows', 'Visibility-index rows one receive may examine before it answers with what it found (trap 11 needs more than one page, but not unbounded work).'),
   approximateCountRowsMax: limit(100_000, 'rows', 'Rows ApproximateNumberOf* may count exactly; beyond it the count is an estimate (trap 18).'),
@@ -75,6 +80,8 @@ export const raftLimits = {
   inflightMessagesMax: limit(256, 'messages', 'Append messages in flight to one follower before the leader waits for acknowledgements.'),
   appendBytesMax: limit(1_048_576, 'bytes', 'Entries bytes per append message (one message may exceed it by one entry).'),
   uncommittedBytesMax: limit(64 * 1_048_576, 'bytes', 'Uncommitted log bytes a leader accepts before refusing proposals, so a stalled quorum cannot grow memory without bound.'),
+  inflightBytesMax: limit(32 * 1_048_576, 'bytes', 'Entry bytes in flight to one follower before the leader waits for acknowledgements, so a slow follower cannot make the leader buffer without bound.'),
+  readyCommittedBytesMax: limit(8 * 1_048_576, 'bytes', 'Committed entry bytes handed to the runtime in one Ready, so a follower catching up applies in bounded batches instead of one huge one.'),
   snapshotThresholdEntries: limit(10_000, 'entries', 'Applied entries since the last snapshot that trigger a new snapshot and log compaction.'),
   snapshotChunkBytes: limit(1_048_576, 'bytes', 'Size of one streamed snapshot chunk.'),
   sendQueueMessagesMax: limit(4_096, 'messages', 'Raft messages queued for one peer link; beyond it messages are dropped (Raft retransmits) rather than growing memory.'),
