@@ -1,0 +1,242 @@
+import { SqsApiError, type AwsErrorDefinition } from './errors.js';
+import type { EncodedError } from './json-protocol.js';
+import { isBase64 } from './json-protocol.js';
+import { queryListMemberNames, queryMapNames, queryXmlNamespace } from './query-names.js';
+import type { ModelStructure, ModelValue, ShapeRef, SqsServiceModel } from './service-model.js';
+
+/**
+ * The AWS query protocol: a request is a flat list of `Name=value` pairs (a form POST body or a
+ * GET query string) in which lists and maps are spelt with 1-based indexes
+ * (`Attribute.1.Name=…&Attribute.1.Value=…`); a response is XML in the 2012-11-05 namespace.
+ * Both directions walk the service model; element names come from query-names.ts.
+ */
+
+export const xmlContentType = 'text/xml';
+
+/** Splits a form-encoded string strictly: a bad percent escape is a MalformedQueryString. */
+export function parseFormParameters(text: string): Map<string, string> {
+  const params = new Map<string, string>();
+  if (text === '') return params;
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const rawKey = eq < 0 ? pair : pair.slice(0, eq);
+    const rawValue = eq < 0 ? '' : pair.slice(eq + 1);
+    const key = decodeFormComponent(rawKey);
+    if (!params.has(key)) params.set(key, decodeFormComponent(rawValue));
+  }
+  return params;
+}
+
+function decodeFormComponent(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    throw new SqsApiError('MalformedQueryString', `The query string contains a malformed percent-encoded sequence: ${raw.slice(0, 64)}`);
+  }
+}
+
+/** Decodes the operation's input structure from query parameters. */
+export function decodeQueryRequest(model: SqsServiceModel, inputShape: string | undefined, params: ReadonlyMap<string, string>): ModelStructure {
+  if (inputShape === undefined) return {};
+  return decodeStructure(model, inputShape, params, '');
+}
+
+function decodeStructure(model: SqsServiceModel, shapeName: string, params: ReadonlyMap<string, string>, prefix: string): ModelStructure {
+  const shape = model.shape(shapeName);
+  if (shape.type !== 'structure') throw new SqsApiError('InternalError', `Shape ${shapeName} is not a structure`);
+  const out: ModelStructure = {};
+  for (const [member, ref] of Object.entries(shape.members)) {
+    const value = decodeMember(model, member, ref, params, prefix);
+    if (value !== undefined) out[member] = value;
+  }
+  return out;
+}
+
+function decodeMember(model: SqsServiceModel, member: string, ref: ShapeRef, params: ReadonlyMap<string, string>, prefix: string): ModelValue | undefined {
+  const shape = model.shape(ref.shape);
+  if (shape.type === 'list') {
+    const itemName = queryListMemberNames[ref.shape];
+    const isFlattened = ref.flattened === true || shape.flattened === true;
+    // Clients in the wild spell a list by its element name (AWS), by the member name, or with
+    // the non-flattened `.member.N` form: accept all three.
+    const stems = [...new Set([itemName !== undefined && isFlattened ? itemName : member, member, `${member}.member`])];
+    for (const stem of stems) {
+      const items = indexedItems(params, prefix + stem);
+      if (items.length === 0) continue;
+      return items.map((index) => decodeAt(model, shape.member, params, `${prefix}${stem}.${index}`)).filter((v): v is ModelValue => v !== undefined);
+    }
+    return undefined;
+  }
+  if (shape.type === 'map') {
+    const names = queryMapNames[ref.shape] ?? { entry: member, key: 'key', value: 'value' };
+    for (const stem of [...new Set([names.entry, member])]) {
+      const items = indexedItems(params, prefix + stem);
+      if (items.length === 0) continue;
+      const out: ModelStructure = {};
+      for (const index of items) {
+        const entryPrefix = `${prefix}${stem}.${index}.`;
+        const key = params.get(entryPrefix + names.key);
+        if (key === undefined) continue;
+        const value = decodeAt(model, shape.value, params, entryPrefix + names.value);
+        if (value !== undefined && !(key in out)) out[key] = value;
+      }
+      return out;
+    }
+    return undefined;
+  }
+  return decodeAt(model, ref, params, prefix + member);
+}
+
+function decodeAt(model: SqsServiceModel, ref: ShapeRef, params: ReadonlyMap<string, string>, name: string): ModelValue | undefined {
+  const shape = model.shape(ref.shape);
+  if (shape.type === 'structure') {
+    const value = decodeStructure(model, ref.shape, params, `${name}.`);
+    return Object.keys(value).length === 0 && !hasPrefix(params, `${name}.`) ? undefined : value;
+  }
+  if (shape.type === 'list' || shape.type === 'map') {
+    const dot = name.lastIndexOf('.');
+    return decodeMember(model, name.slice(dot + 1), ref, params, name.slice(0, dot + 1));
+  }
+  const raw = params.get(name);
+  if (raw === undefined) return undefined;
+  return decodeScalar(shape.type, raw, name);
+}
+
+function decodeScalar(type: string, raw: string, name: string): ModelValue {
+  switch (type) {
+    case 'integer':
+    case 'long': {
+      if (!/^[+-]?\d+$/.test(raw.trim())) throw new SqsApiError('InvalidParameterValue', `Value ${raw} for parameter ${name} is invalid. Reason: must be an integer.`);
+      const n = Number(raw.trim());
+      if (!Number.isSafeInteger(n)) throw new SqsApiError('InvalidParameterValue', `Value ${raw} for parameter ${name} is invalid. Reason: out of range.`);
+      return n;
+    }
+    case 'double':
+    case 'float': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n)) throw new SqsApiError('InvalidParameterValue', `Value ${raw} for parameter ${name} is invalid. Reason: must be a number.`);
+      return n;
+    }
+    case 'boolean': {
+      const lower = raw.toLowerCase();
+      if (lower !== 'true' && lower !== 'false') throw new SqsApiError('InvalidParameterValue', `Value ${raw} for parameter ${name} is invalid. Reason: must be true or false.`);
+      return lower === 'true';
+    }
+    case 'blob':
+      if (!isBase64(raw)) throw new SqsApiError('InvalidParameterValue', `Value for parameter ${name} is invalid. Reason: must be base64-encoded.`);
+      return new Uint8Array(Buffer.from(raw, 'base64'));
+    default:
+      return raw;
+  }
+}
+
+/** The distinct positive indexes N of parameters named `stem.N` or `stem.N.…`, ascending. */
+function indexedItems(params: ReadonlyMap<string, string>, stem: string): number[] {
+  const prefix = `${stem}.`;
+  const indexes = new Set<number>();
+  for (const key of params.keys()) {
+    if (!key.startsWith(prefix)) continue;
+    const rest = key.slice(prefix.length);
+    const dot = rest.indexOf('.');
+    const digits = dot < 0 ? rest : rest.slice(0, dot);
+    if (!/^[1-9]\d{0,5}$/.test(digits)) continue;
+    indexes.add(Number(digits));
+  }
+  return [...indexes].sort((a, b) => a - b);
+}
+
+function hasPrefix(params: ReadonlyMap<string, string>, prefix: string): boolean {
+  for (const key of params.keys()) if (key.startsWith(prefix)) return true;
+  return false;
+}
+
+/** `<ActionResponse><ActionResult>…</ActionResult><ResponseMetadata>…` for an operation's output. */
+export function encodeXmlResponse(model: SqsServiceModel, action: string, outputShape: string | undefined, output: ModelStructure, requestId: string): string {
+  const parts: string[] = [`<?xml version="1.0" encoding="UTF-8"?>\n<${action}Response xmlns="${queryXmlNamespace}">`];
+  if (outputShape !== undefined) {
+    parts.push(`<${action}Result>`);
+    encodeStructureMembers(model, outputShape, output, parts);
+    parts.push(`</${action}Result>`);
+  }
+  parts.push(`<ResponseMetadata><RequestId>${escapeXml(requestId)}</RequestId></ResponseMetadata></${action}Response>`);
+  return parts.join('');
+}
+
+function encodeStructureMembers(model: SqsServiceModel, shapeName: string, value: ModelStructure, parts: string[]): void {
+  const shape = model.shape(shapeName);
+  if (shape.type !== 'structure') return;
+  for (const [member, ref] of Object.entries(shape.members)) {
+    const memberValue = value[member];
+    if (memberValue !== undefined) encodeNamed(model, member, ref, memberValue, parts);
+  }
+}
+
+function encodeNamed(model: SqsServiceModel, member: string, ref: ShapeRef, value: ModelValue, parts: string[]): void {
+  const shape = model.shape(ref.shape);
+  if (shape.type === 'list') {
+    const isFlattened = ref.flattened === true || shape.flattened === true;
+    const itemName = queryListMemberNames[ref.shape] ?? member;
+    const items = value as ModelValue[];
+    if (isFlattened) {
+      for (const item of items) encodeNamed(model, itemName, shape.member, item, parts);
+    } else {
+      parts.push(`<${member}>`);
+      for (const item of items) encodeNamed(model, 'member', shape.member, item, parts);
+      parts.push(`</${member}>`);
+    }
+    return;
+  }
+  if (shape.type === 'map') {
+    const names = queryMapNames[ref.shape] ?? { entry: member, key: 'key', value: 'value' };
+    for (const [key, entry] of Object.entries(value as ModelStructure)) {
+      parts.push(`<${names.entry}><${names.key}>${escapeXml(key)}</${names.key}>`);
+      encodeNamed(model, names.value, shape.value, entry, parts);
+      parts.push(`</${names.entry}>`);
+    }
+    return;
+  }
+  if (shape.type === 'structure') {
+    parts.push(`<${member}>`);
+    encodeStructureMembers(model, ref.shape, value as ModelStructure, parts);
+    parts.push(`</${member}>`);
+    return;
+  }
+  const text = shape.type === 'blob' ? Buffer.from(value as Uint8Array).toString('base64') : String(value);
+  parts.push(`<${member}>${escapeXml(text)}</${member}>`);
+}
+
+export function encodeXmlError(definition: AwsErrorDefinition, message: string, requestId: string): EncodedError {
+  const body =
+    `<?xml version="1.0" encoding="UTF-8"?>\n<ErrorResponse xmlns="${queryXmlNamespace}"><Error><Type>${definition.fault}</Type>` +
+    `<Code>${escapeXml(definition.queryCode)}</Code><Message>${escapeXml(message)}</Message><Detail/></Error>` +
+    `<RequestId>${escapeXml(requestId)}</RequestId></ErrorResponse>`;
+  return { status: definition.httpStatus, headers: { 'content-type': xmlContentType }, body };
+}
+
+/**
+ * Escapes text for an XML element. Characters XML 1.0 cannot carry at all never reach here in a
+ * body (InvalidMessageContents), but may in an echoed parameter: they become U+FFFD rather than
+ * breaking the document for the client's parser. `\r` is escaped so that
+ * XML end-of-line normalisation does not turn a body's CRLF into LF.
+ */
+export function escapeXml(text: string): string {
+  return text.replace(/[&<>"'\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, (c) => {
+    switch (c) {
+      case '&':
+        return '&amp;';
+      case '<':
+        return '&lt;';
+      case '>':
+        return '&gt;';
+      case '"':
+        return '&quot;';
+      case "'":
+        return '&apos;';
+      case '\r':
+        return '&#xD;';
+      default:
+        return '\ufffd';
+    }
+  });
+}

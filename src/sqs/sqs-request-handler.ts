@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { raftqLimits, sqsLimits } from '../base/limits.js';
+import type { QueueService } from '../queue/queue-service.js';
+import type { ActionContext } from './action-context.js';
+import { SqsApiError, toSqsApiError } from './errors.js';
+import { decodeJsonRequest, encodeJsonError, encodeJsonResponse, jsonContentType } from './json-protocol.js';
+import { decodeQueryRequest, encodeXmlError, encodeXmlResponse, parseFormParameters, xmlContentType } from './query-protocol.js';
+import { buildQueueUrl, queueNameFromPath } from './queue-url.js';
+import type { ModelStructure, SqsServiceModel } from './service-model.js';
+import type { SigV4Verifier } from './sigv4-verifier.js';
+import { sqsActions } from './sqs-actions.js';
+
+/**
+ * One SQS request from bytes to bytes, without a socket: protocol detection, SigV4, decoding
+ * against the model, the action, encoding, and the error catalogue. sqs-server.ts feeds it from
+ * node:http; tests feed it directly.
+ */
+
+export interface GatewayRequest {
+  readonly method: string;
+  /** Path and query as on the request line. */
+  readonly rawUrl: string;
+  readonly rawHeaders: readonly string[];
+  readonly body: Buffer;
+}
+
+export interface GatewayResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  /** The action, when the request named a known one (for logs and metrics). */
+  readonly action?: string;
+}
+
+export interface GatewayLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface SqsRequestHandlerOptions {
+  readonly queueService: QueueService;
+  readonly model: SqsServiceModel;
+  /** Without one every caller is accepted (a development node). */
+  readonly verifier?: SigV4Verifier;
+  readonly accountId: string;
+  readonly logger: GatewayLogger;
+  /** The Host to put in queue URLs when a request has no Host header. */
+  readonly defaultHost: string;
+  readonly newRequestId?: () => string;
+}
+
+type Protocol = 'json' | 'query';
+
+export class SqsRequestHandler {
+  private readonly newRequestId: () => string;
+
+  constructor(private readonly options: SqsRequestHandlerOptions) {
+    this.newRequestId = options.newRequestId ?? randomUUID;
+  }
+
+  async handle(request: GatewayRequest, signal: AbortSignal): Promise<GatewayResponse> {
+    const requestId = this.newRequestId();
+    const headers = headerMap(request.rawHeaders);
+    const target = headers.get('x-amz-target');
+    const protocol: Protocol = target !== undefined ? 'json' : 'query';
+    let action: string | undefined;
+    try {
+      if (request.method !== 'POST' && request.method !== 'GET') throw new SqsApiError('MethodNotAllowed', `The HTTP method ${request.method} is not allowed; SQS requests are POST (or GET for the query protocol).`);
+      const queryIndex = request.rawUrl.indexOf('?');
+      const path = queryIndex < 0 ? request.rawUrl : request.rawUrl.slice(0, queryIndex);
+      const urlParams = parseFormParameters(queryIndex < 0 ? '' : request.rawUrl.slice(queryIndex + 1));
+      const caller = this.options.verifier?.verify(request);
+      const senderId = caller?.accessKeyId ?? this.options.accountId;
+      let input: ModelStructure;
+      if (protocol === 'json') {
+        action = jsonAction(target ?? '', this.options.model.targetPrefix);
+        const operation = this.requireOperation(action);
+        input = decodeJsonRequest(this.options.model, operation.inputShape, request.body.toString('utf8'));
+      } else {
+        const params = request.method === 'POST' ? mergeParams(urlParams, parseFormParameters(request.body.toString('utf8'))) : urlParams;
+        action = params.get('Action');
+        if (action === undefined || action === '') throw new SqsApiError('MissingAction', 'The request must contain the parameter Action.');
+        const operation = this.requireOperation(action);
+        input = decodeQueryRequest(this.options.model, operation.inputShape, params);
+      }
+      const operation = this.requireOperation(action);
+      this.fillQueueUrlFromPath(operation.inputShape, input, path, headers);
+      this.checkRequiredMembers(operation.inputShape, input);
+      const handler = sqsActions[action];
+      if (handler === undefined) throw new SqsApiError('InvalidAction', `The action ${action} is not valid for this endpoint.`);
+      const output = await this.runWithDeadline(action, signal, (actionSignal) =>
+        handler(this.actionContext(headers, senderId, actionSignal), input),
+      );
+      return protocol === 'json'
+        ? { status: 200, headers: { 'content-type': jsonContentType, 'x-amzn-requestid': requestId }, body: encodeJsonResponse(this.options.model, operation.outputShape, output), action }
+        : { status: 200, headers: { 'content-type': xmlContentType, 'x-amzn-requestid': requestId }, body: encodeXmlResponse(this.options.model, action, operation.outputShape, output, requestId), action };
+    } catch (err) {
+      return this.errorResponse(err, protocol, requestId, action);
+    }
+  }
+
+  private requireOperation(action: string) {
+    const operation = this.options.model.operation(action);
+    if (operation === undefined || sqsActions[action] === undefined) throw new SqsApiError('InvalidAction', `The action ${action.slice(0, 128)} is not valid for this endpoint.`);
+    return operation;
+  }
+
+  private actionContext(headers: ReadonlyMap<string, string>, senderId: string, signal: AbortSignal): ActionContext {
+    const host = headers.get('host') ?? this.options.defaultHost;
+    const accountId = this.options.accountId;
+    return {
+      queueService: this.options.queueService,
+      model: this.options.model,
+      senderId,
+      signal,
+      queueUrl: (queueName) => buildQueueUrl({ host, accountId, queueName }),
+    };
+  }
+
+  /** The query protocol may address the queue by the request path instead of a QueueUrl parameter. */
+  private fillQueueUrlFromPath(inputShape: string | undefined, input: ModelStructure, path: string, headers: ReadonlyMap<string, string>): void {
+    if (inputShape === undefined || input['QueueUrl'] !== undefined) return;
+    const shape = this.options.model.shape(inputShape);
+    if (shape.type !== 'structure' || shape.members['QueueUrl'] === undefined) return;
+    const name = queueNameFromPath(path);
+    if (name === undefined) return;
+    input['QueueUrl'] = buildQueueUrl({ host: headers.get('host') ?? this.options.defaultHost, accountId: this.options.accountId, queueName: name });
+  }
+
+  /** Required scalar members (lists and maps get their own, more specific, errors in the actions). */
+  private checkRequiredMembers(inputShape: string | undefined, input: ModelStructure): void {
+    if (inputShape === undefined) return;
+    const shape = this.options.model.shape(inputShape);
+    if (shape.type !== 'structure') return;
+    for (const member of shape.required ?? []) {
+      const ref = shape.members[member];
+      if (ref === undefined) continue;
+      const memberType = this.options.model.shape(ref.shape).type;
+      if (memberType === 'list' || memberType === 'map') continue;
+      if (input[member] === undefined || input[member] === '') throw new SqsApiError('MissingParameter', `The request must contain the parameter ${member}.`);
+    }
+  }
+
+  /**
+   * Bounds every action: a request that has not finished by its deadline (its long-poll wait plus
+   * gatewayRequestTimeoutMs) is answered with a retryable 503 and its work is aborted, so no
+   * client ever hangs on a cluster without a leader.
+   */
+  private async runWithDeadline(action: string, signal: AbortSignal, run: (signal: AbortSignal) => Promise<ModelStructure>): Promise<ModelStructure> {
+    const waitSeconds = action === 'ReceiveMessage' ? sqsLimits.receiveWaitSecondsMax.value : 0;
+    const deadlineMs = waitSeconds * 1000 + raftqLimits.gatewayRequestTimeoutMs.value;
+    const controller = new AbortController();
+    const onOuterAbort = () => controller.abort(signal.reason);
+    if (signal.aborted) controller.abort(signal.reason);
+    else signal.addEventListener('abort', onOuterAbort, { once: true });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort(new Error('deadline'));
+        reject(new SqsApiError('ServiceUnavailable', `${action} did not complete within ${deadlineMs} ms (no leader, or the cluster is overloaded); its outcome is unknown. Retry the request.`));
+      }, deadlineMs);
+    });
+    try {
+      return await Promise.race([run(controller.signal), deadline]);
+    } finally {
+      if (timer !== undefined) clearTimeout(timer);
+      signal.removeEventListener('abort', onOuterAbort);
+    }
+  }
+
+  private errorResponse(err: unknown, protocol: Protocol, requestId: string, action: string | undefined): GatewayResponse {
+    const apiError = toSqsApiError(err);
+    if (apiError.definition.fault === 'Receiver') {
+      this.options.logger.error({ err: apiError.cause ?? apiError, action, requestId, code: apiError.code }, `SQS ${action ?? 'request'} failed: ${apiError.message}`);
+    }
+    const encoded = protocol === 'json' ? encodeJsonError(apiError.definition, apiError.message) : encodeXmlError(apiError.definition, apiError.message, requestId);
+    return { status: encoded.status, headers: { ...encoded.headers, 'x-amzn-requestid': requestId }, body: encoded.body, ...(action !== undefined ? { action } : {}) };
+  }
+}
+
+function jsonAction(target: string, prefix: string): string {
+  const dot = target.indexOf('.');
+  if (dot < 0 || target.slice(0, dot) !== prefix) throw new SqsApiError('InvalidAction', `The X-Amz-Target ${target.slice(0, 128)} is not valid for this endpoint; expected ${prefix}.<Action>.`);
+  return target.slice(dot + 1);
+}
+
+function headerMap(rawHeaders: readonly string[]): Map<string, string> {
+  const headers = new Map<string, string>();
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] ?? '').toLowerCase();
+    if (!headers.has(name)) headers.set(name, rawHeaders[i + 1] ?? '');
+  }
+  return headers;
+}
+
+/** Body parameters win over query-string ones of the same name. */
+function mergeParams(fromUrl: ReadonlyMap<string, string>, fromBody: ReadonlyMap<string, string>): Map<string, string> {
+  const merged = new Map(fromUrl);
+  for (const [key, value] of fromBody) merged.set(key, value);
+  return merged;
+}

@@ -1,0 +1,182 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SystemClock, type Clock } from '../base/clock.js';
+import { raftqLimits } from '../base/limits.js';
+import type { QueueService } from '../queue/queue-service.js';
+import { loadCredentialsFile } from './credentials-file.js';
+import { awsErrors } from './errors.js';
+import { encodeJsonError } from './json-protocol.js';
+import { encodeXmlError } from './query-protocol.js';
+import { defaultSqsServiceModel, type SqsServiceModel } from './service-model.js';
+import { SigV4Verifier } from './sigv4-verifier.js';
+import { SqsRequestHandler, type GatewayLogger } from './sqs-request-handler.js';
+
+/**
+ * The SQS endpoint of a node: node:http with keep-alive, both AWS protocols on one port. The body
+ * size limit is enforced before buffering (Content-Length first, then while streaming), and
+ * close() drains: it stops accepting, ends long polls, waits for in-flight requests (bounded), then
+ * drops what is left.
+ */
+
+export interface SqsServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly queueService: QueueService;
+  /** Turns SigV4 verification on; without it every caller is accepted (logged once at start). */
+  readonly credentialsFile?: string;
+  readonly logger: GatewayLogger;
+  /** Account id in queue URLs and, without auth, the SenderId of messages. */
+  readonly accountId?: string;
+  readonly region?: string;
+  readonly clock?: Clock;
+  readonly model?: SqsServiceModel;
+}
+
+export interface SqsServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export const defaultAccountId = '000000000000';
+
+export async function startSqsServer(options: SqsServerOptions): Promise<SqsServer> {
+  const model = options.model ?? defaultSqsServiceModel();
+  const accountId = options.accountId ?? defaultAccountId;
+  const clock = options.clock ?? new SystemClock();
+  let verifier: SigV4Verifier | undefined;
+  if (options.credentialsFile !== undefined) {
+    const credentials = loadCredentialsFile(options.credentialsFile);
+    verifier = new SigV4Verifier(credentials, clock);
+    options.logger.info({ credentialsFile: options.credentialsFile, accessKeys: credentials.size }, 'SQS gateway verifies SigV4 signatures');
+  } else {
+    options.logger.warn({}, 'SQS gateway accepts any caller: no --credentials-file, so SigV4 signatures are not verified');
+  }
+
+  const inFlight = new Set<AbortController>();
+  const settled = new Set<Promise<void>>();
+  let isClosing = false;
+  const server = createServer({ keepAliveTimeout: 60_000, headersTimeout: 65_000, requestTimeout: 0 });
+  const handlerRef: { current?: SqsRequestHandler } = {};
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const controller = new AbortController();
+    inFlight.add(controller);
+    const done = serveRequest(req, res, controller, () => handlerRef.current, options.logger).finally(() => {
+      inFlight.delete(controller);
+      settled.delete(done);
+    });
+    settled.add(done);
+  });
+  server.on('clientError', (err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy(err);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  handlerRef.current = new SqsRequestHandler({
+    queueService: options.queueService,
+    model,
+    accountId,
+    logger: options.logger,
+    defaultHost: `${options.host}:${port}`,
+    ...(verifier !== undefined ? { verifier } : {}),
+  });
+  options.logger.info({ host: options.host, port, accountId }, 'SQS gateway listening');
+
+  return {
+    port,
+    async close() {
+      if (isClosing) return;
+      isClosing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const controller of inFlight) controller.abort(new Error('server closing'));
+      server.closeIdleConnections();
+      await waitBounded(Promise.allSettled([...settled]), raftqLimits.gatewayDrainTimeoutMs.value);
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+async function serveRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  controller: AbortController,
+  handler: () => SqsRequestHandler | undefined,
+  logger: GatewayLogger,
+): Promise<void> {
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort(new Error('client went away'));
+  });
+  try {
+    const body = await readBodyBounded(req);
+    if (body === undefined) {
+      respondTooLarge(req, res);
+      return;
+    }
+    const current = handler();
+    if (current === undefined) {
+      res.writeHead(503, { 'content-length': '0' }).end();
+      return;
+    }
+    const response = await current.handle({ method: req.method ?? 'GET', rawUrl: req.url ?? '/', rawHeaders: req.rawHeaders, body }, controller.signal);
+    if (res.destroyed) return;
+    const payload = Buffer.from(response.body, 'utf8');
+    res.writeHead(response.status, { ...response.headers, 'content-length': String(payload.byteLength) });
+    res.end(payload);
+  } catch (err) {
+    logger.error({ err }, 'SQS request failed outside the handler');
+    if (!res.headersSent && !res.destroyed) res.writeHead(500, { 'content-length': '0' }).end();
+    else res.destroy();
+  }
+}
+
+/** The body, or undefined as soon as it is known to exceed httpRequestBytesMax (nothing more is buffered). */
+function readBodyBounded(req: IncomingMessage): Promise<Buffer | undefined> {
+  const max = raftqLimits.httpRequestBytesMax.value;
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let isOver = false;
+    req.on('data', (chunk: Buffer) => {
+      if (isOver) return;
+      total += chunk.byteLength;
+      if (total > max) {
+        isOver = true;
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!isOver) resolve(Buffer.concat(chunks, total));
+    });
+    req.on('error', reject);
+  });
+}
+
+function respondTooLarge(req: IncomingMessage, res: ServerResponse): void {
+  const definition = awsErrors.RequestEntityTooLarge;
+  const message = `The request body is larger than ${raftqLimits.httpRequestBytesMax.value} bytes.`;
+  const encoded = req.headers['x-amz-target'] !== undefined ? encodeJsonError(definition, message) : encodeXmlError(definition, message, 'none');
+  const payload = Buffer.from(encoded.body, 'utf8');
+  // The rest of the body is not read: close the connection after answering instead of draining it.
+  res.writeHead(encoded.status, { ...encoded.headers, 'content-length': String(payload.byteLength), connection: 'close' });
+  res.end(payload, () => req.destroy());
+}
+
+async function waitBounded(promise: Promise<unknown>, timeoutMs: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  if (timer !== undefined) clearTimeout(timer);
+}
