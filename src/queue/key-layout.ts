@@ -64,11 +64,12 @@ export class GenerationKeys {
     return prefixRange([...this.root, 'vis', partition]);
   }
 
-  age(partition: number, sentAtMs: number, messageId: string): Uint8Array {
-    return encodeKey([...this.root, 'age', partition, sentAtMs, messageId]);
+  /** Ordered by the start of the retention period (the send time, except for FIFO dead-letter copies). */
+  age(partition: number, retentionStartMs: number, messageId: string): Uint8Array {
+    return encodeKey([...this.root, 'age', partition, retentionStartMs, messageId]);
   }
 
-  /** Rows sent before `cutoffMs` (sentAtMs < cutoffMs). */
+  /** Rows whose retention started before `cutoffMs`. */
   ageRangeBefore(partition: number, cutoffMs: number): KeyRange {
     return { gte: prefixRange([...this.root, 'age', partition]).gte, lt: encodeKey([...this.root, 'age', partition, cutoffMs]) };
   }

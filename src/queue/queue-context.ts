@@ -16,6 +16,8 @@ export interface LoadedQueue {
   readonly keys: GenerationKeys;
   /** meta and gen: every message-path transaction reads both so a purge or delete aborts it. */
   readonly readKeys: readonly Uint8Array[];
+  /** The gen row: the highest generation this name has used (>= meta.generation). */
+  readonly lastGeneration: number;
 }
 
 const silentLogger: QueueLogger = { warn: () => {}, info: () => {} };
@@ -58,9 +60,10 @@ export class QueueContext {
     const [metaBytes, generationBytes] = await Promise.all([view.get(metaKey), view.get(generationKey)]);
     if (metaBytes === undefined) return undefined;
     const meta = this.metaCache.decode(name, metaBytes);
+    const lastGeneration = decodeGeneration(generationBytes);
     // The gen row always holds the highest generation used; a live meta can never be ahead of it.
-    assert(decodeGeneration(generationBytes) >= meta.generation, `generation row of ${name} is behind its meta`);
-    return { meta, keys: new GenerationKeys(name, meta.generation), readKeys: [metaKey, generationKey] };
+    assert(lastGeneration >= meta.generation, `generation row of ${name} is behind its meta`);
+    return { meta, keys: new GenerationKeys(name, meta.generation), readKeys: [metaKey, generationKey], lastGeneration };
   }
 }
 

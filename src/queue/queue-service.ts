@@ -5,6 +5,21 @@
  */
 import type { Prng } from '../base/prng.js';
 import type { TxnExecutor } from '../storage/txn.js';
+import { MessageClaimer } from './claim-messages.js';
+import { changeMessageVisibility, deleteMessages } from './handle-operations.js';
+import { LongPollWaiters } from './long-poll-waiters.js';
+import {
+  addPermission,
+  getQueueAttributes,
+  listQueueTags,
+  removePermission,
+  setQueueAttributes,
+  tagQueue,
+  untagQueue,
+} from './queue-attribute-ops.js';
+import { QueueContext } from './queue-context.js';
+import { createQueue, deleteQueue, getQueueName, listDeadLetterSourceQueues, listQueues, purgeQueue } from './queue-lifecycle.js';
+import { MessageSender } from './send-messages.js';
 import type {
   ChangeVisibilityEntry,
   DeleteEntry,
@@ -40,32 +55,146 @@ export interface QueueServiceOptions {
 }
 
 export class QueueService {
+  private readonly ctx: QueueContext;
+  private readonly sender: MessageSender;
+  private readonly claimer: MessageClaimer;
+  private readonly waiters: LongPollWaiters;
+  private isClosed = false;
+
   constructor(readonly options: QueueServiceOptions) {
-    throw new Error('QueueService is being written');
+    this.ctx = new QueueContext(options.executor, options.accountId, options.region, options.scheduler, options, options.logger);
+    this.sender = new MessageSender(this.ctx);
+    this.claimer = new MessageClaimer(this.ctx, options.inFlightMessagesMax);
+    this.waiters = new LongPollWaiters(options.executor, options.scheduler);
   }
 
-  createQueue(_input: { name: string; attributes: Record<string, string>; tags: Record<string, string> }): Promise<{ name: string }> { throw new Error('todo'); }
-  getQueueName(_name: string): Promise<{ name: string }> { throw new Error('todo'); }
-  deleteQueue(_name: string): Promise<void> { throw new Error('todo'); }
-  listQueues(_options: ListQueuesOptions): Promise<QueueNamePage> { throw new Error('todo'); }
-  getQueueAttributes(_name: string, _attributeNames: string[]): Promise<Record<string, string>> { throw new Error('todo'); }
-  setQueueAttributes(_name: string, _attributes: Record<string, string>): Promise<void> { throw new Error('todo'); }
-  purgeQueue(_name: string): Promise<void> { throw new Error('todo'); }
-  sendMessages(_name: string, _entries: SendEntry[], _context: { senderId: string }): Promise<Array<SendResult | EntryFailure>> { throw new Error('todo'); }
-  receiveMessages(_name: string, _options: ReceiveOptions): Promise<ReceivedMessage[]> { throw new Error('todo'); }
-  deleteMessages(_name: string, _entries: DeleteEntry[]): Promise<Array<EntrySuccess | EntryFailure>> { throw new Error('todo'); }
-  changeMessageVisibility(_name: string, _entries: ChangeVisibilityEntry[]): Promise<Array<EntrySuccess | EntryFailure>> { throw new Error('todo'); }
-  tagQueue(_name: string, _tags: Record<string, string>): Promise<void> { throw new Error('todo'); }
-  untagQueue(_name: string, _tagKeys: string[]): Promise<void> { throw new Error('todo'); }
-  listQueueTags(_name: string): Promise<Record<string, string>> { throw new Error('todo'); }
-  addPermission(_name: string, _grant: PermissionGrant): Promise<void> { throw new Error('todo'); }
-  removePermission(_name: string, _label: string): Promise<void> { throw new Error('todo'); }
-  listDeadLetterSourceQueues(_name: string, _options: { maxResults?: number; nextToken?: string }): Promise<QueueNamePage> { throw new Error('todo'); }
-  startMessageMoveTask(_options: StartMoveTaskOptions): Promise<{ taskHandle: string }> { throw new Error('todo'); }
-  listMessageMoveTasks(_options: { sourceArn: string; maxResults?: number }): Promise<MoveTaskInfo[]> { throw new Error('todo'); }
-  cancelMessageMoveTask(_taskHandle: string): Promise<{ approximateNumberOfMessagesMoved: number }> { throw new Error('todo'); }
+  createQueue(input: { name: string; attributes: Record<string, string>; tags: Record<string, string> }): Promise<{ name: string }> {
+    return createQueue(this.ctx, input);
+  }
+
+  /** GetQueueUrl: throws QueueDoesNotExistError. */
+  getQueueName(name: string): Promise<{ name: string }> {
+    return getQueueName(this.ctx, name);
+  }
+
+  deleteQueue(name: string): Promise<void> {
+    return deleteQueue(this.ctx, name);
+  }
+
+  listQueues(options: ListQueuesOptions): Promise<QueueNamePage> {
+    return listQueues(this.ctx, options);
+  }
+
+  /** `attributeNames` may contain 'All'. */
+  getQueueAttributes(name: string, attributeNames: string[]): Promise<Record<string, string>> {
+    return getQueueAttributes(this.ctx, name, attributeNames);
+  }
+
+  setQueueAttributes(name: string, attributes: Record<string, string>): Promise<void> {
+    return setQueueAttributes(this.ctx, name, attributes);
+  }
+
+  purgeQueue(name: string): Promise<void> {
+    return purgeQueue(this.ctx, name);
+  }
+
+  sendMessages(name: string, entries: SendEntry[], context: { senderId: string }): Promise<Array<SendResult | EntryFailure>> {
+    return this.sender.send(name, entries, context);
+  }
+
+  /**
+   * Short poll: one claim attempt. Long poll: one attempt now, then one more after each applied
+   * write that could make a message deliverable, or at the earliest future visibleAtMs, until a
+   * message is claimed, the wait ends or `signal` aborts (then the answer is empty).
+   */
+  async receiveMessages(name: string, options: ReceiveOptions): Promise<ReceivedMessage[]> {
+    const startMs = this.ctx.executor.nowMs();
+    const waiter = options.waitTimeSeconds === 0 ? undefined : this.waiters.add(name);
+    try {
+      for (;;) {
+        waiter?.reset();
+        const attempt = await this.claimer.claimOnce(name, options);
+        if (attempt.messages.length > 0) return attempt.messages;
+        const waitSeconds = options.waitTimeSeconds ?? attempt.queueWaitTimeSeconds;
+        const deadlineMs = startMs + waitSeconds * 1000;
+        if (waiter === undefined || waitSeconds === 0 || this.isClosed || isAborted(options.signal)) return [];
+        if (this.ctx.executor.nowMs() >= deadlineMs) return [];
+        const untilMs = Math.min(deadlineMs, attempt.nextVisibleAtMs ?? deadlineMs);
+        await waiter.waitUntil(untilMs, this.ctx.executor, this.options.scheduler, options.signal);
+        if (this.isClosed || isAborted(options.signal)) return [];
+      }
+    } finally {
+      if (waiter !== undefined) this.waiters.remove(name, waiter);
+    }
+  }
+
+  deleteMessages(name: string, entries: DeleteEntry[]): Promise<Array<EntrySuccess | EntryFailure>> {
+    return deleteMessages(this.ctx, name, entries);
+  }
+
+  changeMessageVisibility(name: string, entries: ChangeVisibilityEntry[]): Promise<Array<EntrySuccess | EntryFailure>> {
+    return changeMessageVisibility(this.ctx, name, entries);
+  }
+
+  tagQueue(name: string, tags: Record<string, string>): Promise<void> {
+    return tagQueue(this.ctx, name, tags);
+  }
+
+  untagQueue(name: string, tagKeys: string[]): Promise<void> {
+    return untagQueue(this.ctx, name, tagKeys);
+  }
+
+  listQueueTags(name: string): Promise<Record<string, string>> {
+    return listQueueTags(this.ctx, name);
+  }
+
+  /** Stored as a statement of the queue's Policy attribute. */
+  addPermission(name: string, grant: PermissionGrant): Promise<void> {
+    return addPermission(this.ctx, name, grant);
+  }
+
+  removePermission(name: string, label: string): Promise<void> {
+    return removePermission(this.ctx, name, label);
+  }
+
+  listDeadLetterSourceQueues(name: string, options: { maxResults?: number; nextToken?: string }): Promise<QueueNamePage> {
+    return listDeadLetterSourceQueues(this.ctx, name, options);
+  }
+
+  startMessageMoveTask(_options: StartMoveTaskOptions): Promise<{ taskHandle: string }> {
+    throw new Error('todo');
+  }
+
+  listMessageMoveTasks(_options: { sourceArn: string; maxResults?: number }): Promise<MoveTaskInfo[]> {
+    throw new Error('todo');
+  }
+
+  cancelMessageMoveTask(_taskHandle: string): Promise<{ approximateNumberOfMessagesMoved: number }> {
+    throw new Error('todo');
+  }
+
   /** The ARN AWS would give this queue (arn:aws:sqs:REGION:ACCOUNT:NAME). */
-  queueArn(_name: string): string { throw new Error('todo'); }
-  /** Stops long polls and timers (node shutdown). */
-  close(): void { throw new Error('todo'); }
+  queueArn(name: string): string {
+    return this.ctx.queueArn(name);
+  }
+
+  /** Observability: dead-letter moves skipped because the target was missing or mismatched. */
+  get redriveSkippedCount(): number {
+    return this.ctx.redriveSkippedCount;
+  }
+
+  /** Long polls parked on this node right now. */
+  get waitingReceiveCount(): number {
+    return this.waiters.waitingCount;
+  }
+
+  /** Ends every long poll (with an empty answer) and stops timers: node shutdown. */
+  close(): void {
+    this.isClosed = true;
+    this.waiters.close();
+  }
+}
+
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
 }

@@ -1,0 +1,289 @@
+/**
+ * One receive attempt: the transaction that claims up to 10 messages (DESIGN.md §4).
+ *
+ * It scans the vis rows at or before now of every partition, starting at a rotating partition
+ * (trap 14), page by page, past rows it cannot deliver — orphans, expired messages, messages of
+ * locked FIFO groups — until it has enough messages or has examined
+ * raftqLimits.receiveScanRowsMax rows (trap 11). A claim gives the message a new receipt token,
+ * counts the receive and moves its vis row to now + visibility timeout; a message that has used
+ * up its receives moves to the dead-letter queue in the same transaction. Expired messages are
+ * never delivered, whether or not the reaper has removed them (trap 13).
+ *
+ * FIFO: a vis row only nominates its group. The group's rows are then read in SequenceNumber
+ * order from its group index: the head is delivered if visible, then its successors, and the
+ * group stops at the first message in flight or not yet visible. Order never depends on
+ * visibleAtMs or on ids (trap 16), so sends stamped by a clock that went backwards still deliver
+ * in sequence order.
+ */
+import { raftqLimits, sqsLimits } from '../base/limits.js';
+import { decodeKey, keySuccessor } from '../storage/key-codec.js';
+import type { ReadView, TxnWrite } from '../storage/txn.js';
+import { DeadLetterMover } from './dead-letter-move.js';
+import { OverLimitError } from './errors.js';
+import { countInFlight } from './message-counts.js';
+import { decodeMessageRecord, isExpired, isInFlight, type MessageRecord } from './message-record.js';
+import { visibilityMoveWrites } from './send-messages.js';
+import { partitionVisitOrder } from './partitioning.js';
+import type { ReceivedMessage, ReceiveOptions } from './queue-api.js';
+import type { LoadedQueue, QueueContext } from './queue-context.js';
+import { encodeReceiptHandle } from './receipt-handle.js';
+import type { TxnPlan } from './txn-runner.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface ClaimResult {
+  readonly messages: ReceivedMessage[];
+  /** The queue's ReceiveMessageWaitTimeSeconds as this attempt read it. */
+  readonly queueWaitTimeSeconds: number;
+  /** When nothing was claimed: the earliest future visibleAtMs, for the long-poll timer. */
+  readonly nextVisibleAtMs?: number;
+}
+
+interface AttemptRow {
+  readonly expiresAtMs: number;
+  readonly claims: ReadonlyArray<{ partition: number; messageId: string; token: string }>;
+}
+
+interface ClaimState {
+  readonly queue: LoadedQueue;
+  readonly view: ReadView;
+  readonly nowMs: number;
+  readonly visibilityTimeoutMs: number;
+  readonly wanted: number;
+  readonly readKeys: Uint8Array[];
+  readonly writes: TxnWrite[];
+  readonly claimed: MessageRecord[];
+  readonly mover: DeadLetterMover;
+  rowsExamined: number;
+}
+
+export class MessageClaimer {
+  private readonly partitionStarts = new Map<string, number>();
+  private readonly inFlightCounts = new Map<string, { generation: number; atMs: number; count: number }>();
+
+  constructor(
+    private readonly ctx: QueueContext,
+    private readonly inFlightMessagesMax: number | undefined,
+  ) {}
+
+  async claimOnce(name: string, options: ReceiveOptions): Promise<ClaimResult> {
+    return this.ctx.runner.run('ReceiveMessage', (attempt) => this.plan(name, options, attempt.view, attempt.nowMs));
+  }
+
+  private async plan(name: string, options: ReceiveOptions, view: ReadView, nowMs: number): Promise<TxnPlan<ClaimResult>> {
+    const queue = await this.ctx.loadQueue(view, name);
+    const { config } = queue.meta;
+    const base = { queueWaitTimeSeconds: config.receiveWaitTimeSeconds };
+    const attemptId = config.isFifo ? options.receiveRequestAttemptId : undefined;
+    if (attemptId !== undefined) {
+      const replay = await this.replayAttempt(queue, view, attemptId, nowMs);
+      if (replay !== undefined) return { readKeys: queue.readKeys, writes: [], result: { ...base, messages: replay } };
+    }
+    await this.checkInFlightLimit(queue, view, nowMs);
+    const state: ClaimState = {
+      queue,
+      view,
+      nowMs,
+      visibilityTimeoutMs: (options.visibilityTimeoutSeconds ?? config.visibilityTimeoutSeconds) * 1000,
+      wanted: Math.max(1, Math.min(options.maxMessages, sqsLimits.receiveMessagesMax.value)),
+      readKeys: [...queue.readKeys],
+      writes: [],
+      claimed: [],
+      mover: new DeadLetterMover(this.ctx, view, queue, nowMs),
+      rowsExamined: 0,
+    };
+    const start = this.nextPartitionStart(name, queue.meta.partitionCount);
+    for (const partition of partitionVisitOrder(queue.meta.partitionCount, start)) {
+      if (state.claimed.length >= state.wanted || state.rowsExamined >= raftqLimits.receiveScanRowsMax.value) break;
+      await this.scanPartition(state, partition);
+    }
+    const messages = state.claimed.map((record) => this.toReceived(queue, record));
+    if (state.claimed.length > 0) {
+      this.noteClaimed(queue, state.claimed.length);
+      if (attemptId !== undefined) {
+        const row: AttemptRow = {
+          expiresAtMs: nowMs + sqsLimits.receiveRequestAttemptWindowMs.value,
+          claims: state.claimed.map((r) => ({ partition: r.partition, messageId: r.messageId, token: r.receiptToken ?? '' })),
+        };
+        state.writes.push({ kind: 'put', key: queue.keys.receiveAttempt(attemptId), value: encoder.encode(JSON.stringify(row)) });
+      }
+      return { readKeys: state.readKeys, writes: state.writes, result: { ...base, messages } };
+    }
+    // Nothing to deliver; dead-letter moves (if any) still commit.
+    const nextVisibleAtMs = await this.earliestFutureVisibleAtMs(queue, view, nowMs);
+    const result: ClaimResult = nextVisibleAtMs === undefined ? { ...base, messages } : { ...base, messages, nextVisibleAtMs };
+    return { readKeys: state.readKeys, writes: state.writes, result };
+  }
+
+  private nextPartitionStart(name: string, partitionCount: number): number {
+    if (partitionCount === 1) return 0;
+    const start = this.partitionStarts.get(name) ?? 0;
+    this.partitionStarts.set(name, (start + 1) % partitionCount);
+    return start;
+  }
+
+  private async scanPartition(state: ClaimState, partition: number): Promise<void> {
+    const range = state.queue.keys.visibleRange(partition, state.nowMs);
+    const pageRows = raftqLimits.receiveScanPageRows.value;
+    const rowsMax = raftqLimits.receiveScanRowsMax.value;
+    const groupsSeen = new Set<string>();
+    let gte = range.gte;
+    while (state.claimed.length < state.wanted && state.rowsExamined < rowsMax) {
+      const limit = Math.min(pageRows, rowsMax - state.rowsExamined);
+      const page = await state.view.scan({ gte, lt: range.lt }, { limit });
+      for (const row of page) {
+        if (state.claimed.length >= state.wanted) return;
+        state.rowsExamined++;
+        const messageId = lastElementAsString(row.key);
+        const record = await this.readRecord(state, partition, messageId);
+        if (record === undefined) continue;
+        if (state.queue.meta.config.isFifo && record.messageGroupId !== undefined) {
+          if (groupsSeen.has(record.messageGroupId)) continue;
+          groupsSeen.add(record.messageGroupId);
+          await this.claimGroup(state, partition, record.messageGroupId);
+        } else {
+          await this.claimOrMove(state, record);
+        }
+      }
+      const last = page[page.length - 1];
+      if (last === undefined || page.length < limit) return;
+      gte = keySuccessor(last.key);
+    }
+  }
+
+  /** Reads a data row; undefined for an orphan vis row or an expired message (never delivered). */
+  private async readRecord(state: ClaimState, partition: number, messageId: string): Promise<MessageRecord | undefined> {
+    const bytes = await state.view.get(state.queue.keys.data(partition, messageId));
+    if (bytes === undefined) return undefined;
+    const record = decodeMessageRecord(bytes);
+    if (isExpired(record, state.queue.meta.config.messageRetentionSeconds, state.nowMs)) return undefined;
+    return record;
+  }
+
+  private async claimGroup(state: ClaimState, partition: number, groupId: string): Promise<void> {
+    const range = state.queue.keys.groupRange(partition, groupId);
+    let gte = range.gte;
+    for (;;) {
+      const page = await state.view.scan({ gte, lt: range.lt }, { limit: sqsLimits.receiveMessagesMax.value + 1 });
+      for (const row of page) {
+        if (state.claimed.length >= state.wanted) return;
+        state.rowsExamined++;
+        const record = await this.readRecord(state, partition, decoder.decode(row.value));
+        if (record === undefined) continue;
+        // The group is locked by a message in flight, or blocked by one not yet visible.
+        if (record.visibleAtMs > state.nowMs) return;
+        await this.claimOrMove(state, record);
+      }
+      const last = page[page.length - 1];
+      if (last === undefined || page.length <= sqsLimits.receiveMessagesMax.value) return;
+      gte = keySuccessor(last.key);
+    }
+  }
+
+  private async claimOrMove(state: ClaimState, record: MessageRecord): Promise<void> {
+    const { keys } = state.queue;
+    const dataKey = keys.data(record.partition, record.messageId);
+    if (state.mover.isDue(record) && (await state.mover.maybeMove(record, state))) {
+      state.readKeys.push(dataKey);
+      return;
+    }
+    const claimed: MessageRecord = {
+      ...record,
+      receiveCount: record.receiveCount + 1,
+      firstReceiveAtMs: record.firstReceiveAtMs ?? state.nowMs,
+      claimedAtMs: state.nowMs,
+      receiptToken: this.ctx.newId(),
+      visibleAtMs: state.nowMs + state.visibilityTimeoutMs,
+    };
+    state.readKeys.push(dataKey);
+    state.writes.push(...visibilityMoveWrites(keys, record, claimed));
+    state.claimed.push(claimed);
+  }
+
+  private async replayAttempt(queue: LoadedQueue, view: ReadView, attemptId: string, nowMs: number): Promise<ReceivedMessage[] | undefined> {
+    const bytes = await view.get(queue.keys.receiveAttempt(attemptId));
+    if (bytes === undefined) return undefined;
+    const row = JSON.parse(decoder.decode(bytes)) as AttemptRow;
+    if (row.expiresAtMs <= nowMs) return undefined;
+    const messages: ReceivedMessage[] = [];
+    for (const claim of row.claims) {
+      const dataBytes = await view.get(queue.keys.data(claim.partition, claim.messageId));
+      if (dataBytes === undefined) continue;
+      const record = decodeMessageRecord(dataBytes);
+      if (record.receiptToken === claim.token && isInFlight(record, nowMs)) messages.push(this.toReceived(queue, record));
+    }
+    return messages;
+  }
+
+  private async checkInFlightLimit(queue: LoadedQueue, view: ReadView, nowMs: number): Promise<void> {
+    const limit = this.inFlightMessagesMax ?? (queue.meta.config.isFifo ? sqsLimits.inFlightMessagesFifoMax.value : sqsLimits.inFlightMessagesStandardMax.value);
+    const cached = this.inFlightCounts.get(queue.meta.name);
+    let count: number;
+    if (cached !== undefined && cached.generation === queue.meta.generation && nowMs - cached.atMs < raftqLimits.inFlightCountCacheMs.value) {
+      count = cached.count;
+    } else {
+      count = await countInFlight(view, queue.keys, queue.meta.partitionCount, nowMs, limit);
+      this.inFlightCounts.set(queue.meta.name, { generation: queue.meta.generation, atMs: nowMs, count });
+    }
+    if (count >= limit) throw new OverLimitError('messages in flight', count, limit);
+  }
+
+  private noteClaimed(queue: LoadedQueue, claimedCount: number): void {
+    const cached = this.inFlightCounts.get(queue.meta.name);
+    if (cached !== undefined && cached.generation === queue.meta.generation) cached.count += claimedCount;
+  }
+
+  private async earliestFutureVisibleAtMs(queue: LoadedQueue, view: ReadView, nowMs: number): Promise<number | undefined> {
+    let earliest: number | undefined;
+    for (let partition = 0; partition < queue.meta.partitionCount; partition++) {
+      const [row] = await view.scan(queue.keys.futureRange(partition, nowMs), { limit: 1 });
+      if (row === undefined) continue;
+      const visibleAtMs = visibleAtOfKey(row.key);
+      if (earliest === undefined || visibleAtMs < earliest) earliest = visibleAtMs;
+    }
+    return earliest;
+  }
+
+  private toReceived(queue: LoadedQueue, record: MessageRecord): ReceivedMessage {
+    const attributes: Record<string, string> = {
+      SentTimestamp: String(record.sentAtMs),
+      ApproximateReceiveCount: String(record.receiveCount),
+      ApproximateFirstReceiveTimestamp: String(record.firstReceiveAtMs ?? record.claimedAtMs ?? record.sentAtMs),
+      SenderId: record.senderId,
+    };
+    if (record.messageGroupId !== undefined) attributes['MessageGroupId'] = record.messageGroupId;
+    if (record.sequenceNumber !== undefined) attributes['SequenceNumber'] = record.sequenceNumber;
+    if (record.messageDeduplicationId !== undefined) attributes['MessageDeduplicationId'] = record.messageDeduplicationId;
+    if (record.deadLetterSourceArn !== undefined) attributes['DeadLetterQueueSourceArn'] = record.deadLetterSourceArn;
+    const traceHeader = record.systemAttributes['AWSTraceHeader']?.stringValue;
+    if (traceHeader !== undefined) attributes['AWSTraceHeader'] = traceHeader;
+    return {
+      messageId: record.messageId,
+      receiptHandle: encodeReceiptHandle({
+        version: queue.meta.partitionCount > 1 ? 2 : 1,
+        partition: record.partition,
+        generation: queue.meta.generation,
+        queueName: queue.meta.name,
+        messageId: record.messageId,
+        token: record.receiptToken ?? '',
+      }),
+      body: record.body,
+      messageAttributes: record.messageAttributes,
+      systemAttributes: record.systemAttributes,
+      attributes,
+    };
+  }
+}
+
+function lastElementAsString(key: Uint8Array): string {
+  const tuple = decodeKey(key);
+  const last = tuple[tuple.length - 1];
+  return String(last);
+}
+
+/** visibleAtMs of a vis key (…, "vis", partition, visibleAtMs, order, messageId). */
+export function visibleAtOfKey(key: Uint8Array): number {
+  const tuple = decodeKey(key);
+  return Number(tuple[tuple.length - 3]);
+}

@@ -1,0 +1,94 @@
+/**
+ * DeleteMessage(Batch) and ChangeMessageVisibility(Batch): one transaction per request, each
+ * entry judged on its own. A handle of another queue, generation or queue shape is invalid; a
+ * stale handle of the live generation (the message was received again, or is gone) makes
+ * DeleteMessage a successful no-op, as in AWS.
+ */
+import { sqsLimits } from '../base/limits.js';
+import type { TxnWrite } from '../storage/txn.js';
+import { InvalidParameterValueError, MessageNotInflightError, ReceiptHandleIsInvalidError } from './errors.js';
+import { decodeMessageRecord, isInFlight, type MessageRecord } from './message-record.js';
+import type { ChangeVisibilityEntry, DeleteEntry, EntryFailure, EntrySuccess } from './queue-api.js';
+import type { LoadedQueue, QueueContext } from './queue-context.js';
+import { checkReceiptHandle, decodeReceiptHandle, type ReceiptHandleParts } from './receipt-handle.js';
+import { messageDeletes, visibilityMoveWrites } from './send-messages.js';
+import type { ReadView } from '../storage/txn.js';
+
+type EntryOutcome = EntrySuccess | EntryFailure;
+
+function parseHandle(queue: LoadedQueue, handle: string): ReceiptHandleParts {
+  const parts = decodeReceiptHandle(handle);
+  checkReceiptHandle(handle, parts, { name: queue.meta.name, generation: queue.meta.generation, partitionCount: queue.meta.partitionCount });
+  return parts;
+}
+
+async function readHandled(view: ReadView, queue: LoadedQueue, parts: ReceiptHandleParts): Promise<MessageRecord | undefined> {
+  const bytes = await view.get(queue.keys.data(parts.partition, parts.messageId));
+  return bytes === undefined ? undefined : decodeMessageRecord(bytes);
+}
+
+export async function deleteMessages(ctx: QueueContext, name: string, entries: readonly DeleteEntry[]): Promise<EntryOutcome[]> {
+  return ctx.runner.run('DeleteMessage', async ({ view }) => {
+    const queue = await ctx.loadQueue(view, name);
+    const readKeys = [...queue.readKeys];
+    const writes: TxnWrite[] = [];
+    const deleted = new Set<string>();
+    const results: EntryOutcome[] = [];
+    for (const entry of entries) {
+      let parts: ReceiptHandleParts;
+      try {
+        parts = parseHandle(queue, entry.receiptHandle);
+      } catch (error) {
+        if (!(error instanceof ReceiptHandleIsInvalidError)) throw error;
+        results.push({ entryId: entry.entryId, error });
+        continue;
+      }
+      results.push({ entryId: entry.entryId });
+      if (deleted.has(parts.messageId)) continue;
+      const record = await readHandled(view, queue, parts);
+      if (record === undefined || record.receiptToken !== parts.token) continue;
+      deleted.add(parts.messageId);
+      readKeys.push(queue.keys.data(parts.partition, parts.messageId));
+      writes.push(...messageDeletes(queue.keys, record));
+    }
+    return { readKeys, writes, result: results };
+  });
+}
+
+export async function changeMessageVisibility(ctx: QueueContext, name: string, entries: readonly ChangeVisibilityEntry[]): Promise<EntryOutcome[]> {
+  return ctx.runner.run('ChangeMessageVisibility', async ({ view, nowMs }) => {
+    const queue = await ctx.loadQueue(view, name);
+    const readKeys = [...queue.readKeys];
+    const writes: TxnWrite[] = [];
+    const changed = new Set<string>();
+    const results: EntryOutcome[] = [];
+    for (const entry of entries) {
+      try {
+        const parts = parseHandle(queue, entry.receiptHandle);
+        const vtMax = sqsLimits.visibilityTimeoutSecondsMax.value;
+        if (!Number.isInteger(entry.visibilityTimeoutSeconds) || entry.visibilityTimeoutSeconds < 0 || entry.visibilityTimeoutSeconds > vtMax) {
+          throw new InvalidParameterValueError('VisibilityTimeout', `must be an integer from 0 to ${vtMax}`);
+        }
+        if (changed.has(parts.messageId)) throw new InvalidParameterValueError('ReceiptHandle', 'the batch changes this message twice');
+        const record = await readHandled(view, queue, parts);
+        if (record === undefined || record.receiptToken !== parts.token) {
+          throw new InvalidParameterValueError('ReceiptHandle', 'the message does not exist or is not available for a visibility timeout change');
+        }
+        if (!isInFlight(record, nowMs)) throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
+        const visibleAtMs = nowMs + entry.visibilityTimeoutSeconds * 1000;
+        if (visibleAtMs - (record.claimedAtMs ?? nowMs) > vtMax * 1000) {
+          throw new InvalidParameterValueError('VisibilityTimeout', 'a message cannot stay invisible for more than 12 hours after it was received');
+        }
+        const updated: MessageRecord = { ...record, visibleAtMs };
+        changed.add(parts.messageId);
+        readKeys.push(queue.keys.data(parts.partition, parts.messageId));
+        writes.push(...visibilityMoveWrites(queue.keys, record, updated));
+        results.push({ entryId: entry.entryId });
+      } catch (error) {
+        if (!(error instanceof ReceiptHandleIsInvalidError || error instanceof InvalidParameterValueError || error instanceof MessageNotInflightError)) throw error;
+        results.push({ entryId: entry.entryId, error });
+      }
+    }
+    return { readKeys, writes, result: results };
+  });
+}

@@ -1,0 +1,143 @@
+/**
+ * Long-poll waiters, parked per queue on the node that took the request. One executor.onApplied
+ * listener looks at every applied key: a write into a waiting queue's meta, group index, or vis
+ * rows at or before now wakes that queue's waiters; a vis row in the future only moves their
+ * timer earlier. A woken waiter runs one receive attempt, which re-reads meta and generation
+ * (trap 3). Nothing re-scans in a loop: every scan follows an applied write or a timer.
+ */
+import { bytesEqual, decodeKey, encodeKey } from '../storage/key-codec.js';
+import type { TxnExecutor } from '../storage/txn.js';
+import type { QueueScheduler } from './queue-api.js';
+
+export class Waiter {
+  /** Set by any relevant applied write since the last `reset()`: the caller must scan again. */
+  isDirty = false;
+  private wake: (() => void) | undefined;
+  private hintMs: number | undefined;
+
+  reset(): void {
+    this.isDirty = false;
+    this.hintMs = undefined;
+  }
+
+  notify(): void {
+    this.isDirty = true;
+    this.wake?.();
+  }
+
+  /** A row becomes visible at `visibleAtMs`: wake then at the latest. */
+  hint(visibleAtMs: number): void {
+    if (this.hintMs === undefined || visibleAtMs < this.hintMs) this.hintMs = visibleAtMs;
+    this.wake?.();
+  }
+
+  /**
+   * Resolves on the next notify, at `untilMs` (cluster time), at an earlier hinted time, or when
+   * `signal` aborts — whichever comes first.
+   */
+  async waitUntil(untilMs: number, executor: TxnExecutor, scheduler: QueueScheduler, signal: AbortSignal | undefined): Promise<void> {
+    if (this.isDirty || signal?.aborted === true) return;
+    await new Promise<void>((resolve) => {
+      let cancelTimer: (() => void) | undefined;
+      let timerAtMs = Number.POSITIVE_INFINITY;
+      const finish = () => {
+        cancelTimer?.();
+        signal?.removeEventListener('abort', finish);
+        this.wake = undefined;
+        resolve();
+      };
+      const arm = () => {
+        const targetMs = Math.min(untilMs, this.hintMs ?? Number.POSITIVE_INFINITY);
+        if (targetMs >= timerAtMs) return;
+        cancelTimer?.();
+        timerAtMs = targetMs;
+        cancelTimer = scheduler.setTimerMs(Math.max(0, targetMs - executor.nowMs()), finish);
+      };
+      this.wake = () => {
+        if (this.isDirty) finish();
+        else arm();
+      };
+      signal?.addEventListener('abort', finish, { once: true });
+      arm();
+    });
+  }
+}
+
+export class LongPollWaiters {
+  private readonly byQueue = new Map<string, { prefix: Uint8Array; waiters: Set<Waiter> }>();
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly executor: TxnExecutor,
+    readonly scheduler: QueueScheduler,
+  ) {}
+
+  get waitingCount(): number {
+    let count = 0;
+    for (const entry of this.byQueue.values()) count += entry.waiters.size;
+    return count;
+  }
+
+  add(queueName: string): Waiter {
+    const waiter = new Waiter();
+    let entry = this.byQueue.get(queueName);
+    if (entry === undefined) {
+      entry = { prefix: encodeKey(['q', queueName]), waiters: new Set() };
+      this.byQueue.set(queueName, entry);
+    }
+    entry.waiters.add(waiter);
+    this.unsubscribe ??= this.executor.onApplied((keys) => this.onApplied(keys));
+    return waiter;
+  }
+
+  remove(queueName: string, waiter: Waiter): void {
+    const entry = this.byQueue.get(queueName);
+    if (entry === undefined) return;
+    entry.waiters.delete(waiter);
+    if (entry.waiters.size === 0) this.byQueue.delete(queueName);
+    if (this.byQueue.size === 0) {
+      this.unsubscribe?.();
+      this.unsubscribe = undefined;
+    }
+  }
+
+  close(): void {
+    for (const entry of this.byQueue.values()) for (const waiter of entry.waiters) waiter.notify();
+    this.byQueue.clear();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+
+  private onApplied(keys: readonly Uint8Array[]): void {
+    if (this.byQueue.size === 0) return;
+    const nowMs = this.executor.nowMs();
+    for (const key of keys) {
+      for (const entry of this.byQueue.values()) {
+        if (!startsWith(key, entry.prefix)) continue;
+        const event = classify(key, nowMs);
+        for (const waiter of entry.waiters) {
+          if (event.kind === 'wake') waiter.notify();
+          else if (event.kind === 'hint') waiter.hint(event.visibleAtMs);
+        }
+      }
+    }
+  }
+}
+
+type KeyEvent = { kind: 'wake' } | { kind: 'hint'; visibleAtMs: number } | { kind: 'ignore' };
+
+/** ("q", name, "meta") | ("q", name, "g", gen, "vis" | "group", …). */
+function classify(key: Uint8Array, nowMs: number): KeyEvent {
+  const tuple = decodeKey(key);
+  if (tuple[2] === 'meta') return { kind: 'wake' };
+  if (tuple[2] !== 'g') return { kind: 'ignore' };
+  const family = tuple[4];
+  if (family === 'group') return { kind: 'wake' };
+  if (family !== 'vis') return { kind: 'ignore' };
+  const visibleAtMs = Number(tuple[6]);
+  return visibleAtMs <= nowMs ? { kind: 'wake' } : { kind: 'hint', visibleAtMs };
+}
+
+function startsWith(key: Uint8Array, prefix: Uint8Array): boolean {
+  return key.length >= prefix.length && bytesEqual(key.subarray(0, prefix.length), prefix);
+}

@@ -1,0 +1,231 @@
+/**
+ * SendMessage and SendMessageBatch: one transaction for every valid entry of the request.
+ *
+ * Message ids are minted once, before the first attempt, and kept across retries (trap 8): a
+ * retry after an outcome-unknown failure then cannot enqueue a second copy under a new id.
+ * Everything that depends on the queue (generation, size limit, delay, FIFO dedup id and
+ * sequence) is derived again on every attempt from that attempt's reads (trap 4). FIFO batches
+ * go through the same dedup and sequence path as single sends (trap 7).
+ */
+import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import type { TxnWrite } from '../storage/txn.js';
+import { InvalidParameterValueError, MessageTooLongError, MissingParameterError } from './errors.js';
+import { queueKeys, type GenerationKeys } from './key-layout.js';
+import { encodeMessageRecord, encodeVisibilityState, messageSizeBytes, type MessageRecord } from './message-record.js';
+import { partitionOfGroup } from './partitioning.js';
+import type { EntryFailure, SendEntry, SendResult } from './queue-api.js';
+import type { LoadedQueue, QueueContext } from './queue-context.js';
+import { decodeSequenceCounter, encodeSequenceCounter, sequenceNumberOf } from './fifo-sequence.js';
+import { sqsLimits } from '../base/limits.js';
+import type { ReadView } from '../storage/txn.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+interface DedupRow {
+  readonly messageId: string;
+  readonly sequenceNumber: string;
+  readonly expiresAtMs: number;
+}
+
+/** A valid entry, with what this attempt derived for it. */
+interface PreparedEntry {
+  readonly index: number;
+  readonly entry: SendEntry;
+  readonly messageId: string;
+  readonly delaySeconds: number;
+  readonly partition: number;
+  readonly deduplicationId?: string;
+}
+
+type Outcome = SendResult | EntryFailure;
+
+export class MessageSender {
+  /** Orders standard messages sent in the same millisecond by this node (FIFO uses sequence numbers). */
+  private standardOrder = 0n;
+
+  constructor(private readonly ctx: QueueContext) {}
+
+  async send(name: string, entries: readonly SendEntry[], context: { senderId: string }): Promise<Outcome[]> {
+    const messageIds = entries.map(() => this.ctx.newId());
+    return this.ctx.runner.run('SendMessage', async ({ view, nowMs }) => {
+      const queue = await this.ctx.loadQueue(view, name);
+      const results: Array<Outcome | undefined> = entries.map(() => undefined);
+      const prepared: PreparedEntry[] = [];
+      entries.forEach((entry, index) => {
+        try {
+          prepared.push(this.prepare(queue, entry, index, messageIds[index] ?? this.ctx.newId()));
+        } catch (error) {
+          if (!(error instanceof MessageTooLongError || error instanceof InvalidParameterValueError || error instanceof MissingParameterError)) throw error;
+          results[index] = { entryId: entry.entryId, error };
+        }
+      });
+      const readKeys = [...queue.readKeys];
+      const writes: TxnWrite[] = [];
+      if (queue.meta.config.isFifo) {
+        await this.planFifo(view, queue, prepared, nowMs, context.senderId, { readKeys, writes, results });
+      } else {
+        for (const item of prepared) {
+          const order = this.standardOrder++;
+          writes.push(...messageWrites(queue.keys, this.recordOf(item, nowMs, order, context.senderId, undefined)));
+          results[item.index] = { entryId: item.entry.entryId, messageId: item.messageId };
+        }
+      }
+      return { readKeys, writes, result: results.map((r) => r as Outcome) };
+    });
+  }
+
+  private prepare(queue: LoadedQueue, entry: SendEntry, index: number, messageId: string): PreparedEntry {
+    const { config, partitionCount } = queue.meta;
+    const sizeBytes = messageSizeBytes(entry.body, entry.messageAttributes);
+    if (sizeBytes > config.maximumMessageSizeBytes) throw new MessageTooLongError(sizeBytes, config.maximumMessageSizeBytes);
+    if (!config.isFifo) {
+      if (entry.messageDeduplicationId !== undefined) {
+        throw new InvalidParameterValueError('MessageDeduplicationId', 'only FIFO queues take a MessageDeduplicationId');
+      }
+      return { index, entry, messageId, delaySeconds: entry.delaySeconds ?? config.delaySeconds, partition: 0 };
+    }
+    if (entry.messageGroupId === undefined || entry.messageGroupId === '') {
+      throw new MissingParameterError('MessageGroupId', 'a FIFO queue needs a MessageGroupId on every message');
+    }
+    if (entry.delaySeconds !== undefined && entry.delaySeconds !== 0) {
+      throw new InvalidParameterValueError('DelaySeconds', 'FIFO queues take a delay per queue only, not per message');
+    }
+    let deduplicationId = entry.messageDeduplicationId;
+    if (deduplicationId === undefined) {
+      if (!config.isContentBasedDeduplication) {
+        throw new InvalidParameterValueError(
+          'MessageDeduplicationId',
+          'the queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
+        );
+      }
+      deduplicationId = createHash('sha256').update(entry.body, 'utf8').digest('hex');
+    }
+    return {
+      index,
+      entry,
+      messageId,
+      delaySeconds: config.delaySeconds,
+      partition: partitionOfGroup(entry.messageGroupId, partitionCount),
+      deduplicationId,
+    };
+  }
+
+  private async planFifo(
+    view: ReadView,
+    queue: LoadedQueue,
+    prepared: readonly PreparedEntry[],
+    nowMs: number,
+    senderId: string,
+    out: { readKeys: Uint8Array[]; writes: TxnWrite[]; results: Array<Outcome | undefined> },
+  ): Promise<void> {
+    const { keys, meta } = queue;
+    const counters = new Map<number, bigint>();
+    // Dedup decisions within the request: a repeated dedup id answers with the first entry's id.
+    const seenInRequest = new Map<string, DedupRow>();
+    const windowMs = sqsLimits.deduplicationWindowMs.value;
+    for (const item of prepared) {
+      const groupScope = meta.config.deduplicationScope === 'messageGroup' ? (item.entry.messageGroupId ?? '') : '';
+      const dedupKey = keys.dedup(item.partition, groupScope, item.deduplicationId ?? '');
+      const dedupKeyText = Buffer.from(dedupKey).toString('latin1');
+      const earlier = seenInRequest.get(dedupKeyText) ?? (await readDedup(view, dedupKey, nowMs));
+      out.readKeys.push(dedupKey);
+      if (earlier !== undefined) {
+        out.results[item.index] = { entryId: item.entry.entryId, messageId: earlier.messageId, sequenceNumber: earlier.sequenceNumber };
+        continue;
+      }
+      let counter = counters.get(item.partition);
+      if (counter === undefined) {
+        const sequenceKey = queueKeys.sequence(queue.meta.name, item.partition);
+        counter = decodeSequenceCounter(await view.get(sequenceKey));
+        out.readKeys.push(sequenceKey);
+      }
+      counter += 1n;
+      counters.set(item.partition, counter);
+      const sequence = sequenceNumberOf(counter, item.partition);
+      const record = this.recordOf(item, nowMs, sequence, senderId, sequence.toString());
+      out.writes.push(...messageWrites(keys, record));
+      const row: DedupRow = { messageId: item.messageId, sequenceNumber: sequence.toString(), expiresAtMs: nowMs + windowMs };
+      out.writes.push({ kind: 'put', key: dedupKey, value: encoder.encode(JSON.stringify(row)) });
+      seenInRequest.set(dedupKeyText, row);
+      out.results[item.index] = { entryId: item.entry.entryId, messageId: item.messageId, sequenceNumber: row.sequenceNumber };
+    }
+    for (const [partition, counter] of counters) {
+      out.writes.push({ kind: 'put', key: queueKeys.sequence(queue.meta.name, partition), value: encodeSequenceCounter(counter) });
+    }
+  }
+
+  private recordOf(item: PreparedEntry, nowMs: number, order: bigint, senderId: string, sequenceNumber: string | undefined): MessageRecord {
+    const { entry } = item;
+    return {
+      messageId: item.messageId,
+      body: entry.body,
+      messageAttributes: entry.messageAttributes,
+      systemAttributes: entry.systemAttributes,
+      senderId,
+      sentAtMs: nowMs,
+      retentionStartMs: nowMs,
+      partition: item.partition,
+      visibleAtMs: nowMs + item.delaySeconds * 1000,
+      order,
+      receiveCount: 0,
+      ...(entry.messageGroupId !== undefined ? { messageGroupId: entry.messageGroupId } : {}),
+      ...(item.deduplicationId !== undefined ? { messageDeduplicationId: item.deduplicationId } : {}),
+      ...(sequenceNumber !== undefined ? { sequenceNumber } : {}),
+    };
+  }
+}
+
+async function readDedup(view: ReadView, key: Uint8Array, nowMs: number): Promise<DedupRow | undefined> {
+  const bytes = await view.get(key);
+  if (bytes === undefined) return undefined;
+  const row = JSON.parse(decoder.decode(bytes)) as DedupRow;
+  // An expired row is a miss even before the reaper removes it; this send overwrites it.
+  return row.expiresAtMs > nowMs ? row : undefined;
+}
+
+export function decodeDedupRow(bytes: Uint8Array): DedupRow {
+  return JSON.parse(decoder.decode(bytes)) as DedupRow;
+}
+
+/** The rows of a new (or moved) message: data, vis, byage and, for FIFO, its group row. */
+export function messageWrites(keys: GenerationKeys, record: MessageRecord): TxnWrite[] {
+  const writes: TxnWrite[] = [
+    { kind: 'put', key: keys.data(record.partition, record.messageId), value: encodeMessageRecord(record) },
+    {
+      kind: 'put',
+      key: keys.visibility(record.partition, record.visibleAtMs, record.order, record.messageId),
+      value: encodeVisibilityState(record.receiptToken === undefined ? 'pending' : 'inflight'),
+    },
+    { kind: 'put', key: keys.age(record.partition, record.retentionStartMs, record.messageId), value: new Uint8Array(0) },
+  ];
+  if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
+    writes.push({ kind: 'put', key: keys.groupMember(record.partition, record.messageGroupId, record.order), value: encoder.encode(record.messageId) });
+  }
+  return writes;
+}
+
+/** Deletes every row of a message (the dedup row stays: it must outlive the message for its window). */
+export function messageDeletes(keys: GenerationKeys, record: MessageRecord): TxnWrite[] {
+  const writes: TxnWrite[] = [
+    { kind: 'delete', key: keys.data(record.partition, record.messageId) },
+    { kind: 'delete', key: keys.visibility(record.partition, record.visibleAtMs, record.order, record.messageId) },
+    { kind: 'delete', key: keys.age(record.partition, record.retentionStartMs, record.messageId) },
+  ];
+  if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
+    writes.push({ kind: 'delete', key: keys.groupMember(record.partition, record.messageGroupId, record.order) });
+  }
+  return writes;
+}
+
+/** Moves a message's vis row to its new time (skipping the delete when the key does not change). */
+export function visibilityMoveWrites(keys: GenerationKeys, before: MessageRecord, after: MessageRecord): TxnWrite[] {
+  const oldKey = keys.visibility(before.partition, before.visibleAtMs, before.order, before.messageId);
+  const newKey = keys.visibility(after.partition, after.visibleAtMs, after.order, after.messageId);
+  const writes: TxnWrite[] = [];
+  if (before.visibleAtMs !== after.visibleAtMs || before.partition !== after.partition) writes.push({ kind: 'delete', key: oldKey });
+  writes.push({ kind: 'put', key: newKey, value: encodeVisibilityState(after.receiptToken === undefined ? 'pending' : 'inflight') });
+  writes.push({ kind: 'put', key: keys.data(after.partition, after.messageId), value: encodeMessageRecord(after) });
+  return writes;
+}
