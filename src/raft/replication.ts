@@ -210,7 +210,8 @@ export function handleSnapshot(r: Raft, m: RaftMessage): void {
     // "If the follower receives a snapshot that describes a prefix of its log, log entries
     // covered by the snapshot are deleted but entries following the snapshot are retained."
     r.log.commitTo(index);
-    r.send({ type: MessageType.AppResp, to: m.from, index: r.log.lastIndex() });
+    // Only the prefix is known to match the leader; the tail after it may be stale.
+    r.send({ type: MessageType.AppResp, to: m.from, index: r.log.committed });
     return;
   }
   r.log.restore(snapshot);
