@@ -1,0 +1,52 @@
+/**
+ * A QueueService over the model executor with a manual clock and scheduler, and helpers that
+ * keep tests short.
+ */
+import { SeededPrng } from '../../../src/base/prng.js';
+import type { ReceivedMessage, SendEntry } from '../../../src/queue/queue-api.js';
+import { QueueService } from '../../../src/queue/queue-service.js';
+import { ManualScheduler } from './manual-scheduler.js';
+import { ModelTxnExecutor } from './model-txn-executor.js';
+
+export interface Harness {
+  readonly executor: ModelTxnExecutor;
+  readonly scheduler: ManualScheduler;
+  readonly service: QueueService;
+  readonly warnings: Array<{ fields: Record<string, unknown>; message: string }>;
+}
+
+export function makeHarness(options: { seed?: number; inFlightMessagesMax?: number } = {}): Harness {
+  const executor = new ModelTxnExecutor();
+  const scheduler = new ManualScheduler(executor.clock);
+  const warnings: Harness['warnings'] = [];
+  const service = new QueueService({
+    executor,
+    accountId: '000000000000',
+    region: 'us-east-1',
+    scheduler,
+    prng: new SeededPrng(options.seed ?? 1),
+    logger: { warn: (fields, message) => warnings.push({ fields, message }), info: () => {} },
+    ...(options.inFlightMessagesMax !== undefined ? { inFlightMessagesMax: options.inFlightMessagesMax } : {}),
+  });
+  return { executor, scheduler, service, warnings };
+}
+
+export function entry(id: string, body: string, extra: Partial<SendEntry> = {}): SendEntry {
+  return { entryId: id, body, messageAttributes: {}, systemAttributes: {}, ...extra };
+}
+
+/** Sends one message and returns its id; fails the test if the entry failed. */
+export async function sendOne(service: QueueService, queue: string, body: string, extra: Partial<SendEntry> = {}): Promise<string> {
+  const [result] = await service.sendMessages(queue, [entry('e', body, extra)], { senderId: 'tester' });
+  if (result === undefined || 'error' in result) throw new Error(`send failed: ${result === undefined ? 'no result' : result.error.message}`);
+  return result.messageId;
+}
+
+export async function receiveAll(service: QueueService, queue: string, options: { visibilityTimeoutSeconds?: number } = {}): Promise<ReceivedMessage[]> {
+  const all: ReceivedMessage[] = [];
+  for (;;) {
+    const batch = await service.receiveMessages(queue, { maxMessages: 10, waitTimeSeconds: 0, ...options });
+    if (batch.length === 0) return all;
+    all.push(...batch);
+  }
+}
