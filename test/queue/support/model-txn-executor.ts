@@ -41,7 +41,11 @@ export class ModelTxnExecutor implements TxnExecutor {
     return this.clock.nowMs();
   }
 
+  /** Views taken so far: a long poll that re-scanned in a loop would show here. */
+  viewCount = 0;
+
   async readView(): Promise<ReadView> {
+    this.viewCount++;
     const ts = this.lastCommitTs;
     return {
       ts,
