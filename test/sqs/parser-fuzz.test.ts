@@ -1,0 +1,69 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { defaultSqsServiceModel } from '../../src/sqs/service-model.js';
+import { makeGateway } from './support/gateway-harness.js';
+
+/**
+ * No input may crash the gateway: whatever arrives, the handler answers with a status and a body
+ * in the request's protocol, and a 5xx only for a fault of ours (never for bad input).
+ */
+
+const model = defaultSqsServiceModel();
+const actions = model.operationNames();
+const keyParts = ['Action', 'QueueUrl', 'QueueName', 'MessageBody', 'Attribute', 'MessageAttribute', 'SendMessageBatchRequestEntry', 'DeleteMessageBatchRequestEntry', 'Tag', 'TagKey', 'AttributeName', 'Name', 'Value', 'Key', 'Id', 'DataType', 'StringValue', 'BinaryValue', 'ReceiptHandle', 'MaxNumberOfMessages', 'DelaySeconds', '1', '2', '0', '-1', '999999', 'member'];
+
+const queryKey = fc.array(fc.constantFrom(...keyParts), { minLength: 1, maxLength: 5 }).map((parts) => parts.join('.'));
+const queryValue = fc.oneof(fc.string(), fc.constantFrom(...actions), fc.constantFrom('http://h/1/q', '%', '%ZZ', '%E0%A4%A', 'AAEC', '-5', '1e999', 'true', 'TRUE'));
+
+const jsonValue = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' }, fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(fc.string(), tie('value'), { maxKeys: 4 })),
+})).value;
+
+function isWellFormed(res: { status: number; body: string }): boolean {
+  return Number.isInteger(res.status) && res.status >= 200 && res.status < 600 && typeof res.body === 'string' && res.body.length > 0;
+}
+
+describe('the gateway under arbitrary input', () => {
+  it('answers any query-protocol parameters without crashing', async () => {
+    const gw = makeGateway();
+    await gw.json('CreateQueue', { QueueName: 'q' });
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(queryKey, queryValue, fc.boolean()), { maxLength: 12 }), fc.constantFrom(...actions), async (pairs, action) => {
+        const encoded = [`Action=${action}`, ...pairs.map(([k, v, isRaw]) => `${encodeURIComponent(k)}=${isRaw ? v : encodeURIComponent(v)}`)].join('&');
+        const res = await gw.query(encoded);
+        expect(isWellFormed(res)).toBe(true);
+        expect(res.status).not.toBe(500);
+        expect(res.body.startsWith('<?xml')).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('answers any JSON body for any target without crashing', async () => {
+    const gw = makeGateway();
+    await gw.json('CreateQueue', { QueueName: 'q' });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...actions), fc.dictionary(fc.constantFrom('QueueUrl', 'QueueName', 'MessageBody', 'Entries', 'Attributes', 'MessageAttributes', 'Tags', 'TagKeys', 'MaxNumberOfMessages', 'ReceiptHandle', 'AttributeNames', 'Label'), jsonValue), async (action, body) => {
+        const res = await gw.json(action, body);
+        expect(isWellFormed(res)).toBe(true);
+        expect(res.status).not.toBe(500);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('answers raw bytes as a body without crashing', async () => {
+    const gw = makeGateway();
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 200 }), fc.boolean(), async (bytes, isJson) => {
+        const res = await gw.handler.handle(
+          { method: 'POST', rawUrl: '/', rawHeaders: isJson ? ['X-Amz-Target', 'AmazonSQS.SendMessage'] : [], body: Buffer.from(bytes) },
+          new AbortController().signal,
+        );
+        expect(isWellFormed(res)).toBe(true);
+        expect(res.status).not.toBe(500);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
