@@ -18,8 +18,10 @@ class NodeSha256 {
   constructor(secret?: string | Uint8Array) {
     this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
   }
-  update(data: string | Uint8Array): void {
-    this.hash.update(data);
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    if (typeof data === 'string') this.hash.update(data, 'utf8');
+    else if (data instanceof ArrayBuffer) this.hash.update(new Uint8Array(data));
+    else this.hash.update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
   }
   async digest(): Promise<Uint8Array> {
     return new Uint8Array(this.hash.digest());
