@@ -59,19 +59,23 @@ export class RaftNetwork {
   inFlight: RaftMessage[] = [];
   private readonly cutLinks = new Set<string>();
   private readonly prng: SeededPrng;
+  private readonly genesisConfState: ConfState;
 
   constructor(private readonly options: NetworkOptions) {
     this.prng = new SeededPrng(options.seed ?? 1);
-    const confState: ConfState = { voters: [...options.voters], learners: [...(options.learners ?? [])] };
-    for (const id of [...confState.voters, ...confState.learners]) this.addNode(id, { confState });
+    this.genesisConfState = { voters: [...options.voters], learners: [...(options.learners ?? [])] };
+    for (const id of [...options.voters, ...(options.learners ?? [])]) this.addNode(id);
     onTestFailed(() => {
       console.log(`transcript:\n${this.transcript.join('\n')}`);
     });
   }
 
-  /** A node with the given bootstrap configuration (empty for one that will be added later). */
+  /**
+   * A node bootstrapped with `confState` (by default the cluster's genesis configuration, which a
+   * node added later must share: the log records changes from it, not the configuration itself).
+   */
   addNode(id: NodeId, options: { confState?: ConfState; storage?: MemoryRaftStorage; applied?: number } = {}): TestNode {
-    const storage = options.storage ?? new MemoryRaftStorage({ confState: options.confState ?? { voters: [], learners: [] } });
+    const storage = options.storage ?? new MemoryRaftStorage({ confState: options.confState ?? this.genesisConfState });
     const node: TestNode = {
       id,
       raw: this.newRawNode(id, storage, options.applied),
