@@ -14,9 +14,17 @@ const signedAtMs = Date.UTC(2015, 7, 30, 12, 36, 0);
 
 /** An independent SHA-256 for the SDK's signer (its Checksum interface), over node:crypto. */
 class NodeSha256 {
-  private readonly hash;
-  constructor(secret?: string | Uint8Array) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
+  private hash;
+  constructor(private readonly secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.hash = NodeSha256.create(secret);
+  }
+  private static create(secret: string | ArrayBuffer | ArrayBufferView | undefined) {
+    if (secret === undefined) return createHash('sha256');
+    const key = typeof secret === 'string' ? secret : secret instanceof ArrayBuffer ? new Uint8Array(secret) : new Uint8Array(secret.buffer, secret.byteOffset, secret.byteLength);
+    return createHmac('sha256', key);
+  }
+  reset(): void {
+    this.hash = NodeSha256.create(this.secret);
   }
   update(data: string | ArrayBuffer | ArrayBufferView): void {
     if (typeof data === 'string') this.hash.update(data, 'utf8');
