@@ -1,0 +1,443 @@
+/**
+ * The multi-version keyspace: every logical key (an encoded tuple) has versions at commit
+ * timestamps, each a value or a deletion marker (layout in version-key.ts), plus the system rows
+ * of system-keys.ts. Reads are snapshot reads at a timestamp; writes arrive only through
+ * `applyExclusive`, one engine batch per apply step together with the applied index.
+ *
+ * Two watermarks, because one of them must be identical on every replica and the other need not:
+ * - the horizon H = lastCommitTs − historyMs, a pure function of the applied state, so the same
+ *   on every replica at the same index. OCC rejects a txn with startTs < H as too-old, and
+ *   garbage collection removes a deletion marker that is a key's newest version only when it is
+ *   at or below H: every replica then decides every conflict identically, whatever its local
+ *   collection progress;
+ * - the read watermark W = max(H, min(oldest open read view, lastCommitTs)), local to this
+ *   replica. Versions hidden below W by a newer one are removed. Open views at or above H hold W
+ *   back; a view older than H (held longer than historyMs) no longer does, and its reads fail with
+ *   ReadBelowWatermarkError once collection passes it. Reads never return a silently wrong result.
+ */
+import { assert } from '../base/assert.js';
+import { RaftqError, RetryableError } from '../base/errors.js';
+import { raftqLimits } from '../base/limits.js';
+import { readRange, type Engine, type EngineEntry, type EngineIterator, type EngineWrite } from './engine.js';
+import { bytesEqual, compareBytes, isWellFormedKey, keySuccessor } from './key-codec.js';
+import { appliedRowKey, formatRowKey, stateFormatVersion } from './system-keys.js';
+import type { KeyRange, KeyValue, ReadView } from './txn.js';
+import { initialGcKeyState, planVersionGc, type GcKeyState } from './version-gc.js';
+import {
+  commitTsOf,
+  decodeVersionValue,
+  encodeVersionKey,
+  encodeVersionValue,
+  logicalKeyOf,
+  physicalBounds,
+  userSpaceStart,
+  versionsEnd,
+  versionsStart,
+} from './version-key.js';
+
+/** A read at a timestamp whose versions garbage collection may already have removed. */
+export class ReadBelowWatermarkError extends RetryableError {
+  readonly code = 'ReadBelowWatermark';
+  constructor(
+    readonly readTs: number,
+    readonly watermarkTs: number,
+  ) {
+    super(`Cannot read at ts ${readTs}: versions below ${watermarkTs} may have been garbage collected; read again at a newer view`);
+  }
+}
+
+/** The engine holds state of a layout this code does not know. */
+export class StateFormatError extends RaftqError {
+  readonly code = 'StateFormat';
+  constructor(readonly formatVersion: number) {
+    super(`The state engine has format version ${formatVersion}; this build reads version ${stateFormatVersion}`);
+  }
+}
+
+export interface VersionWrite {
+  readonly key: Uint8Array;
+  readonly commitTs: number;
+  /** undefined writes a deletion marker. */
+  readonly value: Uint8Array | undefined;
+}
+
+/** Everything one apply step changes, written as one engine batch. */
+export interface AppliedBatch {
+  readonly versions: readonly VersionWrite[];
+  /** Writes to system rows (keys from system-keys.ts) other than the applied row. */
+  readonly systemWrites: readonly EngineWrite[];
+  readonly appliedIndex: number;
+  readonly lastCommitTs: number;
+}
+
+export interface MvccStoreOptions {
+  /** Commit-time history kept, in ms (default raftqLimits.mvccHistoryMs); must be equal on every replica. */
+  readonly historyMs?: number;
+}
+
+export interface GcStepReport {
+  readonly rowsExamined: number;
+  readonly liveVersions: number;
+  readonly deadVersions: number;
+  readonly deletionMarkersRemoved: number;
+  readonly watermarkTs: number;
+  readonly horizonTs: number;
+  /** True when this step reached the end of the keyspace; the next step starts a new pass. */
+  readonly isPassComplete: boolean;
+}
+
+export interface ScanOptions {
+  readonly limit: number;
+  readonly reverse?: boolean;
+}
+
+export class MvccStore {
+  private appliedIndexValue: number;
+  private lastCommitTsValue: number;
+  private readFloorTsValue = 0;
+  private readonly historyUs: number;
+  /** Open read views: ts → count. */
+  private readonly openViews = new Map<number, number>();
+  private lockTail: Promise<unknown> = Promise.resolve();
+  private gcResumeAt: Uint8Array = userSpaceStart;
+  private gcKeyState: GcKeyState = initialGcKeyState;
+
+  private constructor(
+    readonly engine: Engine,
+    applied: { appliedIndex: number; lastCommitTs: number },
+    historyMs: number,
+  ) {
+    this.appliedIndexValue = applied.appliedIndex;
+    this.lastCommitTsValue = applied.lastCommitTs;
+    this.historyUs = historyMs * 1000;
+  }
+
+  static async open(engine: Engine, options: MvccStoreOptions = {}): Promise<MvccStore> {
+    const historyMs = options.historyMs ?? raftqLimits.mvccHistoryMs.value;
+    assert(Number.isSafeInteger(historyMs) && historyMs >= 0, `historyMs must be a non-negative integer, got ${historyMs}`);
+    const format = await engine.get(formatRowKey);
+    if (format === undefined) {
+      await engine.write([{ kind: 'put', key: formatRowKey, value: Uint8Array.of(stateFormatVersion) }], { sync: true });
+    } else if (format[0] !== stateFormatVersion) {
+      throw new StateFormatError(format[0] ?? -1);
+    }
+    const appliedRow = await engine.get(appliedRowKey);
+    return new MvccStore(engine, appliedRow === undefined ? { appliedIndex: 0, lastCommitTs: 0 } : decodeAppliedRow(appliedRow), historyMs);
+  }
+
+  /** The Raft index of the last applied entry (0 before any). */
+  get appliedIndex(): number {
+    return this.appliedIndexValue;
+  }
+
+  /** The commit timestamp of the last committed txn: every read at it is stable. */
+  get lastCommitTs(): number {
+    return this.lastCommitTsValue;
+  }
+
+  /** The replicated horizon H: transactions with an older startTs are too-old. */
+  get horizonTs(): number {
+    return horizonFor(this.lastCommitTsValue, this.historyUs);
+  }
+
+  /** The horizon after the store has committed up to `lastCommitTs` (for the apply step, mid-batch). */
+  horizonAt(lastCommitTs: number): number {
+    return horizonFor(lastCommitTs, this.historyUs);
+  }
+
+  /** Reads below this timestamp fail: garbage collection may have removed what they need. */
+  get readFloorTs(): number {
+    return this.readFloorTsValue;
+  }
+
+  /** A registered view at the last applied commit timestamp; release() it when done. */
+  readView(): ReadView {
+    return new MvccReadView(this, this.lastCommitTsValue);
+  }
+
+  async getAt(key: Uint8Array, ts: number): Promise<Uint8Array | undefined> {
+    this.checkReadable(ts);
+    const iterator = this.engine.iterator({ gte: encodeVersionKey(key, ts), lt: versionsEnd(key) });
+    let value: Uint8Array | undefined;
+    try {
+      const [newest] = await iterator.next(1);
+      value = newest === undefined ? undefined : decodeVersionValue(newest.value);
+    } finally {
+      await iterator.close();
+    }
+    this.checkReadable(ts);
+    return value;
+  }
+
+  /** Up to `limit` live keys of [gte, lt) as of `ts`, in key order (descending with `reverse`). */
+  async scanAt(range: KeyRange, ts: number, options: ScanOptions): Promise<KeyValue[]> {
+    this.checkReadable(ts);
+    assert(Number.isSafeInteger(options.limit) && options.limit > 0, `scan limit must be a positive integer, got ${options.limit}`);
+    const isReverse = options.reverse ?? false;
+    const iterator = this.engine.iterator({ ...physicalBounds(range), reverse: isReverse });
+    let rows: KeyValue[];
+    try {
+      rows = isReverse ? await scanReverse(iterator, range, ts, options.limit) : await scanForward(iterator, range, ts, options.limit);
+    } finally {
+      await iterator.close();
+    }
+    this.checkReadable(ts);
+    return rows;
+  }
+
+  /** The commit timestamp of the newest version (value or deletion marker) of `key`, if any. */
+  async latestCommitTs(key: Uint8Array): Promise<number | undefined> {
+    const [newest] = await readRange(this.engine, { gte: versionsStart(key), lt: versionsEnd(key) }, 1);
+    return newest === undefined ? undefined : commitTsOf(newest.key);
+  }
+
+  /** latestCommitTs of many keys through one iterator (for validating a batch of txns). */
+  async latestCommitTsOfKeys(keys: readonly Uint8Array[]): Promise<Array<number | undefined>> {
+    const results: Array<number | undefined> = new Array<number | undefined>(keys.length).fill(undefined);
+    if (keys.length === 0) return results;
+    const order = keys.map((_, i) => i).sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
+    const iterator = this.engine.iterator({ gte: userSpaceStart });
+    try {
+      for (const i of order) {
+        const key = keys[i] as Uint8Array;
+        iterator.seek(versionsStart(key));
+        const [newest] = await iterator.next(1);
+        if (newest !== undefined && newest.key.length === key.length + 9 && bytesEqual(logicalKeyOf(newest.key), key)) {
+          results[i] = commitTsOf(newest.key);
+        }
+      }
+    } finally {
+      await iterator.close();
+    }
+    return results;
+  }
+
+  async getSystemRow(key: Uint8Array): Promise<Uint8Array | undefined> {
+    assert(key[0] === 0x00, 'system rows start with 0x00');
+    return this.engine.get(key);
+  }
+
+  async scanSystemRows(range: KeyRange, limit: number): Promise<EngineEntry[]> {
+    assert(range.gte[0] === 0x00 && compareBytes(range.lt, userSpaceStart) <= 0, 'a system scan stays below user space');
+    return readRange(this.engine, { gte: range.gte, lt: range.lt }, limit);
+  }
+
+  /**
+   * Runs one apply step exclusively (no other apply or collection step interleaves): `build`
+   * reads what it needs and returns the batch, which is written as one engine batch with the
+   * applied row. The in-memory applied index and lastCommitTs move only once the write is done.
+   */
+  async applyExclusive<T>(build: () => Promise<{ batch: AppliedBatch; result: T }>, options: { readonly sync: boolean }): Promise<T> {
+    return this.exclusive(async () => {
+      const { batch, result } = await build();
+      const writes = this.engineWritesOf(batch);
+      await this.engine.write(writes, { sync: options.sync });
+      this.appliedIndexValue = batch.appliedIndex;
+      this.lastCommitTsValue = batch.lastCommitTs;
+      return result;
+    });
+  }
+
+  /** One bounded step of garbage collection (see version-gc.ts for what goes). */
+  async collectGarbage(options: { readonly rowsMax?: number } = {}): Promise<GcStepReport> {
+    const rowsMax = options.rowsMax ?? raftqLimits.gcRowsPerStepMax.value;
+    assert(Number.isSafeInteger(rowsMax) && rowsMax > 0, `rowsMax must be a positive integer, got ${rowsMax}`);
+    return this.exclusive(async () => {
+      const horizonTs = this.horizonTs;
+      const watermarkTs = Math.max(this.readFloorTsValue, horizonTs, Math.min(this.oldestViewTs() ?? this.lastCommitTsValue, this.lastCommitTsValue));
+      // Raise the floor before removing anything, so a read racing with the removal fails instead of seeing a partial state.
+      this.readFloorTsValue = watermarkTs;
+      const rows = await readRange(this.engine, { gte: this.gcResumeAt }, rowsMax);
+      const plan = planVersionGc(rows, this.gcKeyState, watermarkTs, horizonTs);
+      if (plan.removals.length > 0) {
+        await this.engine.write(
+          plan.removals.map((key) => ({ kind: 'delete', key })),
+          { sync: false },
+        );
+      }
+      const isPassComplete = rows.length < rowsMax;
+      const last = rows[rows.length - 1];
+      if (isPassComplete || last === undefined) {
+        this.gcResumeAt = userSpaceStart;
+        this.gcKeyState = initialGcKeyState;
+      } else {
+        this.gcResumeAt = keySuccessor(last.key);
+        this.gcKeyState = plan.state;
+      }
+      return {
+        rowsExamined: rows.length,
+        liveVersions: plan.liveVersions,
+        deadVersions: plan.deadVersions,
+        deletionMarkersRemoved: plan.deletionMarkersRemoved,
+        watermarkTs,
+        horizonTs,
+        isPassComplete,
+      };
+    });
+  }
+
+  /** Makes every applied batch durable (before the Raft log is compacted past it). */
+  async flush(): Promise<void> {
+    await this.engine.flush();
+  }
+
+  /** Called by MvccReadView only. */
+  registerView(ts: number): void {
+    this.openViews.set(ts, (this.openViews.get(ts) ?? 0) + 1);
+  }
+
+  /** Called by MvccReadView only. */
+  unregisterView(ts: number): void {
+    const count = this.openViews.get(ts);
+    assert(count !== undefined && count > 0, `no open view at ts ${ts}`);
+    if (count === 1) this.openViews.delete(ts);
+    else this.openViews.set(ts, count - 1);
+  }
+
+  get openViewCount(): number {
+    let total = 0;
+    for (const count of this.openViews.values()) total += count;
+    return total;
+  }
+
+  private oldestViewTs(): number | undefined {
+    let oldest: number | undefined;
+    for (const ts of this.openViews.keys()) if (oldest === undefined || ts < oldest) oldest = ts;
+    return oldest;
+  }
+
+  private checkReadable(ts: number): void {
+    assert(Number.isSafeInteger(ts) && ts >= 0, `read ts must be a non-negative safe integer, got ${ts}`);
+    if (ts < this.readFloorTsValue) throw new ReadBelowWatermarkError(ts, this.readFloorTsValue);
+  }
+
+  private engineWritesOf(batch: AppliedBatch): EngineWrite[] {
+    assert(batch.appliedIndex > this.appliedIndexValue, `applied index must grow: ${batch.appliedIndex} after ${this.appliedIndexValue}`);
+    assert(batch.lastCommitTs >= this.lastCommitTsValue, `lastCommitTs must not go back: ${batch.lastCommitTs} after ${this.lastCommitTsValue}`);
+    const writes: EngineWrite[] = [];
+    for (const version of batch.versions) {
+      assert(version.key.length > 0 && isWellFormedKey(version.key), 'a version key must be a non-empty encoded tuple');
+      assert(version.commitTs > this.lastCommitTsValue && version.commitTs <= batch.lastCommitTs, `version commitTs ${version.commitTs} outside (${this.lastCommitTsValue}, ${batch.lastCommitTs}]`);
+      writes.push({ kind: 'put', key: encodeVersionKey(version.key, version.commitTs), value: encodeVersionValue(version.value) });
+    }
+    for (const write of batch.systemWrites) {
+      assert(write.key[0] === 0x00 && !bytesEqual(write.key, appliedRowKey) && !bytesEqual(write.key, formatRowKey), 'system writes go to system rows other than format and applied');
+      writes.push(write);
+    }
+    writes.push({ kind: 'put', key: appliedRowKey, value: encodeAppliedRow(batch.appliedIndex, batch.lastCommitTs) });
+    return writes;
+  }
+
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.lockTail.then(work);
+    this.lockTail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+function horizonFor(lastCommitTs: number, historyUs: number): number {
+  return Math.max(0, lastCommitTs - historyUs);
+}
+
+function encodeAppliedRow(appliedIndex: number, lastCommitTs: number): Uint8Array {
+  const row = new Uint8Array(16);
+  const view = new DataView(row.buffer);
+  view.setBigUint64(0, BigInt(appliedIndex));
+  view.setBigUint64(8, BigInt(lastCommitTs));
+  return row;
+}
+
+function decodeAppliedRow(row: Uint8Array): { appliedIndex: number; lastCommitTs: number } {
+  assert(row.length === 16, 'the applied row is 16 bytes');
+  const view = new DataView(row.buffer, row.byteOffset, row.byteLength);
+  return { appliedIndex: Number(view.getBigUint64(0)), lastCommitTs: Number(view.getBigUint64(8)) };
+}
+
+async function scanForward(iterator: EngineIterator, range: KeyRange, ts: number, limit: number): Promise<KeyValue[]> {
+  const rows: KeyValue[] = [];
+  let currentKey: Uint8Array | undefined;
+  let isCurrentResolved = false;
+  let pageEntries = Math.min(limit + 8, 256);
+  for (;;) {
+    const page = await iterator.next(pageEntries);
+    if (page.length === 0) return rows;
+    pageEntries = Math.min(pageEntries * 2, 4096);
+    for (const entry of page) {
+      const key = logicalKeyOf(entry.key);
+      if (currentKey === undefined || !bytesEqual(key, currentKey)) {
+        if (compareBytes(key, range.lt) >= 0) return rows;
+        currentKey = key;
+        isCurrentResolved = false;
+      }
+      // Versions of one key come newest first: the first at or below ts is the visible one.
+      if (isCurrentResolved || commitTsOf(entry.key) > ts) continue;
+      isCurrentResolved = true;
+      if (compareBytes(key, range.gte) < 0) continue;
+      const value = decodeVersionValue(entry.value);
+      if (value === undefined) continue;
+      rows.push({ key, value });
+      if (rows.length >= limit) return rows;
+    }
+  }
+}
+
+async function scanReverse(iterator: EngineIterator, range: KeyRange, ts: number, limit: number): Promise<KeyValue[]> {
+  const rows: KeyValue[] = [];
+  let currentKey: Uint8Array | undefined;
+  let visible: EngineEntry | undefined;
+  let pageEntries = Math.min(limit + 8, 256);
+  // Versions of one key come oldest first: the visible one is the last at or below ts.
+  const emit = (): boolean => {
+    if (currentKey === undefined || visible === undefined) return true;
+    if (compareBytes(currentKey, range.lt) >= 0) return true;
+    const value = decodeVersionValue(visible.value);
+    if (value !== undefined) rows.push({ key: currentKey, value });
+    return rows.length < limit;
+  };
+  for (;;) {
+    const page = await iterator.next(pageEntries);
+    if (page.length === 0) {
+      emit();
+      return rows;
+    }
+    pageEntries = Math.min(pageEntries * 2, 4096);
+    for (const entry of page) {
+      const key = logicalKeyOf(entry.key);
+      if (currentKey === undefined || !bytesEqual(key, currentKey)) {
+        if (!emit()) return rows;
+        if (compareBytes(key, range.gte) < 0) return rows;
+        currentKey = key;
+        visible = undefined;
+      }
+      if (commitTsOf(entry.key) <= ts) visible = entry;
+    }
+  }
+}
+
+class MvccReadView implements ReadView {
+  private isReleased = false;
+
+  constructor(
+    private readonly store: MvccStore,
+    readonly ts: number,
+  ) {
+    store.registerView(ts);
+  }
+
+  get(key: Uint8Array): Promise<Uint8Array | undefined> {
+    assert(!this.isReleased, 'read from a released view');
+    return this.store.getAt(key, this.ts);
+  }
+
+  scan(range: KeyRange, options: { limit: number; reverse?: boolean }): Promise<KeyValue[]> {
+    assert(!this.isReleased, 'scan of a released view');
+    return this.store.scanAt(range, this.ts, options);
+  }
+
+  /** Idempotent: releasing twice (e.g. in nested finally blocks) is harmless. */
+  release(): void {
+    if (this.isReleased) return;
+    this.isReleased = true;
+    this.store.unregisterView(this.ts);
+  }
+}

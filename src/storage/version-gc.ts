@@ -1,0 +1,74 @@
+/**
+ * Which versions garbage collection may remove: a pure decision over physical rows in key order,
+ * so it can be tested against a model and carried across bounded steps.
+ *
+ * For one logical key with versions newest first, given the read watermark W and the replicated
+ * horizon H (H ≤ W, see mvcc-store.ts):
+ * - versions newer than W stay: an open read view may still need any of them;
+ * - the newest version at or below W (the "base") stays, because reads at W and above see it —
+ *   unless it is a deletion marker and either a newer version exists (a read then sees the
+ *   newer version or, below it, "absent" either way) or the marker is at or below H (no
+ *   transaction that can still commit has a startTs below it, so removing it cannot hide a
+ *   conflict: OCC stays exact and identical on every replica);
+ * - every version older than the base goes: no read at W or above can reach it.
+ */
+import type { EngineEntry } from './engine.js';
+import { bytesEqual } from './key-codec.js';
+import { commitTsOf, isDeletionMarker, logicalKeyOf } from './version-key.js';
+
+/** Where a collection pass is inside the current logical key, carried from one step to the next. */
+export interface GcKeyState {
+  readonly key: Uint8Array | undefined;
+  readonly hasNewerThanWatermark: boolean;
+  readonly hasBase: boolean;
+}
+
+export const initialGcKeyState: GcKeyState = { key: undefined, hasNewerThanWatermark: false, hasBase: false };
+
+export interface GcPlan {
+  /** Physical keys to delete. */
+  readonly removals: Uint8Array[];
+  readonly liveVersions: number;
+  readonly deadVersions: number;
+  /** Deletion markers among the removals. */
+  readonly deletionMarkersRemoved: number;
+  readonly state: GcKeyState;
+}
+
+export function planVersionGc(rows: readonly EngineEntry[], start: GcKeyState, watermarkTs: number, horizonTs: number): GcPlan {
+  const removals: Uint8Array[] = [];
+  let liveVersions = 0;
+  let deletionMarkersRemoved = 0;
+  let { key, hasNewerThanWatermark, hasBase } = start;
+  for (const row of rows) {
+    const rowKey = logicalKeyOf(row.key);
+    if (key === undefined || !bytesEqual(rowKey, key)) {
+      key = rowKey;
+      hasNewerThanWatermark = false;
+      hasBase = false;
+    }
+    const commitTs = commitTsOf(row.key);
+    if (commitTs > watermarkTs) {
+      hasNewerThanWatermark = true;
+      liveVersions++;
+      continue;
+    }
+    if (!hasBase) {
+      hasBase = true;
+      const isRemovableMarker = isDeletionMarker(row.value) && (hasNewerThanWatermark || commitTs <= horizonTs);
+      if (!isRemovableMarker) {
+        liveVersions++;
+        continue;
+      }
+    }
+    if (isDeletionMarker(row.value)) deletionMarkersRemoved++;
+    removals.push(row.key);
+  }
+  return {
+    removals,
+    liveVersions,
+    deadVersions: removals.length,
+    deletionMarkersRemoved,
+    state: { key: key === undefined ? undefined : key.slice(), hasNewerThanWatermark, hasBase },
+  };
+}
