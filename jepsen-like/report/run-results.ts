@@ -1,9 +1,9 @@
 /** What a checker says: valid, invalid, or unknown (it could not decide in its budget). */
 export type Validity = boolean | 'unknown';
 
+/** A checker's result: its verdict and whatever it found, serialized as is into results.json. */
 export interface CheckerReport {
   readonly valid: Validity;
-  readonly [field: string]: unknown;
 }
 
 export interface WorkloadReport {

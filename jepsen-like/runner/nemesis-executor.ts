@@ -1,0 +1,188 @@
+import { SeededPrng } from '../../src/base/prng.js';
+import { describeFault, type NemesisFamily, type ScheduledFault } from '../nemesis/fault-spec.js';
+import { damageLogTail } from '../nemesis/log-tail-damage.js';
+import type { NemesisLog } from '../nemesis/nemesis-event.js';
+import { partitionFor, pick, shuffled } from '../nemesis/partition-shapes.js';
+import type { LinkMode } from '../proxy/link-mode.js';
+import type { TestCluster } from './test-cluster.js';
+
+/** What a started fault changed, so that its heal undoes exactly that. */
+interface ActiveFault {
+  readonly fault: ScheduledFault;
+  killed: string[];
+  paused: string[];
+  clockNode: string | undefined;
+  isNetworkChanged: boolean;
+}
+
+export interface SkippedFamily {
+  readonly family: NemesisFamily;
+  readonly reason: string;
+}
+
+/**
+ * Applies scheduled faults to a TestCluster and heals them, logging each step to nemesis.jsonl.
+ * A family the cluster cannot support (no clock-offset call, no membership call, no log-tail
+ * repair) is skipped with its reason, never faked.
+ */
+export class NemesisExecutor {
+  readonly skipped: SkippedFamily[] = [];
+  readonly errors: string[] = [];
+  private readonly active = new Map<number, ActiveFault>();
+  private injected = 0;
+  private readonly injectedByFamily: Record<string, number> = {};
+
+  constructor(
+    private readonly cluster: TestCluster,
+    private readonly log: NemesisLog,
+    private readonly nowMs: () => number,
+    private readonly say: (line: string) => void,
+    private readonly options: { readonly families: readonly NemesisFamily[]; readonly isCorruptForced: boolean },
+  ) {}
+
+  get faultsInjected(): number {
+    return this.injected;
+  }
+
+  get byFamily(): Record<string, number> {
+    return { ...this.injectedByFamily };
+  }
+
+  /** Asks the running cluster which of the requested families it supports. */
+  async probe(): Promise<void> {
+    const first = this.cluster.ids[0];
+    if (first === undefined) return;
+    if (this.options.families.includes('clock')) {
+      const answer = await this.cluster.admin(first).setClockOffset(0);
+      if (!answer.isAccepted) this.skip('clock', `the node's admin port refused POST /debug/clock-offset (status ${answer.status ?? 'none'}: ${answer.reason})`);
+    }
+    if (this.options.families.includes('membership')) {
+      this.skip('membership', 'the harness has no membership-change call to drive yet (it needs an admin HTTP call to remove and re-add a member while the node runs)');
+    }
+    if (this.options.families.includes('corrupt') && !this.options.isCorruptForced) {
+      const status = await this.cluster.admin(first).status();
+      if (!(status?.capabilities ?? []).includes('log-tail-repair')) {
+        this.skip('corrupt', 'the node does not report the log-tail-repair capability in /status (detecting a damaged Raft log tail and repairing it from peers); --force-corrupt runs it anyway');
+      }
+    }
+  }
+
+  isSkipped(family: NemesisFamily): boolean {
+    return this.skipped.some((s) => s.family === family);
+  }
+
+  async start(fault: ScheduledFault): Promise<void> {
+    const family = fault.fault.family;
+    if (this.isSkipped(family)) {
+      this.log.append({ timeMs: this.nowMs(), faultId: fault.id, phase: 'skipped', family, description: describeFault(fault.fault) });
+      return;
+    }
+    const prng = new SeededPrng(fault.seed);
+    const active: ActiveFault = { fault, killed: [], paused: [], clockNode: undefined, isNetworkChanged: false };
+    this.active.set(fault.id, active);
+    try {
+      const details = await this.apply(active, prng);
+      this.injected++;
+      this.injectedByFamily[family] = (this.injectedByFamily[family] ?? 0) + 1;
+      this.log.append({ timeMs: this.nowMs(), faultId: fault.id, phase: 'start', family, description: describeFault(fault.fault), details });
+      this.say(`fault #${fault.id} ${describeFault(fault.fault)} ${JSON.stringify(details)}`);
+    } catch (err) {
+      this.recordError(fault, 'start', err);
+    }
+  }
+
+  async heal(fault: ScheduledFault): Promise<void> {
+    const active = this.active.get(fault.id);
+    if (active === undefined) return;
+    this.active.delete(fault.id);
+    try {
+      await this.undo(active);
+      this.log.append({ timeMs: this.nowMs(), faultId: fault.id, phase: 'heal', family: fault.fault.family, description: describeFault(fault.fault) });
+      this.say(`heal  #${fault.id} ${describeFault(fault.fault)}`);
+    } catch (err) {
+      this.recordError(fault, 'heal', err);
+    }
+  }
+
+  /** Heals every fault still active, then makes sure every node runs, unpaused, with a clean network. */
+  async healAll(): Promise<void> {
+    for (const active of [...this.active.values()]) await this.heal(active.fault);
+    this.cluster.healNetwork();
+    for (const node of this.cluster.nodes) {
+      node.resume();
+      node.start();
+    }
+  }
+
+  private async apply(active: ActiveFault, prng: SeededPrng): Promise<Record<string, unknown>> {
+    const spec = active.fault.fault;
+    const ids = this.cluster.ids;
+    const leader = await this.cluster.leader();
+    const target = async (kind: 'one' | 'leader'): Promise<string> => (kind === 'leader' && leader !== undefined ? leader : pick(ids, prng));
+    switch (spec.family) {
+      case 'kill': {
+        const victims = spec.target === 'majority' ? shuffled(ids, prng).slice(0, Math.floor(ids.length / 2) + 1) : [await target(spec.target)];
+        for (const id of victims) await this.cluster.node(id).kill9();
+        active.killed = victims;
+        return { nodes: victims, leaderBefore: leader ?? null };
+      }
+      case 'pause': {
+        const id = await target(spec.target);
+        this.cluster.node(id).pause();
+        active.paused = [id];
+        return { nodes: [id], leaderBefore: leader ?? null };
+      }
+      case 'partition': {
+        const partition = partitionFor(spec.shape, ids, leader, prng);
+        const mode: LinkMode = prng.intBelow(4) === 0 ? { kind: 'reset' } : { kind: 'blackhole' };
+        for (const cut of partition.cuts) this.cluster.setNodeLink(cut.from, cut.to, mode);
+        active.isNetworkChanged = true;
+        return { partition: partition.description, mode: mode.kind, cuts: partition.cuts.map((c) => `${c.from}->${c.to}`), leaderBefore: leader ?? null };
+      }
+      case 'clock': {
+        const id = await target(spec.target);
+        const answer = await this.cluster.admin(id).setClockOffset(spec.offsetMs);
+        if (!answer.isAccepted) throw new Error(`clock offset refused by ${id}: ${answer.status ?? ''} ${answer.reason}`);
+        active.clockNode = id;
+        return { nodes: [id], offsetMs: spec.offsetMs };
+      }
+      case 'latency':
+        this.cluster.setAllNodeLinks({ kind: 'latency', delayMs: spec.delayMs });
+        active.isNetworkChanged = true;
+        return { delayMs: spec.delayMs };
+      case 'corrupt': {
+        const followers = ids.filter((id) => id !== leader);
+        const id = pick(followers.length > 0 ? followers : ids, prng);
+        const node = this.cluster.node(id);
+        await node.kill9();
+        const damage = damageLogTail(node.spec.dataDir, spec.how, spec.bytes, prng);
+        node.start();
+        return { nodes: [id], damage: damage ?? 'no log file to damage' };
+      }
+      case 'membership':
+        throw new Error('membership changes are not supported by the harness yet');
+    }
+  }
+
+  private async undo(active: ActiveFault): Promise<void> {
+    for (const id of active.killed) this.cluster.node(id).start();
+    for (const id of active.paused) this.cluster.node(id).resume();
+    if (active.isNetworkChanged) this.cluster.healNetwork();
+    if (active.clockNode !== undefined) {
+      const answer = await this.cluster.admin(active.clockNode).setClockOffset(0);
+      if (!answer.isAccepted) throw new Error(`clock offset reset refused by ${active.clockNode}: ${answer.reason}`);
+    }
+  }
+
+  private skip(family: NemesisFamily, reason: string): void {
+    this.skipped.push({ family, reason });
+    this.say(`skipped: ${family}: ${reason}`);
+  }
+
+  private recordError(fault: ScheduledFault, phase: 'start' | 'heal', err: unknown): void {
+    const message = `fault #${fault.id} ${describeFault(fault.fault)} ${phase} failed: ${String((err as Error).message ?? err)}`;
+    this.errors.push(message);
+    this.log.append({ timeMs: this.nowMs(), faultId: fault.id, phase: 'error', family: fault.fault.family, description: message });
+    this.say(message);
+  }
+}

@@ -1,0 +1,62 @@
+/** What the runner reads from a node's GET /status (DESIGN.md §6); other fields are ignored. */
+export interface NodeStatus {
+  readonly id: string;
+  readonly role: string;
+  readonly term: number;
+  readonly leader: string | null;
+  readonly commitIndex: number;
+  readonly appliedIndex: number;
+  readonly stateDigest?: string;
+  readonly capabilities?: readonly string[];
+}
+
+/**
+ * The runner's view of a node's admin port, reached directly (not through a proxy: the harness's
+ * own control traffic must not be cut by its own partitions). Every call is bounded.
+ */
+export class NodeAdmin {
+  constructor(
+    readonly node: string,
+    readonly baseUrl: string,
+    private readonly requestTimeoutMs: number,
+  ) {}
+
+  async status(): Promise<NodeStatus | undefined> {
+    try {
+      const res = await fetch(`${this.baseUrl}/status`, { signal: AbortSignal.timeout(this.requestTimeoutMs) });
+      if (!res.ok) return undefined;
+      return (await res.json()) as NodeStatus;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async isReady(): Promise<boolean> {
+    try {
+      const res = await fetch(`${this.baseUrl}/ready`, { signal: AbortSignal.timeout(this.requestTimeoutMs) });
+      await res.arrayBuffer();
+      return res.status === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Shifts the node's cluster clock (debug endpoint; the node must run with --debug-endpoints).
+   * Returns whether the node accepted it; 404 means the node has no such call.
+   */
+  async setClockOffset(offsetMs: number): Promise<{ isAccepted: boolean; status: number | undefined; reason: string }> {
+    try {
+      const res = await fetch(`${this.baseUrl}/debug/clock-offset`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ offsetMs }),
+        signal: AbortSignal.timeout(this.requestTimeoutMs),
+      });
+      const text = await res.text();
+      return { isAccepted: res.ok, status: res.status, reason: text.slice(0, 200) };
+    } catch (err) {
+      return { isAccepted: false, status: undefined, reason: String((err as Error).message ?? err) };
+    }
+  }
+}

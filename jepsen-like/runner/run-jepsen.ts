@@ -1,0 +1,218 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SeededPrng } from '../../src/base/prng.js';
+import { HistoryFileWriter } from '../history/history-file.js';
+import { HistoryRecorder } from '../history/history-recorder.js';
+import { pairOperations } from '../history/operation-pairs.js';
+import { generateSchedule } from '../nemesis/nemesis-schedule.js';
+import { NemesisLog, faultWindows, largestClockSpreadMs } from '../nemesis/nemesis-event.js';
+import { renderReportHtml } from '../report/report-html.js';
+import { combineValidity, type RunResults, type WorkloadReport } from '../report/run-results.js';
+import { MetadataWorkload } from '../workloads/metadata-workload.js';
+import { QueueWorkload } from '../workloads/queue-workload.js';
+import { SqsEndpoint } from '../workloads/sqs-endpoint.js';
+import type { Workload, WorkloadContext } from '../workloads/workload.js';
+import { NemesisExecutor } from './nemesis-executor.js';
+import type { RunOptions, WorkloadName } from './run-options.js';
+import { TestCluster } from './test-cluster.js';
+
+export interface RunOutcome {
+  readonly dir: string;
+  readonly results: RunResults;
+  /** The one-line verdict the runner prints last. */
+  readonly verdictLine: string;
+}
+
+export class ClusterCliMissingError extends Error {
+  override readonly name = 'ClusterCliMissingError';
+  constructor(readonly cliPath: string) {
+    super(`skipped: the cluster CLI is not built (${cliPath} does not exist; run npm run build)`);
+  }
+}
+
+const progressIntervalMs = 5_000;
+const nodeStopGraceMs = 5_000;
+
+/**
+ * One run: start a cluster behind proxies, run the workloads while the nemesis follows its
+ * seeded schedule, heal, wait for the cluster, drain, check, and write the store:
+ * history.jsonl, nemesis.jsonl, logs/<node>.log, results.json, report.html.
+ */
+export async function runJepsen(options: RunOptions, say: (line: string) => void): Promise<RunOutcome> {
+  const cliPath = resolve(options.cliPath);
+  if (!existsSync(cliPath)) throw new ClusterCliMissingError(cliPath);
+  const startedAt = new Date();
+  const name = options.name ?? `${startedAt.toISOString().replace(/[:.]/g, '-')}-seed${options.seed}`;
+  const dir = resolve(options.storeDir, name);
+  mkdirSync(dir, { recursive: true });
+  const runStartMs = performance.now();
+  const nowMs = (): number => performance.now() - runStartMs;
+  const log = (line: string): void => say(`[${(nowMs() / 1000).toFixed(1).padStart(6)}s] ${line}`);
+  log(`run ${name}: seed ${options.seed}, ${options.nodes} nodes, ${options.timeSeconds} s, nemesis ${options.nemesis.join(',')}, workloads ${options.workloads.join(',')}`);
+  log(`store ${dir}`);
+
+  const historyFile = new HistoryFileWriter(join(dir, 'history.jsonl'));
+  const recorder = new HistoryRecorder(nowMs, historyFile);
+  const nemesisLog = new NemesisLog(join(dir, 'nemesis.jsonl'));
+  const runErrors: string[] = [];
+  const cluster = await TestCluster.create({
+    nodeCount: options.nodes,
+    runDir: dir,
+    cliPath,
+    extraNodeArgs: ['--debug-endpoints', '--log-level', 'info'],
+    adminTimeoutMs: 2_000,
+  });
+  const endpoints = cluster.ids.map((id) => new SqsEndpoint(id, cluster.clientUrl(id), options.requestTimeoutMs));
+  const executor = new NemesisExecutor(cluster, nemesisLog, nowMs, log, { families: options.nemesis, isCorruptForced: options.isCorruptForced });
+  const workloads = options.workloads.map((w) => makeWorkload(w, options));
+  let workloadReports: Record<string, WorkloadReport> = {};
+  try {
+    cluster.startAll();
+    const ready = await cluster.waitUntilReady(options.recoverySecondsMax * 1000);
+    if (!ready.isReady) throw new Error(`the cluster did not become ready: ${ready.notReady.join(',')} not ready after ${options.recoverySecondsMax} s (see ${join(dir, 'logs')})`);
+    log(`cluster ready, leader ${(await cluster.leader()) ?? 'unknown'}`);
+    for (const w of workloads) await w.setup(endpoints);
+    await executor.probe();
+
+    const stop = stopSignal();
+    const ctx: WorkloadContext = { recorder, endpoints, prng: new SeededPrng(options.seed ^ 0x5eed), isRunning: stop.isRunning, pause: stop.pause, nowMs };
+    const phaseStartMs = nowMs();
+    const schedule = generateSchedule({
+      seed: options.seed,
+      families: options.nemesis,
+      runMs: options.timeSeconds * 1000,
+      warmupMs: options.warmupSeconds * 1000,
+      faultMsMin: options.faultSecondsMin * 1000,
+      faultMsMax: options.faultSecondsMax * 1000,
+      quietMsMin: options.quietSecondsMin * 1000,
+      quietMsMax: options.quietSecondsMax * 1000,
+      clockOffsetMsMax: options.clockOffsetMsMax,
+    });
+    log(`schedule: ${schedule.length} faults`);
+    const progress = setInterval(() => log(progressLine(recorder, cluster)), progressIntervalMs);
+    const running = Promise.all(workloads.map((w) => w.run(ctx)));
+    for (const fault of schedule) {
+      await stop.pause(phaseStartMs + fault.startMs - nowMs());
+      await executor.start(fault);
+      await stop.pause(phaseStartMs + fault.healMs - nowMs());
+      await executor.heal(fault);
+    }
+    await stop.pause(phaseStartMs + options.timeSeconds * 1000 - nowMs());
+    log('fault phase over: healing everything and stopping the clients');
+    await executor.healAll();
+    stop.stop();
+    await running;
+    const recovered = await cluster.waitUntilReady(options.recoverySecondsMax * 1000);
+    if (!recovered.isReady) runErrors.push(`after the heal, ${recovered.notReady.join(',')} did not become ready within ${options.recoverySecondsMax} s`);
+    log(recovered.isReady ? 'cluster ready again; draining' : `cluster not fully ready (${recovered.notReady.join(',')}); draining anyway`);
+    const drainCtx: WorkloadContext = { ...ctx, isRunning: () => true, pause: (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms))) };
+    const drainDeadlineMs = nowMs() + options.drainSecondsMax * 1000;
+    for (const w of workloads) {
+      const drained = await w.drain(drainCtx, drainDeadlineMs);
+      log(`drained ${w.name}: ${drained.received} messages${drained.isEmpty ? '' : ' (NOT EMPTY at the drain deadline)'}`);
+      if (!drained.isEmpty) runErrors.push(`the drain of ${w.name} did not see the queue stay empty before its deadline`);
+    }
+    clearInterval(progress);
+    const statuses = await cluster.statuses();
+    const digests = new Set([...statuses.values()].map((s) => `${s.appliedIndex}:${s.stateDigest ?? ''}`));
+    log(`final node states: ${[...statuses.values()].map((s) => `${s.id} ${s.role} term ${s.term} applied ${s.appliedIndex}`).join('; ')}`);
+    if (digests.size > 1) log('note: nodes report different applied indexes or digests (they may still be catching up)');
+    for (const node of cluster.nodes) runErrors.push(...node.unexpectedExits);
+    const pairs = pairOperations(recorder.history());
+    const clockAllowanceMs = options.clockAllowanceMsBase + largestClockSpreadMs(nemesisLog.all());
+    log(`checking ${pairs.length} operations (clock allowance ${clockAllowanceMs} ms)`);
+    workloadReports = Object.fromEntries(workloads.map((w) => [w.name, w.check(pairs, { clockAllowanceMs, nowMs: () => performance.now() })]));
+  } catch (err) {
+    runErrors.push(String((err as Error).stack ?? err));
+    log(`run error: ${String((err as Error).message ?? err)}`);
+  } finally {
+    await executor.healAll().catch((err: unknown) => runErrors.push(`final heal: ${String(err)}`));
+    for (const e of endpoints) e.destroy();
+    await cluster.shutdown(nodeStopGraceMs);
+    historyFile.close();
+    nemesisLog.close();
+  }
+
+  const endMs = nowMs();
+  const results: RunResults = {
+    valid: runErrors.length > 0 && Object.keys(workloadReports).length === 0 ? 'unknown' : combineValidity(Object.values(workloadReports).map((w) => w.valid)),
+    run: {
+      name,
+      seed: options.seed,
+      nodes: options.nodes,
+      timeSeconds: options.timeSeconds,
+      nemesis: options.nemesis,
+      workloads: options.workloads,
+      startedAt: startedAt.toISOString(),
+      durationMs: Math.round(endMs),
+    },
+    workloads: workloadReports,
+    nemesis: { faultsInjected: executor.faultsInjected, byFamily: executor.byFamily, skipped: executor.skipped, errors: executor.errors },
+    runErrors,
+  };
+  writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const pairs = pairOperations(recorder.history());
+  writeFileSync(join(dir, 'report.html'), renderReportHtml({ results, pairs, windows: faultWindows(nemesisLog.all()), endMs }));
+  return { dir, results, verdictLine: verdictLine(results, pairs.length, dir) };
+}
+
+function makeWorkload(name: WorkloadName, options: RunOptions): Workload {
+  const queueOptions = {
+    producers: options.producers,
+    consumers: options.consumers,
+    groups: options.fifoGroups,
+    sendsPerSecond: options.sendsPerSecond,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+    resendFraction: 0.05,
+  };
+  switch (name) {
+    case 'queue':
+      return new QueueWorkload({ ...queueOptions, name, queueName: 'jepsen-standard', isFifo: false });
+    case 'fifo':
+      return new QueueWorkload({ ...queueOptions, name, queueName: 'jepsen-fifo.fifo', isFifo: true });
+    case 'metadata':
+      return new MetadataWorkload({ clients: 3, queues: 3, opsPerSecond: options.metadataOpsPerSecond, searchStepsMax: 5_000_000, searchTimeMsMax: 60_000 });
+  }
+}
+
+function stopSignal(): { isRunning: () => boolean; pause: (ms: number) => Promise<void>; stop: () => void } {
+  let isRunning = true;
+  const waiters = new Set<() => void>();
+  return {
+    isRunning: () => isRunning,
+    pause: (ms) =>
+      new Promise<void>((resolveWait) => {
+        if (!isRunning || ms <= 0) return resolveWait();
+        const done = (): void => {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolveWait();
+        };
+        const timer = setTimeout(done, ms);
+        waiters.add(done);
+      }),
+    stop: () => {
+      isRunning = false;
+      for (const done of [...waiters]) done();
+    },
+  };
+}
+
+function progressLine(recorder: HistoryRecorder, cluster: TestCluster): string {
+  const counts = { ok: 0, fail: 0, info: 0 };
+  for (const op of recorder.history()) if (op.type !== 'invoke') counts[op.type]++;
+  const nodes = cluster.nodes.map((n) => `${n.id}:${!n.isRunning ? 'down' : n.isPaused ? 'paused' : 'up'}`).join(' ');
+  return `ops ok ${counts.ok} fail ${counts.fail} info ${counts.info} | ${nodes}`;
+}
+
+function verdictLine(results: RunResults, operations: number, dir: string): string {
+  const verdict = results.valid === true ? 'VALID' : results.valid === false ? 'INVALID' : 'UNKNOWN';
+  const parts = Object.entries(results.workloads).map(([name, w]) => {
+    const c = w.checkers as unknown as Record<string, Record<string, unknown>>;
+    const total = c['total-queue'];
+    const extra = total === undefined ? '' : ` lost ${String(total['lostCount'])} unexpected ${String(total['unexpectedCount'])} dup ${String(total['duplicatedCount'])}`;
+    return `${name}=${String(w.valid)}${extra}`;
+  });
+  const errors = results.runErrors.length > 0 ? ` run-errors ${results.runErrors.length}` : '';
+  return `jepsen ${verdict}: ${parts.join(', ')}; ${operations} ops, ${results.nemesis.faultsInjected} faults${errors} — ${join(dir, 'report.html')}`;
+}
