@@ -100,7 +100,7 @@ export class MessageClaimer {
     }
     const messages = state.claimed.map((record) => this.toReceived(queue, record));
     if (state.claimed.length > 0) {
-      this.noteClaimed(queue, state.claimed.length);
+      if (state.visibilityTimeoutMs > 0) this.noteClaimed(queue, state.claimed.length);
       if (attemptId !== undefined) {
         const row: AttemptRow = {
           expiresAtMs: nowMs + sqsLimits.receiveRequestAttemptWindowMs.value,
