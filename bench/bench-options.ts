@@ -1,0 +1,103 @@
+// Command-line options of `npm run bench`.
+import { fullMatrix, quickMatrix, type MatrixShape } from './cell-spec.js';
+import { systemCatalog } from './systems/system-catalog.js';
+
+export interface PhaseTiming {
+  readonly warmupMs: number;
+  readonly windowMs: number;
+  /** Messages a consume cell drains, at most; fewer for large messages (see prefillBytesMax). */
+  readonly prefillMessagesMax: number;
+  readonly prefillBytesMax: number;
+  /** Longest a prefill may take: a slow system consumes what it managed to store. */
+  readonly prefillMsMax: number;
+  /** Messages queued before a produce-consume cell, so its consumers do not start on an empty queue. */
+  readonly mixedPrefillMessages: number;
+}
+
+export interface BenchOptions {
+  readonly isQuick: boolean;
+  readonly systems: readonly string[];
+  readonly matrix: MatrixShape;
+  readonly timing: PhaseTiming;
+  readonly clientProcesses: number;
+  readonly resultsDir: string;
+  /** Rewrite the generated table in docs/BENCHMARKS.md from this run. */
+  readonly isWritingDocs: boolean;
+}
+
+export const quickTiming: PhaseTiming = {
+  warmupMs: 1_000,
+  windowMs: 4_000,
+  prefillMessagesMax: 20_000,
+  prefillBytesMax: 64 * 1_048_576,
+  prefillMsMax: 30_000,
+  mixedPrefillMessages: 2_000,
+};
+
+export const fullTiming: PhaseTiming = {
+  warmupMs: 2_000,
+  windowMs: 10_000,
+  prefillMessagesMax: 50_000,
+  prefillBytesMax: 256 * 1_048_576,
+  prefillMsMax: 90_000,
+  mixedPrefillMessages: 5_000,
+};
+
+export class BenchUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BenchUsageError';
+  }
+}
+
+export const benchUsage = `usage: npm run bench -- [--quick] [--systems a,b,...] [--client-processes N] [--results-dir DIR] [--write-docs]
+systems: ${systemCatalog.map((s) => s.id).join(', ')}`;
+
+function parseList(value: string, flag: string): number[] {
+  const numbers = value.split(',').map(Number);
+  if (numbers.some((n) => !Number.isInteger(n) || n <= 0)) throw new BenchUsageError(`${flag}: expected positive integers, got ${value}`);
+  return numbers;
+}
+
+export function parseBenchOptions(argv: readonly string[], defaultResultsDir: string): BenchOptions {
+  let isQuick = false;
+  let isWritingDocs = false;
+  let systems = systemCatalog.map((s) => s.id);
+  let clientProcesses = 2;
+  let resultsDir = defaultResultsDir;
+  let concurrencies: number[] | null = null;
+  let sizes: number[] | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) throw new BenchUsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--quick': isQuick = true; break;
+      case '--write-docs': isWritingDocs = true; break;
+      case '--systems': {
+        systems = value().split(',').map((s) => s.trim()).filter((s) => s !== '');
+        const unknown = systems.filter((s) => !systemCatalog.some((d) => d.id === s));
+        if (unknown.length > 0) throw new BenchUsageError(`unknown system(s): ${unknown.join(', ')}`);
+        if (systems.length === 0) throw new BenchUsageError('--systems: name at least one system');
+        break;
+      }
+      case '--client-processes': [clientProcesses = 2] = parseList(value(), flag); break;
+      case '--concurrency': concurrencies = parseList(value(), flag); break;
+      case '--sizes': sizes = parseList(value(), flag); break;
+      case '--results-dir': resultsDir = value(); break;
+      case '--help': case '-h': throw new BenchUsageError(benchUsage);
+      default: throw new BenchUsageError(`unknown option ${arg}\n${benchUsage}`);
+    }
+  }
+  const base = isQuick ? quickMatrix : fullMatrix;
+  const matrix: MatrixShape = {
+    ...base,
+    ...(concurrencies === null ? {} : { concurrencies }),
+    ...(sizes === null ? {} : { messageBytes: sizes }),
+  };
+  return { isQuick, systems, matrix, timing: isQuick ? quickTiming : fullTiming, clientProcesses, resultsDir, isWritingDocs };
+}

@@ -1,0 +1,138 @@
+// Measures one cell on a running system: make its queue, prefill it if the workload consumes,
+// run the measured phase, summarise, drop the queue.
+import { cellKey, formatBytes, type CellSpec } from './cell-spec.js';
+import type { PhaseTiming } from './bench-options.js';
+import type { CellMeasurement } from './report/bench-result.js';
+import type { LoadTarget, QueueRef } from './load/load-target.js';
+import { runLoadPhase, type PhaseOutcome } from './load/load-phase.js';
+import type { WorkerTotals } from './load/worker-messages.js';
+import type { SystemDefinition } from './systems/system-catalog.js';
+import { summarizeLatency } from './stats/latency-summary.js';
+
+/** A client process this busy (share of one core) may be what capped the figure. */
+export const clientBoundCpuShare = 0.85;
+/** Prefills always send batches of 10 from this many slots: filling is not what is measured. */
+const prefillBatchSize = 10;
+const prefillSlots = 16;
+/** A consume cell ends when this share of the prefill is consumed: the last partial batches measure the tail, not the rate. */
+const consumeDoneShare = 0.95;
+/** Long-poll wait of receives in a produce-consume cell; consume-only cells poll without waiting. */
+const mixedReceiveWaitSeconds = 1;
+
+export interface CellContext {
+  readonly system: SystemDefinition;
+  readonly target: LoadTarget;
+  readonly serverPids: readonly number[];
+  readonly timing: PhaseTiming;
+  readonly clientProcesses: number;
+  readonly queueName: string;
+  readonly onProgress: (phase: string, totals: WorkerTotals, elapsedMs: number) => void;
+}
+
+/** Splits a cell's concurrency between producers and consumers. */
+export function slotsOf(cell: CellSpec): { producers: number; consumers: number } {
+  switch (cell.workload) {
+    case 'produce': return { producers: cell.concurrency, consumers: 0 };
+    case 'consume': return { producers: 0, consumers: cell.concurrency };
+    case 'produce-consume': {
+      const producers = Math.max(1, Math.ceil(cell.concurrency / 2));
+      return { producers, consumers: Math.max(1, cell.concurrency - producers) };
+    }
+  }
+}
+
+export function prefillCount(cell: CellSpec, timing: PhaseTiming): number {
+  if (cell.workload === 'produce') return 0;
+  if (cell.workload === 'produce-consume') return timing.mixedPrefillMessages;
+  return Math.max(prefillBatchSize, Math.min(timing.prefillMessagesMax, Math.floor(timing.prefillBytesMax / cell.messageBytes)));
+}
+
+async function prefill(context: CellContext, cell: CellSpec, queue: QueueRef, messages: number, partitions: number): Promise<number> {
+  const outcome = await runLoadPhase({
+    driver: { target: context.target, queue, messageBytes: cell.messageBytes, batchSize: prefillBatchSize, partitions, receiveWaitSeconds: 0 },
+    producers: Math.min(prefillSlots, Math.ceil(messages / prefillBatchSize)),
+    consumers: 0,
+    workerProcesses: context.clientProcesses,
+    warmupMs: 0,
+    windowMsMax: context.timing.prefillMsMax,
+    isDone: (totals) => totals.produced >= messages,
+    recordsEndToEnd: false,
+    serverPids: context.serverPids,
+    onProgress: (totals, elapsedMs) => context.onProgress(`prefill ${messages}`, totals, elapsedMs),
+  });
+  if (outcome.totals.produced === 0) throw new Error(`prefill stored nothing${outcome.firstError ? `: ${outcome.firstError}` : ''}`);
+  return outcome.totals.produced;
+}
+
+export function summarizeOutcome(system: string, cell: CellSpec, outcome: PhaseOutcome): CellMeasurement {
+  const messages = cell.workload === 'produce' ? outcome.producedInWindow : outcome.consumedInWindow;
+  const windowSeconds = outcome.windowSeconds;
+  const throughput = windowSeconds > 0 ? messages / windowSeconds : 0;
+  const clientCpuShare = windowSeconds > 0 ? outcome.clientCpuSeconds / (windowSeconds * outcome.workerProcesses) : 0;
+  const failed = messages === 0;
+  return {
+    system,
+    cell,
+    status: failed ? 'failed' : 'ok',
+    ...(failed ? { reason: outcome.firstError ?? 'no message moved in the measured window' } : {}),
+    windowSeconds,
+    producedMessages: outcome.producedInWindow,
+    consumedMessages: outcome.consumedInWindow,
+    throughputMsgsPerSecond: throughput,
+    latency: {
+      produce: summarizeLatency(outcome.produce),
+      consume: summarizeLatency(outcome.consume),
+      endToEnd: summarizeLatency(outcome.endToEnd),
+    },
+    serverCpuSeconds: Math.max(0, outcome.serverCpuSeconds),
+    serverCpuSecondsPer1000Msgs: messages > 0 ? (Math.max(0, outcome.serverCpuSeconds) / messages) * 1000 : null,
+    clientCpuSeconds: outcome.clientCpuSeconds,
+    clientProcesses: outcome.workerProcesses,
+    clientCpuShare,
+    isClientBound: clientCpuShare >= clientBoundCpuShare,
+    errors: outcome.totals.errors,
+    ...(outcome.firstError === undefined ? {} : { firstError: outcome.firstError }),
+  };
+}
+
+export function failedCell(system: string, cell: CellSpec, reason: string): CellMeasurement {
+  return {
+    system, cell, status: 'failed', reason, windowSeconds: 0, producedMessages: 0, consumedMessages: 0,
+    throughputMsgsPerSecond: 0, latency: { produce: null, consume: null, endToEnd: null },
+    serverCpuSeconds: 0, serverCpuSecondsPer1000Msgs: null, clientCpuSeconds: 0, clientProcesses: 0,
+    clientCpuShare: 0, isClientBound: false, errors: 0,
+  };
+}
+
+export async function measureCell(context: CellContext, cell: CellSpec): Promise<CellMeasurement> {
+  const { producers, consumers } = slotsOf(cell);
+  const queue = await context.system.queues.create(context.target, context.queueName);
+  try {
+    const partitions = Math.max(1, consumers);
+    const toPrefill = prefillCount(cell, context.timing);
+    const prefilled = toPrefill > 0 ? await prefill(context, cell, queue, toPrefill, partitions) : 0;
+    const isConsumeOnly = cell.workload === 'consume';
+    const outcome = await runLoadPhase({
+      driver: {
+        target: context.target, queue, messageBytes: cell.messageBytes, batchSize: cell.batchSize, partitions,
+        receiveWaitSeconds: cell.workload === 'produce-consume' ? mixedReceiveWaitSeconds : 0,
+      },
+      producers,
+      consumers,
+      workerProcesses: context.clientProcesses,
+      warmupMs: isConsumeOnly ? 0 : context.timing.warmupMs,
+      windowMsMax: context.timing.windowMs,
+      ...(isConsumeOnly ? { isDone: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeDoneShare } : {}),
+      recordsEndToEnd: cell.workload === 'produce-consume',
+      serverPids: context.serverPids,
+      onProgress: (totals, elapsedMs) => context.onProgress(cellKey(cell), totals, elapsedMs),
+    });
+    return summarizeOutcome(context.system.id, cell, outcome);
+  } finally {
+    await context.system.queues.remove(context.target, queue).catch(() => undefined);
+  }
+}
+
+export function describeCell(cell: CellSpec): string {
+  return `${cell.workload} ${formatBytes(cell.messageBytes)} batch ${cell.batchSize} ×${cell.concurrency}`;
+}

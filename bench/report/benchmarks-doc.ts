@@ -1,0 +1,54 @@
+// Puts a run's tables into docs/BENCHMARKS.md, between the markers of the "Side by side" section,
+// leaving every other line of the document as it was.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { relative, dirname } from 'node:path';
+import type { BenchResult } from './bench-result.js';
+import { formatRatioMarkdown } from './ratio-table.js';
+import { formatResultsMarkdown } from './results-table.js';
+import { formatMarkdownTable } from './text-table.js';
+
+export const generatedStart = '<!-- side-by-side:generated:start -->';
+export const generatedEnd = '<!-- side-by-side:generated:end -->';
+
+export class DocMarkersMissingError extends Error {
+  constructor(readonly docPath: string) {
+    super(`${docPath} has no ${generatedStart} … ${generatedEnd} block to replace`);
+    this.name = 'DocMarkersMissingError';
+  }
+}
+
+export function renderGeneratedSection(result: BenchResult, resultFile: string): string {
+  const systems = formatMarkdownTable({
+    header: ['system', 'configuration', 'durability', 'status'],
+    rows: result.systems.map((s) => [s.id, s.label, s.durability, s.status === 'ran' ? `ran (ready in ${s.startSeconds?.toFixed(0) ?? '?'} s)` : `${s.status}: ${s.reason ?? ''}`]),
+  });
+  return [
+    `Run of ${result.startedAt} (${result.options.quick ? '`npm run bench -- --quick`' : '`npm run bench`'}, ${result.host.cpus} cores, Node ${result.host.node}); raw figures in \`${resultFile}\`.`,
+    '',
+    systems,
+    '',
+    'raftq ÷ peer, messages per second (above 1: raftq moved more; `*`: one side was client-bound):',
+    '',
+    formatRatioMarkdown(result.ratios),
+    '',
+    '<details><summary>Every measurement</summary>',
+    '',
+    formatResultsMarkdown(result.cells),
+    '',
+    '</details>',
+  ].join('\n');
+}
+
+/** The document with the generated block replaced; throws when the markers are missing. */
+export function replaceGeneratedSection(doc: string, generated: string, docPath = 'docs/BENCHMARKS.md'): string {
+  const start = doc.indexOf(generatedStart);
+  const end = doc.indexOf(generatedEnd);
+  if (start < 0 || end < start) throw new DocMarkersMissingError(docPath);
+  return `${doc.slice(0, start + generatedStart.length)}\n${generated}\n${doc.slice(end)}`;
+}
+
+export function updateBenchmarksDoc(docPath: string, result: BenchResult, resultPath: string): void {
+  const doc = readFileSync(docPath, 'utf8');
+  const resultFile = relative(dirname(dirname(docPath)), resultPath);
+  writeFileSync(docPath, replaceGeneratedSection(doc, renderGeneratedSection(result, resultFile), docPath));
+}
