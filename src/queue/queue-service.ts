@@ -19,6 +19,7 @@ import {
 } from './queue-attribute-ops.js';
 import { QueueContext } from './queue-context.js';
 import { createQueue, deleteQueue, getQueueName, listDeadLetterSourceQueues, listQueues, purgeQueue } from './queue-lifecycle.js';
+import { QueueReaper, type ReaperSweepReport } from './reaper.js';
 import { MessageSender } from './send-messages.js';
 import type {
   ChangeVisibilityEntry,
@@ -39,6 +40,7 @@ import type {
 } from './queue-api.js';
 
 export type * from './queue-api.js';
+export type { ReaperSweepReport } from './reaper.js';
 
 export interface QueueServiceOptions {
   readonly executor: TxnExecutor;
@@ -59,6 +61,7 @@ export class QueueService {
   private readonly sender: MessageSender;
   private readonly claimer: MessageClaimer;
   private readonly waiters: LongPollWaiters;
+  private readonly reaper: QueueReaper;
   private isClosed = false;
 
   constructor(readonly options: QueueServiceOptions) {
@@ -66,6 +69,7 @@ export class QueueService {
     this.sender = new MessageSender(this.ctx);
     this.claimer = new MessageClaimer(this.ctx, options.inFlightMessagesMax);
     this.waiters = new LongPollWaiters(options.executor, options.scheduler);
+    this.reaper = new QueueReaper(this.ctx);
   }
 
   createQueue(input: { name: string; attributes: Record<string, string>; tags: Record<string, string> }): Promise<{ name: string }> {
@@ -171,6 +175,14 @@ export class QueueService {
 
   cancelMessageMoveTask(_taskHandle: string): Promise<{ approximateNumberOfMessagesMoved: number }> {
     throw new Error('todo');
+  }
+
+  /**
+   * One bounded reaper sweep (retention, purged and deleted generations, expired dedup and
+   * receive-attempt rows). The runtime calls it on a short tick on the leader only.
+   */
+  sweepReaper(): Promise<ReaperSweepReport> {
+    return this.reaper.sweepOnce();
   }
 
   /** The ARN AWS would give this queue (arn:aws:sqs:REGION:ACCOUNT:NAME). */

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/key-layout.js';
+import { prefixRange } from '../../src/storage/key-codec.js';
+import { entry, makeHarness, sendOne } from './support/queue-harness.js';
+
+const g = (group: string, dedup: string) => entry(dedup, dedup, { messageGroupId: group, messageDeduplicationId: dedup });
+
+describe('reaper', () => {
+  it('clears a purged generation of a live queue and then its tombstone (trap 5)', async () => {
+    const { service, executor } = makeHarness();
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    for (let i = 0; i < 3; i++) await sendOne(service, 'q', `m${i}`);
+    await service.purgeQueue('q');
+    await sendOne(service, 'q', 'live');
+    const report = await service.sweepReaper();
+    expect(report.tombstonedRowsDeleted).toBe(9);
+    expect(report.tombstonesCleared).toBe(1);
+    expect(executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
+    expect(executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+    expect(executor.liveRows(new GenerationKeys('q', 2).range())).toHaveLength(3);
+  });
+
+  it('clears both generations of a queue purged and then deleted before any sweep (traps 5, 6)', async () => {
+    const { service, executor } = makeHarness();
+    await service.createQueue({ name: 'q.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
+    await service.sendMessages('q.fifo', [g('a', '1')], { senderId: 's' });
+    await service.purgeQueue('q.fifo');
+    await service.sendMessages('q.fifo', [g('a', '2')], { senderId: 's' });
+    await service.deleteQueue('q.fifo');
+    await service.sweepReaper();
+    const queueRows = executor.liveRows(queueKeys.queuePrefix('q.fifo'));
+    // Only the rows that must outlive the queue remain: the generation counter and the FIFO sequence counter.
+    expect(queueRows.map((row) => Buffer.from(row.key).toString('latin1'))).toEqual([
+      Buffer.from(queueKeys.generation('q.fifo')).toString('latin1'),
+      Buffer.from(queueKeys.sequence('q.fifo', 0)).toString('latin1'),
+    ]);
+    expect(executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+  });
+
+  it('deletes messages past retention with all their index rows, and leaves younger ones', async () => {
+    const { service, executor } = makeHarness();
+    await service.createQueue({ name: 'q', attributes: { MessageRetentionPeriod: '60' }, tags: {} });
+    await sendOne(service, 'q', 'old');
+    executor.clock.advanceMs(30_000);
+    await sendOne(service, 'q', 'young');
+    executor.clock.advanceMs(30_000);
+    const report = await service.sweepReaper();
+    expect(report.expiredMessagesDeleted).toBe(1);
+    expect(executor.liveRows(new GenerationKeys('q', 1).range())).toHaveLength(3);
+  });
+
+  it('deletes FIFO dedup rows once their 5-minute window is over, across sweeps (trap 5)', async () => {
+    const { service, executor } = makeHarness();
+    await service.createQueue({ name: 'q.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
+    await service.sendMessages('q.fifo', [g('a', '1'), g('b', '2')], { senderId: 's' });
+    const dedupRows = () => executor.liveRows(prefixRange(['q', 'q.fifo', 'g', 1, 'dedup']));
+    expect((await service.sweepReaper()).dedupRowsDeleted).toBe(0);
+    expect(dedupRows()).toHaveLength(2);
+    executor.clock.advanceMs(300_000);
+    expect((await service.sweepReaper()).dedupRowsDeleted).toBe(2);
+    expect(dedupRows()).toEqual([]);
+  });
+});
