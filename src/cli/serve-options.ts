@@ -1,0 +1,87 @@
+/**
+ * The flags of `raftq serve` (DESIGN.md §6) and how they become a node configuration. With no
+ * flags at all: a one-node cluster n1 with data in ./data, SQS on 127.0.0.1:9324, admin on 9325,
+ * Raft on 9326.
+ */
+import { resolve } from 'node:path';
+import { nodeConfigDefaults, parseHostPort, parsePeerList, validateNodeConfig, type NodeConfig } from '../cluster/node-config.js';
+import { booleanFlag, numberFlag, parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
+
+export const serveFlags: readonly FlagSpec[] = [
+  { name: 'id', kind: 'string', description: 'This node\'s id', defaultText: 'n1' },
+  { name: 'data-dir', kind: 'string', description: 'Directory for the Raft log (DIR/raft) and the state (DIR/state)', defaultText: './data' },
+  { name: 'sqs-listen', kind: 'string', description: 'HOST:PORT of the SQS endpoint', defaultText: '127.0.0.1:9324' },
+  { name: 'admin-listen', kind: 'string', description: 'HOST:PORT of /health /ready /status /metrics', defaultText: '127.0.0.1:9325' },
+  { name: 'raft-listen', kind: 'string', description: 'HOST:PORT for Raft and cluster calls between nodes', defaultText: '127.0.0.1:9326' },
+  { name: 'peers', kind: 'string', description: 'Every node of a new cluster, this one included: ID=HOST:PORT,…', defaultText: 'ID=RAFT-LISTEN' },
+  { name: 'join', kind: 'boolean', description: 'Join an existing cluster (after `raftq members add`) instead of founding one' },
+  { name: 'cluster-secret', kind: 'string', description: 'Shared secret every inter-node call must present' },
+  { name: 'tls-cert', kind: 'string', description: 'PEM certificate for Raft/cluster gRPC (turns TLS on)' },
+  { name: 'tls-key', kind: 'string', description: 'PEM private key of --tls-cert' },
+  { name: 'tls-ca', kind: 'string', description: 'PEM CA that signed every node\'s certificate (turns on mutual TLS)' },
+  { name: 'credentials-file', kind: 'string', description: 'JSON credentials; turns SigV4 verification on' },
+  { name: 'log-level', kind: 'string', description: 'pino level: fatal, error, warn, info, debug, trace, silent', defaultText: 'info' },
+  { name: 'reaper-interval-ms', kind: 'number', description: 'Reaper tick on the leader (reserved for the queue layer)' },
+  { name: 'debug-endpoints', kind: 'boolean', description: 'Enable admin debug calls (POST /debug/txn, /debug/clock-offset, /debug/snapshot) for tests and fault injection' },
+  { name: 'snapshot-threshold-entries', kind: 'number', description: 'Applied entries between snapshots', defaultText: '10000' },
+  { name: 'snapshot-catch-up-entries', kind: 'number', description: 'Entries kept behind a snapshot for slightly lagging followers', defaultText: '1000' },
+  { name: 'tick-ms', kind: 'number', description: 'Length of one Raft tick', defaultText: '50' },
+  { name: 'election-timeout-ticks', kind: 'number', description: 'Base election timeout in ticks', defaultText: '10' },
+];
+
+export interface ServeOptions {
+  readonly node: NodeConfig;
+  readonly sqsListen: string;
+  readonly adminListen: string;
+  readonly credentialsFile: string | null;
+  readonly logLevel: string;
+  readonly reaperIntervalMs: number | null;
+  readonly isDebugEnabled: boolean;
+}
+
+const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+export function resolveServeOptions(argv: readonly string[], env: NodeJS.ProcessEnv): ServeOptions {
+  const { values, positionals } = parseFlags(argv, serveFlags, env, { allowConfigFile: true });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+  const id = stringFlag(values, 'id') ?? 'n1';
+  const raftListen = stringFlag(values, 'raft-listen') ?? '127.0.0.1:9326';
+  const sqsListen = stringFlag(values, 'sqs-listen') ?? '127.0.0.1:9324';
+  const adminListen = stringFlag(values, 'admin-listen') ?? '127.0.0.1:9325';
+  parseHostPort('sqs-listen', sqsListen);
+  parseHostPort('admin-listen', adminListen);
+  const peersText = stringFlag(values, 'peers');
+  const join = booleanFlag(values, 'join');
+  const peers = peersText === undefined ? (join ? {} : { [id]: raftListen }) : parsePeerList('peers', peersText);
+  const certFile = stringFlag(values, 'tls-cert');
+  const keyFile = stringFlag(values, 'tls-key');
+  const caFile = stringFlag(values, 'tls-ca');
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  if (caFile !== undefined && certFile === undefined) throw new UsageError('--tls-ca needs --tls-cert and --tls-key');
+  const logLevel = stringFlag(values, 'log-level') ?? 'info';
+  if (!logLevels.has(logLevel)) throw new UsageError(`--log-level must be one of ${[...logLevels].join(', ')}`);
+  const defaults = nodeConfigDefaults();
+  const node = validateNodeConfig({
+    ...defaults,
+    id,
+    dataDir: resolve(stringFlag(values, 'data-dir') ?? './data'),
+    raftListen,
+    peers,
+    join,
+    clusterSecret: stringFlag(values, 'cluster-secret') ?? '',
+    tls: certFile === undefined || keyFile === undefined ? null : { certFile, keyFile, caFile: caFile ?? null },
+    tickMs: numberFlag(values, 'tick-ms') ?? defaults.tickMs,
+    electionTimeoutTicks: numberFlag(values, 'election-timeout-ticks') ?? defaults.electionTimeoutTicks,
+    snapshotThresholdEntries: numberFlag(values, 'snapshot-threshold-entries') ?? defaults.snapshotThresholdEntries,
+    snapshotCatchUpEntries: numberFlag(values, 'snapshot-catch-up-entries') ?? defaults.snapshotCatchUpEntries,
+  });
+  return {
+    node,
+    sqsListen,
+    adminListen,
+    credentialsFile: stringFlag(values, 'credentials-file') ?? null,
+    logLevel,
+    reaperIntervalMs: numberFlag(values, 'reaper-interval-ms') ?? null,
+    isDebugEnabled: booleanFlag(values, 'debug-endpoints'),
+  };
+}

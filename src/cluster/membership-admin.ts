@@ -1,0 +1,188 @@
+/**
+ * Membership changes and leadership transfer, callable on any node: a follower forwards the
+ * request to the leader over gRPC. A new member joins as a learner and is promoted to voter by the
+ * leader once its log has caught up (raftLimits.learnerCatchUpEntries); removing the leader first
+ * hands leadership to the most caught-up voter.
+ */
+import { raftLimits } from '../base/limits.js';
+import type { raftq } from '../gen/proto.js';
+import { ConfChangeInvalidError, ProposalDroppedError } from '../raft/errors.js';
+import type { ConfChange } from '../raft/types.js';
+import type { ClusterNode } from './cluster-node.js';
+import { MembershipChangeError } from './errors.js';
+import { parseHostPort } from './node-config.js';
+
+/** How long a membership call waits for its change to apply (and a learner to be promoted). */
+const membershipChangeTimeoutMs = 30_000;
+const nodeIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+const utf8 = new TextEncoder();
+
+export type MemberAddStatus = 'voter' | 'learner';
+
+export class MembershipAdmin {
+  constructor(private readonly node: ClusterNode) {}
+
+  async addMember(nodeId: string, raftAddress: string): Promise<MemberAddStatus> {
+    if (!nodeIdPattern.test(nodeId)) throw new MembershipChangeError(`add ${nodeId}`, 'node ids are 1-64 of [A-Za-z0-9_.-]');
+    parseHostPort('address', raftAddress);
+    if (!this.node.isLeader()) {
+      const answer = await this.forward('addMember', { groupId: this.node.config.groupId, nodeId, raftAddress });
+      return answer.error === 'learner' ? 'learner' : 'voter';
+    }
+    const deadlineMs = Date.now() + membershipChangeTimeoutMs;
+    const isMember = (): boolean => {
+      const conf = this.node.confState();
+      return conf.voters.includes(nodeId) || conf.learners.includes(nodeId);
+    };
+    if (!isMember()) {
+      // A node joining with an empty log must receive a snapshot (which carries the configuration
+      // and every address), never the log from index 1: compact once if the log never was.
+      if (this.node.logBounds().firstIndex <= 1) {
+        await this.node.runInLoop(async () => {
+          const bounds = this.node.logBounds();
+          const index = Math.min(this.node.appliedIndex(), bounds.lastIndex);
+          if (bounds.firstIndex <= 1 && index > bounds.snapshotIndex) await this.node.takeSnapshot(index, index);
+        });
+      }
+      await this.propose({ kind: 'addLearner', nodeId, context: utf8.encode(raftAddress) }, deadlineMs);
+      await this.until(isMember, deadlineMs);
+      this.node.logger.info({ nodeId, raftAddress }, 'added a learner; it becomes a voter once caught up');
+    }
+    const isVoter = (): boolean => this.node.confState().voters.includes(nodeId);
+    return (await this.until(isVoter, deadlineMs)) ? 'voter' : 'learner';
+  }
+
+  async removeMember(nodeId: string): Promise<void> {
+    const conf = this.node.confState();
+    if (!conf.voters.includes(nodeId) && !conf.learners.includes(nodeId)) return;
+    if (!this.node.isLeader()) {
+      await this.forward('removeMember', { groupId: this.node.config.groupId, nodeId });
+      return;
+    }
+    const deadlineMs = Date.now() + membershipChangeTimeoutMs;
+    if (nodeId === this.node.id) {
+      await this.handOffLeadership(deadlineMs);
+      if (this.node.isLeader()) throw new MembershipChangeError(`remove ${nodeId}`, 'the leader could not hand leadership over first');
+      await this.forward('removeMember', { groupId: this.node.config.groupId, nodeId });
+      return;
+    }
+    await this.propose({ kind: 'removeNode', nodeId, context: new Uint8Array(0) }, deadlineMs);
+    const isGone = (): boolean => {
+      const now = this.node.confState();
+      return !now.voters.includes(nodeId) && !now.learners.includes(nodeId);
+    };
+    if (!(await this.until(isGone, deadlineMs))) throw new MembershipChangeError(`remove ${nodeId}`, 'the change was not applied in time');
+    this.node.logger.info({ nodeId }, 'removed a member');
+  }
+
+  async transferLeader(nodeId: string): Promise<void> {
+    if (!this.node.confState().voters.includes(nodeId)) throw new MembershipChangeError(`transfer leadership to ${nodeId}`, 'it is not a voter');
+    if (this.node.leaderId() === nodeId) return;
+    if (!this.node.isLeader()) {
+      await this.forward('transferLeader', { groupId: this.node.config.groupId, nodeId });
+      return;
+    }
+    const deadlineMs = Date.now() + this.transferTimeoutMs();
+    await this.node.runInLoop(() => this.node.transferLeaderTo(nodeId));
+    if (!(await this.until(() => this.node.leaderId() === nodeId, deadlineMs))) {
+      throw new MembershipChangeError(`transfer leadership to ${nodeId}`, 'it did not take over in time');
+    }
+    this.node.logger.info({ nodeId }, 'transferred leadership');
+  }
+
+  /** Leader only: hand leadership to the most caught-up other voter and wait for it to take over. */
+  async handOffLeadership(deadlineMs: number): Promise<void> {
+    const status = this.node.raftStatus();
+    if (status.role !== 'leader') return;
+    let best: { id: string; match: number } | null = null;
+    for (const id of status.confState.voters) {
+      const progress = status.progress.get(id);
+      if (id === this.node.id || progress === undefined || !progress.isRecentlyActive) continue;
+      if (best === null || progress.match > best.match) best = { id, match: progress.match };
+    }
+    if (best === null) return;
+    const target = best.id;
+    this.node.logger.info({ target }, 'handing leadership over');
+    await this.node.runInLoop(() => this.node.transferLeaderTo(target));
+    await this.until(() => !this.node.isLeader(), Math.min(deadlineMs, Date.now() + this.transferTimeoutMs()));
+  }
+
+  /** Leader, in the loop: promote the first learner whose log has caught up. */
+  maybePromoteLearner(): void {
+    const status = this.node.raftStatus();
+    if (status.role !== 'leader') return;
+    for (const learner of status.confState.learners) {
+      const progress = status.progress.get(learner);
+      if (progress === undefined || progress.match < status.lastIndex - raftLimits.learnerCatchUpEntries.value) continue;
+      const address = this.node.membership().addresses[learner] ?? '';
+      try {
+        this.node.proposeConfChange({ kind: 'addVoter', nodeId: learner, context: utf8.encode(address) });
+        this.node.logger.info({ nodeId: learner, match: progress.match, lastIndex: status.lastIndex }, 'promoting a caught-up learner to voter');
+      } catch (error) {
+        if (!(error instanceof ProposalDroppedError)) throw error;
+      }
+      return;
+    }
+  }
+
+  /** Runs a membership call for a gRPC handler, as a MembershipResponse. */
+  async serve(call: () => Promise<MemberAddStatus | void>): Promise<raftq.cluster.MembershipResponse.$Properties> {
+    try {
+      const status = await call();
+      return { isAccepted: true, leaderHint: this.node.leaderId(), error: status === 'learner' ? 'learner' : '' };
+    } catch (error) {
+      return { isAccepted: false, leaderHint: this.node.leaderId(), error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  private transferTimeoutMs(): number {
+    return this.node.config.electionTimeoutTicks * this.node.config.tickMs * 4;
+  }
+
+  private async forward(
+    method: 'addMember' | 'removeMember' | 'transferLeader',
+    request: raftq.cluster.AddMemberRequest.$Properties & raftq.cluster.RemoveMemberRequest.$Properties,
+  ): Promise<raftq.cluster.MembershipResponse> {
+    const leader = await this.node.waitForLeader(raftLimits.leaderWaitMs.value);
+    const answer = await this.node.callPeer(leader, method, request as never, membershipChangeTimeoutMs + 5_000);
+    if (!answer.isAccepted) throw new MembershipChangeError(method, answer.error ?? `refused by ${leader}`);
+    return answer;
+  }
+
+  private async propose(change: ConfChange, deadlineMs: number): Promise<void> {
+    for (;;) {
+      try {
+        await this.node.runInLoop(() => this.node.proposeConfChange(change));
+        return;
+      } catch (error) {
+        if (error instanceof ConfChangeInvalidError) throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.why, { cause: error });
+        if (!(error instanceof ProposalDroppedError)) throw error;
+        if (error.reason === 'notLeader' || Date.now() >= deadlineMs) throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.message, { cause: error });
+        // Another change is still applying, or the new leader has not committed in its term yet.
+        await delay(100);
+      }
+    }
+  }
+
+  /** Waits until `predicate` holds (re-checked on every leadership or membership change and every 100 ms). */
+  private async until(predicate: () => boolean, deadlineMs: number): Promise<boolean> {
+    while (!predicate()) {
+      const remainingMs = deadlineMs - Date.now();
+      if (remainingMs <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(100, remainingMs));
+        const unsubscribe = this.node.onLeadershipChange(done);
+        function done(): void {
+          clearTimeout(timer);
+          unsubscribe();
+          resolve();
+        }
+      });
+    }
+    return true;
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

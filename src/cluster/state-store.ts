@@ -1,0 +1,134 @@
+/**
+ * The state database of a node (DATA/state): the MVCC store on LevelDB, plus what the runtime
+ * needs around it — a digest of the applied state, a frozen view to stream as a snapshot, and a
+ * staging database to receive one into.
+ */
+import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import type { EngineEntry, EngineReader } from '../storage/engine.js';
+import { LevelEngine, flushMarkerKey } from '../storage/level-engine.js';
+import { MvccStore } from '../storage/mvcc-store.js';
+import { bytesEqual } from '../storage/key-codec.js';
+import { appliedRowKey } from '../storage/system-keys.js';
+import { decodeVersionValue, logicalKeyOf, userSpaceStart } from '../storage/version-key.js';
+import { decodeRows } from './snapshot-chunks.js';
+
+export interface StateDigest {
+  readonly appliedIndex: number;
+  readonly digest: string;
+}
+
+export class StateStore {
+  private digestCache: StateDigest | null = null;
+
+  private constructor(
+    readonly engine: LevelEngine,
+    readonly mvcc: MvccStore,
+  ) {}
+
+  static async open(path: string): Promise<StateStore> {
+    const engine = await LevelEngine.open(path);
+    const mvcc = await MvccStore.open(engine);
+    return new StateStore(engine, mvcc);
+  }
+
+  get appliedIndex(): number {
+    return this.mvcc.appliedIndex;
+  }
+
+  get lastCommitTs(): number {
+    return this.mvcc.lastCommitTs;
+  }
+
+  /**
+   * A digest of the logical applied state: every system row and the newest visible value of every
+   * user key, read from one frozen snapshot. Old versions and deletion markers are left out: each
+   * replica collects those on its own schedule, so they differ between replicas that agree.
+   */
+  async digest(): Promise<StateDigest> {
+    const snapshot = this.engine.snapshot();
+    try {
+      const appliedRow = await snapshot.get(appliedRowKey);
+      const appliedIndex = appliedRow === undefined ? 0 : Number(new DataView(appliedRow.buffer, appliedRow.byteOffset, appliedRow.byteLength).getBigUint64(0));
+      if (this.digestCache !== null && this.digestCache.appliedIndex === appliedIndex) return this.digestCache;
+      const digest = await digestOf(snapshot);
+      this.digestCache = { appliedIndex, digest };
+      return this.digestCache;
+    } finally {
+      await snapshot.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.engine.close();
+  }
+}
+
+async function digestOf(reader: EngineReader): Promise<string> {
+  const hash = createHash('sha256');
+  const lengths = new DataView(new ArrayBuffer(8));
+  const add = (key: Uint8Array, value: Uint8Array): void => {
+    lengths.setUint32(0, key.byteLength);
+    lengths.setUint32(4, value.byteLength);
+    hash.update(new Uint8Array(lengths.buffer));
+    hash.update(key);
+    hash.update(value);
+  };
+  const iterator = reader.iterator({});
+  let lastLogical: Uint8Array | null = null;
+  try {
+    for (;;) {
+      const page: EngineEntry[] = await iterator.next(1024);
+      if (page.length === 0) break;
+      for (const row of page) {
+        if (row.key[0] === 0x00) {
+          if (!bytesEqual(row.key, flushMarkerKey)) add(row.key, row.value);
+          continue;
+        }
+        if (row.key[0] !== undefined && row.key[0] < (userSpaceStart[0] as number)) continue;
+        const logical = logicalKeyOf(row.key);
+        // Versions of one key come newest first: only the first counts.
+        if (lastLogical !== null && bytesEqual(logical, lastLogical)) continue;
+        lastLogical = logical;
+        const value = decodeVersionValue(row.value);
+        if (value !== undefined) add(logical, value);
+      }
+    }
+  } finally {
+    await iterator.close();
+  }
+  return hash.digest('hex');
+}
+
+/** A database being filled from a snapshot stream (DATA/state-incoming). */
+export class IncomingState {
+  private constructor(
+    readonly path: string,
+    private readonly engine: LevelEngine,
+  ) {}
+
+  static async create(path: string): Promise<IncomingState> {
+    rmSync(path, { recursive: true, force: true });
+    return new IncomingState(path, await LevelEngine.open(path));
+  }
+
+  async writeChunk(data: Uint8Array): Promise<void> {
+    const rows = decodeRows(data);
+    if (rows.length === 0) return;
+    await this.engine.write(
+      rows.map((row) => ({ kind: 'put', key: row.key, value: row.value })),
+      { sync: false },
+    );
+  }
+
+  /** Makes everything durable and closes the database: it is ready to be swapped in. */
+  async finish(): Promise<void> {
+    await this.engine.flush();
+    await this.engine.close();
+  }
+
+  async abandon(): Promise<void> {
+    await this.engine.close().catch(() => undefined);
+    rmSync(this.path, { recursive: true, force: true });
+  }
+}
