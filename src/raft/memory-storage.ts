@@ -106,6 +106,7 @@ export class MemoryRaftStorage implements RaftStorage {
     if (index <= currentIndex) throw new SnapshotOutOfDateError(index, currentIndex);
     assert(index <= this.lastIndex(), `createSnapshot: index ${index} > last index ${this.lastIndex()}`);
     this.currentSnapshot = { meta: { index, term: this.term(index), confState }, data };
+    this.confState = confState;
     return this.currentSnapshot;
   }
 
