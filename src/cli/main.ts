@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+/**
+ * The raftq command:
+ *   raftq serve [flags]                          run a node (see `raftq serve --help`)
+ *   raftq cluster up [--nodes 3] [--base-dir DIR] | raftq cluster down [--base-dir DIR]
+ *   raftq status [--admin HOST:PORT]             print a node's /status
+ *   raftq members add ID=HOST:PORT [--admin …]   add a node (learner first, voter once caught up)
+ *   raftq members remove ID [--admin …]
+ *   raftq leader transfer ID [--admin …]
+ */
+import { adminCall } from './admin-client.js';
+import { clusterCommand, clusterFlags } from './cluster-command.js';
+import { helpText, parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
+import { serveCommand } from './serve-command.js';
+import { serveFlags } from './serve-options.js';
+
+const adminFlags: readonly FlagSpec[] = [
+  { name: 'admin', kind: 'string', description: 'Admin address of the node to ask', defaultText: '127.0.0.1:9325' },
+  { name: 'cluster-secret', kind: 'string', description: 'The cluster secret, for calls that change the cluster' },
+];
+
+const usage = `Usage:
+  raftq serve [flags]                            run a node (raftq serve --help)
+  raftq cluster up [--nodes 3] [--base-dir DIR]  start a local cluster in the background
+  raftq cluster down [--base-dir DIR]            stop it
+  raftq status [--admin HOST:PORT]               print a node's status
+  raftq members add ID=HOST:PORT [--admin HOST:PORT]
+  raftq members remove ID [--admin HOST:PORT]
+  raftq leader transfer ID [--admin HOST:PORT]`;
+
+async function adminCommand(words: readonly string[], argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const { values, positionals } = parseFlags(argv, adminFlags, env, { allowConfigFile: false });
+  const admin = stringFlag(values, 'admin') ?? '127.0.0.1:9325';
+  const clusterSecret = stringFlag(values, 'cluster-secret') ?? '';
+  const print = (value: unknown): void => {
+    process.stdout.write(typeof value === 'string' ? value : `${JSON.stringify(value, null, 2)}\n`);
+  };
+  const command = words.join(' ');
+  if (command === 'status') {
+    print(await adminCall(admin, 'GET', '/status'));
+    return;
+  }
+  const target = positionals[0];
+  if (target === undefined || positionals.length > 1) throw new UsageError(usage);
+  if (command === 'members add') {
+    const eq = target.indexOf('=');
+    if (eq <= 0) throw new UsageError('members add needs ID=HOST:PORT (the new node\'s Raft address)');
+    print(await adminCall(admin, 'POST', '/members', { body: { id: target.slice(0, eq), address: target.slice(eq + 1) }, clusterSecret, timeoutMs: 90_000 }));
+  } else if (command === 'members remove') {
+    print(await adminCall(admin, 'DELETE', `/members/${encodeURIComponent(target)}`, { clusterSecret, timeoutMs: 90_000 }));
+  } else if (command === 'leader transfer') {
+    print(await adminCall(admin, 'POST', '/leader/transfer', { body: { id: target }, clusterSecret }));
+  } else {
+    throw new UsageError(usage);
+  }
+}
+
+async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const [command, ...rest] = argv;
+  const wantsHelp = rest.includes('--help') || rest.includes('-h');
+  switch (command) {
+    case 'serve':
+      if (wantsHelp) return void process.stdout.write(`${helpText('serve', serveFlags)}\n  --config FILE                     JSON file with any of the flags above [RAFTQ_CONFIG]\n`);
+      return serveCommand(rest, env);
+    case 'cluster':
+      if (wantsHelp) return void process.stdout.write(`${helpText('cluster up|down', clusterFlags)}\n`);
+      return clusterCommand(rest, env);
+    case 'status':
+      if (wantsHelp) return void process.stdout.write(`${helpText('status', adminFlags)}\n`);
+      return adminCommand(['status'], rest, env);
+    case 'members':
+    case 'leader':
+      if (wantsHelp) return void process.stdout.write(`${usage}\n\n${helpText(`${command} …`, adminFlags)}\n`);
+      return adminCommand([command, rest[0] ?? ''], rest.slice(1), env);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${usage}\n`);
+      return;
+    default:
+      throw new UsageError(`unknown command "${command}"\n${usage}`);
+  }
+}
+
+main(process.argv.slice(2), process.env).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`raftq: ${error.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`raftq: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,105 @@
+/**
+ * `raftq serve`: one node — the cluster runtime, the admin port and the SQS gateway over the
+ * queue layer — until SIGTERM or SIGINT, which stop accepting, drain in-flight requests, hand
+ * leadership over if this node leads, and exit 0.
+ */
+import { randomUUID } from 'node:crypto';
+import pino, { type Logger } from 'pino';
+import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
+import { ClusterNode } from '../cluster/cluster-node.js';
+import { parseHostPort } from '../cluster/node-config.js';
+import { QueueService } from '../queue/queue-service.js';
+import { startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
+import { resolveServeOptions, type ServeOptions } from './serve-options.js';
+
+const reaperIntervalMsDefault = 1_000;
+
+export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const options = resolveServeOptions(argv, env);
+  const logger = pino({ level: options.logLevel, base: { node: options.node.id } });
+  let node: ClusterNode | null = null;
+  let isStopping = false;
+  const fatal = (error: unknown): void => {
+    logger.fatal({ err: error }, 'fatal error; exiting');
+    process.exit(1);
+  };
+  node = await ClusterNode.open({ config: options.node, logger, onFatal: fatal });
+  const admin = await startAdmin(options, node, logger);
+  const gateway = await startGateway(options, node, logger);
+  logger.info(
+    { id: options.node.id, sqs: options.sqsListen, admin: options.adminListen, raft: options.node.raftListen, dataDir: options.node.dataDir },
+    'raftq node serving',
+  );
+
+  const shutdown = (signal: string): void => {
+    if (isStopping) return;
+    isStopping = true;
+    logger.info({ signal }, 'shutting down: draining requests');
+    const started = Date.now();
+    void (async () => {
+      await gateway.close();
+      await node.stop({ transferLeadership: true });
+      await admin.close();
+      logger.info({ durationMs: Date.now() - started }, 'shut down');
+      logger.flush?.();
+      process.exit(0);
+    })().catch(fatal);
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function startAdmin(options: ServeOptions, node: ClusterNode, logger: Logger): Promise<AdminServer> {
+  const { host, port } = parseHostPort('admin-listen', options.adminListen);
+  return startAdminServer({ host, port, node, logger, isDebugEnabled: options.isDebugEnabled, clusterSecret: options.node.clusterSecret });
+}
+
+interface Gateway {
+  close(): Promise<void>;
+}
+
+/** The SQS endpoint over the queue layer; the leader also runs the reaper on its tick. */
+async function startGateway(options: ServeOptions, node: ClusterNode, logger: Logger): Promise<Gateway> {
+  const queueLogger = logger.child({ layer: 'queue' });
+  const queueService = new QueueService({
+    executor: node,
+    accountId: '000000000000',
+    region: 'us-east-1',
+    scheduler: {
+      setTimerMs: (delayMs, fn) => {
+        const timer = setTimeout(fn, delayMs);
+        return () => clearTimeout(timer);
+      },
+    },
+    newId: () => randomUUID(),
+    logger: { info: (fields, message) => queueLogger.info(fields, message), warn: (fields, message) => queueLogger.warn(fields, message) },
+  });
+  const { host, port } = parseHostPort('sqs-listen', options.sqsListen);
+  const sqsLogger = logger.child({ layer: 'sqs' });
+  const server: SqsServer = await startSqsServer({
+    host,
+    port,
+    queueService,
+    ...(options.credentialsFile === null ? {} : { credentialsFile: options.credentialsFile }),
+    logger: sqsLogger,
+    clock: node.clock,
+  });
+  const reaperIntervalMs = options.reaperIntervalMs ?? reaperIntervalMsDefault;
+  let isSweeping = false;
+  const reaperTimer = setInterval(() => {
+    // Only the leader reaps (DESIGN.md §4): followers never propose cleanup.
+    if (isSweeping || !node.isLeader() || node.isStopping) return;
+    isSweeping = true;
+    queueService
+      .sweepReaper()
+      .catch((error: unknown) => logger.debug({ err: error }, 'reaper sweep ended early'))
+      .finally(() => (isSweeping = false));
+  }, reaperIntervalMs);
+  return {
+    close: async () => {
+      clearInterval(reaperTimer);
+      await server.close();
+      queueService.close();
+    },
+  };
+}
