@@ -19,6 +19,7 @@ import {
 } from './queue-attribute-ops.js';
 import { QueueContext } from './queue-context.js';
 import { createQueue, deleteQueue, getQueueName, listDeadLetterSourceQueues, listQueues, purgeQueue } from './queue-lifecycle.js';
+import { MoveTasks } from './move-tasks.js';
 import { QueueReaper, type ReaperSweepReport } from './reaper.js';
 import { MessageSender } from './send-messages.js';
 import type {
@@ -62,6 +63,7 @@ export class QueueService {
   private readonly claimer: MessageClaimer;
   private readonly waiters: LongPollWaiters;
   private readonly reaper: QueueReaper;
+  private readonly moveTasks: MoveTasks;
   private isClosed = false;
 
   constructor(readonly options: QueueServiceOptions) {
@@ -70,6 +72,7 @@ export class QueueService {
     this.claimer = new MessageClaimer(this.ctx, options.inFlightMessagesMax);
     this.waiters = new LongPollWaiters(options.executor, options.scheduler);
     this.reaper = new QueueReaper(this.ctx);
+    this.moveTasks = new MoveTasks(this.ctx);
   }
 
   createQueue(input: { name: string; attributes: Record<string, string>; tags: Record<string, string> }): Promise<{ name: string }> {
@@ -165,16 +168,25 @@ export class QueueService {
     return listDeadLetterSourceQueues(this.ctx, name, options);
   }
 
-  startMessageMoveTask(_options: StartMoveTaskOptions): Promise<{ taskHandle: string }> {
-    throw new Error('todo');
+  startMessageMoveTask(options: StartMoveTaskOptions): Promise<{ taskHandle: string }> {
+    return this.moveTasks.start(options);
   }
 
-  listMessageMoveTasks(_options: { sourceArn: string; maxResults?: number }): Promise<MoveTaskInfo[]> {
-    throw new Error('todo');
+  /** Most recent first; maxResults 1..10 (default 1, as in AWS). */
+  listMessageMoveTasks(options: { sourceArn: string; maxResults?: number }): Promise<MoveTaskInfo[]> {
+    return this.moveTasks.list(options);
   }
 
-  cancelMessageMoveTask(_taskHandle: string): Promise<{ approximateNumberOfMessagesMoved: number }> {
-    throw new Error('todo');
+  cancelMessageMoveTask(taskHandle: string): Promise<{ approximateNumberOfMessagesMoved: number }> {
+    return this.moveTasks.cancel(taskHandle);
+  }
+
+  /**
+   * Advances every running move task by one bounded, rate-limited batch. The runtime calls it on
+   * the leader's background tick (with sweepReaper); tasks resume after a leader change.
+   */
+  stepMoveTasks(): Promise<number> {
+    return this.moveTasks.step();
   }
 
   /**
