@@ -94,7 +94,7 @@ export class RaftNetwork {
   restart(id: NodeId): void {
     const node = this.node(id);
     this.log(`> restart ${id}`);
-    this.inFlight = this.inFlight.filter((m) => m.to !== id && m.from !== id);
+    this.drop((m) => m.to === id || m.from === id);
     node.raw = this.newRawNode(id, node.storage, undefined);
     node.applied = [];
     node.appliedIndex = 0;
@@ -227,25 +227,37 @@ export class RaftNetwork {
 
   /** Delivers queued messages (those matching `filter`, all by default), in order, once each. */
   deliver(filter: (m: RaftMessage) => boolean = () => true): number {
-    const toDeliver = this.inFlight.filter(filter);
-    this.inFlight = this.inFlight.filter((m) => !filter(m));
+    const toDeliver: RaftMessage[] = [];
+    const kept: RaftMessage[] = [];
+    for (const m of this.inFlight) (filter(m) ? toDeliver : kept).push(m);
+    this.inFlight = kept;
     for (const m of toDeliver) this.deliverOne(m);
     return toDeliver.length;
   }
 
   /** Drops queued messages matching `filter` and returns them. */
   drop(filter: (m: RaftMessage) => boolean): RaftMessage[] {
-    const dropped = this.inFlight.filter(filter);
-    this.inFlight = this.inFlight.filter((m) => !filter(m));
-    for (const m of dropped) this.log(`dropped ${describeRaftMessage(m)}`);
+    const dropped: RaftMessage[] = [];
+    const kept: RaftMessage[] = [];
+    for (const m of this.inFlight) (filter(m) ? dropped : kept).push(m);
+    this.inFlight = kept;
+    for (const m of dropped) this.lost(m, 'dropped');
     return dropped;
+  }
+
+  /**
+   * A message that will never arrive. The runtime owes the core a report for every snapshot it
+   * was asked to send, or the leader would wait for that follower forever.
+   */
+  private lost(m: RaftMessage, why: string): void {
+    this.log(`${why} ${describeRaftMessage(m)}`);
+    if (m.type === MessageType.Snap) this.nodes.get(m.from)?.raw.reportSnapshot(m.to, 'failure');
   }
 
   private deliverOne(m: RaftMessage): void {
     const target = this.nodes.get(m.to);
     if (target === undefined || this.cutLinks.has(`${m.from}->${m.to}`)) {
-      this.log(`lost ${describeRaftMessage(m)}`);
-      if (m.type === MessageType.Snap) this.nodes.get(m.from)?.raw.reportSnapshot(m.to, 'failure');
+      this.lost(m, 'lost');
       return;
     }
     this.log(describeRaftMessage(m));
