@@ -61,7 +61,8 @@ interface KnownMessage {
  * count as possibly done, so the check never blames the queue for a race it cannot see.
  *
  * Deduplication: sends with the same MessageDeduplicationId that certainly fell within the
- * 5-minute window must resolve to one message id, whether seen in send results or deliveries.
+ * 5-minute window must be delivered as one message: deliveries of two message ids for one
+ * deduplication id are a duplicate.
  */
 export function checkFifo(
   pairs: readonly OperationPair[],
@@ -121,8 +122,18 @@ export function checkFifo(
 /** Messages whose group and sequence number are known, from send results and from deliveries. */
 function knownMessages(pairs: readonly OperationPair[], deliveries: readonly Delivery[], queue?: string): Map<string, KnownMessage> {
   const known = new Map<string, KnownMessage>();
-  for (const send of sendsOf(pairs, queue)) {
+  const sends = sendsOf(pairs, queue);
+  // A send's answer names a message that exists only if no other attempt shared its deduplication
+  // id: a deduplicated attempt may answer with an id and sequence number of its own that name
+  // nothing. Deliveries always name real messages.
+  const attemptsByDedupId = new Map<string, number>();
+  for (const send of sends) {
+    const dedupId = (send.invoke.value as SendInvoke).dedupId;
+    if (dedupId !== undefined) attemptsByDedupId.set(dedupId, (attemptsByDedupId.get(dedupId) ?? 0) + 1);
+  }
+  for (const send of sends) {
     const args = send.invoke.value as SendInvoke;
+    if (args.dedupId !== undefined && (attemptsByDedupId.get(args.dedupId) ?? 0) > 1) continue;
     const result = send.outcome === 'ok' ? (send.completion?.value as SendResult) : undefined;
     if (result?.sequenceNumber === undefined || args.groupId === undefined) continue;
     known.set(result.messageId, { messageId: result.messageId, groupId: args.groupId, sequenceNumber: result.sequenceNumber });
@@ -183,12 +194,12 @@ function findDedupViolations(
     ids.set(messageId, prior === undefined ? { fromMs, toMs } : { fromMs: Math.min(prior.fromMs, fromMs), toMs: Math.min(prior.toMs, toMs) });
     byDedup.set(dedupId, ids);
   };
+  // Send results are not evidence here: a deduplicated send may answer with a fresh message id
+  // (SQS does not promise the first one's). Only deliveries say how many messages exist.
   const sendByBody = new Map<string, OperationPair>();
   for (const send of sendsOf(pairs, options.queue)) {
     const args = send.invoke.value as SendInvoke;
     if (!sendByBody.has(args.body)) sendByBody.set(args.body, send);
-    const result = send.outcome === 'ok' ? (send.completion?.value as SendResult) : undefined;
-    if (args.dedupId !== undefined && result !== undefined) note(args.dedupId, result.messageId, send.invokeMs, send.completeMs);
   }
   for (const d of deliveries) {
     const send = sendByBody.get(d.message.body);

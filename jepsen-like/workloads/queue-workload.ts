@@ -143,6 +143,8 @@ export class QueueWorkload implements Workload {
           VisibilityTimeout: args.visibilityTimeoutSeconds,
           WaitTimeSeconds: 1,
           MessageSystemAttributeNames: ['All'],
+          // The older name of the same request, for servers that only know it.
+          AttributeNames: ['All'],
         }),
         e.callOptions(),
       );

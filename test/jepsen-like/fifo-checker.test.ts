@@ -94,10 +94,10 @@ describe('FIFO checker', () => {
     expect(result.dedupViolations).toEqual([{ dedupId: 'd', messageIds: ['m1', 'm2'] }]);
   });
 
-  it('passes a deduplicated re-send that returned the first message id and was delivered once', () => {
+  it('passes a deduplicated re-send delivered once, whatever message id its send answered', () => {
     const h = new HistoryBuilder()
       .send(0, 'x', 10, 'ok', { groupId: 'g', dedupId: 'd', messageId: 'm1', sequenceNumber: '100' })
-      .send(0, 'x', 20, 'ok', { groupId: 'g', dedupId: 'd', messageId: 'm1', sequenceNumber: '100' })
+      .send(0, 'x', 20, 'ok', { groupId: 'g', dedupId: 'd', messageId: 'm9', sequenceNumber: '900' })
       .receive(1, [{ body: 'x', messageId: 'm1', seq: '100', groupId: 'g' }], 1_000, 1_005);
     expect(checkFifo(h.pairs(), opts).valid).toBe(true);
   });
