@@ -55,11 +55,19 @@ interface ClaimState {
   readonly writes: TxnWrite[];
   readonly claimed: MessageRecord[];
   readonly mover: DeadLetterMover;
+  /** Messages this attempt claims, also listed in claimsInProgress until the attempt ends. */
+  readonly reserved: Set<string>;
   rowsExamined: number;
 }
 
 export class MessageClaimer {
   private readonly partitionStarts = new Map<string, number>();
+  /**
+   * Messages that receives on this node are claiming right now. Other receives here skip them:
+   * they would only conflict, and concurrent consumers on one node would otherwise all race for
+   * the same head of the queue. Receives on other nodes are still kept apart by OCC alone.
+   */
+  private readonly claimsInProgress = new Set<string>();
   private readonly inFlightCounts = new Map<string, { generation: number; atMs: number; count: number }>();
 
   constructor(
@@ -68,10 +76,22 @@ export class MessageClaimer {
   ) {}
 
   async claimOnce(name: string, options: ReceiveOptions): Promise<ClaimResult> {
-    return this.ctx.runner.run('ReceiveMessage', (attempt) => this.plan(name, options, attempt.view, attempt.nowMs));
+    const reserved = new Set<string>();
+    const releaseReserved = () => {
+      for (const id of reserved) this.claimsInProgress.delete(id);
+      reserved.clear();
+    };
+    try {
+      return await this.ctx.runner.run('ReceiveMessage', (attempt) => {
+        releaseReserved();
+        return this.plan(name, options, attempt.view, attempt.nowMs, reserved);
+      });
+    } finally {
+      releaseReserved();
+    }
   }
 
-  private async plan(name: string, options: ReceiveOptions, view: ReadView, nowMs: number): Promise<TxnPlan<ClaimResult>> {
+  private async plan(name: string, options: ReceiveOptions, view: ReadView, nowMs: number, reserved: Set<string>): Promise<TxnPlan<ClaimResult>> {
     const queue = await this.ctx.loadQueue(view, name);
     const { config } = queue.meta;
     const base = { queueWaitTimeSeconds: config.receiveWaitTimeSeconds };
@@ -92,6 +112,7 @@ export class MessageClaimer {
       claimed: [],
       mover: new DeadLetterMover(this.ctx, view, queue, nowMs),
       rowsExamined: 0,
+      reserved,
     };
     const start = this.nextPartitionStart(name, queue.meta.partitionCount);
     for (const partition of partitionVisitOrder(queue.meta.partitionCount, start)) {
@@ -136,6 +157,7 @@ export class MessageClaimer {
         if (state.claimed.length >= state.wanted) return;
         state.rowsExamined++;
         const messageId = lastElementAsString(row.key);
+        if (!this.tryReserve(state, messageId)) continue;
         const record = await this.readRecord(state, partition, messageId);
         if (record === undefined) continue;
         if (state.queue.meta.config.isFifo && record.messageGroupId !== undefined) {
@@ -169,7 +191,10 @@ export class MessageClaimer {
       for (const row of page) {
         if (state.claimed.length >= state.wanted) return;
         state.rowsExamined++;
-        const record = await this.readRecord(state, partition, decoder.decode(row.value));
+        const messageId = decoder.decode(row.value);
+        // A message of this group is being claimed by another receive here: the group is taken.
+        if (!this.tryReserve(state, messageId)) return;
+        const record = await this.readRecord(state, partition, messageId);
         if (record === undefined) continue;
         // The group is locked by a message in flight, or blocked by one not yet visible.
         if (record.visibleAtMs > state.nowMs) return;
@@ -179,6 +204,19 @@ export class MessageClaimer {
       if (last === undefined || page.length <= sqsLimits.receiveMessagesMax.value) return;
       gte = keySuccessor(last.key);
     }
+  }
+
+  /**
+   * Marks a message as being looked at by this attempt before its row is even read, so that
+   * concurrent receives here, interleaved at every await, never pick the same one.
+   */
+  private tryReserve(state: ClaimState, messageId: string): boolean {
+    const id = claimId(state.queue, messageId);
+    if (state.reserved.has(id)) return true;
+    if (this.claimsInProgress.has(id)) return false;
+    state.reserved.add(id);
+    this.claimsInProgress.add(id);
+    return true;
   }
 
   private async claimOrMove(state: ClaimState, record: MessageRecord): Promise<void> {
@@ -274,6 +312,10 @@ export class MessageClaimer {
       attributes,
     };
   }
+}
+
+function claimId(queue: LoadedQueue, messageId: string): string {
+  return `${queue.meta.name}/${queue.meta.generation}/${messageId}`;
 }
 
 function lastElementAsString(key: Uint8Array): string {

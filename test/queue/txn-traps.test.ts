@@ -4,12 +4,15 @@
  * buggy behaviour named in its title.
  */
 import { describe, expect, it } from 'vitest';
+import { SeededPrng } from '../../src/base/prng.js';
 import { QueueDoesNotExistError } from '../../src/queue/errors.js';
+import { QueueService } from '../../src/queue/queue-service.js';
 import { entry, makeHarness, receiveAll, sendOne } from './support/queue-harness.js';
 
 describe('message-path transactions', () => {
-  it('two receives racing for the same messages never both get one: the loser re-reads and gets others (trap 1)', async () => {
-    const { service, executor } = makeHarness();
+  it('two receives on different nodes racing for the same messages never both get one: the loser re-reads and gets others (trap 1)', async () => {
+    const { service, executor, scheduler } = makeHarness();
+    const otherNode = new QueueService({ executor, accountId: '000000000000', region: 'us-east-1', scheduler, prng: new SeededPrng(2) });
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
     await service.sendMessages('q', Array.from({ length: 4 }, (_, i) => entry(`e${i}`, `m${i}`)), { senderId: 's' });
     let rival: Promise<unknown> | undefined;
@@ -17,7 +20,7 @@ describe('message-path transactions', () => {
     executor.beforeCommit = async () => {
       if (rival !== undefined) return;
       executor.beforeCommit = undefined;
-      rival = service.receiveMessages('q', { maxMessages: 2 }).then((m) => {
+      rival = otherNode.receiveMessages('q', { maxMessages: 2 }).then((m) => {
         rivalMessages = m.map((x) => x.messageId);
       });
       await rival;
@@ -27,6 +30,17 @@ describe('message-path transactions', () => {
     expect(mine).toHaveLength(2);
     expect(new Set([...mine, ...rivalMessages]).size).toBe(4);
     expect(executor.conflicts).toBeGreaterThanOrEqual(1);
+  });
+
+  it('concurrent receives on one node take different messages without conflicting', async () => {
+    const { service, executor } = makeHarness();
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    await service.sendMessages('q', Array.from({ length: 10 }, (_, i) => entry(`e${i}`, `m${i}`)), { senderId: 's' });
+    const batches = await Promise.all(Array.from({ length: 5 }, () => service.receiveMessages('q', { maxMessages: 2 })));
+    const ids = batches.flat().map((m) => m.messageId);
+    expect(ids).toHaveLength(10);
+    expect(new Set(ids).size).toBe(10);
+    expect(executor.conflicts).toBe(0);
   });
 
   it('every message-path txn reads meta and gen, so a send racing a purge lands in the new generation (trap 2)', async () => {
