@@ -99,8 +99,12 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
       for (const controller of inFlight) controller.abort(new Error('server closing'));
       server.closeIdleConnections();
       await waitBounded(Promise.allSettled([...settled]), raftqLimits.gatewayDrainTimeoutMs.value);
-      server.closeAllConnections();
-      await closed;
+      // Answered connections are idle now; only a request still stuck past the drain is cut.
+      server.closeIdleConnections();
+      if (!(await waitBounded(closed, 1_000))) {
+        server.closeAllConnections();
+        await closed;
+      }
     },
   };
 }
@@ -130,7 +134,11 @@ async function serveRequest(
     if (res.destroyed) return;
     const payload = Buffer.from(response.body, 'utf8');
     res.writeHead(response.status, { ...response.headers, 'content-length': String(payload.byteLength) });
-    res.end(payload);
+    // Settle once the bytes are handed to the socket, so a draining close() never cuts a reply.
+    await new Promise<void>((resolve) => {
+      res.once('close', resolve);
+      res.end(payload, resolve);
+    });
   } catch (err) {
     logger.error({ err }, 'SQS request failed outside the handler');
     if (!res.headersSent && !res.destroyed) res.writeHead(500, { 'content-length': '0' }).end();
@@ -175,8 +183,10 @@ function respondTooLarge(req: IncomingMessage, res: ServerResponse): void {
   res.end(payload, () => req.destroy());
 }
 
-async function waitBounded(promise: Promise<unknown>, timeoutMs: number): Promise<void> {
+/** True if `promise` settled within `timeoutMs`. */
+async function waitBounded(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
+  const isSettled = await Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
   if (timer !== undefined) clearTimeout(timer);
+  return isSettled;
 }
