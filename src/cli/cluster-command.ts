@@ -2,10 +2,10 @@
  * `raftq cluster up|down`: a local cluster on this machine for development. Node i (1-based) is
  * n<i>, with data in BASE/n<i>, its log in BASE/n<i>.log, and ports 9324+10(i-1) (SQS), +1
  * (admin), +2 (Raft). `up` returns once every node answers /ready; `down` stops them with SIGTERM
- * (SIGKILL after a bound). The pids and ports are kept in BASE/cluster.json.
+ * (SIGKILL after a bound). The pids and ports are kept in BASE/cluster.json. Nodes use the
+ * cluster secret of RAFTQ_CLUSTER_SECRET when it is set.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +31,6 @@ interface ClusterNodeRecord {
 }
 
 interface ClusterRecord {
-  readonly clusterSecret: string;
   readonly nodes: ClusterNodeRecord[];
 }
 
@@ -72,8 +71,9 @@ export async function clusterCommand(argv: readonly string[], env: NodeJS.Proces
 async function clusterUp(options: { count: number; baseDir: string; basePort: number; readyTimeoutMs: number; isDebugEnabled: boolean; env: NodeJS.ProcessEnv }): Promise<void> {
   mkdirSync(options.baseDir, { recursive: true });
   const recordPath = join(options.baseDir, 'cluster.json');
-  const previousSecret = existsSync(recordPath) ? (JSON.parse(readFileSync(recordPath, 'utf8')) as ClusterRecord).clusterSecret : undefined;
-  const clusterSecret = options.env['RAFTQ_CLUSTER_SECRET'] ?? previousSecret ?? randomBytes(18).toString('base64url');
+  // A local cluster listens on loopback only; a secret is used when RAFTQ_CLUSTER_SECRET gives one
+  // (then `raftq members …` needs it too).
+  const clusterSecret = options.env['RAFTQ_CLUSTER_SECRET'] ?? '';
   const layout = Array.from({ length: options.count }, (_, i) => {
     const port = options.basePort + 10 * i;
     return { id: `n${i + 1}`, sqs: `127.0.0.1:${port}`, admin: `127.0.0.1:${port + 1}`, raft: `127.0.0.1:${port + 2}` };
@@ -86,11 +86,12 @@ async function clusterUp(options: { count: number; baseDir: string; basePort: nu
     const args = [mainScript, 'serve', '--id', node.id, '--data-dir', dataDir, '--sqs-listen', node.sqs, '--admin-listen', node.admin, '--raft-listen', node.raft, '--peers', peers];
     if (options.isDebugEnabled) args.push('--debug-endpoints');
     // The secret travels in the environment, not on the command line where `ps` shows it.
-    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out], env: { ...options.env, RAFTQ_CLUSTER_SECRET: clusterSecret } });
+    const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out], env: options.env });
     child.unref();
     return { ...node, pid: child.pid ?? -1, dataDir, logFile };
   });
-  writeFileSync(recordPath, `${JSON.stringify({ clusterSecret, nodes } satisfies ClusterRecord, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(recordPath, `${JSON.stringify({ nodes } satisfies ClusterRecord, null, 2)}\n`);
+  if (clusterSecret === '') process.stderr.write('note: no RAFTQ_CLUSTER_SECRET, so calls between these nodes are not authenticated (fine on loopback)\n');
   const deadlineMs = Date.now() + options.readyTimeoutMs;
   for (const node of nodes) {
     for (;;) {
@@ -119,6 +120,6 @@ async function clusterDown(recordPath: string): Promise<void> {
       process.stdout.write(`${node.id} stopped\n`);
     }
   }
-  // Data stays; only the record of running processes goes (its secret is kept for the next `up`).
-  writeFileSync(recordPath, `${JSON.stringify({ clusterSecret: record.clusterSecret, nodes: [] }, null, 2)}\n`, { mode: 0o600 });
+  // Data stays for the next `up`; only the record of running processes goes.
+  writeFileSync(recordPath, `${JSON.stringify({ nodes: [] }, null, 2)}\n`);
 }
