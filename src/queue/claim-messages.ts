@@ -97,8 +97,10 @@ export class MessageClaimer {
     const base = { queueWaitTimeSeconds: config.receiveWaitTimeSeconds };
     const attemptId = config.isFifo ? options.receiveRequestAttemptId : undefined;
     if (attemptId !== undefined) {
+      // A retry returns the same messages while they are still in flight under the same receive;
+      // once all of them were deleted or changed, the id starts a fresh receive.
       const replay = await this.replayAttempt(queue, view, attemptId, nowMs);
-      if (replay !== undefined) return { readKeys: queue.readKeys, writes: [], result: { ...base, messages: replay } };
+      if (replay !== undefined && replay.length > 0) return { readKeys: queue.readKeys, writes: [], result: { ...base, messages: replay } };
     }
     await this.checkInFlightLimit(queue, view, nowMs);
     const state: ClaimState = {

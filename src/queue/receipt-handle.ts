@@ -6,6 +6,7 @@
  * instead of being looked up there.
  */
 import { Buffer } from 'node:buffer';
+import { assert } from '../base/assert.js';
 import { ReceiptHandleIsInvalidError } from './errors.js';
 import { fnv1a32 } from './partitioning.js';
 
@@ -26,6 +27,7 @@ export function queueTagOf(queueName: string): number {
 }
 
 export function encodeReceiptHandle(parts: Omit<ReceiptHandleParts, 'queueTag'> & { queueName: string }): string {
+  assert(!parts.messageId.includes(separator) && !parts.token.includes(separator), 'message ids and receipt tokens must not contain ":"');
   const fields = [parts.version, parts.partition, parts.generation, queueTagOf(parts.queueName).toString(16), parts.messageId, parts.token];
   return Buffer.from(fields.join(separator), 'utf8').toString('base64url');
 }

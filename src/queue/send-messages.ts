@@ -126,8 +126,10 @@ export class MessageSender {
     const seenInRequest = new Map<string, DedupRow>();
     const windowMs = sqsLimits.deduplicationWindowMs.value;
     for (const item of prepared) {
-      const groupScope = meta.config.deduplicationScope === 'messageGroup' ? (item.entry.messageGroupId ?? '') : '';
-      const dedupKey = keys.dedup(item.partition, groupScope, item.deduplicationId ?? '');
+      const isGroupScope = meta.config.deduplicationScope === 'messageGroup';
+      const groupScope = isGroupScope ? (item.entry.messageGroupId ?? '') : '';
+      // Queue-wide dedup rows all live in partition 0, so the scope holds whatever the partition count.
+      const dedupKey = keys.dedup(isGroupScope ? item.partition : 0, groupScope, item.deduplicationId ?? '');
       const dedupKeyText = Buffer.from(dedupKey).toString('latin1');
       const earlier = seenInRequest.get(dedupKeyText) ?? (await readDedup(view, dedupKey, nowMs));
       out.readKeys.push(dedupKey);

@@ -125,6 +125,15 @@ describe('FIFO queues', () => {
     expect(retry).toEqual(first);
   });
 
+  it('a ReceiveRequestAttemptId whose messages were all deleted starts a fresh receive', async () => {
+    const { service } = await fifo();
+    await service.sendMessages('f.fifo', [g('a', '1'), g('a', '2')], { senderId: 's' });
+    const [first] = await service.receiveMessages('f.fifo', { maxMessages: 1, receiveRequestAttemptId: 'try-1' });
+    await service.deleteMessages('f.fifo', [{ entryId: 'd', receiptHandle: first?.receiptHandle ?? '' }]);
+    const next = await service.receiveMessages('f.fifo', { maxMessages: 1, receiveRequestAttemptId: 'try-1' });
+    expect(next.map((m) => m.body)).toEqual(['2']);
+  });
+
   it('purge clears deduplication state but never sends sequence numbers backwards', async () => {
     const { service, executor } = await fifo();
     const before = ok((await service.sendMessages('f.fifo', [g('a', 'd')], { senderId: 's' }))[0]);
