@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { raftqLimits, sqsLimits } from '../../src/base/limits.js';
 import { RetryableError } from '../../src/base/errors.js';
+import { NoLeaderError, ProposalOutcomeUnknownError } from '../../src/cluster/errors.js';
 import { QueueDoesNotExistError } from '../../src/queue/errors.js';
 import { md5OfMessageAttributes, md5OfMessageBody } from '../../src/sqs/message-md5.js';
 import { makeGateway, recordingLogger, xmlAll, xmlText } from './support/gateway-harness.js';
@@ -352,5 +353,21 @@ describe('failures below the gateway', () => {
     const res = await pending;
     expect(res.status).toBe(503);
     expect(res.json['message']).toMatch(/outcome is unknown/);
+  });
+});
+
+describe('cluster conditions', () => {
+  it.each([
+    ['no leader', () => new NoLeaderError('n1', 2_000)],
+    ['an unknown proposal outcome', () => new ProposalOutcomeUnknownError('txn-1', 'the proposal timed out')],
+  ])('answers %s with a retryable 503 in both protocols', async (_what, make) => {
+    const gw = await gatewayWithQueue();
+    gw.fake.failures.set('sendMessages', make() as Error);
+    const json = await gw.json('SendMessage', { QueueUrl: queueUrl, MessageBody: 'x' });
+    expect(json.status).toBe(503);
+    expect(json.headers['x-amzn-query-error']).toBe('ServiceUnavailable;Receiver');
+    const xml = await gw.query({ Action: 'SendMessage', QueueUrl: queueUrl, MessageBody: 'x' });
+    expect(xml.status).toBe(503);
+    expect(xmlText(xml.body, 'Code')).toBe('ServiceUnavailable');
   });
 });
