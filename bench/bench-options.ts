@@ -10,8 +10,6 @@ export interface PhaseTiming {
   readonly prefillBytesMax: number;
   /** Longest a prefill may take: a slow system consumes what it managed to store. */
   readonly prefillMsMax: number;
-  /** Messages queued before a produce-consume cell, so its consumers do not start on an empty queue. */
-  readonly mixedPrefillMessages: number;
 }
 
 export interface BenchOptions {
@@ -31,7 +29,6 @@ export const quickTiming: PhaseTiming = {
   prefillMessagesMax: 20_000,
   prefillBytesMax: 64 * 1_048_576,
   prefillMsMax: 30_000,
-  mixedPrefillMessages: 2_000,
 };
 
 export const fullTiming: PhaseTiming = {
@@ -40,7 +37,6 @@ export const fullTiming: PhaseTiming = {
   prefillMessagesMax: 50_000,
   prefillBytesMax: 256 * 1_048_576,
   prefillMsMax: 90_000,
-  mixedPrefillMessages: 5_000,
 };
 
 export class BenchUsageError extends Error {

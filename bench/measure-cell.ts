@@ -16,6 +16,12 @@ const prefillBatchSize = 10;
 const prefillSlots = 16;
 /** A consume cell ends when this share of the prefill is consumed: the last partial batches measure the tail, not the rate. */
 const consumeDoneShare = 0.95;
+/**
+ * In a produce-consume cell, how far producers may run ahead of consumers, in receive batches per
+ * consumer slot: enough that consumers never wait on an idle producer, little enough that
+ * end-to-end latency is the system's and not a backlog's.
+ */
+const mixedLeadBatchesPerConsumer = 4;
 /** Long-poll wait of receives in a produce-consume cell; consume-only cells poll without waiting. */
 const mixedReceiveWaitSeconds = 1;
 
@@ -43,7 +49,7 @@ export function slotsOf(cell: CellSpec): { producers: number; consumers: number 
 
 export function prefillCount(cell: CellSpec, timing: PhaseTiming): number {
   if (cell.workload === 'produce') return 0;
-  if (cell.workload === 'produce-consume') return timing.mixedPrefillMessages;
+  if (cell.workload === 'produce-consume') return 0;
   return Math.max(prefillBatchSize, Math.min(timing.prefillMessagesMax, Math.floor(timing.prefillBytesMax / cell.messageBytes)));
 }
 
@@ -57,6 +63,7 @@ async function prefill(context: CellContext, cell: CellSpec, queue: QueueRef, me
     windowMsMax: context.timing.prefillMsMax,
     isDone: (totals) => totals.produced >= messages,
     recordsEndToEnd: false,
+    producerLeadMessagesMax: null,
     serverPids: context.serverPids,
     onProgress: (totals, elapsedMs) => context.onProgress(`prefill ${messages}`, totals, elapsedMs),
   });
@@ -124,6 +131,7 @@ export async function measureCell(context: CellContext, cell: CellSpec): Promise
       windowMsMax: context.timing.windowMs,
       ...(isConsumeOnly ? { isDone: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeDoneShare } : {}),
       recordsEndToEnd: cell.workload === 'produce-consume',
+      producerLeadMessagesMax: cell.workload === 'produce-consume' ? mixedLeadBatchesPerConsumer * cell.batchSize * Math.ceil(consumers / context.clientProcesses) : null,
       serverPids: context.serverPids,
       onProgress: (totals, elapsedMs) => context.onProgress(cellKey(cell), totals, elapsedMs),
     });

@@ -9,7 +9,8 @@ import type { FromWorker, ToWorker, WorkerResult, WorkerTotals } from './worker-
 import { processTreeCpuSeconds } from '../stats/process-cpu.js';
 import { mergeEncodedHistograms, type LatencyHistogram } from '../stats/latency-histogram.js';
 
-const workerEntry = fileURLToPath(new URL('./load-worker.js', import.meta.url));
+/** The compiled worker next to this module (dist/bench/load/); a plan may name another (tests run from source). */
+const defaultWorkerEntry = fileURLToPath(new URL('./load-worker.js', import.meta.url));
 /** Connecting every slot (an AMQP channel each, say) may take a while on a loaded machine, not forever. */
 const workerReadyMsMax = 60_000;
 /** A worker reports within its own drain bound plus margin after the stop. */
@@ -26,8 +27,11 @@ export interface PhasePlan {
   readonly windowMsMax: number;
   readonly isDone?: (totals: WorkerTotals) => boolean;
   readonly recordsEndToEnd: boolean;
+  /** Per worker; see WorkerJob.producerLeadMessagesMax. */
+  readonly producerLeadMessagesMax: number | null;
   readonly serverPids: readonly number[];
   readonly onProgress?: (totals: WorkerTotals, elapsedMs: number) => void;
+  readonly workerEntry?: string;
 }
 
 export interface PhaseOutcome {
@@ -89,7 +93,7 @@ export async function runLoadPhase(plan: PhasePlan): Promise<PhaseOutcome> {
   const ready = new Set<WorkerHandle>();
   const handles: WorkerHandle[] = [];
   for (let w = 0; w < workers; w++) {
-    const child = fork(workerEntry, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(plan.workerEntry ?? defaultWorkerEntry, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const handle: WorkerHandle = { child, totals: { produced: 0, consumed: 0, errors: 0 }, result: null, failure: null };
     child.on('message', (message: FromWorker) => {
       if (message.type === 'ready') ready.add(handle);
@@ -106,6 +110,7 @@ export async function runLoadPhase(plan: PhasePlan): Promise<PhaseOutcome> {
       job: {
         driver: { ...plan.driver, producerSlots: producerShares[w] ?? [], consumerSlots: consumerShares[w] ?? [] },
         recordsEndToEnd: plan.recordsEndToEnd,
+        producerLeadMessagesMax: plan.producerLeadMessagesMax,
       },
     };
     child.send(job);

@@ -65,6 +65,8 @@ class LoadWorker {
   private emptyReceives = 0;
   private errors = 0;
   private firstError: string | undefined;
+  /** Producers parked until consumers catch up (see WorkerJob.producerLeadMessagesMax). */
+  private readonly parkedProducers: (() => void)[] = [];
 
   async accept(job: WorkerJob): Promise<void> {
     this.job = job;
@@ -97,8 +99,21 @@ class LoadWorker {
     await delay(errorPauseMs);
   }
 
+  private isProducerAhead(): boolean {
+    const leadMax = this.job?.producerLeadMessagesMax ?? null;
+    return leadMax !== null && this.produced - this.consumed > leadMax;
+  }
+
+  private wakeProducers(): void {
+    for (const wake of this.parkedProducers.splice(0)) wake();
+  }
+
   private async runProducer(driver: LoadDriver, slot: number): Promise<void> {
     while (!this.isStopping) {
+      if (this.isProducerAhead()) {
+        await new Promise<void>((resolve) => this.parkedProducers.push(resolve));
+        continue;
+      }
       const startedMs = Date.now();
       const t0 = performance.now();
       try {
@@ -121,6 +136,7 @@ class LoadWorker {
       try {
         const batch = await driver.consume(slot);
         this.consumed += batch.count;
+        if (!this.isProducerAhead()) this.wakeProducers();
         if (batch.count === 0) {
           this.emptyReceives++;
           continue;
@@ -145,6 +161,7 @@ class LoadWorker {
     const clientCpuMicros = this.cpuAtWindowStart === null ? 0 : cpuNow.user + cpuNow.system;
     if (this.progressTimer !== null) clearInterval(this.progressTimer);
     this.driver?.interrupt();
+    this.wakeProducers();
     await Promise.race([Promise.allSettled(this.slots), delay(slotDrainMsMax)]);
     await sendAndFlush({
       type: 'result',

@@ -5,6 +5,12 @@ export interface WorkerJob {
   readonly driver: DriverOptions;
   /** End-to-end latency means something only when producers and consumers run together. */
   readonly recordsEndToEnd: boolean;
+  /**
+   * When producers and consumers run together: the most messages this worker's producers may be
+   * ahead of its consumers. Without it, producers faster than consumers grow the queue for the
+   * whole window and end-to-end latency measures the backlog, not the system.
+   */
+  readonly producerLeadMessagesMax: number | null;
 }
 
 export type ToWorker =
