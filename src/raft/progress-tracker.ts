@@ -19,6 +19,10 @@ export class ProgressTracker {
   private readonly voters = new Set<NodeId>();
   private readonly learners = new Set<NodeId>();
   private readonly votes = new Map<NodeId, boolean>();
+  /** Caches of the sorted ids, dropped whenever membership changes. */
+  private sortedMemberIds: NodeId[] | null = null;
+  private sortedVoterIds: NodeId[] | null = null;
+  private readonly matchScratch: number[] = [];
 
   constructor(
     confState: ConfState,
@@ -52,13 +56,16 @@ export class ProgressTracker {
     return this.voters.size;
   }
 
-  /** Every member, sorted, so that broadcasts are in a stable order. */
-  memberIds(): NodeId[] {
-    return [...this.progress.keys()].sort();
+  /** Every member, sorted, so that broadcasts are in a stable order. Do not modify. */
+  memberIds(): readonly NodeId[] {
+    this.sortedMemberIds ??= [...this.progress.keys()].sort();
+    return this.sortedMemberIds;
   }
 
-  voterIds(): NodeId[] {
-    return [...this.voters].sort();
+  /** Every voter, sorted. Do not modify. */
+  voterIds(): readonly NodeId[] {
+    this.sortedVoterIds ??= [...this.voters].sort();
+    return this.sortedVoterIds;
   }
 
   quorum(): number {
@@ -67,8 +74,12 @@ export class ProgressTracker {
 
   /** The highest index replicated on a majority of voters (0 without voters). */
   committedIndex(): number {
-    if (this.voters.size === 0) return 0;
-    const matches = [...this.voters].map((id) => (this.progress.get(id) as Progress).match).sort((a, b) => b - a);
+    const voters = this.voterIds();
+    if (voters.length === 0) return 0;
+    const matches = this.matchScratch;
+    matches.length = voters.length;
+    for (let i = 0; i < voters.length; i++) matches[i] = (this.progress.get(voters[i] as NodeId) as Progress).match;
+    matches.sort((a, b) => b - a);
     return matches[this.quorum() - 1] as number;
   }
 
@@ -107,6 +118,8 @@ export class ProgressTracker {
   /** Applies one single-server change; validation is the proposer's job (see membership.ts). */
   applyConfChange(change: ConfChange, nextIndex: number): void {
     const id = change.nodeId;
+    this.sortedMemberIds = null;
+    this.sortedVoterIds = null;
     switch (change.kind) {
       case 'addVoter': {
         this.learners.delete(id);
@@ -144,6 +157,8 @@ export class ProgressTracker {
   }
 
   private addMember(id: NodeId, options: { isLearner: boolean; nextIndex: number }): void {
+    this.sortedMemberIds = null;
+    this.sortedVoterIds = null;
     if (options.isLearner) this.learners.add(id);
     else this.voters.add(id);
     const progress = new Progress(options.nextIndex, options.isLearner, this.limits);

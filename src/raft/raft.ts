@@ -5,7 +5,7 @@ import { ProposalDroppedError } from './errors.js';
 import { abortLeaderTransfer, handleTimeoutNow, handleTransferLeader } from './leader-transfer.js';
 import { handleReadIndexRequest, handleReadIndexResponse } from './read-index.js';
 import { type ResolvedRaftConfig } from './raft-config.js';
-import { isTransferCampaign, raftMessage } from './raft-message.js';
+import { isTransferCampaign, outgoingMessage } from './raft-message.js';
 import { RaftLog } from './raft-log.js';
 import { ProgressTracker } from './progress-tracker.js';
 import { ReadOnly } from './read-only.js';
@@ -90,7 +90,7 @@ export class Raft {
 
   /** Queues a message from this node, stamped with the current term unless the caller set one. */
   send(fields: Partial<RaftMessage> & Pick<RaftMessage, 'type' | 'to'>): void {
-    this.messages.push(raftMessage({ term: this.term, ...fields, from: this.id }));
+    this.messages.push(outgoingMessage(fields, this.id, this.term));
   }
 
   /** Only a voter with no snapshot waiting to be installed may stand for election. */

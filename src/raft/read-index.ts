@@ -40,13 +40,13 @@ export function readIndex(r: Raft, requestCtx: Uint8Array): void {
  * heartbeats that no newer leader has superseded it.
  */
 export function handleReadIndexRequest(r: Raft, m: RaftMessage): void {
+  if (!r.hasCommittedEntryInCurrentTerm()) {
+    r.pendingReadIndexMessages.push(m);
+    return;
+  }
   if (r.tracker.voterCount() === 1 && r.tracker.isVoter(r.id)) {
     // Alone in the configuration: no one can have superseded us.
     respond(r, { index: r.log.committed, requestCtx: m.context, from: m.from, acks: new Set() });
-    return;
-  }
-  if (!r.hasCommittedEntryInCurrentTerm()) {
-    r.pendingReadIndexMessages.push(m);
     return;
   }
   r.readOnly.addRequest(r.log.committed, m.context, m.from);

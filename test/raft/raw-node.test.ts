@@ -139,3 +139,19 @@ function configOf(storage: MemoryRaftStorage) {
     checkQuorum: true,
   };
 }
+
+describe('RawNode: ReadIndex on a single voter', () => {
+  it('answers from the commit index without a heartbeat round, once its term has a committed entry', () => {
+    const storage = new MemoryRaftStorage({ confState: { voters: ['1'], learners: [] } });
+    const raw = singleNode(storage);
+    raw.campaign();
+    raw.readIndex(bytes('early'));
+    const first = raw.ready();
+    expect(first.readStates).toEqual([]);
+    storage.append(first.entries);
+    raw.advance(first);
+    const second = raw.ready();
+    expect(second.readStates.map((rs) => [rs.index, new TextDecoder().decode(rs.requestCtx)])).toEqual([[1, 'early']]);
+    expect(second.messages).toEqual([]);
+  });
+});
