@@ -304,13 +304,22 @@ export class ClusterNode implements TxnExecutor {
   private async handleReady(ready: Ready): Promise<void> {
     if (ready.softState !== null) this.onSoftState(ready.softState);
     if (ready.snapshot !== null) await this.installSnapshot(ready);
+    // A leader's appends do not depend on its own copy of the entries being durable (Raft thesis
+    // §10.2.1: the leader counts itself only once its write is done), so they leave before the
+    // fsync and the leader's write overlaps the followers'. Everything else waits for it: votes,
+    // and anything sent in a Ready that changes the term or the vote.
+    const persisted = this.logStore.currentHardState();
+    const isTermSettled = ready.hardState === null || (ready.hardState.term === persisted.term && ready.hardState.vote === persisted.vote);
+    const isEarlySendAllowed = this.softState.role === 'leader' && isTermSettled;
+    const isEarly = (message: RaftMessage): boolean => isEarlySendAllowed && (message.type === MessageType.App || message.type === MessageType.Heartbeat);
+    for (const message of ready.messages) if (isEarly(message)) this.send(message);
     if (ready.hardState !== null || ready.entries.length > 0) {
       const startedAt = performance.now();
       await this.logStore.persist(ready.hardState, ready.entries);
       this.metrics.fsyncs.inc();
       this.metrics.fsyncSeconds.observe((performance.now() - startedAt) / 1000);
     }
-    for (const message of ready.messages) this.send(message);
+    for (const message of ready.messages) if (!isEarly(message)) this.send(message);
     if (ready.committedEntries.length > 0) {
       const startedAt = performance.now();
       await this.applyCommitted(ready.committedEntries);

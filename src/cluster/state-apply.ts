@@ -6,6 +6,7 @@
 import type { MvccStore } from '../storage/mvcc-store.js';
 import type { Txn, TxnOutcome } from '../storage/txn.js';
 import { decodeTxnBatch, encodeTxnBatch } from '../storage/txn-codec.js';
+import { applyEntries } from '../storage/txn-apply.js';
 
 export interface EntryToApply {
   readonly index: number;
@@ -32,6 +33,15 @@ export function decodeEntryPayload(data: Uint8Array): { leaderStampTs: number; t
   return decodeTxnBatch(data);
 }
 
-export async function applyEntriesToStore(_store: MvccStore, _entries: readonly EntryToApply[]): Promise<AppliedEntry[]> {
-  throw new Error('applyEntriesToStore: waiting for the storage layer apply step');
+/**
+ * Applies a run of consecutive committed entries (the first one follows the store's applied
+ * index) in one engine batch. Not synced: the Raft log is the durable record, and the runtime
+ * flushes the state before it compacts the log behind it.
+ */
+export async function applyEntriesToStore(store: MvccStore, entries: readonly EntryToApply[]): Promise<AppliedEntry[]> {
+  const result = await applyEntries(store, entries, { sync: false });
+  return entries.map((entry, i) => ({
+    index: entry.index,
+    results: entry.txns.map((txn, j) => ({ txn, outcome: (result.outcomes[i] as TxnOutcome[])[j] as TxnOutcome })),
+  }));
 }

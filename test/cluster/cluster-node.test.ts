@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodeKey } from '../../src/storage/key-codec.js';
+import { InProcessCluster, putTxn, waitUntil } from './support/in-process-cluster.js';
+
+describe('ClusterNode (three nodes in one process)', () => {
+  let cluster: InProcessCluster | null = null;
+  afterEach(async () => {
+    await cluster?.close();
+    cluster = null;
+  });
+
+  it('elects one leader and commits transactions proposed on every node', async () => {
+    cluster = await InProcessCluster.start(3);
+    const leader = await cluster.leader();
+    const outcomes = [];
+    for (const id of ['n1', 'n2', 'n3']) {
+      const node = cluster.node(id);
+      const started = performance.now();
+      outcomes.push(await node.commit(await putTxn(node, `txn-${id}`, id, `from ${id}`)));
+      const elapsed = performance.now() - started;
+      expect(elapsed).toBeLessThan(2_000);
+    }
+    expect(outcomes.map((o) => o.kind)).toEqual(['committed', 'committed', 'committed']);
+    const leaders = [...cluster.nodes.values()].filter((n) => n.isLeader());
+    expect(leaders.map((n) => n.id)).toEqual([leader.id]);
+    // A write committed through a follower is readable on that follower at once.
+    const view = await cluster.node('n2').readView({ linearizable: false });
+    expect(new TextDecoder().decode(await view.get(encodeKey(['t', 'n2'])))).toBe('from n2');
+    view.release();
+    const target = leader.appliedIndex();
+    await waitUntil(() => [...cluster!.nodes.values()].every((n) => n.appliedIndex() >= target), 5_000, 'every node to apply');
+    const digests = await Promise.all([...cluster.nodes.values()].map(async (n) => (await n.status()).stateDigest));
+    expect(new Set(digests).size).toBe(1);
+  });
+
+  it('answers a retried txnId with its first outcome and applies it once', async () => {
+    cluster = await InProcessCluster.start(3);
+    await cluster.leader();
+    const follower = [...cluster.nodes.values()].find((n) => !n.isLeader())!;
+    const txn = await putTxn(follower, 'same-id', 'k', 'v1');
+    const first = await follower.commit(txn);
+    const again = await follower.commit({ ...txn, writes: [{ kind: 'put', key: encodeKey(['t', 'k']), value: new TextEncoder().encode('v2') }] });
+    expect(again).toEqual(first);
+    const view = await follower.readView({ linearizable: true });
+    expect(new TextDecoder().decode(await view.get(encodeKey(['t', 'k'])))).toBe('v1');
+    view.release();
+  });
+});
