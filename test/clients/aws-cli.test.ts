@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessGateway, type InProcessGateway } from '../sqs/support/in-process-gateway.js';
+import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.js';
 import { awsClientEnv, awsCliPath, runProcess } from './python-clients.js';
 
 /** The AWS CLI from Debian (query protocol), unmodified, as an operator would type it. */
 
-let gateway: InProcessGateway;
+let gateway: SqsEndpoint;
 
 beforeAll(async () => {
-  gateway = await startInProcessGateway();
+  gateway = await startSqsEndpoint();
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessGateway, type InProcessGateway } from '../sqs/support/in-process-gateway.js';
+import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.js';
 import { awsClientEnv, botocoreDataPath, pythonPath, runProcess } from './python-clients.js';
 
 /**
@@ -7,10 +7,10 @@ import { awsClientEnv, botocoreDataPath, pythonPath, runProcess } from './python
  * protocol; the current model in shared/ (AWS_DATA_PATH) makes the same boto3 speak JSON.
  */
 
-let gateway: InProcessGateway;
+let gateway: SqsEndpoint;
 
 beforeAll(async () => {
-  gateway = await startInProcessGateway();
+  gateway = await startSqsEndpoint();
 });
 
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-s
 import { Consumer } from 'sqs-consumer';
 import { Producer } from 'sqs-producer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessGateway, type InProcessGateway } from '../sqs/support/in-process-gateway.js';
+import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.js';
 
 /**
  * sqs-producer and sqs-consumer 14.x, unmodified, moving thousands of messages through raftq at
@@ -11,11 +11,11 @@ import { startInProcessGateway, type InProcessGateway } from '../sqs/support/in-
 
 const messageCount = 3_000;
 
-let gateway: InProcessGateway;
+let gateway: SqsEndpoint;
 let sqs: SQSClient;
 
 beforeAll(async () => {
-  gateway = await startInProcessGateway();
+  gateway = await startSqsEndpoint();
   sqs = new SQSClient({ endpoint: gateway.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' } });
 });
 

@@ -22,18 +22,18 @@ import {
   UntagQueueCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInProcessGateway, type InProcessGateway } from './support/in-process-gateway.js';
+import { startSqsEndpoint, type SqsEndpoint } from './support/sqs-endpoint.js';
 
 /**
  * @aws-sdk/client-sqs, unmodified (JSON protocol, MD5 validation left on), against a real server
  * over a real QueueService: every action and the error paths a client can hit.
  */
 
-let gateway: InProcessGateway;
+let gateway: SqsEndpoint;
 let sqs: SQSClient;
 
 beforeAll(async () => {
-  gateway = await startInProcessGateway();
+  gateway = await startSqsEndpoint();
   sqs = new SQSClient({ endpoint: gateway.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 });
 });
 
