@@ -110,11 +110,15 @@ export class MemoryRaftStorage implements RaftStorage {
     return this.currentSnapshot;
   }
 
-  /** Discards entries before `index`; the entry at `index` becomes the new dummy. */
+  /**
+   * Discards entries before `index`; the entry at `index` becomes the new dummy. Never past the
+   * snapshot: a follower that needs the discarded entries could then be sent nothing that helps.
+   */
   compact(index: number): void {
     const offset = this.offset();
     if (index <= offset) throw new CompactedError(index, offset + 1);
     assert(index <= this.lastIndex(), `compact: index ${index} > last index ${this.lastIndex()}`);
+    assert(index <= this.currentSnapshot.meta.index, `compact: index ${index} is past the snapshot at ${this.currentSnapshot.meta.index}`);
     const dummy = this.log[index - offset] as Entry;
     this.log = [{ index: dummy.index, term: dummy.term, type: EntryType.Normal, data: new Uint8Array(0) }, ...this.log.slice(index - offset + 1)];
   }

@@ -42,6 +42,12 @@ describe('MemoryRaftStorage', () => {
     expect(storage.lastIndex()).toBe(2);
   });
 
+  it('refuses to compact past its snapshot', () => {
+    const storage = storageWith([1, 1, 1]);
+    storage.createSnapshot(1, confState, new Uint8Array(0));
+    expect(() => storage.compact(2)).toThrow(/past the snapshot/);
+  });
+
   it('returns at least one entry even when it alone exceeds the byte limit', () => {
     const storage = storageWith([1, 1, 1]);
     expect(storage.entries(1, 4, 1)).toHaveLength(1);
@@ -86,6 +92,7 @@ describe('MemoryRaftStorage', () => {
             storage.append(entries);
             model = [...model.slice(0, from - 1), ...entries];
           } else if (o.at > compactedTo && o.at <= model.length) {
+            if (o.at > storage.snapshot().meta.index) storage.createSnapshot(o.at, confState, new Uint8Array(0));
             storage.compact(o.at);
             compactedTo = o.at;
           }
