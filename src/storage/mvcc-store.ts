@@ -5,8 +5,9 @@
  * `applyExclusive`, one engine batch per apply step together with the applied index.
  *
  * Two watermarks, because one of them must be identical on every replica and the other need not:
- * - the horizon H = lastCommitTs − historyMs, a pure function of the applied state, so the same
- *   on every replica at the same index. OCC rejects a txn with startTs < H as too-old, and
+ * - the horizon H (horizon.ts: the newest commit timestamp at least historyMs older than
+ *   lastCommitTs), a pure function of the applied history, so the same on every replica at the
+ *   same index. OCC rejects a txn with startTs < H as too-old, and
  *   garbage collection removes a deletion marker that is a key's newest version only when it is
  *   at or below H: every replica then decides every conflict identically, whatever its local
  *   collection progress;
@@ -20,7 +21,8 @@ import { RaftqError, RetryableError } from '../base/errors.js';
 import { raftqLimits } from '../base/limits.js';
 import { readRange, type Engine, type EngineEntry, type EngineIterator, type EngineWrite } from './engine.js';
 import { bytesEqual, compareBytes, isWellFormedKey, keySuccessor } from './key-codec.js';
-import { appliedRowKey, formatRowKey, stateFormatVersion } from './system-keys.js';
+import { HorizonTracker } from './horizon.js';
+import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion } from './system-keys.js';
 import type { KeyRange, KeyValue, ReadView } from './txn.js';
 import { initialGcKeyState, planVersionGc, type GcKeyState } from './version-gc.js';
 import {
@@ -68,6 +70,8 @@ export interface AppliedBatch {
   readonly systemWrites: readonly EngineWrite[];
   readonly appliedIndex: number;
   readonly lastCommitTs: number;
+  /** The horizon after this batch (the apply step advances it with every commit). */
+  readonly horizon: HorizonTracker;
 }
 
 export interface MvccStoreOptions {
@@ -95,7 +99,7 @@ export class MvccStore {
   private appliedIndexValue: number;
   private lastCommitTsValue: number;
   private readFloorTsValue = 0;
-  private readonly historyUs: number;
+  private horizon: HorizonTracker;
   /** Open read views: ts → count. */
   private readonly openViews = new Map<number, number>();
   private lockTail: Promise<unknown> = Promise.resolve();
@@ -105,11 +109,11 @@ export class MvccStore {
   private constructor(
     readonly engine: Engine,
     applied: { appliedIndex: number; lastCommitTs: number },
-    historyMs: number,
+    horizon: HorizonTracker,
   ) {
     this.appliedIndexValue = applied.appliedIndex;
     this.lastCommitTsValue = applied.lastCommitTs;
-    this.historyUs = historyMs * 1000;
+    this.horizon = horizon;
   }
 
   static async open(engine: Engine, options: MvccStoreOptions = {}): Promise<MvccStore> {
@@ -122,7 +126,13 @@ export class MvccStore {
       throw new StateFormatError(format[0] ?? -1);
     }
     const appliedRow = await engine.get(appliedRowKey);
-    return new MvccStore(engine, appliedRow === undefined ? { appliedIndex: 0, lastCommitTs: 0 } : decodeAppliedRow(appliedRow), historyMs);
+    const horizonRow = await engine.get(horizonRowKey);
+    const historyUs = historyMs * 1000;
+    return new MvccStore(
+      engine,
+      appliedRow === undefined ? { appliedIndex: 0, lastCommitTs: 0 } : decodeAppliedRow(appliedRow),
+      horizonRow === undefined ? HorizonTracker.empty(historyUs) : HorizonTracker.decode(horizonRow, historyUs),
+    );
   }
 
   /** The Raft index of the last applied entry (0 before any). */
@@ -137,12 +147,12 @@ export class MvccStore {
 
   /** The replicated horizon H: transactions with an older startTs are too-old. */
   get horizonTs(): number {
-    return horizonFor(this.lastCommitTsValue, this.historyUs);
+    return this.horizon.horizonAt(this.lastCommitTsValue);
   }
 
-  /** The horizon after the store has committed up to `lastCommitTs` (for the apply step, mid-batch). */
-  horizonAt(lastCommitTs: number): number {
-    return horizonFor(lastCommitTs, this.historyUs);
+  /** The horizon's state, which the apply step advances commit by commit. */
+  get horizonTracker(): HorizonTracker {
+    return this.horizon;
   }
 
   /** Reads below this timestamp fail: garbage collection may have removed what they need. */
@@ -234,6 +244,7 @@ export class MvccStore {
       await this.engine.write(writes, { sync: options.sync });
       this.appliedIndexValue = batch.appliedIndex;
       this.lastCommitTsValue = batch.lastCommitTs;
+      this.horizon = batch.horizon;
       return result;
     });
   }
@@ -248,14 +259,14 @@ export class MvccStore {
       // Raise the floor before removing anything, so a read racing with the removal fails instead of seeing a partial state.
       this.readFloorTsValue = watermarkTs;
       const rows = await readRange(this.engine, { gte: this.gcResumeAt }, rowsMax);
-      const plan = planVersionGc(rows, this.gcKeyState, watermarkTs, horizonTs);
+      const isPassComplete = rows.length < rowsMax;
+      const plan = planVersionGc(rows, this.gcKeyState, watermarkTs, horizonTs, { isEndOfKeyspace: isPassComplete });
       if (plan.removals.length > 0) {
         await this.engine.write(
           plan.removals.map((key) => ({ kind: 'delete', key })),
           { sync: false },
         );
       }
-      const isPassComplete = rows.length < rowsMax;
       const last = rows[rows.length - 1];
       if (isPassComplete || last === undefined) {
         this.gcResumeAt = userSpaceStart;
@@ -321,10 +332,11 @@ export class MvccStore {
       writes.push({ kind: 'put', key: encodeVersionKey(version.key, version.commitTs), value: encodeVersionValue(version.value) });
     }
     for (const write of batch.systemWrites) {
-      assert(write.key[0] === 0x00 && !bytesEqual(write.key, appliedRowKey) && !bytesEqual(write.key, formatRowKey), 'system writes go to system rows other than format and applied');
+      assert(write.key[0] === 0x00 && !isStoreOwnedRow(write.key), 'system writes go to system rows other than format, applied and horizon');
       writes.push(write);
     }
     writes.push({ kind: 'put', key: appliedRowKey, value: encodeAppliedRow(batch.appliedIndex, batch.lastCommitTs) });
+    if (batch.horizon !== this.horizon) writes.push({ kind: 'put', key: horizonRowKey, value: batch.horizon.encode() });
     return writes;
   }
 
@@ -335,8 +347,8 @@ export class MvccStore {
   }
 }
 
-function horizonFor(lastCommitTs: number, historyUs: number): number {
-  return Math.max(0, lastCommitTs - historyUs);
+function isStoreOwnedRow(key: Uint8Array): boolean {
+  return bytesEqual(key, appliedRowKey) || bytesEqual(key, formatRowKey) || bytesEqual(key, horizonRowKey);
 }
 
 function encodeAppliedRow(appliedIndex: number, lastCommitTs: number): Uint8Array {

@@ -9,6 +9,7 @@
  *
  *   ("format")                       → u8 format version of this layout
  *   ("applied")                      → BE64 applied Raft index ‖ BE64 lastCommitTs
+ *   ("horizon")                      → the checkpoints of the replicated horizon (horizon.ts)
  *   ("txn", txnId)                   → the recorded outcome of a txn id (txn-id-table.ts)
  *   ("txn-expiry", recordedAtMs, txnId) → empty; orders txn ids by when they expire
  */
@@ -44,6 +45,7 @@ function withMarker(bytes: Uint8Array): Uint8Array {
 
 export const formatRowKey = systemKey(['format']);
 export const appliedRowKey = systemKey(['applied']);
+export const horizonRowKey = systemKey(['horizon']);
 
 export function txnRowKey(txnId: string): Uint8Array {
   return systemKey(['txn', txnId]);

@@ -11,6 +11,9 @@
  *   transaction that can still commit has a startTs below it, so removing it cannot hide a
  *   conflict: OCC stays exact and identical on every replica);
  * - every version older than the base goes: no read at W or above can reach it.
+ * A removable marker goes only in the same batch as every older version of its key (otherwise a
+ * read would see an older value come back), so it waits until its key's last row has been seen
+ * in the same step; a step that ends inside a key keeps the marker for the next pass.
  */
 import type { EngineEntry } from './engine.js';
 import { bytesEqual } from './key-codec.js';
@@ -35,14 +38,33 @@ export interface GcPlan {
   readonly state: GcKeyState;
 }
 
-export function planVersionGc(rows: readonly EngineEntry[], start: GcKeyState, watermarkTs: number, horizonTs: number): GcPlan {
+export function planVersionGc(
+  rows: readonly EngineEntry[],
+  start: GcKeyState,
+  watermarkTs: number,
+  horizonTs: number,
+  options: { readonly isEndOfKeyspace: boolean },
+): GcPlan {
   const removals: Uint8Array[] = [];
   let liveVersions = 0;
   let deletionMarkersRemoved = 0;
   let { key, hasNewerThanWatermark, hasBase } = start;
+  /** A removable marker of the current key, removed once the key is known to be complete. */
+  let pendingMarker: Uint8Array | undefined;
+  const settlePendingMarker = (isKeyComplete: boolean) => {
+    if (pendingMarker === undefined) return;
+    if (isKeyComplete) {
+      removals.push(pendingMarker);
+      deletionMarkersRemoved++;
+    } else {
+      liveVersions++;
+    }
+    pendingMarker = undefined;
+  };
   for (const row of rows) {
     const rowKey = logicalKeyOf(row.key);
     if (key === undefined || !bytesEqual(rowKey, key)) {
+      settlePendingMarker(true);
       key = rowKey;
       hasNewerThanWatermark = false;
       hasBase = false;
@@ -55,15 +77,14 @@ export function planVersionGc(rows: readonly EngineEntry[], start: GcKeyState, w
     }
     if (!hasBase) {
       hasBase = true;
-      const isRemovableMarker = isDeletionMarker(row.value) && (hasNewerThanWatermark || commitTs <= horizonTs);
-      if (!isRemovableMarker) {
-        liveVersions++;
-        continue;
-      }
+      if (isDeletionMarker(row.value) && (hasNewerThanWatermark || commitTs <= horizonTs)) pendingMarker = row.key;
+      else liveVersions++;
+      continue;
     }
     if (isDeletionMarker(row.value)) deletionMarkersRemoved++;
     removals.push(row.key);
   }
+  settlePendingMarker(options.isEndOfKeyspace);
   return {
     removals,
     liveVersions,

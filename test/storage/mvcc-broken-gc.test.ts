@@ -12,9 +12,9 @@ vi.mock('../../src/storage/version-gc.js', async (importOriginal) => {
   return {
     ...original,
     planVersionGc: (...args: Parameters<typeof original.planVersionGc>) => {
-      const [rows, start, watermarkTs, horizonTs] = args;
-      if (broken.mode === 'drop-base') return original.planVersionGc(rows, start, watermarkTs + 1_000_000, horizonTs);
-      if (broken.mode === 'drop-young-markers') return original.planVersionGc(rows, start, watermarkTs, Number.MAX_SAFE_INTEGER);
+      const [rows, start, watermarkTs, horizonTs, options] = args;
+      if (broken.mode === 'drop-base') return original.planVersionGc(rows, start, watermarkTs + 1_000_000, horizonTs, options);
+      if (broken.mode === 'drop-young-markers') return original.planVersionGc(rows, start, watermarkTs, Number.MAX_SAFE_INTEGER, options);
       return original.planVersionGc(...args);
     },
   };

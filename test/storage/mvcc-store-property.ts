@@ -59,7 +59,7 @@ const historyMs = 5;
  */
 export function mvccProperty(openEngine: () => Promise<Engine>) {
   return fc.asyncProperty(
-    fc.array(stepArb, { minLength: 1, maxLength: 25 }),
+    fc.array(stepArb, { minLength: 1, maxLength: 25, size: 'max' }),
     fc.array(fc.tuple(rangeArb, fc.nat(), fc.integer({ min: 1, max: 6 }), fc.boolean()), { minLength: 1, maxLength: 4 }),
     async (steps, reads) => {
       const engine = await openEngine();
@@ -79,7 +79,10 @@ export function mvccProperty(openEngine: () => Promise<Engine>) {
             }));
             for (const v of versions) model.write(v.key, v.commitTs, v.value);
             index++;
-            await store.applyExclusive(async () => ({ batch: { versions, systemWrites: [], appliedIndex: index, lastCommitTs: ts }, result: undefined }), { sync: false });
+            await store.applyExclusive(
+              async () => ({ batch: { versions, systemWrites: [], appliedIndex: index, lastCommitTs: ts, horizon: store.horizonTracker.afterCommit(ts) }, result: undefined }),
+              { sync: false },
+            );
           } else if (step.kind === 'gc') {
             await store.collectGarbage({ rowsMax: step.rowsMax });
           } else if (step.kind === 'open-view') {

@@ -9,7 +9,13 @@ import { mvccProperty } from './mvcc-store-property.js';
 async function commit(store: MvccStore, commitTs: number, versions: Array<Omit<VersionWrite, 'commitTs'>>): Promise<void> {
   await store.applyExclusive(
     async () => ({
-      batch: { versions: versions.map((v) => ({ ...v, commitTs })), systemWrites: [], appliedIndex: store.appliedIndex + 1, lastCommitTs: commitTs },
+      batch: {
+        versions: versions.map((v) => ({ ...v, commitTs })),
+        systemWrites: [],
+        appliedIndex: store.appliedIndex + 1,
+        lastCommitTs: commitTs,
+        horizon: store.horizonTracker.afterCommit(commitTs),
+      },
       result: undefined,
     }),
     { sync: false },
@@ -74,17 +80,37 @@ describe('MvccStore', () => {
     let report = await store.collectGarbage();
     expect(report.deadVersions).toBe(1); // the hidden value only
     expect(await store.latestCommitTs(k('x'))).toBe(200);
-    await commit(store, 1300, [{ key: k('y'), value: v(1) }]); // horizon = 1300 - 1000 = 300
+    await commit(store, 1300, [{ key: k('y'), value: v(1) }]); // horizon: the newest commit at or below 1300 - 1000, i.e. 200
     report = await store.collectGarbage();
     expect(report.deletionMarkersRemoved).toBe(1);
     expect(await store.latestCommitTs(k('x'))).toBeUndefined();
+  });
+
+  it('removes a deletion marker only in the same step as the older versions it hides', async () => {
+    const store = await MvccStore.open(new MemoryEngine(), { historyMs: 1 });
+    await commit(store, 100, [{ key: k('x'), value: v(1) }]);
+    await commit(store, 200, [{ key: k('x'), value: undefined }]);
+    await commit(store, 5000, [{ key: k('y'), value: v(1) }]);
+    // rows: x@200 (marker), x@100, y@5000. A one-row step ends right after the marker.
+    const first = await store.collectGarbage({ rowsMax: 1 });
+    expect(first.deadVersions).toBe(0);
+    expect(await store.getAt(k('x'), 5000)).toBeUndefined();
+    await store.collectGarbage({ rowsMax: 1 });
+    expect(await store.getAt(k('x'), 5000)).toBeUndefined();
+    expect(await store.latestCommitTs(k('x'))).toBe(200);
+    expect((await store.collectGarbage({ rowsMax: 10 })).isPassComplete).toBe(true);
+    // The next pass finds the marker alone and removes it.
+    await store.collectGarbage({ rowsMax: 10 });
+    expect(await store.latestCommitTs(k('x'))).toBeUndefined();
+    expect(await store.getAt(k('y'), 5000)).toEqual(v(1));
   });
 
   it('fails reads of a view held longer than the history once collection passes it', async () => {
     const store = await MvccStore.open(new MemoryEngine(), { historyMs: 1 });
     await commit(store, 100, [{ key: k('x'), value: v(1) }]);
     const view = store.readView();
-    await commit(store, 5000, [{ key: k('x'), value: v(2) }]);
+    await commit(store, 200, [{ key: k('x'), value: v(2) }]);
+    await commit(store, 5000, [{ key: k('x'), value: v(3) }]);
     await store.collectGarbage();
     await expect(view.get(k('x'))).rejects.toThrow(ReadBelowWatermarkError);
     view.release();
@@ -94,7 +120,7 @@ describe('MvccStore', () => {
     const store = await MvccStore.open(new MemoryEngine());
     await commit(store, 10, [{ key: k('x'), value: v(1) }]);
     const bad = async (batch: { versions: VersionWrite[]; appliedIndex: number; lastCommitTs: number }) =>
-      store.applyExclusive(async () => ({ batch: { ...batch, systemWrites: [] }, result: undefined }), { sync: false });
+      store.applyExclusive(async () => ({ batch: { ...batch, systemWrites: [], horizon: store.horizonTracker }, result: undefined }), { sync: false });
     await expect(bad({ versions: [], appliedIndex: 1, lastCommitTs: 10 })).rejects.toThrow(AssertionFailedError);
     await expect(bad({ versions: [], appliedIndex: 2, lastCommitTs: 9 })).rejects.toThrow(AssertionFailedError);
     await expect(bad({ versions: [{ key: k('x'), commitTs: 10, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 })).rejects.toThrow(AssertionFailedError);

@@ -1,0 +1,221 @@
+/**
+ * The apply step of committed Raft entries: validates each transaction (OCC) and writes the
+ * committed ones, deterministically, so every replica reaches the same state and the same
+ * outcomes from the same entries, however the entries are grouped into calls and whatever its
+ * local garbage-collection progress.
+ *
+ * For each entry, in log order, at entry time floor(max(leaderStampTs, lastCommitTs) / 1000) ms:
+ * 1. expire up to txnIdExpiryRowsPerEntryMax txn ids recorded more than txnIdRetentionMs ago;
+ * then for each txn, in order:
+ * 2. a txn id still in the table → its first outcome, nothing else happens;
+ * 3. |nowMs − leaderStampTs| > clockSkewMsMax → clock-skew;
+ * 4. startTs below the horizon (horizon.ts: about mvccHistoryMs of commit time back) → too-old:
+ *    its reads can no longer be validated exactly;
+ * 5. a read or written key with a version newer than startTs → conflict (first committer wins;
+ *    an earlier txn of the same entry counts, through the keys it wrote); a startTs above
+ *    lastCommitTs (reads at a time nothing has been committed at yet; only a broken proposer
+ *    sends one) is a conflict too;
+ * 6. otherwise commit at commitTs = max(lastCommitTs + 1, leaderStampTs): every write becomes a
+ *    version at commitTs (the last write of a key in a txn wins).
+ * Every outcome is recorded under its txn id. All entries of one call are one engine batch,
+ * with the applied index; an entry without txns (Raft no-op, membership change) still advances it.
+ */
+import { Buffer } from 'node:buffer';
+import { assert } from '../base/assert.js';
+import { raftqLimits } from '../base/limits.js';
+import type { EngineWrite } from './engine.js';
+import type { HorizonTracker } from './horizon.js';
+import { compareBytes } from './key-codec.js';
+import type { MvccStore, VersionWrite } from './mvcc-store.js';
+import { systemKey, txnExpiryRowKey, txnExpiryRows, txnRowKey } from './system-keys.js';
+import type { Txn, TxnOutcome } from './txn.js';
+import { decodeTxnExpiryRowKey, decodeTxnIdRecord, encodeTxnIdRecord, isTxnIdExpired, type TxnIdRecord } from './txn-id-table.js';
+
+export interface ApplyEntry {
+  readonly index: number;
+  /** The leader's stamp of the entry in microseconds (0 for entries without txns is fine). */
+  readonly leaderStampTs: number;
+  readonly txns: readonly Txn[];
+}
+
+export interface ApplyEntriesResult {
+  /** outcomes[i][j] is the outcome of entries[i].txns[j]. */
+  readonly outcomes: TxnOutcome[][];
+  /** Every key written by a committed txn, in apply order (a key may repeat). */
+  readonly writtenKeys: Uint8Array[];
+  readonly appliedIndex: number;
+  readonly lastCommitTs: number;
+}
+
+/** Rules of the apply step. Every replica must use the same values: they decide outcomes. */
+export interface TxnApplyRules {
+  readonly clockSkewMsMax: number;
+  readonly txnIdRetentionMs: number;
+  readonly txnIdExpiryRowsPerEntryMax: number;
+}
+
+export const defaultTxnApplyRules: TxnApplyRules = {
+  clockSkewMsMax: raftqLimits.clockSkewMsMax.value,
+  txnIdRetentionMs: raftqLimits.txnIdRetentionMs.value,
+  txnIdExpiryRowsPerEntryMax: raftqLimits.txnIdExpiryRowsPerEntryMax.value,
+};
+
+export interface ApplyEntriesOptions {
+  /** Sync the batch (default false: the Raft log is the durable record; flush before compacting it). */
+  readonly sync?: boolean;
+  readonly rules?: TxnApplyRules;
+}
+
+export async function applyEntries(store: MvccStore, entries: readonly ApplyEntry[], options: ApplyEntriesOptions = {}): Promise<ApplyEntriesResult> {
+  if (entries.length === 0) return { outcomes: [], writtenKeys: [], appliedIndex: store.appliedIndex, lastCommitTs: store.lastCommitTs };
+  const rules = options.rules ?? defaultTxnApplyRules;
+  return store.applyExclusive(
+    async () => {
+      entries.forEach((entry, i) => assert(entry.index === store.appliedIndex + 1 + i, `entries must follow the applied index ${store.appliedIndex} without gaps; got index ${entry.index} at position ${i}`));
+      const step = new ApplyStep(store, rules);
+      await step.prefetch(entries);
+      const outcomes: TxnOutcome[][] = [];
+      for (const entry of entries) outcomes.push(await step.applyEntry(entry));
+      const last = entries[entries.length - 1] as ApplyEntry;
+      const result: ApplyEntriesResult = { outcomes, writtenKeys: step.writtenKeys, appliedIndex: last.index, lastCommitTs: step.lastCommitTs };
+      return {
+        batch: { versions: step.versions, systemWrites: step.systemWrites, appliedIndex: last.index, lastCommitTs: step.lastCommitTs, horizon: step.horizon },
+        result,
+      };
+    },
+    { sync: options.sync ?? false },
+  );
+}
+
+/** Identity of a key in maps (latin1 keeps every byte as one UTF-16 unit). */
+function keyId(key: Uint8Array): string {
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+}
+
+interface ExpiryRow {
+  readonly recordedAtMs: number;
+  readonly txnId: string;
+  readonly rowKey: Uint8Array;
+}
+
+/** The state of one apply call: what the engine held when it started, plus this call's writes. */
+class ApplyStep {
+  readonly versions: VersionWrite[] = [];
+  readonly systemWrites: EngineWrite[] = [];
+  readonly writtenKeys: Uint8Array[] = [];
+  lastCommitTs: number;
+  horizon: HorizonTracker;
+  private readonly latestCommitTs = new Map<string, number | undefined>();
+  private readonly txnIds = new Map<string, TxnIdRecord | undefined>();
+  /** Expiry rows written by this call (not yet in the engine), by key id. */
+  private readonly insertedExpiryRows = new Map<string, ExpiryRow>();
+  /** Expiry rows of the engine deleted by this call, by key id. */
+  private readonly deletedExpiryRows = new Set<string>();
+
+  constructor(
+    private readonly store: MvccStore,
+    private readonly rules: TxnApplyRules,
+  ) {
+    this.lastCommitTs = store.lastCommitTs;
+    this.horizon = store.horizonTracker;
+  }
+
+  /** Reads, all at once, the newest version of every key and the record of every txn id the entries name. */
+  async prefetch(entries: readonly ApplyEntry[]): Promise<void> {
+    const keys = new Map<string, Uint8Array>();
+    const txnIds = new Set<string>();
+    for (const entry of entries) {
+      for (const txn of entry.txns) {
+        txnIds.add(txn.txnId);
+        for (const key of txn.readKeys) keys.set(keyId(key), key);
+        for (const write of txn.writes) keys.set(keyId(write.key), write.key);
+      }
+    }
+    const keyList = [...keys.values()];
+    const [latest, records] = await Promise.all([
+      this.store.latestCommitTsOfKeys(keyList),
+      Promise.all([...txnIds].map(async (id) => [id, await this.store.getSystemRow(txnRowKey(id))] as const)),
+    ]);
+    keyList.forEach((key, i) => this.latestCommitTs.set(keyId(key), latest[i]));
+    for (const [id, row] of records) this.txnIds.set(id, row === undefined ? undefined : decodeTxnIdRecord(row));
+  }
+
+  async applyEntry(entry: ApplyEntry): Promise<TxnOutcome[]> {
+    assert(Number.isSafeInteger(entry.leaderStampTs) && entry.leaderStampTs >= 0, `leaderStampTs must be a non-negative safe integer, got ${entry.leaderStampTs}`);
+    const entryTimeMs = Math.floor(Math.max(entry.leaderStampTs, this.lastCommitTs) / 1000);
+    await this.expireTxnIds(entryTimeMs);
+    return entry.txns.map((txn) => this.applyTxn(txn, entry.leaderStampTs, entryTimeMs));
+  }
+
+  private applyTxn(txn: Txn, leaderStampTs: number, entryTimeMs: number): TxnOutcome {
+    const known = this.txnIds.get(txn.txnId);
+    if (known !== undefined && !isTxnIdExpired(known.recordedAtMs, entryTimeMs, this.rules.txnIdRetentionMs)) return known.outcome;
+    const outcome = this.decide(txn, leaderStampTs);
+    if (outcome.kind === 'committed') this.commit(txn, outcome.commitTs);
+    this.record(txn.txnId, { recordedAtMs: entryTimeMs, outcome }, known);
+    return outcome;
+  }
+
+  private decide(txn: Txn, leaderStampTs: number): TxnOutcome {
+    const skewUs = txn.nowMs * 1000 - leaderStampTs;
+    if (Math.abs(skewUs) > this.rules.clockSkewMsMax * 1000) return { kind: 'clock-skew', skewMs: Math.trunc(skewUs / 1000) };
+    const horizonTs = this.horizon.horizonAt(this.lastCommitTs);
+    if (txn.startTs < horizonTs) return { kind: 'too-old', watermarkTs: horizonTs };
+    const firstKey = txn.readKeys[0] ?? txn.writes[0]?.key ?? new Uint8Array(0);
+    if (txn.startTs > this.lastCommitTs) return { kind: 'conflict', key: firstKey };
+    for (const key of txn.readKeys) if (this.isNewerThan(key, txn.startTs)) return { kind: 'conflict', key };
+    for (const write of txn.writes) if (this.isNewerThan(write.key, txn.startTs)) return { kind: 'conflict', key: write.key };
+    return { kind: 'committed', commitTs: Math.max(this.lastCommitTs + 1, leaderStampTs) };
+  }
+
+  private isNewerThan(key: Uint8Array, startTs: number): boolean {
+    const id = keyId(key);
+    assert(this.latestCommitTs.has(id), 'every key of a txn is prefetched');
+    const latest = this.latestCommitTs.get(id);
+    return latest !== undefined && latest > startTs;
+  }
+
+  private commit(txn: Txn, commitTs: number): void {
+    for (const write of txn.writes) {
+      this.versions.push({ key: write.key, commitTs, value: write.kind === 'put' ? write.value : undefined });
+      this.latestCommitTs.set(keyId(write.key), commitTs);
+      this.writtenKeys.push(write.key);
+    }
+    this.lastCommitTs = commitTs;
+    this.horizon = this.horizon.afterCommit(commitTs);
+  }
+
+  private record(txnId: string, record: TxnIdRecord, replaced: TxnIdRecord | undefined): void {
+    if (replaced !== undefined) this.deleteExpiryRow(txnExpiryRowKey(replaced.recordedAtMs, txnId));
+    this.txnIds.set(txnId, record);
+    const rowKey = txnExpiryRowKey(record.recordedAtMs, txnId);
+    this.systemWrites.push({ kind: 'put', key: txnRowKey(txnId), value: encodeTxnIdRecord(record) });
+    this.systemWrites.push({ kind: 'put', key: rowKey, value: new Uint8Array(0) });
+    this.insertedExpiryRows.set(keyId(rowKey), { recordedAtMs: record.recordedAtMs, txnId, rowKey });
+  }
+
+  /** Deletes the oldest expired txn ids, at most txnIdExpiryRowsPerEntryMax of them. */
+  private async expireTxnIds(entryTimeMs: number): Promise<void> {
+    const cutoffMs = entryTimeMs - this.rules.txnIdRetentionMs;
+    if (cutoffMs <= 0) return;
+    const rowsMax = this.rules.txnIdExpiryRowsPerEntryMax;
+    const range = { gte: txnExpiryRows.gte, lt: systemKey(['txn-expiry', cutoffMs]) };
+    const engineRows = await this.store.scanSystemRows(range, rowsMax + this.deletedExpiryRows.size);
+    const candidates: ExpiryRow[] = engineRows
+      .filter((row) => !this.deletedExpiryRows.has(keyId(row.key)))
+      .map((row) => ({ ...decodeTxnExpiryRowKey(row.key), rowKey: row.key }));
+    for (const row of this.insertedExpiryRows.values()) if (row.recordedAtMs < cutoffMs) candidates.push(row);
+    candidates.sort((a, b) => compareBytes(a.rowKey, b.rowKey));
+    for (const row of candidates.slice(0, rowsMax)) {
+      this.systemWrites.push({ kind: 'delete', key: txnRowKey(row.txnId) });
+      this.txnIds.set(row.txnId, undefined);
+      this.deleteExpiryRow(row.rowKey);
+    }
+  }
+
+  private deleteExpiryRow(rowKey: Uint8Array): void {
+    this.systemWrites.push({ kind: 'delete', key: rowKey });
+    const id = keyId(rowKey);
+    if (!this.insertedExpiryRows.delete(id)) this.deletedExpiryRows.add(id);
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The binary form of transactions in Raft entries (and in forwarding): deterministic, compact,
+ * no JSON. Message bodies travel as raw bytes and decode as views into the entry (no copy).
+ *
+ * Batch (one Raft entry's data):
+ *   u8 format (1) · varint leaderStampTs · varint txnCount · txn*
+ * Txn:
+ *   varint idBytes · utf8 id · varint startTs · varint nowMs
+ *   · varint readCount · (varint keyBytes · key)*
+ *   · varint writeCount · (u8 kind: 1 put, 0 delete · varint keyBytes · key · [varint valueBytes · value])*
+ *
+ * Encoding validates what the apply step relies on (keys are non-empty encoded tuples, numbers
+ * are non-negative safe integers), so a malformed transaction is refused at the proposer and
+ * never reaches the log. Decoding validates the same, so a corrupt entry is reported, not applied.
+ */
+import { RaftqError } from '../base/errors.js';
+import { ByteReader } from './byte-reader.js';
+import { ByteWriter } from './byte-writer.js';
+import { isWellFormedKey } from './key-codec.js';
+import type { Txn, TxnWrite } from './txn.js';
+
+const batchFormat = 1;
+const writeKindDelete = 0;
+const writeKindPut = 1;
+
+export interface TxnBatch {
+  /** The leader's cluster-clock stamp of the entry, in microseconds (see txn.ts). */
+  readonly leaderStampTs: number;
+  readonly txns: readonly Txn[];
+}
+
+/** A transaction that cannot be proposed: the apply step could not treat it deterministically. */
+export class TxnInvalidError extends RaftqError {
+  readonly code = 'TxnInvalid';
+  constructor(
+    readonly txnId: string,
+    readonly reason: string,
+  ) {
+    super(`Transaction ${JSON.stringify(txnId)} is invalid: ${reason}`);
+  }
+}
+
+/** Entry data that is not an encoded txn batch (corruption, or a newer format). */
+export class TxnDecodeError extends RaftqError {
+  readonly code = 'TxnDecode';
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(`Cannot decode a transaction batch: ${reason}`, options);
+  }
+}
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function encodeTxnBatch(batch: TxnBatch): Uint8Array {
+  checkSafeCount(batch.leaderStampTs, 'leaderStampTs', '');
+  const writer = new ByteWriter(64 + batch.txns.length * 128);
+  writer.byte(batchFormat);
+  writer.varint(batch.leaderStampTs);
+  writer.varint(batch.txns.length);
+  for (const txn of batch.txns) appendTxn(writer, txn);
+  return writer.finish();
+}
+
+export function decodeTxnBatch(data: Uint8Array): TxnBatch {
+  return decodeWith(data, (reader) => {
+    const format = reader.byte();
+    if (format !== batchFormat) throw new TxnDecodeError(`unknown batch format ${format}`);
+    const leaderStampTs = reader.varint();
+    const count = reader.varint();
+    const txns: Txn[] = [];
+    for (let i = 0; i < count; i++) txns.push(readTxn(reader));
+    return { leaderStampTs, txns };
+  });
+}
+
+/** One transaction alone (for forwarding from a follower to the leader). */
+export function encodeTxn(txn: Txn): Uint8Array {
+  const writer = new ByteWriter(128);
+  writer.byte(batchFormat);
+  appendTxn(writer, txn);
+  return writer.finish();
+}
+
+export function decodeTxn(data: Uint8Array): Txn {
+  return decodeWith(data, (reader) => {
+    const format = reader.byte();
+    if (format !== batchFormat) throw new TxnDecodeError(`unknown txn format ${format}`);
+    return readTxn(reader);
+  });
+}
+
+/** Throws TxnInvalidError when the apply step could not take `txn` as it is. */
+export function validateTxn(txn: Txn): void {
+  if (typeof txn.txnId !== 'string' || txn.txnId.length === 0) throw new TxnInvalidError(String(txn.txnId), 'txnId must be a non-empty string');
+  checkSafeCount(txn.startTs, 'startTs', txn.txnId);
+  checkSafeCount(txn.nowMs, 'nowMs', txn.txnId);
+  for (const key of txn.readKeys) checkKey(key, txn.txnId);
+  for (const write of txn.writes) {
+    checkKey(write.key, txn.txnId);
+    if (write.kind !== 'put' && write.kind !== 'delete') throw new TxnInvalidError(txn.txnId, `unknown write kind ${String((write as { kind: unknown }).kind)}`);
+    if (write.kind === 'put' && !(write.value instanceof Uint8Array)) throw new TxnInvalidError(txn.txnId, 'a put needs a Uint8Array value');
+  }
+}
+
+function appendTxn(writer: ByteWriter, txn: Txn): void {
+  validateTxn(txn);
+  const id = utf8Encoder.encode(txn.txnId);
+  writer.varint(id.length);
+  writer.bytes(id);
+  writer.varint(txn.startTs);
+  writer.varint(txn.nowMs);
+  writer.varint(txn.readKeys.length);
+  for (const key of txn.readKeys) {
+    writer.varint(key.length);
+    writer.bytes(key);
+  }
+  writer.varint(txn.writes.length);
+  for (const write of txn.writes) {
+    writer.byte(write.kind === 'put' ? writeKindPut : writeKindDelete);
+    writer.varint(write.key.length);
+    writer.bytes(write.key);
+    if (write.kind === 'put') {
+      writer.varint(write.value.length);
+      writer.bytes(write.value);
+    }
+  }
+}
+
+function readTxn(reader: ByteReader): Txn {
+  const txnId = utf8Decoder.decode(reader.bytes(reader.varint()));
+  const startTs = reader.varint();
+  const nowMs = reader.varint();
+  const readKeys: Uint8Array[] = [];
+  const readCount = reader.varint();
+  for (let i = 0; i < readCount; i++) readKeys.push(readKey(reader, txnId));
+  const writes: TxnWrite[] = [];
+  const writeCount = reader.varint();
+  for (let i = 0; i < writeCount; i++) {
+    const kind = reader.byte();
+    const key = readKey(reader, txnId);
+    if (kind === writeKindPut) writes.push({ kind: 'put', key, value: reader.bytes(reader.varint()) });
+    else if (kind === writeKindDelete) writes.push({ kind: 'delete', key });
+    else throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a write of unknown kind ${kind}`);
+  }
+  if (txnId.length === 0) throw new TxnDecodeError('a txn has an empty id');
+  return { txnId, startTs, nowMs, readKeys, writes };
+}
+
+function readKey(reader: ByteReader, txnId: string): Uint8Array {
+  const key = reader.bytes(reader.varint());
+  if (key.length === 0 || !isWellFormedKey(key)) throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a key that is not an encoded tuple`);
+  return key;
+}
+
+function decodeWith<T>(data: Uint8Array, read: (reader: ByteReader) => T): T {
+  const reader = new ByteReader(data);
+  let result: T;
+  try {
+    result = read(reader);
+  } catch (cause) {
+    if (cause instanceof TxnDecodeError) throw cause;
+    throw new TxnDecodeError(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
+  if (!reader.isAtEnd) throw new TxnDecodeError(`${data.length - reader.position} trailing bytes`);
+  return result;
+}
+
+function checkSafeCount(value: number, name: string, txnId: string): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new TxnInvalidError(txnId, `${name} must be a non-negative safe integer, got ${value}`);
+}
+
+function checkKey(key: Uint8Array, txnId: string): void {
+  if (!(key instanceof Uint8Array) || key.length === 0 || !isWellFormedKey(key)) throw new TxnInvalidError(txnId, 'every key must be a non-empty encoded tuple (key-codec.ts)');
+}

@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { encodeKey } from '../../src/storage/key-codec.js';
+import { TxnDecodeError, TxnInvalidError, decodeTxn, decodeTxnBatch, encodeTxn, encodeTxnBatch } from '../../src/storage/txn-codec.js';
+import { decodeTxnIdRecord, encodeTxnIdRecord } from '../../src/storage/txn-id-table.js';
+import type { Txn, TxnOutcome, TxnWrite } from '../../src/storage/txn.js';
+import { tupleArb } from './tuple-model.js';
+
+const runs = { numRuns: 1000 };
+const keyArb = tupleArb.filter((t) => t.length > 0).map(encodeKey);
+const writeArb: fc.Arbitrary<TxnWrite> = fc.oneof(
+  fc.record({ kind: fc.constant('put' as const), key: keyArb, value: fc.uint8Array({ maxLength: 40 }) }),
+  fc.record({ kind: fc.constant('delete' as const), key: keyArb }),
+);
+const txnArb: fc.Arbitrary<Txn> = fc.record({
+  txnId: fc.string({ minLength: 1, maxLength: 20, unit: 'binary' }),
+  startTs: fc.maxSafeNat(),
+  nowMs: fc.maxSafeNat(),
+  readKeys: fc.array(keyArb, { maxLength: 4 }),
+  writes: fc.array(writeArb, { maxLength: 4 }),
+});
+const batchArb = fc.record({ leaderStampTs: fc.maxSafeNat(), txns: fc.array(txnArb, { maxLength: 5 }) });
+
+/** Plain objects with plain Uint8Arrays, so that views into the entry compare equal to copies. */
+function normalize(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (v instanceof Uint8Array ? [...v] : v)));
+}
+
+describe('txn codec', () => {
+  it('decodes every encoded batch to the same leader stamp and transactions', () => {
+    fc.assert(
+      fc.property(batchArb, (batch) => {
+        expect(normalize(decodeTxnBatch(encodeTxnBatch(batch)))).toEqual(normalize(batch));
+      }),
+      runs,
+    );
+  });
+
+  it('decodes a single encoded transaction to the same transaction', () => {
+    fc.assert(
+      fc.property(txnArb, (txn) => {
+        expect(normalize(decodeTxn(encodeTxn(txn)))).toEqual(normalize(txn));
+      }),
+      runs,
+    );
+  });
+
+  it('encodes deterministically: equal batches give equal bytes', () => {
+    fc.assert(
+      fc.property(batchArb, (batch) => {
+        const copy = JSON.parse(JSON.stringify(normalize(batch)), (_k, v: unknown) => v);
+        const rebuilt = {
+          leaderStampTs: copy.leaderStampTs,
+          txns: copy.txns.map((t: { readKeys: number[][]; writes: Array<{ kind: string; key: number[]; value?: number[] }> } & Txn) => ({
+            ...t,
+            readKeys: t.readKeys.map((k) => Uint8Array.from(k)),
+            writes: t.writes.map((w) => (w.kind === 'put' ? { kind: 'put', key: Uint8Array.from(w.key), value: Uint8Array.from(w.value ?? []) } : { kind: 'delete', key: Uint8Array.from(w.key) })),
+          })),
+        };
+        expect(encodeTxnBatch(rebuilt)).toEqual(encodeTxnBatch(batch));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('reports every truncation of an encoded batch as TxnDecodeError', () => {
+    fc.assert(
+      fc.property(batchArb.filter((b) => b.txns.length > 0), fc.nat(), (batch, cut) => {
+        const bytes = encodeTxnBatch(batch);
+        const truncated = bytes.subarray(0, cut % bytes.length);
+        expect(() => decodeTxnBatch(truncated)).toThrow(TxnDecodeError);
+      }),
+      runs,
+    );
+  });
+
+  it('reports trailing bytes, an unknown format and a malformed key as TxnDecodeError', () => {
+    const bytes = encodeTxnBatch({ leaderStampTs: 5, txns: [{ txnId: 't', startTs: 1, nowMs: 2, readKeys: [encodeKey(['a'])], writes: [] }] });
+    expect(() => decodeTxnBatch(Uint8Array.from([...bytes, 0]))).toThrow(TxnDecodeError);
+    expect(() => decodeTxnBatch(Uint8Array.from([9, ...bytes.subarray(1)]))).toThrow(TxnDecodeError);
+    const badKey = Uint8Array.from(bytes);
+    badKey[badKey.length - 2] = 0x07; // the key's terminator becomes a stray byte: no longer a tuple
+    expect(() => decodeTxnBatch(badKey)).toThrow(TxnDecodeError);
+  });
+
+  it('refuses to encode a transaction the apply step could not take', () => {
+    const ok: Txn = { txnId: 't', startTs: 1, nowMs: 2, readKeys: [], writes: [] };
+    const bad: Txn[] = [
+      { ...ok, txnId: '' },
+      { ...ok, startTs: -1 },
+      { ...ok, nowMs: 1.5 },
+      { ...ok, startTs: 2 ** 53 },
+      { ...ok, readKeys: [Uint8Array.of()] },
+      { ...ok, readKeys: [Uint8Array.of(0x02, 0x61)] },
+      { ...ok, writes: [{ kind: 'delete', key: Uint8Array.of(0x00) }] },
+    ];
+    for (const txn of bad) expect(() => encodeTxnBatch({ leaderStampTs: 0, txns: [txn] }), JSON.stringify(txn)).toThrow(TxnInvalidError);
+    expect(() => encodeTxnBatch({ leaderStampTs: -1, txns: [] })).toThrow(TxnInvalidError);
+  });
+});
+
+describe('txn id records', () => {
+  const outcomeArb: fc.Arbitrary<TxnOutcome> = fc.oneof(
+    fc.record({ kind: fc.constant('committed' as const), commitTs: fc.maxSafeNat() }),
+    fc.record({ kind: fc.constant('conflict' as const), key: keyArb }),
+    fc.record({ kind: fc.constant('clock-skew' as const), skewMs: fc.integer({ min: -(2 ** 40), max: 2 ** 40 }) }),
+    fc.record({ kind: fc.constant('too-old' as const), watermarkTs: fc.maxSafeNat() }),
+  );
+
+  it('round-trip every outcome kind with its recording time', () => {
+    fc.assert(
+      fc.property(fc.maxSafeNat(), outcomeArb, (recordedAtMs, outcome) => {
+        expect(decodeTxnIdRecord(encodeTxnIdRecord({ recordedAtMs, outcome }))).toEqual({ recordedAtMs, outcome });
+      }),
+      runs,
+    );
+  });
+});
