@@ -96,7 +96,7 @@ describe('queue lifecycle', () => {
     await service.deleteQueue('a');
     const { globalKeys } = await import('../../src/queue/key-layout.js');
     const { decodeKey } = await import('../../src/storage/key-codec.js');
-    const tombstones = executor.liveRows(globalKeys.tombstoneRange()).map((row) => decodeKey(row.key));
+    const tombstones = (await executor.liveRows(globalKeys.tombstoneRange())).map((row) => decodeKey(row.key));
     expect(tombstones).toEqual([
       ['tomb', 'a', 1],
       ['tomb', 'a', 2],

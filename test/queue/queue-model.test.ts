@@ -24,8 +24,8 @@ const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 3_000 }) }),
 );
 
-async function runHistory(isFifo: boolean, ops: Op[]): Promise<void> {
-  const { service, executor } = makeHarness();
+async function runHistory(isFifo: boolean, ops: Op[], backing: 'store' | 'model'): Promise<void> {
+  const { service, executor } = makeHarness({ executor: backing });
   const queue = isFifo ? 'm.fifo' : 'm';
   await service.createQueue({ name: queue, attributes: isFifo ? { FifoQueue: 'true' } : {}, tags: {} });
   const sequenceOf = new Map<string, bigint>();
@@ -107,11 +107,13 @@ async function runHistory(isFifo: boolean, ops: Op[]): Promise<void> {
 }
 
 describe('queue against the SQS model', () => {
-  it('random standard-queue histories never double-deliver in flight and never lose an undeleted message', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(opArbitrary, { maxLength: 40 }), (ops) => runHistory(false, ops)), { numRuns: 150 });
-  });
+  for (const backing of ['store', 'model'] as const) {
+    it(`random standard-queue histories never double-deliver in flight and never lose an undeleted message (${backing} executor)`, async () => {
+      await fc.assert(fc.asyncProperty(fc.array(opArbitrary, { maxLength: 40 }), (ops) => runHistory(false, ops, backing)), { numRuns: 150 });
+    });
 
-  it('random FIFO histories deliver each group in sequence order with one receive holding a group at a time', async () => {
-    await fc.assert(fc.asyncProperty(fc.array(opArbitrary, { maxLength: 40 }), (ops) => runHistory(true, ops)), { numRuns: 150 });
-  });
+    it(`random FIFO histories deliver each group in sequence order with one receive holding a group at a time (${backing} executor)`, async () => {
+      await fc.assert(fc.asyncProperty(fc.array(opArbitrary, { maxLength: 40 }), (ops) => runHistory(true, ops, backing)), { numRuns: 150 });
+    });
+  }
 });

@@ -15,9 +15,9 @@ describe('reaper', () => {
     const report = await service.sweepReaper();
     expect(report.tombstonedRowsDeleted).toBe(9);
     expect(report.tombstonesCleared).toBe(1);
-    expect(executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
-    expect(executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
-    expect(executor.liveRows(new GenerationKeys('q', 2).range())).toHaveLength(3);
+    expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
+    expect(await executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+    expect(await executor.liveRows(new GenerationKeys('q', 2).range())).toHaveLength(3);
   });
 
   it('clears both generations of a queue purged and then deleted before any sweep (traps 5, 6)', async () => {
@@ -28,13 +28,13 @@ describe('reaper', () => {
     await service.sendMessages('q.fifo', [g('a', '2')], { senderId: 's' });
     await service.deleteQueue('q.fifo');
     await service.sweepReaper();
-    const queueRows = executor.liveRows(queueKeys.queuePrefix('q.fifo'));
+    const queueRows = await executor.liveRows(queueKeys.queuePrefix('q.fifo'));
     // Only the rows that must outlive the queue remain: the generation counter and the FIFO sequence counter.
     expect(queueRows.map((row) => Buffer.from(row.key).toString('latin1'))).toEqual([
       Buffer.from(queueKeys.generation('q.fifo')).toString('latin1'),
       Buffer.from(queueKeys.sequence('q.fifo', 0)).toString('latin1'),
     ]);
-    expect(executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+    expect(await executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
   });
 
   it('deletes messages past retention with all their index rows, and leaves younger ones', async () => {
@@ -46,18 +46,18 @@ describe('reaper', () => {
     executor.clock.advanceMs(30_000);
     const report = await service.sweepReaper();
     expect(report.expiredMessagesDeleted).toBe(1);
-    expect(executor.liveRows(new GenerationKeys('q', 1).range())).toHaveLength(3);
+    expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toHaveLength(3);
   });
 
   it('deletes FIFO dedup rows once their 5-minute window is over, across sweeps (trap 5)', async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'q.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
     await service.sendMessages('q.fifo', [g('a', '1'), g('b', '2')], { senderId: 's' });
-    const dedupRows = () => executor.liveRows(prefixRange(['q', 'q.fifo', 'g', 1, 'dedup']));
+    const dedupRows = async () => executor.liveRows(prefixRange(['q', 'q.fifo', 'g', 1, 'dedup']));
     expect((await service.sweepReaper()).dedupRowsDeleted).toBe(0);
-    expect(dedupRows()).toHaveLength(2);
+    expect(await dedupRows()).toHaveLength(2);
     executor.clock.advanceMs(300_000);
     expect((await service.sweepReaper()).dedupRowsDeleted).toBe(2);
-    expect(dedupRows()).toEqual([]);
+    expect(await dedupRows()).toEqual([]);
   });
 });

@@ -6,17 +6,23 @@ import { SeededPrng } from '../../../src/base/prng.js';
 import type { ReceivedMessage, SendEntry } from '../../../src/queue/queue-api.js';
 import { QueueService } from '../../../src/queue/queue-service.js';
 import { ManualScheduler } from './manual-scheduler.js';
+import type { HookedTxnExecutor } from './hooked-txn-executor.js';
 import { ModelTxnExecutor } from './model-txn-executor.js';
+import { StoreTxnExecutor } from './store-txn-executor.js';
 
 export interface Harness {
-  readonly executor: ModelTxnExecutor;
+  readonly executor: HookedTxnExecutor;
   readonly scheduler: ManualScheduler;
   readonly service: QueueService;
   readonly warnings: Array<{ fields: Record<string, unknown>; message: string }>;
 }
 
-export function makeHarness(options: { seed?: number; inFlightMessagesMax?: number } = {}): Harness {
-  const executor = new ModelTxnExecutor();
+/**
+ * `executor`: 'store' (default) runs on the real MVCC store and apply step; 'model' on the
+ * in-memory model, which the property tests also use to cross-check the store.
+ */
+export function makeHarness(options: { seed?: number; inFlightMessagesMax?: number; executor?: 'store' | 'model' } = {}): Harness {
+  const executor = options.executor === 'model' ? new ModelTxnExecutor() : new StoreTxnExecutor();
   const scheduler = new ManualScheduler(executor.clock);
   const warnings: Harness['warnings'] = [];
   const service = new QueueService({

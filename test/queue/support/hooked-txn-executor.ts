@@ -1,0 +1,84 @@
+/**
+ * The TxnExecutor queue tests run on: a ManualClock for time, plus hooks that stage races (run
+ * code between a transaction's reads and its commit) and ambiguous failures (apply a commit but
+ * lose its reply), and counters tests assert on. Two backings: `StoreTxnExecutor` applies through
+ * the real MVCC store and OCC apply step (src/storage) on a memory engine; `ModelTxnExecutor`
+ * (model-txn-executor.ts) is a few lines of obviously correct MVCC.
+ */
+import { ManualClock } from '../../../src/base/clock.js';
+import { RetryableError } from '../../../src/base/errors.js';
+import type { KeyRange, KeyValue, ReadView, Txn, TxnExecutor, TxnOutcome } from '../../../src/storage/txn.js';
+
+export class CommitOutcomeUnknownError extends RetryableError {
+  readonly code = 'CommitOutcomeUnknown';
+}
+
+export abstract class HookedTxnExecutor implements TxnExecutor {
+  readonly clock: ManualClock;
+  private readonly listeners = new Set<(keys: readonly Uint8Array[]) => void>();
+  /** Every committed txn, in order. */
+  readonly commits: Txn[] = [];
+  conflicts = 0;
+  /** Views taken so far: a long poll that re-scanned in a loop would show here. */
+  viewCount = 0;
+  /** Runs before each commit is validated; may commit other transactions first. */
+  beforeCommit: ((txn: Txn) => Promise<void>) | undefined;
+  /** Applies the next N commits and then throws as if the reply had been lost. */
+  loseRepliesCount = 0;
+  private commitTail: Promise<unknown> = Promise.resolve();
+
+  constructor(startMs = 1_700_000_000_000) {
+    this.clock = new ManualClock(startMs);
+  }
+
+  protected abstract takeView(): Promise<ReadView>;
+  /** Validates and applies one txn; called one at a time. */
+  protected abstract applyTxn(txn: Txn): Promise<{ outcome: TxnOutcome; writtenKeys: readonly Uint8Array[] }>;
+
+  nowMs(): number {
+    return this.clock.nowMs();
+  }
+
+  async readView(): Promise<ReadView> {
+    this.viewCount++;
+    return this.takeView();
+  }
+
+  onApplied(listener: (keys: readonly Uint8Array[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  async commit(txn: Txn): Promise<TxnOutcome> {
+    const hook = this.beforeCommit;
+    if (hook !== undefined) await hook(txn);
+    const applied = this.commitTail.then(() => this.applyTxn(txn));
+    this.commitTail = applied.catch(() => undefined);
+    const { outcome, writtenKeys } = await applied;
+    if (outcome.kind === 'committed') {
+      this.commits.push(txn);
+      for (const listener of this.listeners) listener(writtenKeys);
+    } else if (outcome.kind === 'conflict') {
+      this.conflicts++;
+    }
+    if (this.loseRepliesCount > 0) {
+      this.loseRepliesCount--;
+      throw new CommitOutcomeUnknownError('the reply was lost');
+    }
+    return outcome;
+  }
+
+  /** Live rows of a range at the latest commit, for assertions. */
+  async liveRows(range: KeyRange): Promise<KeyValue[]> {
+    const view = await this.takeView();
+    try {
+      return await view.scan(range, { limit: Number.MAX_SAFE_INTEGER });
+    } finally {
+      view.release();
+    }
+  }
+}
