@@ -63,7 +63,9 @@ export class SqsRequestHandler {
     const requestId = this.newRequestId();
     const headers = headerMap(request.rawHeaders);
     const target = headers.get('x-amz-target');
-    const protocol: Protocol = target !== undefined ? 'json' : 'query';
+    // A JSON-typed body without a target is still a JSON client: answer it in JSON (InvalidAction).
+    const isJsonBody = (headers.get('content-type') ?? '').startsWith('application/x-amz-json');
+    const protocol: Protocol = target !== undefined || isJsonBody ? 'json' : 'query';
     let action: string | undefined;
     try {
       if (request.method !== 'POST' && request.method !== 'GET') throw new SqsApiError('MethodNotAllowed', `The HTTP method ${request.method} is not allowed; SQS requests are POST (or GET for the query protocol).`);

@@ -371,3 +371,16 @@ describe('cluster conditions', () => {
     expect(xmlText(xml.body, 'Code')).toBe('ServiceUnavailable');
   });
 });
+
+describe('protocol detection', () => {
+  it('answers a JSON-typed body without X-Amz-Target in JSON', async () => {
+    const gw = makeGateway();
+    const res = await gw.handler.handle(
+      { method: 'POST', rawUrl: '/', rawHeaders: ['Content-Type', 'application/x-amz-json-1.0'], body: Buffer.from('{}') },
+      new AbortController().signal,
+    );
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/x-amz-json-1.0');
+    expect(res.headers['x-amzn-query-error']).toBe('InvalidAction;Sender');
+  });
+});
