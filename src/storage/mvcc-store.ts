@@ -90,6 +90,15 @@ export interface GcStepReport {
   readonly isPassComplete: boolean;
 }
 
+/** Collection counters since the store was opened, for metrics. */
+export interface GcStats {
+  readonly passesCompleted: number;
+  readonly versionsRemoved: number;
+  readonly deletionMarkersRemoved: number;
+  /** Live and dead versions seen over the last complete pass (dead = removed by it). */
+  readonly lastPass: { readonly liveVersions: number; readonly deadVersions: number } | undefined;
+}
+
 export interface ScanOptions {
   readonly limit: number;
   readonly reverse?: boolean;
@@ -105,6 +114,8 @@ export class MvccStore {
   private lockTail: Promise<unknown> = Promise.resolve();
   private gcResumeAt: Uint8Array = userSpaceStart;
   private gcKeyState: GcKeyState = initialGcKeyState;
+  private gcStatsValue: GcStats = { passesCompleted: 0, versionsRemoved: 0, deletionMarkersRemoved: 0, lastPass: undefined };
+  private gcPassCounts = { liveVersions: 0, deadVersions: 0 };
 
   private constructor(
     readonly engine: Engine,
@@ -267,6 +278,7 @@ export class MvccStore {
           { sync: false },
         );
       }
+      this.countGcStep(plan.liveVersions, plan.deadVersions, plan.deletionMarkersRemoved, isPassComplete);
       const last = rows[rows.length - 1];
       if (isPassComplete || last === undefined) {
         this.gcResumeAt = userSpaceStart;
@@ -285,6 +297,10 @@ export class MvccStore {
         isPassComplete,
       };
     });
+  }
+
+  get gcStats(): GcStats {
+    return this.gcStatsValue;
   }
 
   /** Makes every applied batch durable (before the Raft log is compacted past it). */
@@ -309,6 +325,18 @@ export class MvccStore {
     let total = 0;
     for (const count of this.openViews.values()) total += count;
     return total;
+  }
+
+  private countGcStep(liveVersions: number, deadVersions: number, deletionMarkersRemoved: number, isPassComplete: boolean): void {
+    this.gcPassCounts = { liveVersions: this.gcPassCounts.liveVersions + liveVersions, deadVersions: this.gcPassCounts.deadVersions + deadVersions };
+    const stats = this.gcStatsValue;
+    this.gcStatsValue = {
+      passesCompleted: stats.passesCompleted + (isPassComplete ? 1 : 0),
+      versionsRemoved: stats.versionsRemoved + deadVersions,
+      deletionMarkersRemoved: stats.deletionMarkersRemoved + deletionMarkersRemoved,
+      lastPass: isPassComplete ? this.gcPassCounts : stats.lastPass,
+    };
+    if (isPassComplete) this.gcPassCounts = { liveVersions: 0, deadVersions: 0 };
   }
 
   private oldestViewTs(): number | undefined {

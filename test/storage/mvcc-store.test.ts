@@ -69,6 +69,7 @@ describe('MvccStore', () => {
     expect(second.watermarkTs).toBe(300);
     expect(second.deadVersions).toBe(2);
     expect(second.liveVersions).toBe(1);
+    expect(store.gcStats).toEqual({ passesCompleted: 2, versionsRemoved: 2, deletionMarkersRemoved: 0, lastPass: { liveVersions: 1, deadVersions: 2 } });
     await expect(store.getAt(k('x'), 100)).rejects.toThrow(ReadBelowWatermarkError);
     expect(await store.getAt(k('x'), 300)).toEqual(v(3));
   });
