@@ -1,3 +1,4 @@
+import { mkdirSync, rmSync } from 'node:fs';
 import { SeededPrng } from '../../src/base/prng.js';
 import { describeFault, type NemesisFamily, type ScheduledFault } from '../nemesis/fault-spec.js';
 import { damageLogTail } from '../nemesis/log-tail-damage.js';
@@ -13,7 +14,12 @@ interface ActiveFault {
   paused: string[];
   clockNode: string | undefined;
   isNetworkChanged: boolean;
+  /** A node removed from the membership (and stopped, its data wiped), to add back at the heal. */
+  removedMember: string | undefined;
 }
+
+/** Bound on one membership call: the node itself waits up to 30 s for a learner to catch up. */
+const membershipCallTimeoutMs = 40_000;
 
 export interface SkippedFamily {
   readonly family: NemesisFamily;
@@ -22,8 +28,8 @@ export interface SkippedFamily {
 
 /**
  * Applies scheduled faults to a TestCluster and heals them, logging each step to nemesis.jsonl.
- * A family the cluster cannot support (no clock-offset call, no membership call, no log-tail
- * repair) is skipped with its reason, never faked.
+ * A family the cluster cannot support (no clock-offset call, no log-tail repair) is skipped with
+ * its reason, never faked.
  */
 export class NemesisExecutor {
   readonly skipped: SkippedFamily[] = [];
@@ -56,9 +62,6 @@ export class NemesisExecutor {
       const answer = await this.cluster.admin(first).setClockOffset(0);
       if (!answer.isAccepted) this.skip('clock', `the node's admin port refused POST /debug/clock-offset (status ${answer.status ?? 'none'}: ${answer.reason})`);
     }
-    if (this.options.families.includes('membership')) {
-      this.skip('membership', 'the harness has no membership-change call to drive yet (it needs an admin HTTP call to remove and re-add a member while the node runs)');
-    }
     if (this.options.families.includes('corrupt') && !this.options.isCorruptForced) {
       const status = await this.cluster.admin(first).status();
       if (!(status?.capabilities ?? []).includes('log-tail-repair')) {
@@ -78,7 +81,7 @@ export class NemesisExecutor {
       return;
     }
     const prng = new SeededPrng(fault.seed);
-    const active: ActiveFault = { fault, killed: [], paused: [], clockNode: undefined, isNetworkChanged: false };
+    const active: ActiveFault = { fault, killed: [], paused: [], clockNode: undefined, isNetworkChanged: false, removedMember: undefined };
     this.active.set(fault.id, active);
     try {
       const details = await this.apply(active, prng);
@@ -159,12 +162,25 @@ export class NemesisExecutor {
         node.start();
         return { nodes: [id], damage: damage ?? 'no log file to damage' };
       }
-      case 'membership':
-        throw new Error('membership changes are not supported by the harness yet');
+      case 'membership': {
+        const id = await target(spec.target);
+        const via = pick(ids.filter((other) => other !== id), prng);
+        const answer = await this.cluster.admin(via).removeMember(id, membershipCallTimeoutMs);
+        if (!answer.isAccepted) throw new Error(`removing ${id} through ${via} was refused: ${answer.reason}`);
+        // An operator stops a removed node and, to bring it back, starts it afresh as a joiner.
+        const node = this.cluster.node(id);
+        await node.kill9();
+        rmSync(node.spec.dataDir, { recursive: true, force: true });
+        mkdirSync(node.spec.dataDir, { recursive: true });
+        node.isJoining = true;
+        active.removedMember = id;
+        return { nodes: [id], via, leaderBefore: leader ?? null };
+      }
     }
   }
 
   private async undo(active: ActiveFault): Promise<void> {
+    if (active.removedMember !== undefined) await this.readd(active.removedMember);
     for (const id of active.killed) this.cluster.node(id).start();
     for (const id of active.paused) this.cluster.node(id).resume();
     if (active.isNetworkChanged) this.cluster.healNetwork();
@@ -172,6 +188,20 @@ export class NemesisExecutor {
       const answer = await this.cluster.admin(active.clockNode).setClockOffset(0);
       if (!answer.isAccepted) throw new Error(`clock offset reset refused by ${active.clockNode}: ${answer.reason}`);
     }
+  }
+
+  private async readd(id: string): Promise<void> {
+    const node = this.cluster.node(id);
+    node.start();
+    const others = this.cluster.ids.filter((other) => other !== id);
+    let lastReason = '';
+    // Any live member forwards to the leader; try each in turn, as an operator would.
+    for (const via of [...others, ...others]) {
+      const answer = await this.cluster.admin(via).addMember(id, `127.0.0.1:${node.spec.raftPort}`, membershipCallTimeoutMs);
+      if (answer.isAccepted) return;
+      lastReason = `${via}: ${answer.reason}`;
+    }
+    throw new Error(`adding ${id} back failed: ${lastReason}`);
   }
 
   private skip(family: NemesisFamily, reason: string): void {

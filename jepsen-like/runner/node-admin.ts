@@ -59,4 +59,27 @@ export class NodeAdmin {
       return { isAccepted: false, status: undefined, reason: String((err as Error).message ?? err) };
     }
   }
+
+  /** DELETE /members/ID: removes a member (any node forwards to the leader). */
+  async removeMember(id: string, timeoutMs: number): Promise<{ isAccepted: boolean; reason: string }> {
+    return this.call('DELETE', `/members/${encodeURIComponent(id)}`, undefined, timeoutMs);
+  }
+
+  /** POST /members: adds a member as a learner; answers once it is a voter (or the node gives up). */
+  async addMember(id: string, address: string, timeoutMs: number): Promise<{ isAccepted: boolean; reason: string }> {
+    return this.call('POST', '/members', { id, address }, timeoutMs);
+  }
+
+  private async call(method: string, path: string, body: unknown, timeoutMs: number): Promise<{ isAccepted: boolean; reason: string }> {
+    try {
+      const res = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      return { isAccepted: res.ok, reason: (await res.text()).slice(0, 300) };
+    } catch (err) {
+      return { isAccepted: false, reason: String((err as Error).message ?? err) };
+    }
+  }
 }

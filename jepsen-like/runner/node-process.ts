@@ -26,6 +26,11 @@ export class NodeProcess {
   /** Exit codes of earlier incarnations that ended without being asked to (a crash). */
   readonly unexpectedExits: string[] = [];
   private isExitExpected = false;
+  /**
+   * Start with --join: set once the node was removed from the membership and comes back as a new
+   * member, since it is no longer one of the founders its --peers list describes.
+   */
+  isJoining = false;
 
   constructor(readonly spec: NodeSpec) {}
 
@@ -57,6 +62,7 @@ export class NodeProcess {
       '--admin-listen', `127.0.0.1:${s.adminPort}`,
       '--raft-listen', `127.0.0.1:${s.raftPort}`,
       '--peers', s.peersFlag,
+      ...(this.isJoining ? ['--join'] : []),
       ...s.extraArgs,
     ];
     const fd = openSync(s.logPath, 'a');

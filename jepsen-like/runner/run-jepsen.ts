@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SeededPrng } from '../../src/base/prng.js';
 import { HistoryFileWriter } from '../history/history-file.js';
@@ -44,6 +44,9 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
   const startedAt = new Date();
   const name = options.name ?? `${startedAt.toISOString().replace(/[:.]/g, '-')}-seed${options.seed}`;
   const dir = resolve(options.storeDir, name);
+  // A named run replaces an earlier one of the same name: stale data directories would make the
+  // new cluster start from the old one's state.
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const runStartMs = performance.now();
   const nowMs = (): number => performance.now() - runStartMs;
@@ -69,7 +72,10 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
   try {
     cluster.startAll();
     const ready = await cluster.waitUntilReady(options.recoverySecondsMax * 1000);
-    if (!ready.isReady) throw new Error(`the cluster did not become ready: ${ready.notReady.join(',')} not ready after ${options.recoverySecondsMax} s (see ${join(dir, 'logs')})`);
+    if (!ready.isReady) {
+      const exits = cluster.nodes.flatMap((n) => n.unexpectedExits);
+      throw new Error(`the cluster did not become ready: ${ready.notReady.join(',')} not ready after ${options.recoverySecondsMax} s${exits.length > 0 ? ` (${exits.join('; ')})` : ''}; see ${join(dir, 'logs')}`);
+    }
     log(`cluster ready, leader ${(await cluster.leader()) ?? 'unknown'}`);
     for (const w of workloads) await w.setup(endpoints);
     await executor.probe();
@@ -107,11 +113,13 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     log(recovered.isReady ? 'cluster ready again; draining' : `cluster not fully ready (${recovered.notReady.join(',')}); draining anyway`);
     const drainCtx: WorkloadContext = { ...ctx, isRunning: () => true, pause: (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms))) };
     const drainDeadlineMs = nowMs() + options.drainSecondsMax * 1000;
-    for (const w of workloads) {
-      const drained = await w.drain(drainCtx, drainDeadlineMs);
-      log(`drained ${w.name}: ${drained.received} messages${drained.isEmpty ? '' : ' (NOT EMPTY at the drain deadline)'}`);
-      if (!drained.isEmpty) runErrors.push(`the drain of ${w.name} did not see the queue stay empty before its deadline`);
-    }
+    await Promise.all(
+      workloads.map(async (w) => {
+        const drained = await w.drain(drainCtx, drainDeadlineMs);
+        log(`drained ${w.name}: ${drained.received} messages${drained.isEmpty ? '' : ' (NOT EMPTY at the drain deadline)'}`);
+        if (!drained.isEmpty) runErrors.push(`the drain of ${w.name} did not see the queue stay empty before its deadline`);
+      }),
+    );
     clearInterval(progress);
     const statuses = await cluster.statuses();
     const digests = new Set([...statuses.values()].map((s) => `${s.appliedIndex}:${s.stateDigest ?? ''}`));

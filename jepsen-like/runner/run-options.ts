@@ -72,7 +72,7 @@ export class RunUsageError extends Error {
   override readonly name = 'RunUsageError';
 }
 
-export const runUsage = `usage: npm run jepsen -- [--time S] [--nemesis ${nemesisFamilies.join(',')}] [--workload ${workloadNames.join(',')}]
+export const runUsage = `usage: npm run jepsen -- [--time S] [--nemesis ${nemesisFamilies.join(',')}|all] [--workload ${workloadNames.join(',')}]
        [--seed N] [--nodes 3|5] [--store DIR] [--name NAME] [--visibility-timeout S] [--rate SENDS/S]
        [--fault-min S] [--fault-max S] [--quiet-min S] [--quiet-max S] [--drain-max S] [--force-corrupt] [--quiet]`;
 
@@ -121,7 +121,7 @@ export function parseRunOptions(argv: readonly string[], randomSeed: () => numbe
   const options: RunOptions = {
     ...d,
     timeSeconds: num('time', values.time, d.timeSeconds, 1),
-    nemesis: list('nemesis', values.nemesis, nemesisFamilies, d.nemesis),
+    nemesis: values.nemesis === 'all' ? [...nemesisFamilies] : list('nemesis', values.nemesis, nemesisFamilies, d.nemesis),
     workloads: list('workload', values.workload, workloadNames, d.workloads),
     seed: values.seed === undefined ? randomSeed() : Math.trunc(num('seed', values.seed, 0, 0)),
     nodes,

@@ -71,7 +71,9 @@ export class TestCluster {
       const ready = await Promise.all(wanted.map((n) => this.admin(n.id).isReady()));
       notReady = wanted.filter((_, i) => !ready[i]).map((n) => n.id);
       if (notReady.length === 0) return { isReady: true, notReady };
-      if (performance.now() > deadline) return { isReady: false, notReady };
+      // A node that died by itself will not become ready: say so now rather than at the bound.
+      const isAnyCrashed = this.nodes.some((n) => n.unexpectedExits.length > 0 && !n.isRunning);
+      if (performance.now() > deadline || isAnyCrashed) return { isReady: false, notReady };
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }

@@ -11,6 +11,9 @@ import { SqsEndpoint } from '../../jepsen-like/workloads/sqs-endpoint.js';
 import type { Workload, WorkloadContext } from '../../jepsen-like/workloads/workload.js';
 import { freePort } from '../support/ports.js';
 
+// The SDK warns that its future versions need Node 22; the project runs Node 20 on purpose.
+process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+
 // The workloads are exercised against an in-memory single-process SQS (local-aws-sqs) behind the
 // harness's own proxy: that checks the client plumbing, the outcome classification and the
 // checkers end to end, independently of raftq.
