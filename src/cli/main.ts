@@ -11,7 +11,6 @@
 import { adminCall } from './admin-client.js';
 import { clusterCommand, clusterFlags } from './cluster-command.js';
 import { helpText, parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
-import { serveCommand } from './serve-command.js';
 import { serveFlags } from './serve-options.js';
 
 const adminFlags: readonly FlagSpec[] = [
@@ -61,7 +60,8 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<vo
   switch (command) {
     case 'serve':
       if (wantsHelp) return void process.stdout.write(`${helpText('serve', serveFlags)}\n  --config FILE                     JSON file with any of the flags above [RAFTQ_CONFIG]\n`);
-      return serveCommand(rest, env);
+      // Loaded only here: the other commands are small admin clients and start fast without it.
+      return (await import('./serve-command.js')).serveCommand(rest, env);
     case 'cluster':
       if (wantsHelp) return void process.stdout.write(`${helpText('cluster up|down', clusterFlags)}\n`);
       return clusterCommand(rest, env);

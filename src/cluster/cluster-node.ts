@@ -28,7 +28,7 @@ import type { ReadView, Txn, TxnExecutor, TxnOutcome } from '../storage/txn.js';
 import { ClusterClock } from './cluster-clock.js';
 import { NoLeaderError, NodeStoppingError, NotLeaderError, ReadIndexTimeoutError, SnapshotTransferError } from './errors.js';
 import { GrpcTransport, type TransportHandlers } from './grpc-transport.js';
-import { decodeMembership, LevelLogStore, type Membership } from './level-log-store.js';
+import { decodeMembership, encodeMembership, LevelLogStore, type Membership } from './level-log-store.js';
 import { MembershipAdmin } from './membership-admin.js';
 import type { NodeConfig } from './node-config.js';
 import { NodeMetrics } from './node-metrics.js';
@@ -504,9 +504,26 @@ export class ClusterNode implements TxnExecutor {
     const peerId = message.to;
     if (this.snapshotSendsInFlight.has(peerId)) return;
     this.snapshotSendsInFlight.add(peerId);
+    // The state streams as it is now, at applied index X, which may be past the index the core
+    // chose (the last snapshot taken). The message is restamped with X, its term and the
+    // configuration as of X, so the follower's log and state agree once it is installed. (Apply
+    // and conf changes run in this loop, so the index, membership and frozen view are one point.)
     const frozen = this.state.engine.snapshot();
+    const stateIndex = this.state.appliedIndex;
+    const membership = this.logStore.currentMembership();
+    const original = message.snapshot;
+    const isRestampable = original !== null && stateIndex >= original.meta.index && stateIndex <= this.logStore.lastIndex() && stateIndex >= this.logStore.firstIndex() - 1 && membership.index <= stateIndex;
+    const restamped: RaftMessage = isRestampable
+      ? {
+          ...message,
+          snapshot: {
+            meta: { index: stateIndex, term: this.logStore.term(stateIndex), confState: membership.confState },
+            data: encodeMembership({ ...membership, index: stateIndex }),
+          },
+        }
+      : message;
     const groupId = this.config.groupId;
-    const wireMessage = raftMessageToWire(message);
+    const wireMessage = raftMessageToWire(restamped);
     async function* chunks(): AsyncGenerator<raftq.raft.SnapshotChunk.$Properties> {
       let isFirst = true;
       for await (const chunk of snapshotChunks(frozen, raftLimits.snapshotChunkBytes.value)) {
@@ -515,7 +532,7 @@ export class ClusterNode implements TxnExecutor {
       }
     }
     const startedAt = Date.now();
-    this.logger.info({ peerId, index: message.snapshot?.meta.index }, 'sending a snapshot');
+    this.logger.info({ peerId, index: restamped.snapshot?.meta.index }, 'sending a snapshot');
     this.transport
       .sendSnapshot(peerId, chunks(), raftLimits.snapshotSendTimeoutMs.value)
       .then(

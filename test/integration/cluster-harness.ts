@@ -171,8 +171,9 @@ export class ProcessCluster {
       statuses = await Promise.all(running.map((id) => this.status(id)));
       const applied = new Set(statuses.map((s) => s.appliedIndex));
       const digests = new Set(statuses.map((s) => s.stateDigest));
-      return applied.size === 1 && digests.size === 1;
-    }, timeoutMs, 'every node to converge on one applied index and digest');
+      const memberships = new Set(statuses.map((s) => JSON.stringify(s.members.map((m) => `${m.id}:${m.role}`).sort())));
+      return applied.size === 1 && digests.size === 1 && memberships.size === 1;
+    }, timeoutMs, 'every node to converge on one applied index, digest and membership');
     return statuses;
   }
 
