@@ -23,6 +23,11 @@ export interface OrderViolation {
   readonly earlierSequenceNumber: string;
   readonly earlierMessageId: string;
   readonly receiveInvokeIndex: number;
+  /**
+   * The earlier message's next delivery counted more receives than the history shows: a receive
+   * whose answer was lost held it, so this delivery broke the group lock rather than the order.
+   */
+  readonly isEarlierHeldByLostReceive: boolean;
 }
 
 export interface DedupViolation {
@@ -100,6 +105,7 @@ export function checkFifo(
         earlierSequenceNumber: earlier.sequenceNumber,
         earlierMessageId: earlier.messageId,
         receiveInvokeIndex: d.receive.invoke.index,
+        isEarlierHeldByLostReceive: isHeldByLostReceive(deliveriesByMessage.get(earlier.messageId) ?? [], d),
       });
     }
   }
@@ -174,6 +180,17 @@ function isHeldDuring(earlierDeliveries: readonly Delivery[], d: Delivery, clock
       e.receive.completeIndex < d.receive.invoke.index &&
       d.receive.completeMs < e.receive.invokeMs + e.visibilityTimeoutSeconds * 1000 - clockAllowanceMs,
   );
+}
+
+/**
+ * Whether the first delivery of the earlier message after `d` reports a receive count above the
+ * deliveries the history shows before it: some receive claimed it and its answer was lost.
+ */
+function isHeldByLostReceive(earlierDeliveries: readonly Delivery[], d: Delivery): boolean {
+  const next = earlierDeliveries.find((e) => e.receive.invoke.index > d.receive.invoke.index);
+  if (next?.message.receiveCount === undefined) return false;
+  const seenBefore = earlierDeliveries.filter((e) => e.receive.completeIndex < next.receive.invoke.index).length;
+  return next.message.receiveCount > seenBefore + 1;
 }
 
 function findDedupViolations(

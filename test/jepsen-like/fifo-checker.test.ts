@@ -57,6 +57,16 @@ describe('FIFO checker', () => {
     expect(result.orderViolations[0]?.kind).toBe('delivered-while-in-flight');
   });
 
+  it('says when the skipped message was held by a receive whose answer was lost', () => {
+    const h = sentGroup(new HistoryBuilder(), 'g', 2)
+      .receive(1, [], 900, 5_000, { outcome: 'info' })
+      .receive(2, [{ body: 'g2', seq: '200', groupId: 'g', receiveCount: 1 }], 2_000, 2_005)
+      .receive(3, [{ body: 'g1', seq: '100', groupId: 'g', receiveCount: 2 }], 40_000, 40_005);
+    const result = checkFifo(h.pairs(), opts);
+    expect(result.valid).toBe(false);
+    expect(result.orderViolations[0]).toMatchObject({ kind: 'out-of-order', isEarlierHeldByLostReceive: true });
+  });
+
   it('does not blame the queue when the earlier message\'s delete raced with the next receive', () => {
     const h = sentGroup(new HistoryBuilder(), 'g', 2)
       .receive(1, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h1' }], 1_000, 1_005)

@@ -42,7 +42,7 @@ export class HistoryBuilder {
 
   receive(
     process: number,
-    messages: Array<{ body: string; messageId?: string; handle?: string; seq?: string; groupId?: string; dedupId?: string }>,
+    messages: Array<{ body: string; messageId?: string; handle?: string; seq?: string; groupId?: string; dedupId?: string; receiveCount?: number }>,
     fromMs: number,
     toMs: number,
     extra: { queue?: string; visibilityTimeoutSeconds?: number; outcome?: 'ok' | 'info' | 'fail' } = {},
@@ -56,6 +56,7 @@ export class HistoryBuilder {
         ...(m.seq === undefined ? {} : { sequenceNumber: m.seq }),
         ...(m.groupId === undefined ? {} : { groupId: m.groupId }),
         ...(m.dedupId === undefined ? {} : { dedupId: m.dedupId }),
+        ...(m.receiveCount === undefined ? {} : { receiveCount: m.receiveCount }),
       })),
     };
     return this.op({ process, f: 'receive', value, fromMs, toMs, outcome: extra.outcome ?? 'ok', result });
