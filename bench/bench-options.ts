@@ -1,5 +1,5 @@
 // Command-line options of `npm run bench`.
-import { fullMatrix, quickMatrix, type MatrixShape } from './cell-spec.js';
+import { fullMatrix, quickMatrix, workloadKinds, type MatrixShape, type WorkloadKind } from './cell-spec.js';
 import { systemCatalog } from './systems/system-catalog.js';
 
 export interface PhaseTiming {
@@ -24,11 +24,11 @@ export interface BenchOptions {
 }
 
 export const quickTiming: PhaseTiming = {
-  warmupMs: 1_000,
-  windowMs: 4_000,
-  prefillMessagesMax: 20_000,
-  prefillBytesMax: 64 * 1_048_576,
-  prefillMsMax: 30_000,
+  warmupMs: 500,
+  windowMs: 3_000,
+  prefillMessagesMax: 4_000,
+  prefillBytesMax: 32 * 1_048_576,
+  prefillMsMax: 8_000,
 };
 
 export const fullTiming: PhaseTiming = {
@@ -46,7 +46,8 @@ export class BenchUsageError extends Error {
   }
 }
 
-export const benchUsage = `usage: npm run bench -- [--quick] [--systems a,b,...] [--client-processes N] [--results-dir DIR] [--write-docs]
+export const benchUsage = `usage: npm run bench -- [--quick] [--systems a,b,...] [--workloads w,...] [--sizes BYTES,...]
+       [--batch-sizes 1,10] [--concurrency N,...] [--client-processes N] [--results-dir DIR] [--write-docs]
 systems: ${systemCatalog.map((s) => s.id).join(', ')}`;
 
 function parseList(value: string, flag: string): number[] {
@@ -63,6 +64,8 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
   let resultsDir = defaultResultsDir;
   let concurrencies: number[] | null = null;
   let sizes: number[] | null = null;
+  let batchSizes: number[] | null = null;
+  let workloads: WorkloadKind[] | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
@@ -84,6 +87,13 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
       case '--client-processes': [clientProcesses = 2] = parseList(value(), flag); break;
       case '--concurrency': concurrencies = parseList(value(), flag); break;
       case '--sizes': sizes = parseList(value(), flag); break;
+      case '--batch-sizes': batchSizes = parseList(value(), flag); break;
+      case '--workloads': {
+        workloads = value().split(',').map((w) => w.trim()) as WorkloadKind[];
+        const unknown = workloads.filter((w) => !workloadKinds.includes(w));
+        if (unknown.length > 0) throw new BenchUsageError(`unknown workload(s): ${unknown.join(', ')} (known: ${workloadKinds.join(', ')})`);
+        break;
+      }
       case '--results-dir': resultsDir = value(); break;
       case '--help': case '-h': throw new BenchUsageError(benchUsage);
       default: throw new BenchUsageError(`unknown option ${arg}\n${benchUsage}`);
@@ -94,6 +104,8 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     ...base,
     ...(concurrencies === null ? {} : { concurrencies }),
     ...(sizes === null ? {} : { messageBytes: sizes }),
+    ...(batchSizes === null ? {} : { batchSizes }),
+    ...(workloads === null ? {} : { workloads }),
   };
   return { isQuick, systems, matrix, timing: isQuick ? quickTiming : fullTiming, clientProcesses, resultsDir, isWritingDocs };
 }

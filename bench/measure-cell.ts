@@ -1,5 +1,6 @@
 // Measures one cell on a running system: make its queue, prefill it if the workload consumes,
 // run the measured phase, summarise, drop the queue.
+import { loadavg } from 'node:os';
 import { cellKey, formatBytes, type CellSpec } from './cell-spec.js';
 import type { PhaseTiming } from './bench-options.js';
 import type { CellMeasurement } from './report/bench-result.js';
@@ -99,6 +100,7 @@ export function summarizeOutcome(system: string, cell: CellSpec, outcome: PhaseO
     isClientBound: clientCpuShare >= clientBoundCpuShare,
     errors: outcome.totals.errors,
     ...(outcome.firstError === undefined ? {} : { firstError: outcome.firstError }),
+    machineLoad1m: loadavg()[0] ?? 0,
   };
 }
 
@@ -107,7 +109,7 @@ export function failedCell(system: string, cell: CellSpec, reason: string): Cell
     system, cell, status: 'failed', reason, windowSeconds: 0, producedMessages: 0, consumedMessages: 0,
     throughputMsgsPerSecond: 0, latency: { produce: null, consume: null, endToEnd: null },
     serverCpuSeconds: 0, serverCpuSecondsPer1000Msgs: null, clientCpuSeconds: 0, clientProcesses: 0,
-    clientCpuShare: 0, isClientBound: false, errors: 0,
+    clientCpuShare: 0, isClientBound: false, errors: 0, machineLoad1m: loadavg()[0] ?? 0,
   };
 }
 

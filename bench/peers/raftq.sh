@@ -6,6 +6,8 @@
 #   bash bench/peers/raftq.sh stop DIR
 #
 # Needs `npm run build`. `start` prints "ready" and the pids once every node answers /ready.
+# RAFTQ_BENCH_NODE_ARGS adds flags to each node's `node` (e.g. "--cpu-prof --cpu-prof-dir=DIR" to
+# profile the nodes under load; the profile is written when `stop` ends them with SIGTERM).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -34,10 +36,11 @@ start() {
     local id="n$((i + 1))"
     local args=(serve --id "$id" --data-dir "$dir/$id"
       --sqs-listen "127.0.0.1:${ports[$((3 * i))]}" --admin-listen "127.0.0.1:${ports[$((3 * i + 1))]}"
-      --raft-listen "127.0.0.1:${ports[$((3 * i + 2))]}")
+      --raft-listen "127.0.0.1:${ports[$((3 * i + 2))]}" --log-level warn)
     [ "$count" -gt 1 ] && args+=(--peers "$peers")
     mkdir -p "$dir/$id"
-    start_detached "$dir" "$dir/$id.log" node "$entry" "${args[@]}"
+    # shellcheck disable=SC2086 # the extra node flags are meant to split into words
+    start_detached "$dir" "$dir/$id.log" node ${RAFTQ_BENCH_NODE_ARGS:-} "$entry" "${args[@]}"
   done
   for ((i = 0; i < count; i++)); do
     wait_until 60 ready "${ports[$((3 * i + 1))]}" || fail "raftq n$((i + 1)) did not become ready (see $dir/n$((i + 1)).log)"

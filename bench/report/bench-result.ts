@@ -50,6 +50,8 @@ export interface CellMeasurement {
   readonly isClientBound: boolean;
   readonly errors: number;
   readonly firstError?: string;
+  /** The machine's one-minute load average when the cell ended: other work on a shared machine shows here. */
+  readonly machineLoad1m: number;
 }
 
 export interface BenchResult {
@@ -91,7 +93,7 @@ function cellProblems(where: string, value: unknown, systemIds: Set<string>): st
   }
   if (value.status !== 'ok' && value.status !== 'failed') problems.push(`${where}.status: expected ok or failed`);
   for (const field of ['windowSeconds', 'producedMessages', 'consumedMessages', 'throughputMsgsPerSecond',
-    'serverCpuSeconds', 'clientCpuSeconds', 'clientProcesses', 'clientCpuShare', 'errors']) {
+    'serverCpuSeconds', 'clientCpuSeconds', 'clientProcesses', 'clientCpuShare', 'errors', 'machineLoad1m']) {
     const n = value[field];
     if (!isFiniteNumber(n) || n < 0) problems.push(`${where}.${field}: expected a non-negative number`);
   }

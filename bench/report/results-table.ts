@@ -22,7 +22,7 @@ function fixed(value: number | null | undefined, digits: number): string {
 function resultsTable(cells: readonly CellMeasurement[]): Table {
   const rows = cells.map((cell) => {
     const latency = headlineLatency(cell);
-    if (cell.status === 'failed') return [cellKey(cell.cell), cell.system, 'failed', '', '', '', '', '', (cell.reason ?? '').slice(0, 60)];
+    if (cell.status === 'failed') return [cellKey(cell.cell), cell.system, 'failed', '', '', '', '', '', cell.machineLoad1m.toFixed(1), (cell.reason ?? '').slice(0, 60)];
     return [
       cellKey(cell.cell),
       cell.system,
@@ -32,13 +32,14 @@ function resultsTable(cells: readonly CellMeasurement[]): Table {
       fixed(latency?.p999Ms, 2),
       fixed(cell.serverCpuSecondsPer1000Msgs, 3),
       `${Math.round(cell.clientCpuShare * 100)}%${cell.isClientBound ? ' bound' : ''}`,
+      cell.machineLoad1m.toFixed(1),
       cell.errors > 0 ? `${cell.errors} errors` : '',
     ];
   });
   return {
-    header: ['cell', 'system', 'msgs/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'srv cpu s/1k', 'client cpu', 'notes'],
+    header: ['cell', 'system', 'msgs/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'srv cpu s/1k', 'client cpu', 'load 1m', 'notes'],
     rows,
-    numericColumns: new Set([2, 3, 4, 5, 6, 7]),
+    numericColumns: new Set([2, 3, 4, 5, 6, 7, 8]),
   };
 }
 

@@ -24,6 +24,7 @@ export function measurement(system: string, cell: CellSpec, msgsPerSecond: numbe
     clientCpuShare: 0.125,
     isClientBound: false,
     errors: 0,
+    machineLoad1m: 1.5,
     ...overrides,
   };
 }

@@ -1,0 +1,107 @@
+// Summarises a V8 .cpuprofile (node --cpu-prof) of a raftq node under load: self time by function,
+// and by category (HTTP parsing, SigV4, JSON, protobuf, LevelDB, gRPC, Raft, queue logic, GC,
+// idle), which is what says where a message's CPU goes.
+//   node dist/bench/profile/cpu-profile-summary.js FILE.cpuprofile [--top N]
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly children?: readonly number[];
+}
+
+export interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+export interface SelfTime {
+  readonly name: string;
+  readonly selfMs: number;
+  readonly share: number;
+}
+
+/** Ordered: the first pattern that matches a frame's URL or name decides its category. */
+const categories: readonly (readonly [string, RegExp])[] = [
+  ['idle', /^\(idle\)$/],
+  ['garbage collection', /^\(garbage collector\)$/],
+  ['sigv4', /\/src\/sqs\/sigv4|sigv4/i],
+  ['sqs gateway (parse, validate, encode)', /\/src\/sqs\//],
+  ['queue logic', /\/src\/queue\//],
+  ['mvcc / txn / key codec', /\/src\/storage\/(?!level-engine)/],
+  ['leveldb', /classic-level|abstract-level|level-engine|level-transcoder|\/level-/],
+  ['raft core', /\/src\/raft\//],
+  ['protobuf', /protobufjs|\/src\/gen\//],
+  ['grpc / http2', /@grpc|node:internal\/http2|internal\/http2/],
+  ['cluster runtime', /\/src\/cluster\//],
+  ['logging', /pino|sonic-boom/],
+  ['node http', /node:_http|node:internal\/http|_http_|llhttp/],
+  ['node streams / net', /node:internal\/streams|node:net|node:stream|internal\/stream_base/],
+  ['crypto', /node:crypto|internal\/crypto/],
+  ['json', /^(JSON|stringify|parse)$/],
+  ['other node internals', /^node:/],
+  ['other code', /.+/],
+];
+
+function frameLabel(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const file = url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '').replace(/^.*\/dist\//, '');
+  return `${functionName || '(anonymous)'} ${file}${file ? `:${lineNumber + 1}` : ''}`.trim();
+}
+
+export function categoryOf(node: ProfileNode): string {
+  const { functionName, url } = node.callFrame;
+  for (const [name, pattern] of categories) {
+    if (pattern.test(url) || (url === '' && pattern.test(functionName))) return name;
+  }
+  return 'other code';
+}
+
+/** Self time per node id, from the samples and the time deltas between them. */
+function selfTimeByNode(profile: CpuProfile): Map<number, number> {
+  const selfUs = new Map<number, number>();
+  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  return selfUs;
+}
+
+function rank(totals: Map<string, number>, totalUs: number): SelfTime[] {
+  return [...totals.entries()]
+    .map(([name, us]) => ({ name, selfMs: us / 1000, share: totalUs > 0 ? us / totalUs : 0 }))
+    .sort((a, b) => b.selfMs - a.selfMs);
+}
+
+export function summarizeCpuProfile(profile: CpuProfile): { byCategory: SelfTime[]; byFunction: SelfTime[]; busyMs: number } {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const perCategory = new Map<string, number>();
+  const perFunction = new Map<string, number>();
+  let busyUs = 0;
+  for (const [id, us] of selfTimeByNode(profile)) {
+    const node = nodes.get(id);
+    if (node === undefined) continue;
+    const category = categoryOf(node);
+    if (category === 'idle') continue;
+    busyUs += us;
+    perCategory.set(category, (perCategory.get(category) ?? 0) + us);
+    const label = frameLabel(node);
+    perFunction.set(label, (perFunction.get(label) ?? 0) + us);
+  }
+  return { byCategory: rank(perCategory, busyUs), byFunction: rank(perFunction, busyUs), busyMs: busyUs / 1000 };
+}
+
+function main(): void {
+  const file = process.argv[2];
+  if (file === undefined) {
+    process.stderr.write('usage: cpu-profile-summary FILE.cpuprofile [--top N]\n');
+    process.exitCode = 2;
+    return;
+  }
+  const topAt = process.argv.indexOf('--top');
+  const top = topAt > 0 ? Number(process.argv[topAt + 1]) : 25;
+  const summary = summarizeCpuProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+  const line = (t: SelfTime): string => `${(t.share * 100).toFixed(1).padStart(5)}%  ${t.selfMs.toFixed(0).padStart(7)} ms  ${t.name}`;
+  process.stdout.write(`busy ${summary.busyMs.toFixed(0)} ms (idle excluded)\n\nby category\n${summary.byCategory.map(line).join('\n')}\n\n`);
+  process.stdout.write(`top ${top} functions by self time\n${summary.byFunction.slice(0, top).map(line).join('\n')}\n`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) main();
