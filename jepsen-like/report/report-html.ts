@@ -25,14 +25,17 @@ export function renderReportHtml(args: {
   readonly pairs: readonly OperationPair[];
   readonly windows: readonly FaultWindow[];
   readonly endMs: number;
+  /** When the clients stopped and the heal and drain began, if the run got that far. */
+  readonly drainFromMs?: number;
 }): string {
   const { results, pairs, windows, endMs } = args;
-  const bands: PlotBand[] = windows.map((w) => ({
+  const drainBand: PlotBand[] = args.drainFromMs === undefined ? [] : [{ fromX: args.drainFromMs / 1000, toX: endMs / 1000, label: 'heal, recovery and drain', color: '#b0bec5' }];
+  const bands: PlotBand[] = [...drainBand, ...windows.map((w) => ({
     fromX: w.fromMs / 1000,
     toX: (Number.isFinite(w.toMs) ? w.toMs : endMs) / 1000,
     label: `#${w.faultId} ${w.description}`,
     color: familyColors[w.family] ?? '#999',
-  }));
+  }))];
   const xMax = endMs / 1000;
   const throughput = throughputSeries(pairs, 1000, endMs);
   const plots: string[] = [

@@ -69,6 +69,7 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
   const executor = new NemesisExecutor(cluster, nemesisLog, nowMs, log, { families: options.nemesis, isCorruptForced: options.isCorruptForced });
   const workloads = options.workloads.map((w) => makeWorkload(w, options));
   let workloadReports: Record<string, WorkloadReport> = {};
+  let drainFromMs: number | undefined;
   try {
     cluster.startAll();
     const ready = await cluster.waitUntilReady(options.recoverySecondsMax * 1000);
@@ -105,6 +106,7 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     }
     await stop.pause(phaseStartMs + options.timeSeconds * 1000 - nowMs());
     log('fault phase over: healing everything and stopping the clients');
+    drainFromMs = nowMs();
     await executor.healAll();
     stop.stop();
     await running;
@@ -160,7 +162,7 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
   };
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const pairs = pairOperations(recorder.history());
-  writeFileSync(join(dir, 'report.html'), renderReportHtml({ results, pairs, windows: faultWindows(nemesisLog.all()), endMs }));
+  writeFileSync(join(dir, 'report.html'), renderReportHtml({ results, pairs, windows: faultWindows(nemesisLog.all()), endMs, ...(drainFromMs === undefined ? {} : { drainFromMs }) }));
   return { dir, results, verdictLine: verdictLine(results, pairs.length, dir) };
 }
 
