@@ -15,19 +15,19 @@ const sendsPerPhase = 150;
 let cluster: ProcessCluster;
 const clients = new Map<string, SQSClient>();
 
-beforeAll(async () => {
-  cluster = await ProcessCluster.start(3);
-  for (const [id, spec] of cluster.specs) {
-    clients.set(id, new SQSClient({ endpoint: `http://127.0.0.1:${spec.sqsPort}`, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 8 }));
-  }
-}, 120_000);
-
-afterAll(async () => {
-  for (const client of clients.values()) client.destroy();
-  await cluster?.close();
-});
-
 describe.skipIf(!hasBuiltCli())('three nodes behind SQS clients', () => {
+  beforeAll(async () => {
+    cluster = await ProcessCluster.start(3);
+    for (const [id, spec] of cluster.specs) {
+      clients.set(id, new SQSClient({ endpoint: `http://127.0.0.1:${spec.sqsPort}`, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 8 }));
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const client of clients.values()) client.destroy();
+    await cluster?.close();
+  });
+
   it('lose no acknowledged message when the leader is killed mid-run', async () => {
     const leader = await cluster.leader();
     const ids = [...cluster.specs.keys()];
@@ -90,6 +90,28 @@ describe.skipIf(!hasBuiltCli())('three nodes behind SQS clients', () => {
     expect(acknowledged.size).toBeGreaterThan(sendsPerPhase);
     expect(failedSends).toBeLessThan(sendsPerPhase);
   }, 180_000);
+});
+
+describe.skipIf(!hasBuiltCli())('a node that lost its quorum', () => {
+  it('answers SQS requests with a retryable 503 within a bounded time, never hanging', async () => {
+    const quorumless = await ProcessCluster.start(3);
+    const [survivor, ...others] = [...quorumless.specs.keys()] as [string, ...string[]];
+    const sqs = new SQSClient({ endpoint: `http://127.0.0.1:${quorumless.spec(survivor).sqsPort}`, region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, maxAttempts: 1 });
+    try {
+      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'alone' }));
+      for (const id of others) await quorumless.kill(id);
+      const startedMs = Date.now();
+      const outcome = await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'nobody to agree' })).then(
+        () => 'acknowledged',
+        (err: Error & { $metadata?: { httpStatusCode?: number } }) => `${err.name} ${err.$metadata?.httpStatusCode}`,
+      );
+      expect(outcome).toBe('ServiceUnavailable 503');
+      expect(Date.now() - startedMs).toBeLessThan(30_000);
+    } finally {
+      sqs.destroy();
+      await quorumless.close();
+    }
+  }, 120_000);
 });
 
 function client(id: string): SQSClient {
