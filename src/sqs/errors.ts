@@ -113,6 +113,8 @@ export function toSqsApiError(err: unknown): SqsApiError {
   if (isRaftqError(err)) {
     const alias = queueCodeAliases[err.code];
     const definition = alias !== undefined ? awsErrors[alias] : findAwsError(err.code);
+    // AWS words this one the same way everywhere, and clients match on it.
+    if (err.code === 'QueueDoesNotExist') return new SqsApiError('QueueDoesNotExist', awsErrors.QueueDoesNotExist.defaultMessage, { cause: err });
     if (err.code === 'MessageTooLong') return new SqsApiError('InvalidParameterValue', `One or more parameters are invalid. Reason: ${err.message}.`, { cause: err });
     if (definition !== undefined && definition.fault === 'Sender') return new SqsApiError(definition.name as AwsErrorName, err.message, { cause: err });
     if (err.isRetryable) return new SqsApiError('ServiceUnavailable', `The service is temporarily unavailable: ${err.message}. Retry the request.`, { cause: err });
