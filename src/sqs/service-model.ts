@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { raftqExtensionModel } from './raftq-extensions.js';
 
 /**
  * The AWS service model of SQS (botocore's service-2.json), loaded once at start. It is the
@@ -39,6 +40,8 @@ export class SqsServiceModel {
   readonly targetPrefix: string;
   readonly apiVersion: string;
   private readonly operations = new Map<string, Operation>();
+  /** raftq's own actions: decoded like AWS's, but not in operationNames(), which is AWS's list. */
+  private readonly extensionOperations = new Map<string, Operation>();
   private readonly shapes = new Map<string, Shape>();
 
   constructor(raw: unknown) {
@@ -53,6 +56,8 @@ export class SqsServiceModel {
       const output = op['output'] as { shape?: string } | undefined;
       this.operations.set(name, { name, inputShape: input?.shape, outputShape: output?.shape });
     }
+    for (const [name, shape] of Object.entries(raftqExtensionModel.shapes)) this.shapes.set(name, shape);
+    for (const op of raftqExtensionModel.operations) this.extensionOperations.set(op.name, op);
     for (const op of this.operations.values()) {
       for (const shapeName of [op.inputShape, op.outputShape]) {
         if (shapeName !== undefined && !this.shapes.has(shapeName)) throw new ServiceModelError(`Operation ${op.name} names a missing shape ${shapeName}`);
@@ -65,7 +70,7 @@ export class SqsServiceModel {
   }
 
   operation(name: string): Operation | undefined {
-    return this.operations.get(name);
+    return this.operations.get(name) ?? this.extensionOperations.get(name);
   }
 
   operationNames(): string[] {

@@ -26,6 +26,7 @@ import {
   tagQueue,
   untagQueue,
 } from './queue-actions.js';
+import { raftqExtensionActions } from './raftq-extensions.js';
 
 /** Every SQS action, by its model name. A test checks this covers the model's operations exactly. */
 export const sqsActions: Readonly<Record<string, ActionHandler>> = {
@@ -53,3 +54,6 @@ export const sqsActions: Readonly<Record<string, ActionHandler>> = {
   TagQueue: tagQueue,
   UntagQueue: untagQueue,
 };
+
+/** What the gateway dispatches: AWS's actions and raftq's extensions (docs/COMPATIBILITY.md). */
+export const gatewayActions: Readonly<Record<string, ActionHandler>> = { ...sqsActions, ...raftqExtensionActions };

@@ -8,7 +8,7 @@ import { decodeQueryRequest, encodeXmlError, encodeXmlResponse, parseFormParamet
 import { buildQueueUrl, queueNameFromPath } from './queue-url.js';
 import type { ModelStructure, SqsServiceModel } from './service-model.js';
 import type { SigV4Verifier } from './sigv4-verifier.js';
-import { sqsActions } from './sqs-actions.js';
+import { gatewayActions } from './sqs-actions.js';
 
 /**
  * One SQS request from bytes to bytes, without a socket: protocol detection, SigV4, decoding
@@ -89,7 +89,7 @@ export class SqsRequestHandler {
       const operation = this.requireOperation(action);
       this.fillQueueUrlFromPath(operation.inputShape, input, path, headers);
       this.checkRequiredMembers(operation.inputShape, input);
-      const handler = sqsActions[action];
+      const handler = gatewayActions[action];
       if (handler === undefined) throw new SqsApiError('InvalidAction', `The action ${action} is not valid for this endpoint.`);
       const output = await this.runWithDeadline(action, signal, (actionSignal) =>
         handler(this.actionContext(headers, senderId, actionSignal), input),
@@ -104,7 +104,7 @@ export class SqsRequestHandler {
 
   private requireOperation(action: string) {
     const operation = this.options.model.operation(action);
-    if (operation === undefined || sqsActions[action] === undefined) throw new SqsApiError('InvalidAction', `The action ${action.slice(0, 128)} is not valid for this endpoint.`);
+    if (operation === undefined || gatewayActions[action] === undefined) throw new SqsApiError('InvalidAction', `The action ${action.slice(0, 128)} is not valid for this endpoint.`);
     return operation;
   }
 
