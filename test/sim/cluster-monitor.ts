@@ -9,6 +9,7 @@ import { LinearizableReadChecker } from './invariants/linearizable-read-checker.
 import { LogMatchingChecker } from './invariants/log-matching-checker.js';
 import type { LogView } from './invariants/log-view.js';
 import { MonotonicityChecker } from './invariants/monotonicity-checker.js';
+import { PersistBeforeSendChecker } from './invariants/persist-before-send-checker.js';
 import { StateMachineSafetyChecker } from './invariants/state-machine-safety-checker.js';
 import type { SimNode } from './sim-node.js';
 
@@ -43,6 +44,7 @@ export class ClusterMonitor {
   readonly durability = new DurabilityChecker();
   readonly monotonicity = new MonotonicityChecker();
   readonly linearizableReads = new LinearizableReadChecker();
+  readonly persistBeforeSend = new PersistBeforeSendChecker();
 
   beforePersist(node: SimNode, ready: Ready, producedBy: SoftState & { term: number }): void {
     const first = ready.entries[0];
@@ -68,6 +70,13 @@ export class ClusterMonitor {
     if (ready.hardState !== null || ready.snapshot !== null) this.observeDurable(node, 'after a write');
   }
 
+  /** A node restarted from its durable state: it must still back what it said before. */
+  restarted(node: SimNode): void {
+    this.observeDurable(node, 'at restart');
+    const storage = node.durable.storage;
+    this.persistBeforeSend.observeRestart(node.id, storage.initialState().hardState, durableLogView(storage));
+  }
+
   /** Durable term, commit and applied index of a node (applied: its durable state machine, else its snapshot). */
   observeDurable(node: SimNode, when: string): void {
     const storage = node.durable.storage;
@@ -77,6 +86,7 @@ export class ClusterMonitor {
   }
 
   sent(message: RaftMessage): void {
+    this.persistBeforeSend.observeSent(message);
     if (message.type !== MessageType.App) return;
     this.leaderAppendOnly.observeAppendSent(message.from, message.term, message.index, message.logTerm, message.entries);
     this.logMatching.observeEntries(message.index, message.logTerm, message.entries, `append ${message.from}→${message.to}`);

@@ -26,6 +26,8 @@ export interface EventWeights {
   readonly crash: number;
   /** A crash in the middle of handling a Ready: some of its steps done, the rest lost. */
   readonly crashMidReady: number;
+  /** The leader crashes (in the middle of a Ready when it has one). */
+  readonly crashLeader: number;
   readonly restart: number;
   readonly partition: number;
   readonly heal: number;
@@ -60,6 +62,14 @@ export interface SimConfig {
   readonly eventWeights: EventWeights;
   /** Chance, after each tick of the chaos phase, that the next event is a fault. */
   readonly nemesisProbabilityPerTick: number;
+  /** Chance that a newly elected leader is crashed or cut off a few events into its term. */
+  readonly leaderChurnProbability: number;
+  /** Half of the strikes on a new leader come within this many events of its election. */
+  readonly leaderStrikeDelayEventsMax: number;
+  /** Chance that a leader which just advanced its commit index is struck a few events later. */
+  readonly commitStrikeProbability: number;
+  /** Chance that a node crashes in the middle of a Ready that changes its term or vote. */
+  readonly crashOnVoteProbability: number;
   /** Ticks after healing within which a leader must emerge and fresh proposals must apply everywhere. */
   readonly livenessTicksMax: number;
   /** Proposals made after healing that must apply on every live member within the bound. */
@@ -74,6 +84,7 @@ export const defaultEventWeights: EventWeights = {
   read: 1.5,
   crash: 2,
   crashMidReady: 3,
+  crashLeader: 3,
   restart: 6,
   partition: 2,
   heal: 3,
@@ -86,14 +97,28 @@ function pick<T>(prng: SeededPrng, options: readonly T[]): T {
 }
 
 /**
- * The configuration of one run, drawn from its seed: cluster size alternates (odd seeds run five
- * nodes), and network faults, message sizes and snapshot thresholds vary so that the corpus
- * covers both gentle and hostile runs. `overrides` lets tests pin anything.
+ * How a run attacks the cluster. `mixed` draws every knob from the seed, gentle to hostile.
+ * `leaderChurn` keeps three nodes in quick successions of short-lived leaders whose log tails
+ * diverge — nearly every new leader is struck early, leaders are cut off right after they
+ * commit, appends carry one entry at a time, and neither PreVote nor CheckQuorum dampens
+ * elections — the ground on which Raft's commit rule (§5.4.2, Figure 8) matters.
  */
-export function simConfigForSeed(seed: number, overrides: Partial<SimConfig> = {}): SimConfig {
+export type SimProfile = 'mixed' | 'leaderChurn';
+
+/** Which profile a seed runs: one seed in four is a leader-churn run. */
+export function profileForSeed(seed: number): SimProfile {
+  return seed % 4 === 3 ? 'leaderChurn' : 'mixed';
+}
+
+/**
+ * The configuration of one run, drawn from its seed: cluster size alternates (odd seeds of the
+ * mixed profile run five nodes), and network faults, message sizes and snapshot thresholds vary
+ * so that the corpus covers both gentle and hostile runs. `overrides` lets tests pin anything.
+ */
+export function simConfigForSeed(seed: number, overrides: Partial<SimConfig> = {}, profile: SimProfile = profileForSeed(seed)): SimConfig {
   const prng = new SeededPrng(seed ^ 0x5eed);
   const electionTimeoutTicks = pick(prng, [6, 10, 10]);
-  const config: SimConfig = {
+  const mixed: SimConfig = {
     seed,
     clusterSize: seed % 2 === 0 ? 3 : 5,
     rounds: 2,
@@ -123,8 +148,24 @@ export function simConfigForSeed(seed: number, overrides: Partial<SimConfig> = {
     faults: {},
     eventWeights: defaultEventWeights,
     nemesisProbabilityPerTick: pick(prng, [0.04, 0.08, 0.15]),
+    leaderChurnProbability: pick(prng, [0, 0.3, 0.6, 0.9]),
+    leaderStrikeDelayEventsMax: 12,
+    commitStrikeProbability: pick(prng, [0, 0.1, 0.3]),
+    crashOnVoteProbability: pick(prng, [0, 0.03, 0.1]),
     livenessTicksMax: 40 * electionTimeoutTicks,
     livenessProposals: 3,
   };
+  const config: SimConfig =
+    profile === 'mixed'
+      ? mixed
+      : {
+          ...mixed,
+          clusterSize: 3,
+          raft: { ...mixed.raft, electionTimeoutTicks: 10, inflightMessagesMax: 1, appendBytesMax: 30, uncommittedBytesMax: 65_536, preVote: false, checkQuorum: false },
+          leaderChurnProbability: 0.9,
+          leaderStrikeDelayEventsMax: 3,
+          commitStrikeProbability: 0.5,
+          livenessTicksMax: 400,
+        };
   return { ...config, ...overrides };
 }

@@ -124,19 +124,21 @@ export class SimNode {
 
   /**
    * Handles one Ready. With `crashAfterSteps`, the node crashes after that many of the steps
-   * (persist, send, apply, advance — or send first, when the runtime is faulty).
+   * (persist, send, apply, advance — or send first, when the runtime is faulty);
+   * `chooseCrashAfterSteps` decides that after seeing the Ready.
    */
-  handleReady(options: { crashAfterSteps?: number } = {}): ReadySummary {
+  handleReady(options: { crashAfterSteps?: number; chooseCrashAfterSteps?: (ready: Ready) => number | undefined } = {}): ReadySummary {
     const core = this.core;
     const term = core.status().term;
     const ready = core.ready();
     if (ready.softState !== null) this.softState = ready.softState;
     const producedBy = { ...this.softState, term: ready.hardState?.term ?? term };
     const order = this.config.faults.sendBeforePersist === true ? sendBeforePersistOrder : contractOrder;
+    const crashAfterSteps = options.crashAfterSteps ?? options.chooseCrashAfterSteps?.(ready);
     const stepsDone: ReadyStep[] = [];
     const parts: string[] = [];
     for (const step of order) {
-      if (options.crashAfterSteps !== undefined && stepsDone.length >= options.crashAfterSteps) {
+      if (crashAfterSteps !== undefined && stepsDone.length >= crashAfterSteps) {
         this.crash();
         parts.push(`crash after ${stepsDone.join(',') || 'nothing'}`);
         break;

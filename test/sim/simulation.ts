@@ -1,7 +1,7 @@
 import { SeededPrng } from '../../src/base/prng.js';
 import { RaftqError } from '../../src/base/errors.js';
 import { ProposalDroppedError } from '../../src/raft/errors.js';
-import type { ConfChange, Entry, NodeId, RaftMessage } from '../../src/raft/types.js';
+import type { ConfChange, Entry, HardState, NodeId, RaftMessage, Ready } from '../../src/raft/types.js';
 import { EntryType, MessageType } from '../../src/raft/types.js';
 import { ClusterMonitor } from './cluster-monitor.js';
 import { InvariantViolationError, type InvariantName } from './invariants/invariant-violation-error.js';
@@ -62,6 +62,11 @@ export class Simulation {
   private ticks = 0;
   /** Set by a tick: the next chaos event is a fault (crash, partition, membership change, ...). */
   private isNemesisDue = false;
+  /** The last leader seen (id/term), and a pending strike against a new one (see strikeLeader). */
+  private lastLeaderKey = '';
+  private leaderStrike: { leaderId: NodeId; term: number; inEvents: number; isIsolating: boolean } | null = null;
+  /** True while healing and checking liveness: no faults then. */
+  private isHealing = false;
   /** Values proposed after healing, with the index they were acknowledged at. */
   private readonly probes = new Map<string, number | null>();
 
@@ -75,7 +80,10 @@ export class Simulation {
     this.nextNodeId = config.clusterSize + 1;
     this.observer = {
       beforePersist: (node, ready, producedBy) => this.monitor.beforePersist(node, ready, producedBy),
-      afterPersist: (node, before, ready) => this.monitor.afterPersist(node, before, ready),
+      afterPersist: (node, before, ready) => {
+        this.monitor.afterPersist(node, before, ready);
+        this.maybeStrikeAfterCommit(node, before);
+      },
       send: (_node, message) => this.send(message),
       applied: (node, entry, appliedBefore) => {
         this.monitor.applied(node, entry, appliedBefore);
@@ -160,13 +168,73 @@ export class Simulation {
    * not depend on how busy it is.
    */
   private chaosEvent(): void {
-    if (this.isNemesisDue) {
+    if (this.leaderStrike !== null && this.leaderStrike.inEvents-- <= 0) {
+      const { leaderId, term, isIsolating } = this.leaderStrike;
+      this.leaderStrike = null;
+      this.strikeLeader(leaderId, term, { isIsolating });
+    } else if (this.isNemesisDue) {
       this.isNemesisDue = false;
       this.runWeighted(this.nemesisOptions());
     } else {
       this.runWeighted(this.trafficOptions());
     }
     this.afterEvent();
+    this.maybeScheduleLeaderStrike();
+  }
+
+  /**
+   * Leader churn: a newly elected leader is, with some probability, struck down a few events
+   * into its term — crashed in the middle of a Ready or cut off — before it has replicated much.
+   * Quick successions of short-lived leaders with diverging log tails are what Raft's commit
+   * rule (§5.4.2, Figure 8) exists for, and random faults alone rarely produce them.
+   */
+  private maybeScheduleLeaderStrike(): void {
+    const leader = this.findLeader();
+    if (leader === null) return;
+    const key = `${leader.id}/${leader.core.status().term}`;
+    if (key === this.lastLeaderKey) return;
+    this.lastLeaderKey = key;
+    if (this.leaderStrike === null && this.prng.nextFloat() < this.config.leaderChurnProbability) {
+      this.leaderStrike = {
+        leaderId: leader.id,
+        term: leader.core.status().term,
+        inEvents: this.prng.intBelow(this.prng.nextFloat() < 0.5 ? this.config.leaderStrikeDelayEventsMax : 300),
+        isIsolating: false,
+      };
+    }
+  }
+
+  /**
+   * The moment right after a leader advanced its commit index (and may have acknowledged
+   * clients) is when losing it tests the most: whether what it committed survives it. The strike
+   * cuts it off, which also drops what it still has in flight and reconnects everyone else.
+   */
+  private maybeStrikeAfterCommit(node: SimNode, before: HardState): void {
+    if (this.isHealing || node.role !== 'leader' || (this.leaderStrike !== null && this.leaderStrike.inEvents < 4)) return;
+    const hs = node.durable.storage.initialState().hardState;
+    if (hs.commit <= before.commit || this.prng.nextFloat() >= this.config.commitStrikeProbability) return;
+    this.leaderStrike = { leaderId: node.id, term: hs.term, inEvents: this.prng.intBelow(4), isIsolating: true };
+  }
+
+  private strikeLeader(leaderId: NodeId, term: number, options: { isIsolating: boolean }): void {
+    const node = this.nodes.get(leaderId);
+    if (node === undefined || !node.isRunning || node.isDecommissioned) return this.record(`strike ${leaderId}: already down`);
+    const status = node.core.status();
+    if (status.role !== 'leader' || status.term !== term) return this.record(`strike ${leaderId}: no longer leader of term ${term}`);
+    const draw = options.isIsolating ? 3 : this.prng.intBelow(4);
+    if (draw === 0 && node.hasReady()) return this.readyEvent(node, { isCrashing: true });
+    if (draw <= 1) {
+      node.crash();
+      this.workload.forgetPendingAt(node.id);
+      node.start(this.prng.fork());
+      this.monitor.restarted(node);
+      return this.record(`bounce ${node.id}`);
+    }
+    const crashedMax = Math.max(1, Math.floor(this.config.clusterSize / 2));
+    if (draw === 2 && this.liveNodes().filter((n) => !n.isRunning).length < crashedMax) return this.crash(node);
+    const others = this.liveNodes().map((n) => n.id).filter((id) => id !== leaderId);
+    this.network.partition = NetworkPartition.groups([[leaderId], others]);
+    this.record(this.network.partition.description);
   }
 
   private trafficOptions(): [number, () => void][] {
@@ -204,6 +272,11 @@ export class Simulation {
     if (crashed.length < crashedMax && running.length > 1) {
       options.push([w.crash, () => this.crash(this.pick(running))]);
       if (withReady.length > 0) options.push([w.crashMidReady, () => this.readyEvent(this.pick(withReady), { isCrashing: true })]);
+    }
+    if (leader !== null && crashed.length < crashedMax) {
+      // Killing the leader, the nemesis every consensus test starts with; in the middle of a
+      // Ready when it has one, so that what it persisted and what it sent can differ.
+      options.push([w.crashLeader, () => (leader.hasReady() ? this.readyEvent(leader, { isCrashing: true }) : this.crash(leader))]);
     }
     if (crashed.length > 0) options.push([w.restart, () => this.restart(this.pick(crashed))]);
     if (!this.network.partition.isHealed) options.push([w.heal, () => this.heal()]);
@@ -292,12 +365,25 @@ export class Simulation {
     for (const node of this.liveNodes()) if (node.isRunning) node.core.tick();
   }
 
+  /**
+   * Handles one Ready of `node`. When crashing, the node dies after one to three of the Ready's
+   * steps; half of those crashes are bounces (a supervisor restarts the process at once), so that
+   * the messages it sent just before dying reach its next incarnation.
+   */
   private readyEvent(node: SimNode, options: { isCrashing?: boolean } = {}): void {
-    const crashAfterSteps = options.isCrashing === true ? 1 + this.prng.intBelow(3) : undefined;
-    const summary = node.handleReady(crashAfterSteps === undefined ? {} : { crashAfterSteps });
-    let line = `${crashAfterSteps === undefined ? 'ready' : 'crash-in-ready'} ${node.id}: ${summary.description}`;
-    if (!node.isRunning) this.workload.forgetPendingAt(node.id);
-    else this.monitor.observeDurable(node, 'after a Ready');
+    const summary =
+      options.isCrashing === true
+        ? node.handleReady({ crashAfterSteps: 1 + this.prng.intBelow(3) })
+        : node.handleReady({ chooseCrashAfterSteps: (ready) => this.maybeCrashOnVote(node, ready) });
+    let line = `${summary.stepsDone.length < 4 ? 'crash-in-ready' : 'ready'} ${node.id}: ${summary.description}`;
+    if (!node.isRunning) {
+      this.workload.forgetPendingAt(node.id);
+      if (this.prng.nextFloat() < 0.5) {
+        node.start(this.prng.fork());
+        this.monitor.restarted(node);
+        line += '; restart';
+      }
+    } else this.monitor.observeDurable(node, 'after a Ready');
     if (node.isRunning && node.hasAppliedOwnRemoval) {
       // Flush what the removal produced (a removed leader hands over with TimeoutNow), then stop.
       for (let i = 0; i < 3 && node.hasReady(); i++) line += `; ${node.handleReady().description}`;
@@ -305,6 +391,20 @@ export class Simulation {
       line += `; stop ${node.id} (removed)`;
     }
     this.record(line);
+  }
+
+  /**
+   * A Ready that changes a node's term or vote is where durability before sending matters most
+   * (a vote sent and then forgotten is a second vote in the same term), so crashes there are
+   * drawn more often than elsewhere.
+   */
+  private maybeCrashOnVote(node: SimNode, ready: Ready): number | undefined {
+    if (this.isHealing || ready.hardState === null) return undefined;
+    const before = node.durable.storage.initialState().hardState;
+    if (ready.hardState.term === before.term && ready.hardState.vote === before.vote) return undefined;
+    const crashedMax = Math.max(1, Math.floor(this.config.clusterSize / 2));
+    if (this.liveNodes().filter((n) => !n.isRunning).length >= crashedMax) return undefined;
+    return this.prng.nextFloat() < this.config.crashOnVoteProbability ? 1 + this.prng.intBelow(3) : undefined;
   }
 
   private decommission(node: SimNode): void {
@@ -368,7 +468,7 @@ export class Simulation {
 
   private restart(node: SimNode): void {
     node.start(this.prng.fork());
-    this.monitor.observeDurable(node, 'at restart');
+    this.monitor.restarted(node);
     this.record(`restart ${node.id}`);
   }
 
@@ -440,6 +540,8 @@ export class Simulation {
    * follows, fresh proposals applied on every live member, and every acknowledged value too.
    */
   private healAndCheckLiveness(): void {
+    this.isHealing = true;
+    this.leaderStrike = null;
     this.network.partition = NetworkPartition.none();
     this.network.faults = reliableNetwork;
     this.record('heal all');
@@ -471,6 +573,7 @@ export class Simulation {
       this.tickAll();
       this.afterEvent();
     }
+    this.isHealing = false;
     this.record(`live: leader and ${this.config.livenessProposals} fresh proposals applied everywhere after ${this.ticks - startTick} ticks`);
   }
 
@@ -536,7 +639,7 @@ export class Simulation {
       const views = this.liveNodes().map((n) => {
         if (!n.isRunning) return `${n.id}:down`;
         const s = n.core.status();
-        return `${n.id}:${s.role}/t${s.term}/leader=${s.leader || '-'}`;
+        return `${n.id}:${s.role}/t${s.term}/leader=${s.leader || '-'}/voters=${s.confState.voters.join(',')}`;
       });
       return `no leader that every live member follows (${views.join(' ')})`;
     }

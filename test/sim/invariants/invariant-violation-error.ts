@@ -8,6 +8,7 @@ export type InvariantName =
   | 'durability'
   | 'monotonicity'
   | 'linearizableReads'
+  | 'persistBeforeSend'
   | 'liveness';
 
 /**
