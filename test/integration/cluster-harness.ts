@@ -157,6 +157,27 @@ export class ProcessCluster {
     }
   }
 
+  /**
+   * Commits a put through whichever running node answers, moving on when one is down or answers
+   * 503; every attempt carries the same txnId, so the put applies at most once.
+   */
+  async putAnywhere(key: string, value: string, options: { timeoutMs?: number; first?: string } = {}): Promise<{ kind: string; via: string }> {
+    const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+    const txnId = `any-${key}-${Math.random().toString(36).slice(2)}`;
+    let attempt = 0;
+    let lastError = '';
+    for (;;) {
+      const live = [...this.processes.keys()].filter((id) => this.isRunning(id));
+      const via = attempt === 0 && options.first !== undefined ? options.first : (live[attempt % Math.max(1, live.length)] ?? 'n1');
+      attempt += 1;
+      const answer = await this.admin(via, 'POST', '/debug/txn', { txnId, writes: [{ key: ['t', key], value }] }).catch((error: unknown) => ({ status: 0, json: { error: String(error) } }));
+      if (answer.status === 200) return { kind: answer.json.outcome.kind as string, via };
+      lastError = `${via}: ${answer.status} ${JSON.stringify(answer.json)}`;
+      if (Date.now() > deadline) throw new Error(`put ${key} kept failing; last: ${lastError}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   async keys(id: string, options: { linearizable: boolean }): Promise<Map<string, string>> {
     const answer = await this.admin(id, 'GET', `/debug/keys?prefix=${encodeURIComponent(JSON.stringify(['t']))}${options.linearizable ? '&linearizable=1' : ''}`);
     if (answer.status !== 200) throw new Error(`keys via ${id}: ${answer.status} ${JSON.stringify(answer.json)}`);
