@@ -86,6 +86,25 @@ describe('the SQS server', () => {
     expect(await unsigned.body.text()).toContain('<Code>MissingAuthenticationToken</Code>');
   });
 
+  it('ends a long poll whose client went away, releasing its waiter', async () => {
+    const gateway = await gatewayFor();
+    const sqs = client(gateway.endpoint);
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'abandoned' }));
+    const controller = new AbortController();
+    const poll = request(`${gateway.endpoint}/`, {
+      method: 'POST',
+      headers: { 'x-amz-target': 'AmazonSQS.ReceiveMessage', 'content-type': 'application/x-amz-json-1.0' },
+      body: JSON.stringify({ QueueUrl, WaitTimeSeconds: 20 }),
+      signal: controller.signal,
+    }).catch(() => 'aborted');
+    for (let i = 0; i < 2_000 && !(await isPollParked(gateway)); i++) await new Promise((r) => setTimeout(r, 1));
+    expect(await isPollParked(gateway)).toBe(true);
+    controller.abort();
+    expect(await poll).toBe('aborted');
+    for (let i = 0; i < 2_000 && (await isPollParked(gateway)); i++) await new Promise((r) => setTimeout(r, 1));
+    expect(await isPollParked(gateway)).toBe(false);
+  });
+
   it('ends long polls and drains when closed, without waiting for the poll to time out', async () => {
     const gateway = await startInProcessGateway();
     const sqs = new SQSClient({ endpoint: gateway.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, maxAttempts: 1 });
