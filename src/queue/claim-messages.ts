@@ -23,6 +23,7 @@ import { OverLimitError } from './errors.js';
 import { countInFlight } from './message-counts.js';
 import { decodeMessageRecord, isExpired, isInFlight, type MessageRecord } from './message-record.js';
 import { visibilityMoveWrites } from './send-messages.js';
+import { VisibilityScanHints, type ScanRecorder } from './visibility-scan-hints.js';
 import { partitionVisitOrder } from './partitioning.js';
 import type { ReceivedMessage, ReceiveOptions } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
@@ -57,6 +58,7 @@ interface ClaimState {
   readonly mover: DeadLetterMover;
   /** Messages this attempt claims, also listed in claimsInProgress until the attempt ends. */
   readonly reserved: Set<string>;
+  readonly recorder: ScanRecorder;
   rowsExamined: number;
 }
 
@@ -73,10 +75,13 @@ export class MessageClaimer {
   constructor(
     private readonly ctx: QueueContext,
     private readonly inFlightMessagesMax: number | undefined,
+    private readonly scanHints: VisibilityScanHints,
   ) {}
 
   async claimOnce(name: string, options: ReceiveOptions): Promise<ClaimResult> {
     const reserved = new Set<string>();
+    // Registered before the first view is taken, so every vis write the view misses is recorded.
+    const recorder = this.scanHints.begin();
     const releaseReserved = () => {
       for (const id of reserved) this.claimsInProgress.delete(id);
       reserved.clear();
@@ -84,14 +89,22 @@ export class MessageClaimer {
     try {
       return await this.ctx.runner.run('ReceiveMessage', (attempt) => {
         releaseReserved();
-        return this.plan(name, options, attempt.view, attempt.nowMs, reserved);
+        return this.plan(name, options, attempt.view, attempt.nowMs, reserved, recorder);
       });
     } finally {
       releaseReserved();
+      this.scanHints.end(recorder);
     }
   }
 
-  private async plan(name: string, options: ReceiveOptions, view: ReadView, nowMs: number, reserved: Set<string>): Promise<TxnPlan<ClaimResult>> {
+  private async plan(
+    name: string,
+    options: ReceiveOptions,
+    view: ReadView,
+    nowMs: number,
+    reserved: Set<string>,
+    recorder: ScanRecorder,
+  ): Promise<TxnPlan<ClaimResult>> {
     const queue = await this.ctx.loadQueue(view, name);
     const { config } = queue.meta;
     const base = { queueWaitTimeSeconds: config.receiveWaitTimeSeconds };
@@ -115,6 +128,7 @@ export class MessageClaimer {
       mover: new DeadLetterMover(this.ctx, view, queue, nowMs),
       rowsExamined: 0,
       reserved,
+      recorder,
     };
     const start = this.nextPartitionStart(name, queue.meta.partitionCount);
     for (const partition of partitionVisitOrder(queue.meta.partitionCount, start)) {
@@ -147,14 +161,21 @@ export class MessageClaimer {
   }
 
   private async scanPartition(state: ClaimState, partition: number): Promise<void> {
-    const range = state.queue.keys.visibleRange(partition, state.nowMs);
+    const hintId = VisibilityScanHints.idOf(state.queue.meta.name, state.queue.meta.generation, partition);
+    const range = state.queue.keys.visibleRange(partition, state.nowMs, this.scanHints.startMs(hintId));
     const pageRows = raftqLimits.receiveScanPageRows.value;
     const rowsMax = raftqLimits.receiveScanRowsMax.value;
     const groupsSeen = new Set<string>();
     let gte = range.gte;
+    let isFirstPage = true;
     while (state.claimed.length < state.wanted && state.rowsExamined < rowsMax) {
       const limit = Math.min(pageRows, rowsMax - state.rowsExamined);
       const page = await state.view.scan({ gte, lt: range.lt }, { limit });
+      if (isFirstPage) {
+        isFirstPage = false;
+        const first = page[0];
+        this.scanHints.raise(state.recorder, hintId, first === undefined ? state.nowMs + 1 : visibleAtOfKey(first.key));
+      }
       for (const row of page) {
         if (state.claimed.length >= state.wanted) return;
         state.rowsExamined++;

@@ -50,9 +50,10 @@ export class GenerationKeys {
     return encodeKey([...this.root, 'vis', partition, visibleAtMs, order, messageId]);
   }
 
-  /** Rows visible at `nowMs` (visibleAtMs <= nowMs), oldest first. */
-  visibleRange(partition: number, nowMs: number): KeyRange {
-    return { gte: prefixRange([...this.root, 'vis', partition]).gte, lt: encodeKey([...this.root, 'vis', partition, nowMs + 1]) };
+  /** Rows visible at `nowMs` (visibleAtMs <= nowMs), oldest first; from `fromMs` when a scan hint allows. */
+  visibleRange(partition: number, nowMs: number, fromMs = 0): KeyRange {
+    const gte = fromMs > 0 ? encodeKey([...this.root, 'vis', partition, fromMs]) : prefixRange([...this.root, 'vis', partition]).gte;
+    return { gte, lt: encodeKey([...this.root, 'vis', partition, nowMs + 1]) };
   }
 
   /** Rows not yet visible at `nowMs`: in flight or delayed. */

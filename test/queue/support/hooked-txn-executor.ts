@@ -39,9 +39,15 @@ export abstract class HookedTxnExecutor implements TxnExecutor {
     return this.clock.nowMs();
   }
 
+  /** Runs after each view is taken and before the caller gets it (to apply writes it will not see). */
+  afterReadView: (() => Promise<void>) | undefined;
+
   async readView(): Promise<ReadView> {
     this.viewCount++;
-    return this.takeView();
+    const view = await this.takeView();
+    const hook = this.afterReadView;
+    if (hook !== undefined) await hook();
+    return view;
   }
 
   onApplied(listener: (keys: readonly Uint8Array[]) => void): () => void {
