@@ -68,6 +68,8 @@ export const raftqLimits = {
   mvccHistoryMs: limit(10_000, 'milliseconds', 'Commit-time history every replica keeps: a txn whose startTs is older is rejected as too-old (the caller re-reads and retries), reads at older timestamps fail, and a deletion marker lives this long, which bounds the dead rows a scan of a churned queue skips. Must be equal on every replica.'),
   gcRowsPerStepMax: limit(10_000, 'rows', 'Physical rows one garbage-collection step examines while it holds the apply lock, so collection never stalls applying for long.'),
   txnIdExpiryRowsPerEntryMax: limit(1_024, 'rows', 'Expired txn ids one Raft entry deletes; the rest go with later entries (lookups already ignore expired ids), so a burst of expiries never makes one apply batch huge.'),
+  deadPrefixesMax: limit(64, 'ranges', 'Scan starts per replica whose run of deleted keys is remembered so the next scan skips it (a queue head is a stream of deletions); every applied write is checked against each, so the count stays small.'),
+  deadPrefixKeysMin: limit(32, 'keys', 'Deleted keys a scan must skip before its run is remembered: shorter runs cost less to read again than to track.'),
   queueTxnAttemptsMax: limit(16, 'attempts', 'Times a queue operation re-reads and rebuilds its transaction after a conflict before it answers with a retryable error: enough for ten receivers racing for one head, bounded so a hot key cannot spin a request forever.'),
   queueTxnCommitRetriesMax: limit(3, 'attempts', 'Times one transaction (same txn id) is re-proposed after an outcome-unknown failure; the txn id table makes each repeat safe.'),
   receiveScanPageRows: limit(64, 'rows', 'Visibility-index rows read per page by one receive; more pages follow up to receiveScanRowsMax.'),

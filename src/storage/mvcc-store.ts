@@ -19,6 +19,7 @@
 import { assert } from '../base/assert.js';
 import { RaftqError, RetryableError } from '../base/errors.js';
 import { raftqLimits } from '../base/limits.js';
+import { DeadPrefixCache } from './dead-prefix-cache.js';
 import { readRange, type Engine, type EngineEntry, type EngineIterator, type EngineWrite } from './engine.js';
 import { bytesEqual, compareBytes, isWellFormedKey, keySuccessor } from './key-codec.js';
 import { HorizonTracker } from './horizon.js';
@@ -30,6 +31,7 @@ import {
   decodeVersionValue,
   encodeVersionKey,
   encodeVersionValue,
+  isDeletionMarker,
   logicalKeyOf,
   physicalBounds,
   userSpaceStart,
@@ -77,6 +79,10 @@ export interface AppliedBatch {
 export interface MvccStoreOptions {
   /** Commit-time history kept, in ms (default raftqLimits.mvccHistoryMs); must be equal on every replica. */
   readonly historyMs?: number;
+  /** Scan starts whose dead runs are remembered (default raftqLimits.deadPrefixesMax). */
+  readonly deadPrefixesMax?: number;
+  /** Dead keys a scan must skip before its run is remembered (default raftqLimits.deadPrefixKeysMin). */
+  readonly deadPrefixKeysMin?: number;
 }
 
 export interface GcStepReport {
@@ -116,15 +122,21 @@ export class MvccStore {
   private gcKeyState: GcKeyState = initialGcKeyState;
   private gcStatsValue: GcStats = { passesCompleted: 0, versionsRemoved: 0, deletionMarkersRemoved: 0, lastPass: undefined };
   private gcPassCounts = { liveVersions: 0, deadVersions: 0 };
+  private readonly deadPrefixes: DeadPrefixCache;
 
   private constructor(
     readonly engine: Engine,
     applied: { appliedIndex: number; lastCommitTs: number },
     horizon: HorizonTracker,
+    options: MvccStoreOptions,
   ) {
     this.appliedIndexValue = applied.appliedIndex;
     this.lastCommitTsValue = applied.lastCommitTs;
     this.horizon = horizon;
+    this.deadPrefixes = new DeadPrefixCache({
+      prefixesMax: options.deadPrefixesMax ?? raftqLimits.deadPrefixesMax.value,
+      deadKeysMin: options.deadPrefixKeysMin ?? raftqLimits.deadPrefixKeysMin.value,
+    });
   }
 
   static async open(engine: Engine, options: MvccStoreOptions = {}): Promise<MvccStore> {
@@ -143,6 +155,7 @@ export class MvccStore {
       engine,
       appliedRow === undefined ? { appliedIndex: 0, lastCommitTs: 0 } : decodeAppliedRow(appliedRow),
       horizonRow === undefined ? HorizonTracker.empty(historyUs) : HorizonTracker.decode(horizonRow, historyUs),
+      options,
     );
   }
 
@@ -194,16 +207,45 @@ export class MvccStore {
   async scanAt(range: KeyRange, ts: number, options: ScanOptions): Promise<KeyValue[]> {
     this.checkReadable(ts);
     assert(Number.isSafeInteger(options.limit) && options.limit > 0, `scan limit must be a positive integer, got ${options.limit}`);
-    const isReverse = options.reverse ?? false;
-    const iterator = this.engine.iterator({ ...physicalBounds(range), reverse: isReverse });
-    let rows: KeyValue[];
+    const rows = options.reverse ? await this.scanReverseAt(range, ts, options.limit) : await this.scanForwardAt(range, ts, options.limit);
+    this.checkReadable(ts);
+    return rows;
+  }
+
+  private async scanReverseAt(range: KeyRange, ts: number, limit: number): Promise<KeyValue[]> {
+    const iterator = this.engine.iterator({ ...physicalBounds(range), reverse: true });
     try {
-      rows = isReverse ? await scanReverse(iterator, range, ts, options.limit) : await scanForward(iterator, range, ts, options.limit);
+      return await scanReverse(iterator, range, ts, limit);
     } finally {
       await iterator.close();
     }
-    this.checkReadable(ts);
-    return rows;
+  }
+
+  /** A forward scan that starts past the known dead run of its range, and remembers the run it finds. */
+  private async scanForwardAt(range: KeyRange, ts: number, limit: number): Promise<KeyValue[]> {
+    // Only reads at or below lastCommitTs may use the cache: see dead-prefix-cache.ts.
+    const known = ts <= this.lastCommitTsValue ? this.deadPrefixes.lookup(range.gte, ts) : undefined;
+    const start = known === undefined ? range.gte : known.end;
+    const pending = this.deadPrefixes.beginScan(range.gte);
+    let found: DeadRun | undefined;
+    try {
+      const iterator = this.engine.iterator(physicalBounds({ gte: start, lt: range.lt }));
+      try {
+        const scan = await scanForward(iterator, { gte: start, lt: range.lt }, ts, limit);
+        found = scan.deadRun;
+        if (known !== undefined) found = { ...found, deadKeys: Number.MAX_SAFE_INTEGER, newestMarkerTs: Math.max(found.newestMarkerTs, known.newestMarkerTs) };
+        return scan.rows;
+      } finally {
+        await iterator.close();
+      }
+    } finally {
+      this.deadPrefixes.finishScan(pending, found);
+    }
+  }
+
+  /** Dead runs remembered for forward scans (for tests and metrics). */
+  get deadPrefixCount(): number {
+    return this.deadPrefixes.size;
   }
 
   /** The commit timestamp of the newest version (value or deletion marker) of `key`, if any. */
@@ -253,6 +295,7 @@ export class MvccStore {
       const { batch, result } = await build();
       const writes = this.engineWritesOf(batch);
       await this.engine.write(writes, { sync: options.sync });
+      this.deadPrefixes.noteWrites(batch.versions);
       this.appliedIndexValue = batch.appliedIndex;
       this.lastCommitTsValue = batch.lastCommitTs;
       this.horizon = batch.horizon;
@@ -393,21 +436,41 @@ function decodeAppliedRow(row: Uint8Array): { appliedIndex: number; lastCommitTs
   return { appliedIndex: Number(view.getBigUint64(0)), lastCommitTs: Number(view.getBigUint64(8)) };
 }
 
-async function scanForward(iterator: EngineIterator, range: KeyRange, ts: number, limit: number): Promise<KeyValue[]> {
+/** The keys at the start of a scanned range whose newest version is a deletion marker. */
+interface DeadRun {
+  readonly end: Uint8Array;
+  readonly newestMarkerTs: number;
+  readonly deadKeys: number;
+}
+
+async function scanForward(iterator: EngineIterator, range: KeyRange, ts: number, limit: number): Promise<{ rows: KeyValue[]; deadRun: DeadRun }> {
   const rows: KeyValue[] = [];
   let currentKey: Uint8Array | undefined;
   let isCurrentResolved = false;
   let pageEntries = Math.min(limit + 8, 256);
+  // The dead run ends at the first key whose newest version (its first row) is a value.
+  let deadRunEnd: Uint8Array | undefined;
+  let deadKeys = 0;
+  let newestMarkerTs = 0;
+  const finish = () => ({ rows, deadRun: { end: deadRunEnd ?? range.lt, newestMarkerTs, deadKeys } });
   for (;;) {
     const page = await iterator.next(pageEntries);
-    if (page.length === 0) return rows;
+    if (page.length === 0) return finish();
     pageEntries = Math.min(pageEntries * 2, 4096);
     for (const entry of page) {
       const key = logicalKeyOf(entry.key);
       if (currentKey === undefined || !bytesEqual(key, currentKey)) {
-        if (compareBytes(key, range.lt) >= 0) return rows;
+        if (compareBytes(key, range.lt) >= 0) return finish();
         currentKey = key;
         isCurrentResolved = false;
+        if (deadRunEnd === undefined && compareBytes(key, range.gte) >= 0) {
+          if (isDeletionMarker(entry.value)) {
+            deadKeys++;
+            newestMarkerTs = Math.max(newestMarkerTs, commitTsOf(entry.key));
+          } else {
+            deadRunEnd = key;
+          }
+        }
       }
       // Versions of one key come newest first: the first at or below ts is the visible one.
       if (isCurrentResolved || commitTsOf(entry.key) > ts) continue;
@@ -416,7 +479,11 @@ async function scanForward(iterator: EngineIterator, range: KeyRange, ts: number
       const value = decodeVersionValue(entry.value);
       if (value === undefined) continue;
       rows.push({ key, value });
-      if (rows.length >= limit) return rows;
+      if (rows.length >= limit) {
+        // Keys after this one were not read: the run can only be known up to here.
+        deadRunEnd ??= key;
+        return finish();
+      }
     }
   }
 }

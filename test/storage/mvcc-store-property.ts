@@ -36,7 +36,8 @@ export type MvccStep =
   | { kind: 'commit'; gapUs: number; writes: Array<{ keyIndex: number; value: number | undefined }> }
   | { kind: 'gc'; rowsMax: number }
   | { kind: 'open-view' }
-  | { kind: 'release-view'; which: number };
+  | { kind: 'release-view'; which: number }
+  | { kind: 'scan'; range: KeyRange; limit: number };
 
 const stepArb: fc.Arbitrary<MvccStep> = fc.oneof(
   { weight: 6, arbitrary: fc.record({
@@ -47,6 +48,7 @@ const stepArb: fc.Arbitrary<MvccStep> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('gc' as const), rowsMax: fc.integer({ min: 1, max: 40 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'open-view' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('release-view' as const), which: fc.nat() }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('scan' as const), range: rangeArb, limit: fc.integer({ min: 1, max: 6 }) }) },
 );
 
 /** historyMs of the property: 5 ms of commit time, so the horizon passes often. */
@@ -64,7 +66,8 @@ export function mvccProperty(openEngine: () => Promise<Engine>) {
     async (steps, reads) => {
       const engine = await openEngine();
       try {
-        const store = await MvccStore.open(engine, { historyMs });
+        // A tiny dead-run cache, so that remembering, cutting and evicting runs all happen here.
+        const store = await MvccStore.open(engine, { historyMs, deadPrefixKeysMin: 1, deadPrefixesMax: 3 });
         const model = new MvccModel();
         const views: ReturnType<MvccStore['readView']>[] = [];
         let index = 0;
@@ -85,6 +88,9 @@ export function mvccProperty(openEngine: () => Promise<Engine>) {
             );
           } else if (step.kind === 'gc') {
             await store.collectGarbage({ rowsMax: step.rowsMax });
+          } else if (step.kind === 'scan') {
+            const rows = await store.scanAt(step.range, ts, { limit: step.limit });
+            expect(rows.map((r) => [hex(r.key), hex(r.value)])).toEqual(model.scanAt(step.range, ts, step.limit, false).map((r) => [hex(r.key), hex(r.value)]));
           } else if (step.kind === 'open-view') {
             views.push(store.readView());
           } else if (views.length > 0) {

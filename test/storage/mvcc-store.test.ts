@@ -106,6 +106,32 @@ describe('MvccStore', () => {
     expect(await store.getAt(k('y'), 5000)).toEqual(v(1));
   });
 
+  it('remembers a run of deleted keys so the next scan from the same start reads only past it', async () => {
+    const engine = new MemoryEngine();
+    let rowsRead = 0;
+    const iterator = engine.iterator.bind(engine);
+    engine.iterator = (options) => {
+      const inner = iterator(options);
+      return { ...inner, next: async (n: number) => { const page = await inner.next(n); rowsRead += page.length; return page; }, seek: (t) => inner.seek(t), close: () => inner.close() };
+    };
+    const store = await MvccStore.open(engine, { deadPrefixKeysMin: 10 });
+    const row = (n: number) => k('q', 'vis', n);
+    await commit(store, 10, Array.from({ length: 100 }, (_, n) => ({ key: row(n), value: v(1) })));
+    await commit(store, 20, Array.from({ length: 90 }, (_, n) => ({ key: row(n), value: undefined })));
+    const range = prefixRange(['q', 'vis']);
+    rowsRead = 0;
+    expect((await store.scanAt(range, 20, { limit: 2 })).map((r) => r.key)).toEqual([row(90), row(91)]);
+    expect(rowsRead).toBeGreaterThan(180);
+    expect(store.deadPrefixCount).toBe(1);
+    rowsRead = 0;
+    expect((await store.scanAt(range, 20, { limit: 2 })).map((r) => r.key)).toEqual([row(90), row(91)]);
+    expect(rowsRead).toBeLessThanOrEqual(10);
+    // A put inside the remembered run is seen at once, and older reads never use the run.
+    await commit(store, 30, [{ key: row(5), value: v(2) }]);
+    expect((await store.scanAt(range, 30, { limit: 1 })).map((r) => r.key)).toEqual([row(5)]);
+    expect((await store.scanAt(range, 15, { limit: 1 })).map((r) => r.key)).toEqual([row(0)]);
+  });
+
   it('fails reads of a view held longer than the history once collection passes it', async () => {
     const store = await MvccStore.open(new MemoryEngine(), { historyMs: 1 });
     await commit(store, 100, [{ key: k('x'), value: v(1) }]);
