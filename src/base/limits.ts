@@ -75,6 +75,7 @@ export const raftqLimits = {
   receiveScanPageRows: limit(64, 'rows', 'Visibility-index rows read per page by one receive; more pages follow up to receiveScanRowsMax.'),
   fifoPartitionsHighThroughput: limit(8, 'partitions', 'Partitions a high-throughput FIFO queue (FifoThroughputLimit=perMessageGroupId at creation) gets; fixed for the life of the queue.'),
   inFlightCountCacheMs: limit(1_000, 'milliseconds', 'How long a receive reuses the last bounded count of in-flight messages for the OverLimit check, so a busy queue is not recounted on every receive.'),
+  receiveScanHintAgeMsMax: limit(10_000, 'milliseconds', 'How long a receive may start its scan at a remembered hint before it scans a partition from the beginning again: bounds how long rows a node never saw applied (a snapshot install) could hide below a hint.'),
   deadLetterCauseNameCharsMax: limit(256, 'characters', 'Error name a dead letter records (MoveMessageToDeadLetterQueue refuses longer, the client truncates): a class name, not a story.'),
   deadLetterCauseCodeCharsMax: limit(256, 'characters', 'Error code a dead letter records, bounded like the name.'),
   deadLetterCauseMessageCharsMax: limit(1_024, 'characters', 'Public error message a dead letter records: enough to act on, small beside a 1 MiB message, so the cause never pushes a copy past the size limit by much.'),

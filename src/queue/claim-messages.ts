@@ -162,7 +162,8 @@ export class MessageClaimer {
 
   private async scanPartition(state: ClaimState, partition: number): Promise<void> {
     const hintId = VisibilityScanHints.idOf(state.queue.meta.name, state.queue.meta.generation, partition);
-    const range = state.queue.keys.visibleRange(partition, state.nowMs, this.scanHints.startMs(hintId));
+    const fromMs = this.scanHints.startMs(hintId, state.nowMs);
+    const range = state.queue.keys.visibleRange(partition, state.nowMs, fromMs);
     const pageRows = raftqLimits.receiveScanPageRows.value;
     const rowsMax = raftqLimits.receiveScanRowsMax.value;
     const groupsSeen = new Set<string>();
@@ -174,7 +175,7 @@ export class MessageClaimer {
       if (isFirstPage) {
         isFirstPage = false;
         const first = page[0];
-        this.scanHints.raise(state.recorder, hintId, first === undefined ? state.nowMs + 1 : visibleAtOfKey(first.key));
+        this.scanHints.raise(state.recorder, hintId, fromMs, first === undefined ? state.nowMs + 1 : visibleAtOfKey(first.key), state.nowMs);
       }
       for (const row of page) {
         if (state.claimed.length >= state.wanted) return;

@@ -10,9 +10,12 @@
  *   since it registered) — rows applied before it registered are in its view;
  * - every applied vis key below H (seen through executor.onApplied) lowers H to it at once.
  * This relies on readView() returning a view that includes every batch whose onApplied listeners
- * have already run, which is how the executors apply. Hints live in memory only: a restarted node
- * starts from 0 and pays for one full scan per partition.
+ * have already run, which is how the executors apply. Rows that arrive without onApplied (a
+ * snapshot installed on this replica) are covered by age: a hint older than
+ * raftqLimits.receiveScanHintAgeMsMax since its last full scan is not used, so the next receive
+ * scans from 0 and sets it afresh. Hints live in memory only: a restarted node starts from 0.
  */
+import { raftqLimits } from '../base/limits.js';
 import { decodeKey } from '../storage/key-codec.js';
 import type { TxnExecutor } from '../storage/txn.js';
 
@@ -29,7 +32,7 @@ export class ScanRecorder {
 const hintsMax = 65_536;
 
 export class VisibilityScanHints {
-  private readonly hints = new Map<string, number>();
+  private readonly hints = new Map<string, { hintMs: number; fullScanAtMs: number }>();
   private readonly recorders = new Set<ScanRecorder>();
   private readonly unsubscribe: () => void;
 
@@ -51,16 +54,26 @@ export class VisibilityScanHints {
     this.recorders.delete(recorder);
   }
 
-  startMs(id: string): number {
-    return this.hints.get(id) ?? 0;
+  /** Where a scan of this partition may start at `nowMs`: 0 when there is no fresh hint. */
+  startMs(id: string, nowMs: number): number {
+    const hint = this.hints.get(id);
+    if (hint === undefined || nowMs - hint.fullScanAtMs > raftqLimits.receiveScanHintAgeMsMax.value) return 0;
+    return hint.hintMs;
   }
 
-  /** After a scan whose first live row was at `firstLiveMs`: raise the hint if that is safe. */
-  raise(recorder: ScanRecorder, id: string, firstLiveMs: number): void {
+  /**
+   * After a scan that started at `fromMs` and whose first live row was at `firstLiveMs`: raise
+   * the hint if that is safe. A scan from 0 sets it outright and restarts its age.
+   */
+  raise(recorder: ScanRecorder, id: string, fromMs: number, firstLiveMs: number, nowMs: number): void {
     const candidate = Math.min(firstLiveMs, recorder.lowestApplied.get(id) ?? Number.POSITIVE_INFINITY);
-    if (candidate <= (this.hints.get(id) ?? 0)) return;
-    if (this.hints.size >= hintsMax) this.hints.clear();
-    this.hints.set(id, candidate);
+    const hint = this.hints.get(id);
+    if (fromMs === 0) {
+      if (hint === undefined && this.hints.size >= hintsMax) this.hints.clear();
+      this.hints.set(id, { hintMs: candidate, fullScanAtMs: nowMs });
+    } else if (hint !== undefined && candidate > hint.hintMs) {
+      hint.hintMs = candidate;
+    }
   }
 
   close(): void {
@@ -78,7 +91,7 @@ export class VisibilityScanHints {
       const id = VisibilityScanHints.idOf(String(tuple[1]), Number(tuple[3]), Number(tuple[5]));
       const visibleAtMs = Number(tuple[6]);
       const hint = this.hints.get(id);
-      if (hint !== undefined && visibleAtMs < hint) this.hints.set(id, visibleAtMs);
+      if (hint !== undefined && visibleAtMs < hint.hintMs) hint.hintMs = visibleAtMs;
       for (const recorder of this.recorders) recorder.note(id, visibleAtMs);
     }
   }

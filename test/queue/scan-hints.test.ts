@@ -41,4 +41,19 @@ describe('visibility scan hints', () => {
     expect(await service.receiveMessages('q', { maxMessages: 10 })).toEqual([]);
     expect((await service.receiveMessages('q', { maxMessages: 10 })).map((m) => m.body)).toEqual(['landed mid-scan']);
   });
+
+  it('rows that arrive without an applied-write notice (a snapshot install) are found once the hint ages out', async () => {
+    const { service, executor } = makeHarness();
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    await sendOne(service, 'q', 'seen');
+    executor.clock.advanceMs(5_000);
+    expect(await service.receiveMessages('q', { maxMessages: 10, visibilityTimeoutSeconds: 600 })).toHaveLength(1);
+    // An empty receive raises the hint to now + 1.
+    expect(await service.receiveMessages('q', { maxMessages: 10 })).toEqual([]);
+    executor.clock.setMs(executor.nowMs() - 3_000);
+    executor.silentCommitsCount = 1;
+    await sendOne(service, 'q', 'arrived silently');
+    executor.clock.advanceMs(3_000 + 10_001);
+    expect((await service.receiveMessages('q', { maxMessages: 10 })).map((m) => m.body)).toEqual(['arrived silently']);
+  });
 });

@@ -23,6 +23,8 @@ export abstract class HookedTxnExecutor implements TxnExecutor {
   viewCount = 0;
   /** Runs before each commit is validated; may commit other transactions first. */
   beforeCommit: ((txn: Txn) => Promise<void>) | undefined;
+  /** Applies the next N commits without telling onApplied listeners (as a snapshot install would). */
+  silentCommitsCount = 0;
   /** Applies the next N commits and then throws as if the reply had been lost. */
   loseRepliesCount = 0;
   private commitTail: Promise<unknown> = Promise.resolve();
@@ -67,7 +69,8 @@ export abstract class HookedTxnExecutor implements TxnExecutor {
     const { outcome, writtenKeys } = await applied;
     if (outcome.kind === 'committed') {
       this.commits.push(txn);
-      for (const listener of this.listeners) listener(writtenKeys);
+      if (this.silentCommitsCount > 0) this.silentCommitsCount--;
+      else for (const listener of this.listeners) listener(writtenKeys);
     } else if (outcome.kind === 'conflict') {
       this.conflicts++;
     }
