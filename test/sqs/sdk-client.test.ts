@@ -10,18 +10,22 @@ import {
   GetQueueUrlCommand,
   ListDeadLetterSourceQueuesCommand,
   ListQueuesCommand,
+  ListMessageMoveTasksCommand,
   ListQueueTagsCommand,
   PurgeQueueCommand,
   ReceiveMessageCommand,
   RemovePermissionCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
+  CancelMessageMoveTaskCommand,
   SetQueueAttributesCommand,
   SQSClient,
+  StartMessageMoveTaskCommand,
   TagQueueCommand,
   UntagQueueCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInProcessGateway } from './support/in-process-gateway.js';
 import { startSqsEndpoint, type SqsEndpoint } from './support/sqs-endpoint.js';
 
 /**
@@ -212,5 +216,41 @@ describe('@aws-sdk/client-sqs against raftq', () => {
     const sourceUrl = await createQueue('sdk-dlq-source', { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes?.['QueueArn'], maxReceiveCount: 2 }) });
     const sources = await sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl }));
     expect(sources.queueUrls).toEqual([sourceUrl]);
+  });
+});
+
+describe('message move tasks through the SDK', () => {
+  // In process, so the test drives the move-task steps the leader's background tick would run.
+  it('redrives a poison message to its dead-letter queue, moves it back, and lists and cancels tasks', async () => {
+    const node = await startInProcessGateway();
+    const client = new SQSClient({ endpoint: node.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 });
+    try {
+      const dlqUrl = (await client.send(new CreateQueueCommand({ QueueName: 'move-dlq' }))).QueueUrl as string;
+      const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'] as string;
+      const redrivePolicy = JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1 });
+      const sourceUrl = (await client.send(new CreateQueueCommand({ QueueName: 'move-source', Attributes: { RedrivePolicy: redrivePolicy } }))).QueueUrl as string;
+      await client.send(new SendMessageCommand({ QueueUrl: sourceUrl, MessageBody: 'poison' }));
+      expect((await client.send(new ReceiveMessageCommand({ QueueUrl: sourceUrl, VisibilityTimeout: 0 }))).Messages?.[0]?.Body).toBe('poison');
+      // The second receive would exceed maxReceiveCount: the message moves to the DLQ instead.
+      expect((await client.send(new ReceiveMessageCommand({ QueueUrl: sourceUrl }))).Messages).toBeUndefined();
+      const inDlq = await client.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
+      expect(inDlq.Messages?.[0]?.Body).toBe('poison');
+      expect(inDlq.Messages?.[0]?.Attributes?.['DeadLetterQueueSourceArn']).toBe('arn:aws:sqs:us-east-1:000000000000:move-source');
+
+      const { TaskHandle } = await client.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn, MaxNumberOfMessagesPerSecond: 10 }));
+      expect(TaskHandle).toBeTruthy();
+      const listed = await client.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: 10 }));
+      expect(listed.Results?.[0]).toMatchObject({ SourceArn: dlqArn, Status: 'RUNNING', TaskHandle, MaxNumberOfMessagesPerSecond: 10 });
+      const cancelled = await client.send(new CancelMessageMoveTaskCommand({ TaskHandle }));
+      expect(cancelled.ApproximateNumberOfMessagesMoved).toBe(0);
+
+      await client.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn }));
+      for (let i = 0; i < 20 && (await node.service.stepMoveTasks()) === 0; i++);
+      const moved = await client.send(new ReceiveMessageCommand({ QueueUrl: sourceUrl, WaitTimeSeconds: 1 }));
+      expect(moved.Messages?.[0]?.Body).toBe('poison');
+    } finally {
+      client.destroy();
+      await node.close();
+    }
   });
 });
