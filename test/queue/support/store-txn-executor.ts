@@ -1,31 +1,38 @@
 /**
- * The real storage stack behind the test hooks: an MVCC store on a memory engine, each commit
- * applied as one entry through the replicated apply step (OCC validation, txn id table, commit
- * timestamps), as a single-node cluster would.
+ * The storage layer's LocalTxnExecutor (an MVCC store on a memory engine, each commit applied as a
+ * one-txn entry through the replicated apply step and the entry codec) behind the test hooks.
  */
+import { LocalTxnExecutor } from '../../../src/storage/local-txn-executor.js';
 import { MemoryEngine } from '../../../src/storage/memory-engine.js';
 import { MvccStore } from '../../../src/storage/mvcc-store.js';
-import { applyEntries } from '../../../src/storage/txn-apply.js';
 import type { ReadView, Txn, TxnOutcome } from '../../../src/storage/txn.js';
 import { HookedTxnExecutor } from './hooked-txn-executor.js';
 
 export class StoreTxnExecutor extends HookedTxnExecutor {
-  private store: MvccStore | undefined;
+  private local: LocalTxnExecutor | undefined;
+  private lastWrittenKeys: readonly Uint8Array[] = [];
 
-  private async opened(): Promise<MvccStore> {
-    this.store ??= await MvccStore.open(new MemoryEngine());
-    return this.store;
+  private async opened(): Promise<LocalTxnExecutor> {
+    if (this.local === undefined) {
+      const local = new LocalTxnExecutor({ store: await MvccStore.open(new MemoryEngine()), clock: this.clock });
+      // The local executor tells its listeners synchronously inside the commit: remember the keys
+      // so the hooks above can fan them out (or hold them back) themselves.
+      local.onApplied((keys) => {
+        this.lastWrittenKeys = keys;
+      });
+      this.local ??= local;
+    }
+    return this.local;
   }
 
   protected async takeView(): Promise<ReadView> {
-    return (await this.opened()).readView();
+    return (await this.opened()).readView({ linearizable: true });
   }
 
   protected async applyTxn(txn: Txn): Promise<{ outcome: TxnOutcome; writtenKeys: readonly Uint8Array[] }> {
-    const store = await this.opened();
-    const result = await applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTs: this.clock.nowMs() * 1000, txns: [txn] }]);
-    const outcome = result.outcomes[0]?.[0];
-    if (outcome === undefined) throw new Error('the apply step returned no outcome');
-    return { outcome, writtenKeys: result.writtenKeys };
+    const local = await this.opened();
+    this.lastWrittenKeys = [];
+    const outcome = await local.commit(txn);
+    return { outcome, writtenKeys: outcome.kind === 'committed' ? this.lastWrittenKeys : [] };
   }
 }
