@@ -76,6 +76,7 @@ export async function applyEntries(store: MvccStore, entries: readonly ApplyEntr
       await step.prefetch(entries);
       const outcomes: TxnOutcome[][] = [];
       for (const entry of entries) outcomes.push(await step.applyEntry(entry));
+      txnExpiryFloorMs.set(store, step.expiryFloorMs);
       const last = entries[entries.length - 1] as ApplyEntry;
       const result: ApplyEntriesResult = { outcomes, writtenKeys: step.writtenKeys, appliedIndex: last.index, lastCommitTs: step.lastCommitTs };
       return {
@@ -92,6 +93,13 @@ function keyId(key: Uint8Array): string {
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
 }
 
+/**
+ * Per store, a floor under the recordedAtMs of every txn-expiry row in its engine (0: unknown), so
+ * that an entry with nothing to expire skips the scan. A cache of this process only: it changes
+ * which reads are made, never what the apply step decides.
+ */
+const txnExpiryFloorMs = new WeakMap<MvccStore, number>();
+
 interface ExpiryRow {
   readonly recordedAtMs: number;
   readonly txnId: string;
@@ -105,6 +113,7 @@ class ApplyStep {
   readonly writtenKeys: Uint8Array[] = [];
   lastCommitTs: number;
   horizon: HorizonTracker;
+  expiryFloorMs: number;
   private readonly latestCommitTs = new Map<string, number | undefined>();
   private readonly txnIds = new Map<string, TxnIdRecord | undefined>();
   /** Expiry rows written by this call (not yet in the engine), by key id. */
@@ -118,6 +127,7 @@ class ApplyStep {
   ) {
     this.lastCommitTs = store.lastCommitTs;
     this.horizon = store.horizonTracker;
+    this.expiryFloorMs = txnExpiryFloorMs.get(store) ?? 0;
   }
 
   /** Reads, all at once, the newest version of every key and the record of every txn id the entries name. */
@@ -192,6 +202,7 @@ class ApplyStep {
     this.systemWrites.push({ kind: 'put', key: txnRowKey(txnId), value: encodeTxnIdRecord(record) });
     this.systemWrites.push({ kind: 'put', key: rowKey, value: new Uint8Array(0) });
     this.insertedExpiryRows.set(keyId(rowKey), { recordedAtMs: record.recordedAtMs, txnId, rowKey });
+    this.expiryFloorMs = Math.min(this.expiryFloorMs, record.recordedAtMs);
   }
 
   /** Deletes the oldest expired txn ids, at most txnIdExpiryRowsPerEntryMax of them. */
@@ -199,13 +210,18 @@ class ApplyStep {
     const cutoffMs = entryTimeMs - this.rules.txnIdRetentionMs;
     if (cutoffMs <= 0) return;
     const rowsMax = this.rules.txnIdExpiryRowsPerEntryMax;
-    const range = { gte: txnExpiryRows.gte, lt: systemKey(['txn-expiry', cutoffMs]) };
-    const engineRows = await this.store.scanSystemRows(range, rowsMax + this.deletedExpiryRows.size);
-    const candidates: ExpiryRow[] = engineRows
-      .filter((row) => !this.deletedExpiryRows.has(keyId(row.key)))
-      .map((row) => ({ ...decodeTxnExpiryRowKey(row.key), rowKey: row.key }));
+    const candidates: ExpiryRow[] = [];
     for (const row of this.insertedExpiryRows.values()) if (row.recordedAtMs < cutoffMs) candidates.push(row);
+    if (candidates.length === 0 && cutoffMs <= this.expiryFloorMs) return;
+    const range = { gte: txnExpiryRows.gte, lt: systemKey(['txn-expiry', cutoffMs]) };
+    const rowsWanted = rowsMax + this.deletedExpiryRows.size;
+    const engineRows = await this.store.scanSystemRows(range, rowsWanted);
+    for (const row of engineRows) {
+      if (!this.deletedExpiryRows.has(keyId(row.key))) candidates.push({ ...decodeTxnExpiryRowKey(row.key), rowKey: row.key });
+    }
     candidates.sort((a, b) => compareBytes(a.rowKey, b.rowKey));
+    // Every engine row below the cutoff was read and every candidate goes: none is left below it.
+    if (engineRows.length < rowsWanted && candidates.length <= rowsMax) this.expiryFloorMs = Math.max(this.expiryFloorMs, cutoffMs);
     for (const row of candidates.slice(0, rowsMax)) {
       this.systemWrites.push({ kind: 'delete', key: txnRowKey(row.txnId) });
       this.txnIds.set(row.txnId, undefined);

@@ -32,11 +32,16 @@ async function applyOne(store: MvccStore, leaderStampTs: number, txns: Txn[], ru
   return result.outcomes[0] ?? [];
 }
 
-/** Replays a history's entries on a fresh store, one entry per call, collecting garbage after each. */
+/**
+ * Replays a history's entries on a fresh store, one entry per call, collecting garbage after each
+ * and reopening the store before each (so no in-process cache carries over from one entry to the next).
+ */
 async function replayOneByOne(history: OccHistory) {
-  const store = await openOccStore();
+  const engine = new MemoryEngine();
+  let store = await openOccStore(engine);
   const outcomes = [];
   for (const entry of history.calls.flat()) {
+    store = await openOccStore(engine);
     const result = await applyEntries(store, [entry], { rules: occRules });
     outcomes.push(...result.outcomes);
     await store.collectGarbage({ rowsMax: 3 });
