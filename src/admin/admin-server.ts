@@ -9,7 +9,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ClusterNode } from '../cluster/cluster-node.js';
 import { isRaftqError, isRetryable } from '../base/errors.js';
-import { debugClockOffset, debugKeys, debugSnapshot, debugTxn } from './debug-routes.js';
+import { debugClockOffset, debugKeys, debugLoad, debugSnapshot, debugTxn } from './debug-routes.js';
 import { HttpError, readJsonBody, sendJson } from './http-json.js';
 
 export interface AdminServerOptions {
@@ -97,6 +97,7 @@ async function route(options: AdminServerOptions, request: IncomingMessage, resp
     if (method === 'GET' && path === '/debug/keys') return sendJson(response, 200, await debugKeys(node, url.searchParams));
     if (method === 'POST' && path === '/debug/clock-offset') return sendJson(response, 200, debugClockOffset(node, await readJsonBody(request)));
     if (method === 'POST' && path === '/debug/snapshot') return sendJson(response, 200, await debugSnapshot(node));
+    if (method === 'POST' && path === '/debug/load') return sendJson(response, 200, await debugLoad(node, await readJsonBody(request)));
   }
   throw new HttpError(404, `no route for ${method} ${path}`);
 }

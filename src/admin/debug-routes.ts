@@ -6,6 +6,8 @@
  *   GET  /debug/keys?prefix=JSON-tuple[&linearizable=1]   → {"keys": [{"key": tuple, "value": string}…]}
  *   POST /debug/clock-offset  {"offsetMs": n} shifts this node's cluster clock (never the host clock)
  *   POST /debug/snapshot      takes a snapshot now and compacts the log behind it
+ *   POST /debug/load          {"durationMs", "concurrency", "valueBytes"} commits small txns from
+ *                             inside the node for a while (bench/raft.ts); answers count and latencies
  */
 import { randomUUID } from 'node:crypto';
 import type { ClusterNode } from '../cluster/cluster-node.js';
@@ -80,4 +82,59 @@ export async function debugSnapshot(node: ClusterNode): Promise<unknown> {
     if (index > bounds.snapshotIndex) await node.takeSnapshot(index, Math.max(bounds.firstIndex - 1, index - node.config.snapshotCatchUpEntries));
   });
   return node.logBounds();
+}
+
+const loadDurationMsMax = 120_000;
+const loadConcurrencyMax = 4_096;
+
+/** Commits one-key txns from `concurrency` loops for `durationMs`; latencies in ms, sorted. */
+export async function debugLoad(node: ClusterNode, body: JsonBody): Promise<unknown> {
+  const durationMs = Number(body['durationMs'] ?? 5_000);
+  const concurrency = Number(body['concurrency'] ?? 16);
+  const valueBytes = Number(body['valueBytes'] ?? 100);
+  if (!(durationMs > 0 && durationMs <= loadDurationMsMax)) throw new HttpError(400, `durationMs must be in (0, ${loadDurationMsMax}]`);
+  if (!(Number.isInteger(concurrency) && concurrency > 0 && concurrency <= loadConcurrencyMax)) throw new HttpError(400, `concurrency must be 1-${loadConcurrencyMax}`);
+  if (!(Number.isInteger(valueBytes) && valueBytes >= 0 && valueBytes <= 65_536)) throw new HttpError(400, 'valueBytes must be 0-65536');
+  const value = new Uint8Array(valueBytes).fill(0x61);
+  const latenciesMs: number[] = [];
+  const errors = new Map<string, number>();
+  const endAtMs = Date.now() + durationMs;
+  const runId = randomUUID().slice(0, 8);
+  let sequence = 0;
+  const loop = async (worker: number): Promise<void> => {
+    while (Date.now() < endAtMs) {
+      const i = sequence++;
+      const started = performance.now();
+      try {
+        const view = await node.readView({ linearizable: false });
+        view.release();
+        const outcome = await node.commit({
+          txnId: `load-${runId}-${i}`,
+          startTs: view.ts,
+          nowMs: node.nowMs(),
+          readKeys: [],
+          writes: [{ kind: 'put', key: encodeKey(['load', node.id, worker, i]), value }],
+        });
+        if (outcome.kind === 'committed') latenciesMs.push(performance.now() - started);
+        else errors.set(outcome.kind, (errors.get(outcome.kind) ?? 0) + 1);
+      } catch (error) {
+        const name = error instanceof Error ? error.name : 'Error';
+        errors.set(name, (errors.get(name) ?? 0) + 1);
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, (_, worker) => loop(worker)));
+  const elapsedMs = performance.now() - started;
+  latenciesMs.sort((a, b) => a - b);
+  const at = (q: number): number => latenciesMs[Math.min(latenciesMs.length - 1, Math.floor(q * latenciesMs.length))] ?? 0;
+  return {
+    commits: latenciesMs.length,
+    elapsedMs,
+    errors: Object.fromEntries(errors),
+    p50Ms: at(0.5),
+    p90Ms: at(0.9),
+    p99Ms: at(0.99),
+    maxMs: latenciesMs[latenciesMs.length - 1] ?? 0,
+  };
 }

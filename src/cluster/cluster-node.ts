@@ -315,9 +315,10 @@ export class ClusterNode implements TxnExecutor {
     for (const message of ready.messages) if (isEarly(message)) this.send(message);
     if (ready.hardState !== null || ready.entries.length > 0) {
       const startedAt = performance.now();
-      await this.logStore.persist(ready.hardState, ready.entries);
-      this.metrics.fsyncs.inc();
-      this.metrics.fsyncSeconds.observe((performance.now() - startedAt) / 1000);
+      if (await this.logStore.persist(ready.hardState, ready.entries)) {
+        this.metrics.fsyncs.inc();
+        this.metrics.fsyncSeconds.observe((performance.now() - startedAt) / 1000);
+      }
     }
     for (const message of ready.messages) if (!isEarly(message)) this.send(message);
     if (ready.committedEntries.length > 0) {

@@ -151,11 +151,14 @@ export class LevelLogStore implements RaftStorage {
   }
 
   /**
-   * Persists a Ready's hard state and entries in one synced batch, then updates the mirror. New
-   * entries that conflict with the tail replace it (a new leader overwrote uncommitted entries).
+   * Persists a Ready's hard state and entries in one batch, then updates the mirror. New entries
+   * that conflict with the tail replace it (a new leader overwrote uncommitted entries). The batch
+   * is synced when it holds entries or a new term or vote; a change of the commit index alone is
+   * not (a lost one is learned again from the leader), as in etcd. Returns whether it synced.
    */
-  async persist(hardState: HardState | null, entries: readonly Entry[]): Promise<void> {
-    if (hardState === null && entries.length === 0) return;
+  async persist(hardState: HardState | null, entries: readonly Entry[]): Promise<boolean> {
+    if (hardState === null && entries.length === 0) return false;
+    const isSyncNeeded = entries.length > 0 || (hardState !== null && (hardState.term !== this.hardState.term || hardState.vote !== this.hardState.vote));
     const batch = this.db.batch();
     if (hardState !== null) batch.put(hardStateKey, encodeHardState(hardState));
     const fresh = this.freshEntries(entries);
@@ -166,7 +169,7 @@ export class LevelLogStore implements RaftStorage {
       for (const entry of fresh) batch.put(entryKey(entry.index), encodeEntry(entry));
       for (let index = newLast + 1; index <= this.lastIndex(); index++) batch.del(entryKey(index));
     }
-    await batch.write({ sync: true });
+    await batch.write({ sync: isSyncNeeded });
     if (hardState !== null) this.hardState = hardState;
     if (first !== undefined) {
       const offset = this.offset();
@@ -178,6 +181,7 @@ export class LevelLogStore implements RaftStorage {
         this.mirrorBytes += entrySizeBytes(entry);
       }
     }
+    return isSyncNeeded;
   }
 
   /** Records the configuration produced by the conf change at `index` (synced: it is rare). */

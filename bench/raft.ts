@@ -1,0 +1,162 @@
+/**
+ * `npm run bench:raft`: a three-node raftq cluster of real processes on loopback, driven with
+ * concurrent proposals of small transactions from inside the nodes (POST /debug/load, so no HTTP
+ * per transaction), at several concurrencies: on the leader only, then spread over all three
+ * nodes (followers forward to the leader). Prints, per phase, commits/s, p50/p99 commit latency,
+ * fsyncs/s (all nodes, and the leader's) and transactions per Raft entry: group commit at work.
+ *
+ * Options (flags or env): --duration-ms N (per phase, default 5000), --concurrency 1,16,64,256,
+ * --value-bytes 100, --keep (leave the data dir).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+interface Options {
+  durationMs: number;
+  concurrencies: number[];
+  valueBytes: number;
+  isKept: boolean;
+}
+
+function parseOptions(argv: readonly string[]): Options {
+  const value = (name: string, fallback: string): string => {
+    const i = argv.indexOf(`--${name}`);
+    return i >= 0 ? (argv[i + 1] ?? fallback) : (process.env[`RAFTQ_BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? fallback);
+  };
+  return {
+    durationMs: Number(value('duration-ms', '5000')),
+    concurrencies: value('concurrency', '1,16,64,256').split(',').map(Number),
+    valueBytes: Number(value('value-bytes', '100')),
+    isKept: argv.includes('--keep'),
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') return reject(new Error('no port'));
+      server.close(() => resolve(address.port));
+    });
+  });
+}
+
+interface BenchNode {
+  readonly id: string;
+  readonly admin: string;
+  readonly process: ChildProcess;
+}
+
+async function adminJson(node: BenchNode, method: string, path: string, body?: unknown): Promise<any> {
+  const response = await fetch(`http://${node.admin}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(180_000),
+  });
+  if (!response.ok) throw new Error(`${method} ${path} on ${node.id}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+async function metric(node: BenchNode, name: string): Promise<number> {
+  const response = await fetch(`http://${node.admin}/metrics`);
+  const text = await response.text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? 0 : Number(line.split(' ')[1]);
+}
+
+async function startCluster(dataDir: string): Promise<BenchNode[]> {
+  const mainScript = new URL('../src/cli/main.js', import.meta.url).pathname;
+  const ids = ['n1', 'n2', 'n3'];
+  const ports = new Map<string, { sqs: number; admin: number; raft: number }>();
+  for (const id of ids) ports.set(id, { sqs: await freePort(), admin: await freePort(), raft: await freePort() });
+  const peers = ids.map((id) => `${id}=127.0.0.1:${ports.get(id)?.raft}`).join(',');
+  const nodes = ids.map((id) => {
+    const p = ports.get(id) as { sqs: number; admin: number; raft: number };
+    const out = openSync(join(dataDir, `${id}.log`), 'a');
+    const child = spawn(
+      process.execPath,
+      [mainScript, 'serve', '--id', id, '--data-dir', join(dataDir, id), '--sqs-listen', `127.0.0.1:${p.sqs}`, '--admin-listen', `127.0.0.1:${p.admin}`, '--raft-listen', `127.0.0.1:${p.raft}`, '--peers', peers, '--debug-endpoints', '--log-level', 'warn'],
+      { stdio: ['ignore', out, out] },
+    );
+    return { id, admin: `127.0.0.1:${p.admin}`, process: child };
+  });
+  const deadline = Date.now() + 30_000;
+  for (const node of nodes) {
+    while ((await fetch(`http://${node.admin}/ready`).then((r) => r.status, () => 0)) !== 200) {
+      if (Date.now() > deadline) throw new Error(`${node.id} not ready; see ${join(dataDir, `${node.id}.log`)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return nodes;
+}
+
+interface LoadResult {
+  commits: number;
+  elapsedMs: number;
+  errors: Record<string, number>;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+async function phase(nodes: BenchNode[], drivers: BenchNode[], leader: BenchNode, concurrency: number, options: Options): Promise<string> {
+  const fsyncsBefore = await Promise.all(nodes.map((n) => metric(n, 'raftq_fsyncs_total')));
+  const entriesBefore = await metric(leader, 'raftq_proposed_entries_total');
+  const perDriver = Math.max(1, Math.round(concurrency / drivers.length));
+  const started = performance.now();
+  const results = (await Promise.all(drivers.map((node) => adminJson(node, 'POST', '/debug/load', { durationMs: options.durationMs, concurrency: perDriver, valueBytes: options.valueBytes })))) as LoadResult[];
+  const seconds = (performance.now() - started) / 1000;
+  const fsyncsAfter = await Promise.all(nodes.map((n) => metric(n, 'raftq_fsyncs_total')));
+  const entries = (await metric(leader, 'raftq_proposed_entries_total')) - entriesBefore;
+  const commits = results.reduce((sum, r) => sum + r.commits, 0);
+  const fsyncs = fsyncsAfter.reduce((sum, v, i) => sum + v - (fsyncsBefore[i] ?? 0), 0);
+  const leaderIndex = nodes.indexOf(leader);
+  const leaderFsyncs = (fsyncsAfter[leaderIndex] ?? 0) - (fsyncsBefore[leaderIndex] ?? 0);
+  // Latency percentiles of the phase: the worst driver's (drivers run the same load).
+  const p50 = Math.max(...results.map((r) => r.p50Ms));
+  const p99 = Math.max(...results.map((r) => r.p99Ms));
+  const errors = results.flatMap((r) => Object.entries(r.errors).map(([k, v]) => `${k}:${v}`)).join(' ');
+  return [
+    `${drivers.length === 1 ? 'leader' : 'all-3 '}`.padEnd(7),
+    `${concurrency}`.padStart(5),
+    `${Math.round(commits / seconds)}`.padStart(9),
+    p50.toFixed(2).padStart(8),
+    p99.toFixed(2).padStart(8),
+    `${Math.round(fsyncs / seconds)}`.padStart(9),
+    `${Math.round(leaderFsyncs / seconds)}`.padStart(9),
+    (entries > 0 ? commits / entries : 0).toFixed(1).padStart(8),
+    errors === '' ? '' : `  errors ${errors}`,
+  ].join(' ');
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const dataDir = mkdtempSync(join(tmpdir(), 'raftq-bench-raft-'));
+  console.log(`raft bench: 3 nodes, data in ${dataDir}, ${options.durationMs} ms per phase, ${options.valueBytes}-byte values, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const nodes = await startCluster(dataDir);
+  try {
+    const statuses = await Promise.all(nodes.map((n) => adminJson(n, 'GET', '/status')));
+    const leader = nodes[statuses.findIndex((s: { role: string }) => s.role === 'leader')];
+    if (leader === undefined) throw new Error('no leader');
+    console.log(`leader ${leader.id}; warming up`);
+    await adminJson(leader, 'POST', '/debug/load', { durationMs: 1_000, concurrency: 16, valueBytes: options.valueBytes });
+    console.log('where   conc.  commits/s  p50 ms   p99 ms  fsyncs/s  leader/s  txn/entry');
+    for (const drivers of [[leader], nodes]) {
+      for (const concurrency of options.concurrencies) console.log(await phase(nodes, drivers, leader, concurrency, options));
+    }
+    console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  } finally {
+    for (const node of nodes) node.process.kill('SIGKILL');
+    if (!options.isKept) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
