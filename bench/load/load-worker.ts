@@ -4,10 +4,6 @@
 // saturated event loop.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { LoadDriver } from './load-driver.js';
-import { AmqpDriver } from './amqp-driver.js';
-import { EtcdDriver } from './etcd-driver.js';
-import { NatsDriver } from './nats-driver.js';
-import { SqsDriver } from './sqs-driver.js';
 import { nowEpochMicros } from './message-body.js';
 import type { FromWorker, ToWorker, WorkerJob } from './worker-messages.js';
 import { encodeLatencyHistogram, newLatencyHistogram, recordLatencyMicros } from '../stats/latency-histogram.js';
@@ -30,12 +26,13 @@ function sendAndFlush(message: FromWorker): Promise<void> {
   });
 }
 
-function createDriver(job: WorkerJob): LoadDriver {
+/** Loads only the driver the job needs: a worker starts per phase, and loading every client library each time is seconds of CPU on a busy machine. */
+async function createDriver(job: WorkerJob): Promise<LoadDriver> {
   switch (job.driver.target.kind) {
-    case 'sqs': return new SqsDriver(job.driver);
-    case 'amqp': return new AmqpDriver(job.driver);
-    case 'nats': return new NatsDriver(job.driver);
-    case 'etcd': return new EtcdDriver(job.driver);
+    case 'sqs': return new (await import('./sqs-driver.js')).SqsDriver(job.driver);
+    case 'amqp': return new (await import('./amqp-driver.js')).AmqpDriver(job.driver);
+    case 'nats': return new (await import('./nats-driver.js')).NatsDriver(job.driver);
+    case 'etcd': return new (await import('./etcd-driver.js')).EtcdDriver(job.driver);
   }
 }
 
@@ -70,7 +67,7 @@ class LoadWorker {
 
   async accept(job: WorkerJob): Promise<void> {
     this.job = job;
-    this.driver = createDriver(job);
+    this.driver = await createDriver(job);
     await this.driver.open();
     send({ type: 'ready' });
   }

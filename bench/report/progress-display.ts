@@ -26,6 +26,7 @@ export function formatProgress(state: ProgressState): string {
 export class ProgressDisplay {
   private hasStatusLine = false;
   private readonly isTerminal: boolean;
+  private readonly startedMs = Date.now();
 
   constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {
     this.isTerminal = stream.isTTY === true;
@@ -41,6 +42,7 @@ export class ProgressDisplay {
   log(line: string): void {
     if (this.hasStatusLine) this.stream.write('\r\x1b[2K');
     this.hasStatusLine = false;
-    this.stream.write(`${line}\n`);
+    const elapsed = `${((Date.now() - this.startedMs) / 1000).toFixed(0)}s`.padStart(5);
+    this.stream.write(`[${elapsed}] ${line}\n`);
   }
 }

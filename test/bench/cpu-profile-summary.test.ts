@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { categoryOf, summarizeCpuProfile, type CpuProfile } from '../../bench/profile/cpu-profile-summary.js';
+
+const frame = (id: number, functionName: string, url: string, children: number[] = []) =>
+  ({ id, callFrame: { functionName, url, lineNumber: 0 }, children });
+
+describe('CPU profile summaries', () => {
+  it('files each frame under the layer its code belongs to', () => {
+    expect(categoryOf(frame(1, '_nextv', 'file:///work/main/node_modules/classic-level/iterator.js'))).toBe('leveldb');
+    expect(categoryOf(frame(1, 'getAt', 'file:///work/main/dist/src/storage/mvcc-store.js'))).toBe('mvcc / txn / key codec');
+    expect(categoryOf(frame(1, 'verify', 'file:///work/main/dist/src/sqs/sigv4-verifier.js'))).toBe('sigv4');
+    expect(categoryOf(frame(1, 'decodeJsonRequest', 'file:///work/main/dist/src/sqs/json-protocol.js'))).toBe('sqs gateway (parse, validate, encode)');
+    expect(categoryOf(frame(1, 'step', 'file:///work/main/dist/src/raft/raw-node.js'))).toBe('raft core');
+    expect(categoryOf(frame(1, '(garbage collector)', ''))).toBe('garbage collection');
+    expect(categoryOf(frame(1, '(idle)', ''))).toBe('idle');
+  });
+
+  it('adds up self time from samples and time deltas, leaving idle out of the busy total', () => {
+    const profile: CpuProfile = {
+      nodes: [
+        frame(1, '(root)', '', [2, 3, 4]),
+        frame(2, '(idle)', ''),
+        frame(3, '_get', 'file:///x/node_modules/classic-level/index.js'),
+        frame(4, 'claim', 'file:///x/dist/src/queue/claim-messages.js'),
+      ],
+      samples: [2, 3, 3, 4, 2],
+      timeDeltas: [5_000, 3_000, 3_000, 4_000, 5_000],
+    };
+    const summary = summarizeCpuProfile(profile);
+    expect(summary.busyMs).toBe(10);
+    expect(summary.byCategory.map((c) => [c.name, c.selfMs])).toEqual([['leveldb', 6], ['queue logic', 4]]);
+    expect(summary.byCategory[0]?.share).toBeCloseTo(0.6);
+    expect(summary.byFunction[0]?.name).toBe('_get classic-level/index.js:1');
+  });
+});
