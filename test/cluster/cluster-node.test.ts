@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { isRetryable } from '../../src/base/errors.js';
+import { raftLimits } from '../../src/base/limits.js';
 import { encodeKey } from '../../src/storage/key-codec.js';
 import { InProcessCluster, putTxn, waitUntil } from './support/in-process-cluster.js';
 
@@ -44,5 +46,37 @@ describe('ClusterNode (three nodes in one process)', () => {
     const view = await follower.readView({ linearizable: true });
     expect(new TextDecoder().decode(await view.get(encodeKey(['t', 'k'])))).toBe('v1');
     view.release();
+  });
+
+  it('fails commits and linearizable reads with a retryable error within a bound when no leader can be elected', async () => {
+    cluster = await InProcessCluster.start(3);
+    const leader = await cluster.leader();
+    const others = [...cluster.nodes.keys()].filter((id) => id !== leader.id);
+    for (const id of others) await cluster.stopNode(id);
+    // CheckQuorum: a leader that cannot hear from a quorum steps down.
+    await waitUntil(() => !leader.isLeader(), 5_000, 'the isolated leader to step down');
+    const started = Date.now();
+    const txn = await putTxn(leader, 'lonely', 'k', 'v');
+    const [failure, readFailure] = await Promise.all([
+      leader.commit(txn).catch((error: unknown) => error),
+      leader.readView({ linearizable: true }).catch((error: unknown) => error),
+    ]);
+    expect(isRetryable(failure)).toBe(true);
+    expect(isRetryable(readFailure)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(raftLimits.proposalTimeoutMs.value + 2_000);
+  });
+
+  it('shifts one node\'s cluster clock by an injected offset, and the apply step rejects its skewed txns', async () => {
+    cluster = await InProcessCluster.start(3);
+    const leader = await cluster.leader();
+    const follower = [...cluster.nodes.values()].find((n) => !n.isLeader())!;
+    const before = follower.nowMs();
+    follower.clock.setArtificialOffsetMs(60_000);
+    expect(follower.nowMs() - before).toBeGreaterThanOrEqual(59_000);
+    expect(Math.abs(leader.nowMs() - before)).toBeLessThan(5_000);
+    const outcome = await follower.commit(await putTxn(follower, 'skewed', 'k', 'v'));
+    expect(outcome.kind).toBe('clock-skew');
+    follower.clock.setArtificialOffsetMs(0);
+    expect((await follower.commit(await putTxn(follower, 'fixed', 'k', 'v'))).kind).toBe('committed');
   });
 });
