@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { GrpcTransport, PeerCallError, type TransportHandlers } from '../../src/cluster/grpc-transport.js';
-import type { TransportSecurity } from '../../src/cluster/transport-security.js';
+import { loadTlsFiles, type TransportSecurity } from '../../src/cluster/transport-security.js';
 import { MessageType, type RaftMessage } from '../../src/raft/types.js';
 import { freePort } from '../support/ports.js';
 
@@ -134,5 +134,22 @@ describe('GrpcTransport', () => {
     await arrived;
     clearInterval(timer);
     expect(bRec.received.length).toBeGreaterThan(0);
+  });
+
+  it('talks over mutual TLS, and refuses a peer whose certificate another CA signed', async () => {
+    const fixture = (name: string): string => new URL(`./fixtures/tls/${name}`, import.meta.url).pathname;
+    const trusted = { clusterSecret: 'k', tls: loadTlsFiles({ certFile: fixture('node.pem'), keyFile: fixture('node-key.pem'), caFile: fixture('ca.pem') }) };
+    const bRec = recorder();
+    const b = await start('b', trusted, bRec);
+    const a = await start('a', trusted, recorder());
+    a.setPeer('b', `127.0.0.1:${b.port}`);
+    expect((await a.call('b', 'readIndex', { groupId: 1, from: 'a' }, 5_000)).readIndex).toBe(42);
+    const rogue = await start('rogue', { clusterSecret: 'k', tls: loadTlsFiles({ certFile: fixture('rogue.pem'), keyFile: fixture('rogue-key.pem'), caFile: fixture('ca.pem') }) }, recorder());
+    rogue.setPeer('b', `127.0.0.1:${b.port}`);
+    const failure = await rogue.call('b', 'readIndex', { groupId: 1, from: 'rogue' }, 3_000).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(PeerCallError);
+    const plain = await start('plain', { clusterSecret: 'k', tls: null }, recorder());
+    plain.setPeer('b', `127.0.0.1:${b.port}`);
+    expect(await plain.call('b', 'readIndex', { groupId: 1, from: 'plain' }, 3_000).catch((error: unknown) => error)).toBeInstanceOf(PeerCallError);
   });
 });
