@@ -211,19 +211,27 @@ function findDedupViolations(
     ids.set(messageId, prior === undefined ? { fromMs, toMs } : { fromMs: Math.min(prior.fromMs, fromMs), toMs: Math.min(prior.toMs, toMs) });
     byDedup.set(dedupId, ids);
   };
-  // Send results are not evidence here: a deduplicated send may answer with a fresh message id
-  // (SQS does not promise the first one's). Only deliveries say how many messages exist.
-  const sendByBody = new Map<string, OperationPair>();
+  // Only deliveries say how many messages exist: a deduplicated send may answer with a fresh
+  // message id (SQS does not promise the first one's). A delivered message was created by one of
+  // the attempts of its body: after the first of them was invoked, and before its first delivery
+  // (or before the attempt that answered with its id completed). Those loose bounds can only make
+  // the span longer, so a re-send made after the window never counts.
+  const firstInvokeMsByBody = new Map<string, { invokeMs: number; dedupId: string | undefined }>();
+  const answeredMsById = new Map<string, number>();
   for (const send of sendsOf(pairs, options.queue)) {
     const args = send.invoke.value as SendInvoke;
-    if (!sendByBody.has(args.body)) sendByBody.set(args.body, send);
+    const first = firstInvokeMsByBody.get(args.body);
+    if (first === undefined || send.invokeMs < first.invokeMs) firstInvokeMsByBody.set(args.body, { invokeMs: send.invokeMs, dedupId: args.dedupId });
+    const result = send.outcome === 'ok' ? (send.completion?.value as SendResult) : undefined;
+    if (result !== undefined) answeredMsById.set(result.messageId, Math.min(answeredMsById.get(result.messageId) ?? Number.POSITIVE_INFINITY, send.completeMs));
   }
   for (const d of deliveries) {
-    const send = sendByBody.get(d.message.body);
-    const dedupId = d.message.dedupId ?? (send?.invoke.value as SendInvoke | undefined)?.dedupId;
-    if (dedupId === undefined || send === undefined) continue;
-    const toMs = Math.min(send.completeMs, firstDeliveryMsById.get(d.message.messageId) ?? Number.POSITIVE_INFINITY);
-    note(dedupId, d.message.messageId, send.invokeMs, toMs);
+    const first = firstInvokeMsByBody.get(d.message.body);
+    const dedupId = d.message.dedupId ?? first?.dedupId;
+    if (dedupId === undefined || first === undefined) continue;
+    const id = d.message.messageId;
+    const toMs = Math.min(answeredMsById.get(id) ?? Number.POSITIVE_INFINITY, firstDeliveryMsById.get(id) ?? Number.POSITIVE_INFINITY);
+    note(dedupId, id, first.invokeMs, toMs);
   }
   const violations: DedupViolation[] = [];
   const windowMs = sqsLimits.deduplicationWindowMs.value - options.clockAllowanceMs;

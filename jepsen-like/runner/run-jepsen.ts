@@ -166,7 +166,7 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
   return { dir, results, verdictLine: verdictLine(results, pairs.length, dir) };
 }
 
-function makeWorkload(name: WorkloadName, options: RunOptions): Workload {
+export function makeWorkload(name: WorkloadName, options: RunOptions): Workload {
   const queueOptions = {
     producers: options.producers,
     consumers: options.consumers,
@@ -215,7 +215,7 @@ function progressLine(recorder: HistoryRecorder, cluster: TestCluster): string {
   return `ops ok ${counts.ok} fail ${counts.fail} info ${counts.info} | ${nodes}`;
 }
 
-function verdictLine(results: RunResults, operations: number, dir: string): string {
+export function verdictLine(results: RunResults, operations: number, dir: string): string {
   const verdict = results.valid === true ? 'VALID' : results.valid === false ? 'INVALID' : 'UNKNOWN';
   const parts = Object.entries(results.workloads).map(([name, w]) => {
     const c = w.checkers as unknown as Record<string, Record<string, unknown>>;

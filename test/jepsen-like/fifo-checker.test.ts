@@ -112,6 +112,16 @@ describe('FIFO checker', () => {
     expect(checkFifo(h.pairs(), opts).valid).toBe(true);
   });
 
+  it('passes a re-send made after the deduplication window that becomes a second message', () => {
+    const h = new HistoryBuilder()
+      .send(0, 'x', 10, 'ok', { groupId: 'g', dedupId: 'd', messageId: 'm1', sequenceNumber: '100' })
+      .receive(1, [{ body: 'x', messageId: 'm1', seq: '100', groupId: 'g', handle: 'h1' }], 1_000, 1_005)
+      .delete(1, 'x', 'h1', 1_010, 1_015, 'ok', { messageId: 'm1' })
+      .send(0, 'x', 400_000, 'ok', { groupId: 'g', dedupId: 'd', messageId: 'm2', sequenceNumber: '200' })
+      .receive(1, [{ body: 'x', messageId: 'm2', seq: '200', groupId: 'g', handle: 'h2' }], 400_100, 400_105);
+    expect(checkFifo(h.pairs(), opts).dedupViolations).toEqual([]);
+  });
+
   it('fails when a FIFO message is delivered again after it was definitely deleted', () => {
     const h = sentGroup(new HistoryBuilder(), 'g', 1)
       .receive(1, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h1' }], 1_000, 1_005)
