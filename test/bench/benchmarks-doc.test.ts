@@ -25,5 +25,6 @@ describe('the generated block of docs/BENCHMARKS.md', () => {
     expect(text).toContain('skipped: apt-get install etcd-server failed');
     expect(text).toContain('| produce-1KiB-b10-c32 | raftq-3 | 1.50× |');
     expect(text).toContain('fsync on a majority');
+    expect(text).toContain('load average ran from 1.5 to 1.5');
   });
 });
