@@ -104,4 +104,17 @@ describe('long polling', () => {
     harness.service.close();
     expect(await poll).toEqual([]);
   });
+
+  it('a long poll on a FIFO queue whose only group is locked wakes when the head is deleted and gets the successor', async () => {
+    const harness = makeHarness();
+    const { service } = harness;
+    await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'true' }, tags: {} });
+    await sendOne(service, 'f.fifo', 'head', { messageGroupId: 'g' });
+    await sendOne(service, 'f.fifo', 'next', { messageGroupId: 'g' });
+    const [head] = await service.receiveMessages('f.fifo', { maxMessages: 1, visibilityTimeoutSeconds: 300 });
+    const poll = service.receiveMessages('f.fifo', { maxMessages: 1, waitTimeSeconds: 20 });
+    await untilParked(harness);
+    await service.deleteMessages('f.fifo', [{ entryId: 'd', receiptHandle: head?.receiptHandle ?? '' }]);
+    expect((await poll).map((m) => m.body)).toEqual(['next']);
+  });
 });

@@ -60,4 +60,22 @@ describe('reaper', () => {
     expect((await service.sweepReaper()).dedupRowsDeleted).toBe(2);
     expect(await dedupRows()).toEqual([]);
   });
+
+  it('two reapers sweeping at once (a leader change mid-sweep) leave the same clean state as one', async () => {
+    const { service, executor, scheduler } = makeHarness();
+    const { QueueService } = await import('../../src/queue/queue-service.js');
+    const { SeededPrng } = await import('../../src/base/prng.js');
+    const newLeader = new QueueService({ executor, accountId: '000000000000', region: 'us-east-1', scheduler, prng: new SeededPrng(4) });
+    await service.createQueue({ name: 'q', attributes: { MessageRetentionPeriod: '60' }, tags: {} });
+    for (let i = 0; i < 4; i++) await service.sendMessages('q', Array.from({ length: 10 }, (_, j) => entry(`e${j}`, 'x')), { senderId: 's' });
+    await service.purgeQueue('q');
+    for (let i = 0; i < 3; i++) await sendOne(service, 'q', `live-${i}`);
+    executor.clock.advanceMs(60_000);
+    await sendOne(service, 'q', 'young');
+    await Promise.all([service.sweepReaper(), newLeader.sweepReaper()]);
+    await newLeader.sweepReaper();
+    expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
+    expect(await executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+    expect(await executor.liveRows(new GenerationKeys('q', 2).range())).toHaveLength(3);
+  });
 });
