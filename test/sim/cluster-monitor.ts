@@ -108,7 +108,7 @@ export class ClusterMonitor {
   observeLeaders(nodes: Iterable<SimNode>): void {
     for (const node of nodes) {
       if (!node.isRunning) continue;
-      const status = node.core.status();
+      const status = node.status();
       if (status.role !== 'leader') continue;
       const term = status.term;
       this.electionSafety.observeLeader(node.id, term);

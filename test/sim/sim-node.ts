@@ -1,7 +1,7 @@
 import { assert } from '../../src/base/assert.js';
 import type { Prng } from '../../src/base/prng.js';
 import { decodeConfChange } from '../../src/raft/conf-change.js';
-import { RawNode } from '../../src/raft/raw-node.js';
+import { RawNode, type RaftStatus } from '../../src/raft/raw-node.js';
 import type { ConfChange, ConfState, Entry, HardState, NodeId, RaftMessage, Ready, ReadState, Snapshot, SoftState } from '../../src/raft/types.js';
 import { EntryType } from '../../src/raft/types.js';
 import type { SimConfig } from './sim-config.js';
@@ -43,6 +43,7 @@ export interface ReadySummary {
 export class SimNode {
   readonly durable: DurableState;
   private rawNode: RawNode | null = null;
+  private cachedStatus: RaftStatus | null = null;
   /** The applied state: the durable one when the run keeps it durable, else memory only. */
   private volatileStateMachine: SimStateMachine | null = null;
   /** The configuration as of the last entry the runtime handled (applied or skipped on replay). */
@@ -69,9 +70,21 @@ export class SimNode {
     return this.rawNode !== null;
   }
 
+  /** The core, for driving it: any use may change its state, so the cached status is dropped. */
   get core(): RawNode {
     assert(this.rawNode !== null, `node ${this.id} is not running`);
+    this.cachedStatus = null;
     return this.rawNode;
+  }
+
+  /**
+   * The core's status, cached until the core is next driven: the simulation looks at every
+   * node after every event, and most events touch one node.
+   */
+  status(): RaftStatus {
+    assert(this.rawNode !== null, `node ${this.id} is not running`);
+    this.cachedStatus ??= this.rawNode.status();
+    return this.cachedStatus;
   }
 
   get stateMachine(): SimStateMachine {
@@ -115,6 +128,7 @@ export class SimNode {
   /** Loses everything that is not durable. */
   crash(): void {
     this.rawNode = null;
+    this.cachedStatus = null;
     this.volatileStateMachine = null;
   }
 
@@ -128,9 +142,8 @@ export class SimNode {
    * `chooseCrashAfterSteps` decides that after seeing the Ready.
    */
   handleReady(options: { crashAfterSteps?: number; chooseCrashAfterSteps?: (ready: Ready) => number | undefined } = {}): ReadySummary {
-    const core = this.core;
-    const term = core.status().term;
-    const ready = core.ready();
+    const term = this.status().term;
+    const ready = this.core.ready();
     if (ready.softState !== null) this.softState = ready.softState;
     const producedBy = { ...this.softState, term: ready.hardState?.term ?? term };
     const order = this.config.faults.sendBeforePersist === true ? sendBeforePersistOrder : contractOrder;
