@@ -858,12 +858,16 @@ export class ClusterNode implements TxnExecutor {
   }
 
   private isCollecting = false;
+  /** The applied index when the last full collection pass ended: an idle node stops scanning. */
+  private gcPassAppliedIndex = -1;
 
   private scheduleGarbageCollection(): void {
-    if (this.isCollecting || this.isStoppingValue) return;
+    if (this.isCollecting || this.isStoppingValue || this.gcPassAppliedIndex === this.state.appliedIndex) return;
     this.isCollecting = true;
     this.runInLoop(async () => {
-      await this.state.mvcc.collectGarbage();
+      const appliedIndex = this.state.appliedIndex;
+      const report = await this.state.mvcc.collectGarbage();
+      if (report.isPassComplete) this.gcPassAppliedIndex = appliedIndex;
     })
       .catch((error: unknown) => this.logger.warn({ err: error }, 'garbage collection step failed'))
       .finally(() => (this.isCollecting = false));
