@@ -13,7 +13,6 @@
 import {
   SendMessageBatchCommand,
   SQSClient,
-  type BatchResultErrorEntry,
   type MessageAttributeValue,
   type SendMessageBatchRequestEntry,
 } from '@aws-sdk/client-sqs';
@@ -168,6 +167,7 @@ class BatchingProducer implements Producer {
       .send(new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: batch.map((entry) => entry.request) }))
       .then(
         (output) => {
+          const retries: PendingEntry[] = [];
           for (const success of output.Successful ?? []) {
             const entry = byId.get(success.Id);
             if (entry === undefined) continue;
@@ -178,17 +178,24 @@ class BatchingProducer implements Producer {
             const entry = byId.get(failure.Id);
             if (entry === undefined) continue;
             byId.delete(failure.Id);
-            this.entryFailed(entry, failure);
+            if (this.isWorthRepeating(entry, failure.SenderFault !== true)) retries.push(entry);
+            else entry.reject(new ProducerSendError(this.queueUrl, failure.Code ?? 'Unknown', entry.attempts, failure.Message ?? 'the entry was refused'));
           }
-          // Neither succeeded nor failed: treat as a transient failure of that entry.
-          for (const entry of byId.values()) this.entryFailed(entry, { Id: entry.request.Id, Code: 'MissingResult', SenderFault: false, Message: 'the batch answer did not mention this entry' });
+          // Neither succeeded nor failed: repeat it like a transient failure.
+          for (const entry of byId.values()) {
+            if (this.isWorthRepeating(entry, true)) retries.push(entry);
+            else entry.reject(new ProducerSendError(this.queueUrl, 'MissingResult', entry.attempts, 'the batch answer did not mention this entry'));
+          }
+          this.retryLater(retries);
         },
         (error: unknown) => {
           const isTransient = isTransientSqsFailure(error);
+          const retries: PendingEntry[] = [];
           for (const entry of batch) {
-            if (isTransient && entry.attempts < raftqLimits.producerEntryAttemptsMax.value) this.retryLater(entry);
+            if (this.isWorthRepeating(entry, isTransient)) retries.push(entry);
             else entry.reject(new ProducerSendError(this.queueUrl, sqsErrorName(error), entry.attempts, error instanceof Error ? error.message : 'request failed', { cause: error }));
           }
+          this.retryLater(retries);
         },
       )
       .finally(() => {
@@ -197,21 +204,18 @@ class BatchingProducer implements Producer {
       });
   }
 
-  private entryFailed(entry: PendingEntry, failure: BatchResultErrorEntry): void {
-    const code = failure.Code ?? 'Unknown';
-    if (failure.SenderFault !== true && entry.attempts < raftqLimits.producerEntryAttemptsMax.value) {
-      this.retryLater(entry);
-      return;
-    }
-    entry.reject(new ProducerSendError(this.queueUrl, code, entry.attempts, failure.Message ?? 'the entry was refused'));
+  private isWorthRepeating(entry: PendingEntry, isTransient: boolean): boolean {
+    return isTransient && entry.attempts < raftqLimits.producerEntryAttemptsMax.value;
   }
 
-  /** The same entry, unchanged, goes to the head of the queue after a backoff. */
-  private retryLater(entry: PendingEntry): void {
+  /** The same entries, unchanged, go back to the head of the queue together after a backoff. */
+  private retryLater(entries: PendingEntry[]): void {
+    if (entries.length === 0) return;
+    const attempts = Math.max(...entries.map((entry) => entry.attempts));
     setTimeout(() => {
-      this.pending.unshift(entry);
+      this.pending.unshift(...entries);
       this.pump({ isLingerOver: true });
-    }, backoffMs(entry.attempts));
+    }, backoffMs(attempts));
   }
 }
 
