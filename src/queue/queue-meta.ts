@@ -61,6 +61,11 @@ export class MetaCache {
 
   constructor(private readonly entriesMax = 1024) {}
 
+  /** The last meta decoded for `name`, for hints that tolerate staleness (never for decisions). */
+  lastSeen(name: string): QueueMeta | undefined {
+    return this.entries.get(name)?.meta;
+  }
+
   decode(name: string, bytes: Uint8Array): QueueMeta {
     const hit = this.entries.get(name);
     if (hit !== undefined && equalBytes(hit.bytes, bytes)) return hit.meta;

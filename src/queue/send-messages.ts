@@ -13,6 +13,7 @@ import type { TxnWrite } from '../storage/txn.js';
 import { InvalidParameterValueError, MessageTooLongError, MissingParameterError } from './errors.js';
 import { queueKeys, type GenerationKeys } from './key-layout.js';
 import { encodeMessageRecord, encodeVisibilityState, messageSizeBytes, type MessageRecord } from './message-record.js';
+import { KeyedMutex } from './keyed-mutex.js';
 import { partitionOfGroup } from './partitioning.js';
 import type { EntryFailure, SendEntry, SendResult } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
@@ -44,11 +45,21 @@ type Outcome = SendResult | EntryFailure;
 export class MessageSender {
   /** Orders standard messages sent in the same millisecond by this node (FIFO uses sequence numbers). */
   private standardOrder = 0n;
+  private readonly fifoLocks = new KeyedMutex();
 
   constructor(private readonly ctx: QueueContext) {}
 
   async send(name: string, entries: readonly SendEntry[], context: { senderId: string }): Promise<Outcome[]> {
     const messageIds = entries.map(() => this.ctx.newId());
+    // Only FIFO names end in .fifo (the type is fixed by the name): only their sends share a hot key.
+    if (!name.endsWith('.fifo')) return this.sendOnce(name, entries, messageIds, context);
+    // The lock keys only steer waiting; a stale partition count costs a conflict, never correctness.
+    const partitionCount = this.ctx.metaCache.lastSeen(name)?.partitionCount ?? 1;
+    const lockKeys = entries.map((entry) => `${name}/${partitionOfGroup(entry.messageGroupId, partitionCount)}`);
+    return this.fifoLocks.withKeys(lockKeys, () => this.sendOnce(name, entries, messageIds, context));
+  }
+
+  private async sendOnce(name: string, entries: readonly SendEntry[], messageIds: readonly string[], context: { senderId: string }): Promise<Outcome[]> {
     return this.ctx.runner.run('SendMessage', async ({ view, nowMs }) => {
       const queue = await this.ctx.loadQueue(view, name);
       const results: Array<Outcome | undefined> = entries.map(() => undefined);

@@ -43,6 +43,15 @@ describe('FIFO queues', () => {
     expect(again.filter((m) => m.attributes['MessageGroupId'] === 'a').map((m) => m.body)).toEqual(['1', '2']);
   });
 
+  it('concurrent FIFO sends on one node queue up instead of conflicting on the sequence counter, and all get distinct numbers', async () => {
+    const { service, executor } = await fifo();
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => service.sendMessages('f.fifo', [g(`g${i % 3}`, `d${i}`)], { senderId: 's' })));
+    const sequences = results.map((r) => ok(r[0]).sequenceNumber);
+    expect(new Set(sequences).size).toBe(12);
+    expect(executor.conflicts).toBe(0);
+    expect(await service.getQueueAttributes('f.fifo', ['ApproximateNumberOfMessages'])).toEqual({ ApproximateNumberOfMessages: '12' });
+  });
+
   it('a group stays in sequence order when a later send is stamped by a clock that went backwards (trap 16)', async () => {
     const { service, executor } = await fifo();
     const t = executor.nowMs();
