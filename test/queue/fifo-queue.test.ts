@@ -101,6 +101,14 @@ describe('FIFO queues', () => {
     expect(await receiveAll(service, 'f.fifo')).toHaveLength(2);
   });
 
+  it('dedup keys of group and id never run into each other: (a, b:c) and (a:b, c) are different messages (trap 15)', async () => {
+    const { service } = await fifo({ DeduplicationScope: 'messageGroup' });
+    const first = ok((await service.sendMessages('f.fifo', [g('a', 'b:c')], { senderId: 's' }))[0]);
+    const second = ok((await service.sendMessages('f.fifo', [g('a:b', 'c')], { senderId: 's' }))[0]);
+    const third = ok((await service.sendMessages('f.fifo', [g('a\u0000b', 'c')], { senderId: 's' }))[0]);
+    expect(new Set([first.messageId, second.messageId, third.messageId]).size).toBe(3);
+  });
+
   it('with DeduplicationScope=queue an id repeated in another group is a duplicate', async () => {
     const { service } = await fifo();
     const a = ok((await service.sendMessages('f.fifo', [g('a', 'same')], { senderId: 's' }))[0]);
