@@ -51,6 +51,7 @@ export class SimNetwork {
   ) {}
 
   send(message: RaftMessage): SendOutcome {
+    freezeMessage(message);
     // A snapshot travels over its own stream whose failure the transport reports to the leader
     // (reportSnapshot); a silent drop would leave the leader waiting forever, which no real
     // transport does. Snapshots are lost only to partitions and crashes, which are reported.
@@ -125,4 +126,20 @@ function mergeBySequence(a: InFlightMessage[], b: InFlightMessage[]): InFlightMe
     }
   }
   return out;
+}
+
+/**
+ * Messages travel by reference, not serialized as over gRPC, so a sender that changed a message
+ * (or an entry in it) after sending would change what the receiver sees. Freezing them makes
+ * such a change throw instead. Payload bytes cannot be frozen and are left as they are.
+ */
+function freezeMessage(message: RaftMessage): void {
+  if (Object.isFrozen(message)) return;
+  for (const entry of message.entries) Object.freeze(entry);
+  Object.freeze(message.entries);
+  if (message.snapshot !== null) {
+    Object.freeze(message.snapshot.meta);
+    Object.freeze(message.snapshot);
+  }
+  Object.freeze(message);
 }
