@@ -190,21 +190,29 @@ function readInteger(key: Uint8Array, start: number, end: number): number | bigi
 export function isWellFormedKey(key: Uint8Array): boolean {
   let offset = 0;
   while (offset < key.length) {
-    const tag = key[offset] as number;
-    if (tag === tagBytes || tag === tagString) {
-      const end = escapedEnd(key, offset + 1);
-      if (end === -1) return false;
-      offset = end + 1;
-    } else if (tag >= tagIntZero && tag <= tagIntMax) {
-      const lengthBytes = tag - tagIntZero;
-      if (offset + 1 + lengthBytes > key.length) return false;
-      if (lengthBytes > 0 && key[offset + 1] === 0) return false;
-      offset += 1 + lengthBytes;
-    } else {
-      return false;
-    }
+    offset = elementEnd(key, offset);
+    if (offset === -1) return false;
   }
   return true;
+}
+
+/**
+ * The offset just past the well-formed element that starts at `offset` of `bytes`, or -1 when
+ * no well-formed element starts there (an unknown tag, no terminator, a cut or non-minimal integer).
+ */
+export function elementEnd(bytes: Uint8Array, offset: number): number {
+  const tag = bytes[offset];
+  if (tag === tagBytes || tag === tagString) {
+    const end = escapedEnd(bytes, offset + 1);
+    return end === -1 ? -1 : end + 1;
+  }
+  if (tag !== undefined && tag >= tagIntZero && tag <= tagIntMax) {
+    const lengthBytes = tag - tagIntZero;
+    if (offset + 1 + lengthBytes > bytes.length) return -1;
+    if (lengthBytes > 0 && bytes[offset + 1] === 0) return -1;
+    return offset + 1 + lengthBytes;
+  }
+  return -1;
 }
 
 /**

@@ -18,6 +18,7 @@
  */
 import { assert } from '../base/assert.js';
 import { readU32be, writeU32be } from './byte-writer.js';
+import { compareBytes, elementEnd } from './key-codec.js';
 
 export const versionSuffixBytes = 9;
 const separator = 0x00;
@@ -86,17 +87,23 @@ export function isDeletionMarker(stored: Uint8Array): boolean {
 
 /**
  * Physical bounds that contain every version of every logical key in [gte, lt). They may contain
- * more (a key just below `gte`, or just past `lt` when a bound has a 0x00 byte), so a scan still
- * filters by logical key. For `lt`: a version K ‖ 0x00 ‖ … of a key K < lt can exceed `lt` only
- * when K is a proper prefix of `lt` followed by 0x00; cutting `lt` at its first 0x00 and
- * appending 0x01 bounds all of them.
+ * a few more (versions of a key just below `gte`), so a scan still filters by logical key.
+ *
+ * Keys are well-formed tuples (writes are checked). A version K ‖ 0x00 ‖ X of a key K < lt can
+ * reach or pass `lt` only when K is a proper prefix of `lt` and `lt` continues with 0x00 right
+ * after it (as `keySuccessor(K)` does); then K ‖ 0x00 ‖ FF×8 ‖ 0x00 bounds all of K's versions.
+ * The upper bound is `lt` or the largest such bound; for every other `lt` it is `lt` itself, so a
+ * reverse scan starts right at the end of its range.
  */
 export function physicalBounds(range: { readonly gte: Uint8Array; readonly lt: Uint8Array }): { gte: Uint8Array; lt: Uint8Array } {
   const gte = range.gte.length === 0 || (range.gte[0] as number) < 0x01 ? userSpaceStart : range.gte;
-  const zeroAt = range.lt.indexOf(0);
-  if (zeroAt === -1) return { gte, lt: range.lt };
-  const lt = new Uint8Array(zeroAt + 1);
-  lt.set(range.lt.subarray(0, zeroAt));
-  lt[zeroAt] = 0x01;
+  let lt = range.lt;
+  for (let offset = elementEnd(range.lt, 0); offset > 0 && offset < range.lt.length; offset = elementEnd(range.lt, offset)) {
+    if (range.lt[offset] !== separator) continue;
+    const bound = new Uint8Array(offset + 10);
+    bound.set(range.lt.subarray(0, offset));
+    bound.fill(0xff, offset + 1, offset + 9);
+    if (compareBytes(bound, lt) > 0) lt = bound;
+  }
   return { gte, lt };
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { Engine } from '../../src/storage/engine.js';
-import { encodeKey, prefixRange, type KeyTuple } from '../../src/storage/key-codec.js';
+import { encodeKey, keySuccessor, prefixRange, type KeyTuple } from '../../src/storage/key-codec.js';
 import { MvccStore, ReadBelowWatermarkError, type VersionWrite } from '../../src/storage/mvcc-store.js';
 import type { KeyRange } from '../../src/storage/txn.js';
 import { hex } from './engine-contract.js';
@@ -30,6 +30,8 @@ export const rangeArb: fc.Arbitrary<KeyRange> = fc.oneof(
   fc.constantFrom(...prefixes).map(prefixRange),
   fc.record({ gte: fc.constantFrom(...keys, Uint8Array.of()), lt: fc.constantFrom(...keys, Uint8Array.of(0xff)) }),
   fc.record({ gte: rawBound, lt: rawBound }),
+  // Paging bounds: just past a key, which puts a 0x00 right after a complete tuple.
+  fc.record({ gte: fc.constantFrom(...keys, ...keys.map(keySuccessor)), lt: fc.constantFrom(...keys.map(keySuccessor)) }),
 );
 
 export type MvccStep =
