@@ -36,71 +36,104 @@ function decodeFormComponent(raw: string): string {
   }
 }
 
+/**
+ * Parameter names split on dots into a tree (`Attribute.1.Name` → Attribute → 1 → Name), so that
+ * decoding visits each parameter once however many list items a request claims: rescanning every
+ * name per item would let a request with many entries cost quadratic time.
+ */
+interface ParamNode {
+  value?: string;
+  readonly children: Map<string, ParamNode>;
+}
+
+function buildParamTree(params: ReadonlyMap<string, string>): ParamNode {
+  const root: ParamNode = { children: new Map() };
+  for (const [key, value] of params) {
+    let node = root;
+    for (const segment of key.split('.')) {
+      let child = node.children.get(segment);
+      if (child === undefined) {
+        child = { children: new Map() };
+        node.children.set(segment, child);
+      }
+      node = child;
+    }
+    node.value = value;
+  }
+  return root;
+}
+
 /** Decodes the operation's input structure from query parameters. */
 export function decodeQueryRequest(model: SqsServiceModel, inputShape: string | undefined, params: ReadonlyMap<string, string>): ModelStructure {
   if (inputShape === undefined) return {};
-  return decodeStructure(model, inputShape, params, '');
+  return decodeStructure(model, inputShape, buildParamTree(params), '');
 }
 
-function decodeStructure(model: SqsServiceModel, shapeName: string, params: ReadonlyMap<string, string>, prefix: string): ModelStructure {
+function decodeStructure(model: SqsServiceModel, shapeName: string, node: ParamNode, path: string): ModelStructure {
   const shape = model.shape(shapeName);
   if (shape.type !== 'structure') throw new SqsApiError('InternalError', `Shape ${shapeName} is not a structure`);
   const out: ModelStructure = {};
   for (const [member, ref] of Object.entries(shape.members)) {
-    const value = decodeMember(model, member, ref, params, prefix);
+    const value = decodeMember(model, member, ref, node, path);
     if (value !== undefined) out[member] = value;
   }
   return out;
 }
 
-function decodeMember(model: SqsServiceModel, member: string, ref: ShapeRef, params: ReadonlyMap<string, string>, prefix: string): ModelValue | undefined {
+function decodeMember(model: SqsServiceModel, member: string, ref: ShapeRef, parent: ParamNode, path: string): ModelValue | undefined {
   const shape = model.shape(ref.shape);
   if (shape.type === 'list') {
     const itemName = queryListMemberNames[ref.shape];
     const isFlattened = ref.flattened === true || shape.flattened === true;
+    const preferred = itemName !== undefined && isFlattened ? itemName : member;
     // Clients in the wild spell a list by its element name (AWS), by the member name, or with
     // the non-flattened `.member.N` form: accept all three.
-    const stems = [...new Set([itemName !== undefined && isFlattened ? itemName : member, member, `${member}.member`])];
-    for (const stem of stems) {
-      const items = indexedItems(params, prefix + stem);
+    const candidates: Array<[ParamNode | undefined, string]> = [
+      [parent.children.get(preferred), preferred],
+      [parent.children.get(member), member],
+      [parent.children.get(member)?.children.get('member'), `${member}.member`],
+    ];
+    for (const [listNode, stem] of candidates) {
+      const items = listNode === undefined ? [] : indexedChildren(listNode);
       if (items.length === 0) continue;
-      return items.map((index) => decodeAt(model, shape.member, params, `${prefix}${stem}.${index}`)).filter((v): v is ModelValue => v !== undefined);
+      return items.map(([index, itemNode]) => decodeNode(model, shape.member, itemNode, `${path}${stem}.${index}`)).filter((v): v is ModelValue => v !== undefined);
     }
     return undefined;
   }
   if (shape.type === 'map') {
     const names = queryMapNames[ref.shape] ?? { entry: member, key: 'key', value: 'value' };
     for (const stem of [...new Set([names.entry, member])]) {
-      const items = indexedItems(params, prefix + stem);
+      const mapNode = parent.children.get(stem);
+      const items = mapNode === undefined ? [] : indexedChildren(mapNode);
       if (items.length === 0) continue;
       const out: ModelStructure = {};
-      for (const index of items) {
-        const entryPrefix = `${prefix}${stem}.${index}.`;
-        const key = params.get(entryPrefix + names.key);
-        if (key === undefined) continue;
-        const value = decodeAt(model, shape.value, params, entryPrefix + names.value);
+      for (const [index, entryNode] of items) {
+        const key = entryNode.children.get(names.key)?.value;
+        const valueNode = entryNode.children.get(names.value);
+        if (key === undefined || valueNode === undefined) continue;
+        const value = decodeNode(model, shape.value, valueNode, `${path}${stem}.${index}.${names.value}`);
         if (value !== undefined && !(key in out)) out[key] = value;
       }
       return out;
     }
     return undefined;
   }
-  return decodeAt(model, ref, params, prefix + member);
+  const node = parent.children.get(member);
+  return node === undefined ? undefined : decodeNode(model, ref, node, path + member);
 }
 
-function decodeAt(model: SqsServiceModel, ref: ShapeRef, params: ReadonlyMap<string, string>, name: string): ModelValue | undefined {
+function decodeNode(model: SqsServiceModel, ref: ShapeRef, node: ParamNode, name: string): ModelValue | undefined {
   const shape = model.shape(ref.shape);
   if (shape.type === 'structure') {
-    const value = decodeStructure(model, ref.shape, params, `${name}.`);
-    return Object.keys(value).length === 0 && !hasPrefix(params, `${name}.`) ? undefined : value;
+    if (node.children.size === 0) return undefined;
+    return decodeStructure(model, ref.shape, node, `${name}.`);
   }
   if (shape.type === 'list' || shape.type === 'map') {
-    const dot = name.lastIndexOf('.');
-    return decodeMember(model, name.slice(dot + 1), ref, params, name.slice(0, dot + 1));
+    // A list or map directly inside a list or map: its items hang off this node.
+    return decodeMember(model, '', ref, { children: new Map([['', node]]) }, name);
   }
-  const raw = params.get(name);
-  if (raw === undefined) return undefined;
-  return decodeScalar(shape.type, raw, name);
+  if (node.value === undefined) return undefined;
+  return decodeScalar(shape.type, node.value, name);
 }
 
 function decodeScalar(type: string, raw: string, name: string): ModelValue {
@@ -131,24 +164,13 @@ function decodeScalar(type: string, raw: string, name: string): ModelValue {
   }
 }
 
-/** The distinct positive indexes N of parameters named `stem.N` or `stem.N.…`, ascending. */
-function indexedItems(params: ReadonlyMap<string, string>, stem: string): number[] {
-  const prefix = `${stem}.`;
-  const indexes = new Set<number>();
-  for (const key of params.keys()) {
-    if (!key.startsWith(prefix)) continue;
-    const rest = key.slice(prefix.length);
-    const dot = rest.indexOf('.');
-    const digits = dot < 0 ? rest : rest.slice(0, dot);
-    if (!/^[1-9]\d{0,5}$/.test(digits)) continue;
-    indexes.add(Number(digits));
+/** The children of a list or map node named by a positive index (1-based), in index order. */
+function indexedChildren(node: ParamNode): Array<[number, ParamNode]> {
+  const items: Array<[number, ParamNode]> = [];
+  for (const [segment, child] of node.children) {
+    if (/^[1-9]\d{0,5}$/.test(segment)) items.push([Number(segment), child]);
   }
-  return [...indexes].sort((a, b) => a - b);
-}
-
-function hasPrefix(params: ReadonlyMap<string, string>, prefix: string): boolean {
-  for (const key of params.keys()) if (key.startsWith(prefix)) return true;
-  return false;
+  return items.sort((a, b) => a[0] - b[0]);
 }
 
 /** `<ActionResponse><ActionResult>…</ActionResult><ResponseMetadata>…` for an operation's output. */

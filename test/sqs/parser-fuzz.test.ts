@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defaultSqsServiceModel } from '../../src/sqs/service-model.js';
-import { makeGateway } from './support/gateway-harness.js';
+import { makeGateway, xmlText } from './support/gateway-harness.js';
 
 /**
  * No input may crash the gateway: whatever arrives, the handler answers with a status and a body
@@ -65,5 +65,20 @@ describe('the gateway under arbitrary input', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('the query decoder under hostile sizes', () => {
+  it('decodes a request claiming 40,000 batch entries in linear time, then refuses it', async () => {
+    const gw = makeGateway();
+    await gw.json('CreateQueue', { QueueName: 'q' });
+    const parts = ['Action=SendMessageBatch', 'QueueUrl=http%3A%2F%2Fh%2F1%2Fq'];
+    for (let i = 1; i <= 40_000; i++) parts.push(`SendMessageBatchRequestEntry.${i}.Id=e${i}`, `SendMessageBatchRequestEntry.${i}.MessageAttribute.1.Name=a`);
+    const startedMs = performance.now();
+    const res = await gw.query(parts.join('&'));
+    const elapsedMs = performance.now() - startedMs;
+    expect(xmlText(res.body, 'Code')).toBe('AWS.SimpleQueueService.TooManyEntriesInBatchRequest');
+    // Quadratic decoding of this request takes minutes; linear takes well under a second.
+    expect(elapsedMs).toBeLessThan(5_000);
   });
 });
