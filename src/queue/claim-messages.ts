@@ -90,7 +90,7 @@ export class MessageClaimer {
       return await this.ctx.runner.run('ReceiveMessage', (attempt) => {
         releaseReserved();
         return this.plan(name, options, attempt.view, attempt.nowMs, reserved, recorder);
-      });
+      }, { staleAnswerWithoutWritesIsAcceptable: true });
     } finally {
       releaseReserved();
       this.scanHints.end(recorder);

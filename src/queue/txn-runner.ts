@@ -7,7 +7,7 @@
  * an outcome-unknown commit (a retryable error thrown by the executor: timeout, leader change)
  * is re-proposed unchanged with the same txn id, which the apply step answers idempotently.
  */
-import { isRetryable } from '../base/errors.js';
+import { isRaftqError, isRetryable } from '../base/errors.js';
 import { raftqLimits } from '../base/limits.js';
 import type { ReadView, TxnExecutor, TxnOutcome, TxnWrite } from '../storage/txn.js';
 import { TxnRetriesExhaustedError } from './errors.js';
@@ -46,23 +46,45 @@ export class TxnRunner {
   /**
    * Builds and commits until one attempt commits or has nothing to write. `build` may throw an
    * operating error (QueueDoesNotExist, …): that ends the operation.
+   *
+   * The first attempt reads a possibly stale local view: every key it read is validated at
+   * apply, so for a plan that writes, staleness can only cost a conflict. An answer that writes
+   * nothing (a stale receipt handle's no-op delete) or an error (QueueDoesNotExist for a queue
+   * created a moment ago on another node) never reaches the apply step, so nothing would
+   * validate it: such an answer is derived again on a linearizable view before it is given.
+   * Only an operation for which a stale answer is harmless (an empty receive, which the caller
+   * may simply repeat) opts out with `staleAnswerWithoutWritesIsAcceptable`.
    */
-  async run<T>(operation: string, build: (attempt: TxnAttempt) => Promise<TxnPlan<T>>): Promise<T> {
+  async run<T>(
+    operation: string,
+    build: (attempt: TxnAttempt) => Promise<TxnPlan<T>>,
+    options: { staleAnswerWithoutWritesIsAcceptable?: boolean } = {},
+  ): Promise<T> {
     const attemptsMax = raftqLimits.queueTxnAttemptsMax.value;
     let lastOutcome = 'none';
+    let mustReadLinearizably = false;
     for (let attempt = 0; attempt < attemptsMax; attempt++) {
-      // The first attempt may read a slightly stale local view: every key it read is validated
-      // at apply, so staleness can only cost a conflict. Retries read linearizably so they see
-      // whatever beat them.
-      const view = await this.options.executor.readView({ linearizable: attempt > 0 });
+      // Retries read linearizably so they see whatever beat them.
+      const isLinearizable = attempt > 0 || mustReadLinearizably;
+      const view = await this.options.executor.readView({ linearizable: isLinearizable });
       const nowMs = this.options.executor.nowMs();
       let plan: TxnPlan<T>;
       try {
         plan = await build({ view, nowMs, attempt });
+      } catch (err) {
+        if (isLinearizable || !isRaftqError(err)) throw err;
+        mustReadLinearizably = true;
+        lastOutcome = 'stale-error';
+        continue;
       } finally {
         view.release();
       }
-      if (plan.writes.length === 0) return plan.result;
+      if (plan.writes.length === 0) {
+        if (isLinearizable || options.staleAnswerWithoutWritesIsAcceptable === true) return plan.result;
+        mustReadLinearizably = true;
+        lastOutcome = 'stale-answer';
+        continue;
+      }
       const outcome = await this.commitOnce({ txnId: this.options.newId(), startTs: view.ts, nowMs, readKeys: plan.readKeys, writes: plan.writes });
       if (outcome.kind === 'committed') return plan.result;
       lastOutcome = outcome.kind;

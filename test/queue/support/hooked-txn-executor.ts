@@ -33,7 +33,13 @@ export abstract class HookedTxnExecutor implements TxnExecutor {
     this.clock = new ManualClock(startMs);
   }
 
-  protected abstract takeView(): Promise<ReadView>;
+  /** A view at `atTs` (a past commit timestamp) or, when undefined, at the latest commit. */
+  protected abstract takeView(atTs?: number): Promise<ReadView>;
+  /**
+   * When set, non-linearizable views are taken at this past commit timestamp, as on a follower
+   * that has not yet applied the newest commits. Linearizable views always see the latest.
+   */
+  staleViewTs: number | undefined;
   /** Validates and applies one txn; called one at a time. */
   protected abstract applyTxn(txn: Txn): Promise<{ outcome: TxnOutcome; writtenKeys: readonly Uint8Array[] }>;
 
@@ -44,9 +50,9 @@ export abstract class HookedTxnExecutor implements TxnExecutor {
   /** Runs after each view is taken and before the caller gets it (to apply writes it will not see). */
   afterReadView: (() => Promise<void>) | undefined;
 
-  async readView(): Promise<ReadView> {
+  async readView(options?: { linearizable: boolean }): Promise<ReadView> {
     this.viewCount++;
-    const view = await this.takeView();
+    const view = await this.takeView(options?.linearizable === false ? this.staleViewTs : undefined);
     const hook = this.afterReadView;
     if (hook !== undefined) await hook();
     return view;

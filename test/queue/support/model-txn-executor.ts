@@ -18,8 +18,13 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
   private readonly appliedTxns = new Map<string, TxnOutcome>();
   private lastCommitTs = 0;
 
-  protected async takeView(): Promise<ReadView> {
-    const ts = this.lastCommitTs;
+  /** The newest commit timestamp, for tests that pin a stale view before it. */
+  get latestCommitTs(): number {
+    return this.lastCommitTs;
+  }
+
+  protected async takeView(atTs?: number): Promise<ReadView> {
+    const ts = atTs ?? this.lastCommitTs;
     return {
       ts,
       get: async (key) => this.valueAt(hex(key), ts),

@@ -25,7 +25,8 @@ export class StoreTxnExecutor extends HookedTxnExecutor {
     return this.local;
   }
 
-  protected async takeView(): Promise<ReadView> {
+  protected async takeView(atTs?: number): Promise<ReadView> {
+    if (atTs !== undefined) throw new Error('StoreTxnExecutor has no stale views; use the model executor');
     return (await this.opened()).readView({ linearizable: true });
   }
 
