@@ -94,3 +94,12 @@ describe('response encoding', () => {
     expect(escapeXml('a\u0001b\uffff')).toBe('a\ufffdb\ufffd');
   });
 });
+
+describe('docs/COMPATIBILITY.md', () => {
+  it('has a row for every action of the model', async () => {
+    const { readFileSync } = await import('node:fs');
+    const doc = readFileSync(new URL('../../docs/COMPATIBILITY.md', import.meta.url), 'utf8');
+    const missing = model.operationNames().filter((name) => !new RegExp(`^\\|[^|\\n]*\\b${name}\\b`, 'm').test(doc));
+    expect(missing).toEqual([]);
+  });
+});
