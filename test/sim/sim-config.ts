@@ -88,7 +88,7 @@ export const defaultEventWeights: EventWeights = {
   restart: 6,
   partition: 2,
   heal: 3,
-  confChange: 3,
+  confChange: 5,
   transferLeader: 2,
 };
 
