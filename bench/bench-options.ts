@@ -104,7 +104,8 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     ...base,
     ...(concurrencies === null ? {} : { concurrencies }),
     ...(sizes === null ? {} : { messageBytes: sizes }),
-    ...(batchSizes === null ? {} : { batchSizes }),
+    // Naming the batch sizes asks for exactly those, in every workload.
+    ...(batchSizes === null ? {} : { batchSizes, isIncluded: () => true }),
     ...(workloads === null ? {} : { workloads }),
   };
   return { isQuick, systems, matrix, timing: isQuick ? quickTiming : fullTiming, clientProcesses, resultsDir, isWritingDocs };

@@ -15,7 +15,7 @@ export interface WorkerJob {
 
 export type ToWorker =
   | { readonly type: 'job'; readonly job: WorkerJob }
-  /** Start the slots; operations that start at or after windowStartMs (epoch) are measured. */
+  /** Start the slots; operations that complete at or after windowStartMs (epoch), before the stop, are measured. */
   | { readonly type: 'start'; readonly windowStartMs: number }
   /** The window is over: finish, report, exit. */
   | { readonly type: 'stop' };
