@@ -42,6 +42,8 @@ export interface EngineIterator {
 
 export interface EngineReader {
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  /** Point reads of many keys at one consistent state, in one round trip where the engine can. */
+  getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>>;
   iterator(options: EngineIteratorOptions): EngineIterator;
 }
 

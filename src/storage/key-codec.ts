@@ -9,7 +9,8 @@
  *   order, not JavaScript's UTF-16 `<`); integers numerically.
  *
  * Layout of one element:
- * - bytes:   0x01, the bytes with every 0x00 written as 0x00 0xFF, then a 0x00 terminator;
+ * - bytes:   0x01, the bytes with 0x00 written as 0x01 0x01 and 0x01 as 0x01 0x02, then a 0x00
+ *            terminator (the only 0x00 of the element);
  * - string:  0x02, its UTF-8 bytes escaped and terminated the same way;
  * - integer: 0x14 + n, then the value in n big-endian bytes, n minimal (0 is the single byte 0x14).
  *
@@ -35,7 +36,8 @@ const tagBytes = 0x01;
 const tagString = 0x02;
 const tagIntZero = 0x14;
 const tagIntMax = tagIntZero + 8;
-const escapeByte = 0xff;
+/** Escapes 0x00 (as 0x01 0x01) and itself (as 0x01 0x02): the escaped segment has no 0x00, and bytes keep their order. */
+const escapeByte = 0x01;
 const maxU64 = (1n << 64n) - 1n;
 
 /** A tuple element that has no encoding: a negative, fractional or too large integer, a string with a lone surrogate. */
@@ -102,15 +104,20 @@ function hasLoneSurrogate(text: string): boolean {
 }
 
 function appendEscaped(writer: ByteWriter, raw: Uint8Array): void {
-  let start = 0;
-  for (let zeroAt = raw.indexOf(0); zeroAt !== -1; zeroAt = raw.indexOf(0, start)) {
-    writer.bytes(raw.subarray(start, zeroAt + 1));
-    writer.byte(escapeByte);
-    start = zeroAt + 1;
+  if (raw.indexOf(0) === -1 && raw.indexOf(escapeByte) === -1) {
+    writer.bytes(raw);
+  } else {
+    for (const byte of raw) {
+      if (byte === 0) writer.bytes(escapedZero);
+      else if (byte === escapeByte) writer.bytes(escapedEscape);
+      else writer.byte(byte);
+    }
   }
-  writer.bytes(raw.subarray(start));
   writer.byte(0);
 }
+
+const escapedZero = Uint8Array.of(escapeByte, 0x01);
+const escapedEscape = Uint8Array.of(escapeByte, 0x02);
 
 function appendInteger(writer: ByteWriter, value: bigint): void {
   let lengthBytes = 0;
@@ -151,24 +158,30 @@ export function decodeKey(key: Uint8Array): KeyElement[] {
 
 function readEscaped(key: Uint8Array, start: number): { raw: Uint8Array; next: number } {
   const end = escapedEnd(key, start);
-  if (end === -1) throw new KeyDecodingError(start, 'a string or bytes element has no terminator');
+  if (end === -1) throw new KeyDecodingError(start, 'a string or bytes element has no terminator, or a bad escape');
   const escaped = key.subarray(start, end);
-  if (escaped.indexOf(0) === -1) return { raw: escaped.slice(), next: end + 1 };
+  if (escaped.indexOf(escapeByte) === -1) return { raw: escaped.slice(), next: end + 1 };
   const writer = new ByteWriter(escaped.length);
   for (let i = 0; i < escaped.length; i++) {
     const byte = escaped[i] as number;
-    writer.byte(byte);
-    if (byte === 0) i++; // skip the 0xff that escapes this zero
+    if (byte === escapeByte) writer.byte(escaped[++i] === 0x01 ? 0x00 : escapeByte);
+    else writer.byte(byte);
   }
   return { raw: writer.finish(), next: end + 1 };
 }
 
-/** Index of the terminating zero of an escaped segment starting at `start`, or -1 if it has none. */
+/**
+ * Index of the terminating zero of an escaped segment starting at `start`, or -1 if it has none
+ * or holds an escape byte not followed by 0x01 or 0x02.
+ */
 function escapedEnd(key: Uint8Array, start: number): number {
-  for (let i = key.indexOf(0, start); i !== -1; i = key.indexOf(0, i + 2)) {
-    if (key[i + 1] !== escapeByte) return i;
+  const end = key.indexOf(0, start);
+  if (end === -1) return -1;
+  for (let i = key.indexOf(escapeByte, start); i !== -1 && i < end; i = key.indexOf(escapeByte, i + 2)) {
+    const escaped = key[i + 1];
+    if (escaped !== 0x01 && escaped !== 0x02) return -1;
   }
-  return -1;
+  return end;
 }
 
 function readInteger(key: Uint8Array, start: number, end: number): number | bigint {

@@ -77,6 +77,12 @@ export class LevelEngine implements Engine {
     return asPlainView(await this.db.get(key));
   }
 
+  async getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
+    this.checkOpen('get');
+    if (keys.length === 0) return [];
+    return (await this.db.getMany([...keys])).map((value) => asPlainView(value));
+  }
+
   iterator(options: EngineIteratorOptions): EngineIterator {
     this.checkOpen('open an iterator');
     return new LevelEngineIterator(this.db.iterator<Uint8Array, Uint8Array>(iteratorOptions(options, undefined)), options);
@@ -205,6 +211,12 @@ class LevelEngineSnapshot implements EngineSnapshot {
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     this.checkLive('get');
     return asPlainView(await this.db.get(key, { snapshot: this.inner }));
+  }
+
+  async getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
+    this.checkLive('get');
+    if (keys.length === 0) return [];
+    return (await this.db.getMany([...keys], { snapshot: this.inner })).map((value) => asPlainView(value));
   }
 
   iterator(options: EngineIteratorOptions): EngineIterator {

@@ -51,6 +51,11 @@ export class MemoryEngine implements Engine {
     return this.current.get(key);
   }
 
+  async getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
+    this.checkOpen('get');
+    return keys.map((key) => this.current.get(key));
+  }
+
   iterator(options: EngineIteratorOptions): EngineIterator {
     this.checkOpen('open an iterator');
     const incarnation = this.incarnation;
@@ -146,6 +151,11 @@ class MemorySnapshot implements EngineSnapshot {
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
     this.check('get');
     return this.map.get(key);
+  }
+
+  async getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
+    this.check('get');
+    return keys.map((key) => this.map.get(key));
   }
 
   iterator(options: EngineIteratorOptions): EngineIterator {

@@ -254,14 +254,24 @@ export class MvccStore {
     return newest === undefined ? undefined : commitTsOf(newest.key);
   }
 
-  /** latestCommitTs of many keys through one iterator (for validating a batch of txns). */
+  /**
+   * latestCommitTs of many keys (for validating a batch of txns): the keys in order, split over a
+   * few iterators that seek concurrently, since each seek is a round trip to the engine.
+   */
   async latestCommitTsOfKeys(keys: readonly Uint8Array[]): Promise<Array<number | undefined>> {
     const results: Array<number | undefined> = new Array<number | undefined>(keys.length).fill(undefined);
-    if (keys.length === 0) return results;
     const order = keys.map((_, i) => i).sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
+    const perIterator = Math.max(16, Math.ceil(order.length / latestLookupIteratorsMax));
+    const chunks: number[][] = [];
+    for (let start = 0; start < order.length; start += perIterator) chunks.push(order.slice(start, start + perIterator));
+    await Promise.all(chunks.map((chunk) => this.lookUpLatest(keys, chunk, results)));
+    return results;
+  }
+
+  private async lookUpLatest(keys: readonly Uint8Array[], indexes: readonly number[], results: Array<number | undefined>): Promise<void> {
     const iterator = this.engine.iterator({ gte: userSpaceStart });
     try {
-      for (const i of order) {
+      for (const i of indexes) {
         const key = keys[i] as Uint8Array;
         iterator.seek(versionsStart(key));
         const [newest] = await iterator.next(1);
@@ -272,12 +282,16 @@ export class MvccStore {
     } finally {
       await iterator.close();
     }
-    return results;
   }
 
   async getSystemRow(key: Uint8Array): Promise<Uint8Array | undefined> {
     assert(key[0] === 0x00, 'system rows start with 0x00');
     return this.engine.get(key);
+  }
+
+  async getSystemRows(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
+    assert(keys.every((key) => key[0] === 0x00), 'system rows start with 0x00');
+    return this.engine.getMany(keys);
   }
 
   async scanSystemRows(range: KeyRange, limit: number): Promise<EngineEntry[]> {
@@ -417,6 +431,9 @@ export class MvccStore {
     return result;
   }
 }
+
+/** Iterators one latestCommitTsOfKeys call seeks with at once (LevelDB's reads run on libuv's 4 threads). */
+const latestLookupIteratorsMax = 4;
 
 function isStoreOwnedRow(key: Uint8Array): boolean {
   return bytesEqual(key, appliedRowKey) || bytesEqual(key, formatRowKey) || bytesEqual(key, horizonRowKey);

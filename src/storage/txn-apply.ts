@@ -142,12 +142,13 @@ class ApplyStep {
       }
     }
     const keyList = [...keys.values()];
-    const [latest, records] = await Promise.all([
-      this.store.latestCommitTsOfKeys(keyList),
-      Promise.all([...txnIds].map(async (id) => [id, await this.store.getSystemRow(txnRowKey(id))] as const)),
-    ]);
+    const idList = [...txnIds];
+    const [latest, records] = await Promise.all([this.store.latestCommitTsOfKeys(keyList), this.store.getSystemRows(idList.map(txnRowKey))]);
     keyList.forEach((key, i) => this.latestCommitTs.set(keyId(key), latest[i]));
-    for (const [id, row] of records) this.txnIds.set(id, row === undefined ? undefined : decodeTxnIdRecord(row));
+    idList.forEach((id, i) => {
+      const row = records[i];
+      this.txnIds.set(id, row === undefined ? undefined : decodeTxnIdRecord(row));
+    });
   }
 
   async applyEntry(entry: ApplyEntry): Promise<TxnOutcome[]> {

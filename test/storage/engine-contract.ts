@@ -96,10 +96,15 @@ export function engineContractProperty(openEngine: () => Promise<Engine>) {
 
         const snapshotRows = (await readRange(snapshot, { gte, lt, reverse }, 1000)).map((e) => [hex(e.key), hex(e.value)]);
         expect(snapshotRows).toEqual(frozen.range(gte, lt, reverse));
+        expect((await snapshot.getMany([probe, probe])).map(hexOrUndefined)).toEqual((await Promise.all([snapshot.get(probe), snapshot.get(probe)])).map(hexOrUndefined));
         expect(hexOrUndefined(await snapshot.get(probe))).toBe(frozen.entries.has(hex(probe)) ? hex(frozen.entries.get(hex(probe)) as Uint8Array) : undefined);
         await snapshot.release();
 
         expect(await dumpEngine(engine)).toEqual(model.range(undefined, undefined, false));
+        expect((await engine.getMany([probe, Uint8Array.of(0xfe)])).map(hexOrUndefined)).toEqual([
+          model.entries.has(hex(probe)) ? hex(model.entries.get(hex(probe)) as Uint8Array) : undefined,
+          model.entries.has('fe') ? hex(model.entries.get('fe') as Uint8Array) : undefined,
+        ]);
         expect(hexOrUndefined(await engine.get(probe))).toBe(model.entries.has(hex(probe)) ? hex(model.entries.get(hex(probe)) as Uint8Array) : undefined);
       } finally {
         await engine.close();

@@ -103,10 +103,13 @@ describe('key codec', () => {
     expect(decodeKey(encodeKey([(1n << 64n) - 1n]))).toEqual([(1n << 64n) - 1n]);
   });
 
-  it('escapes embedded zero bytes so that "a" < "a\\0" < "a\\0\\0" < "ab"', () => {
-    const keys = ['a', 'a\0', 'a\0\0', 'ab'].map((s) => encodeKey([s]));
+  it('escapes embedded zero and one bytes so that "a" < "a\\0" < "a\\0\\0" < "a\\x01" < "ab"', () => {
+    const keys = ['a', 'a\0', 'a\0\0', 'a\x01', 'ab'].map((s) => encodeKey([s]));
     for (let i = 1; i < keys.length; i++) expect(compareBytes(keys[i - 1] as Uint8Array, keys[i] as Uint8Array)).toBeLessThan(0);
-    expect(encodeKey(['a\0'])).toEqual(Uint8Array.from([0x02, 0x61, 0x00, 0xff, 0x00]));
+    expect(encodeKey(['a\0'])).toEqual(Uint8Array.from([0x02, 0x61, 0x01, 0x01, 0x00]));
+    expect(encodeKey([Uint8Array.of(1, 0)])).toEqual(Uint8Array.from([0x01, 0x01, 0x02, 0x01, 0x01, 0x00]));
+    // A string is never a byte prefix of the same string extended by a NUL (with 0x00 0xFF escapes it would be).
+    expect(compareBytes(encodeKey(['']), encodeKey(['\0']).subarray(0, 2))).not.toBe(0);
   });
 
   it('orders strings by code point, where JavaScript string comparison would not', () => {
@@ -143,6 +146,8 @@ describe('key codec', () => {
       [0x03],
       [0x02, 0x61],
       [0x02, 0x61, 0x00, 0xff],
+      [0x02, 0x61, 0x01, 0x05, 0x00],
+      [0x01, 0x01],
       [0x16, 0x01],
       [0x15, 0x00],
       [0x00],
