@@ -560,9 +560,10 @@ export class ClusterNode implements TxnExecutor {
     if (this.isReceivingSnapshot) return { isInstalled: false, error: 'another snapshot is being received' };
     if (this.isStoppingValue) return { isInstalled: false, error: 'node is stopping' };
     this.isReceivingSnapshot = true;
-    const incoming = await IncomingState.create(statePaths(this.config.dataDir).incoming);
+    let incoming: IncomingState | null = null;
     let isComplete = false;
     try {
+      incoming = await IncomingState.create(statePaths(this.config.dataDir).incoming);
       const verifier = new ChunkVerifier();
       let message: RaftMessage | null = null;
       for await (const chunk of chunks) {
@@ -586,7 +587,7 @@ export class ClusterNode implements TxnExecutor {
       }
       return { isInstalled: true };
     } catch (error) {
-      await incoming.abandon();
+      await incoming?.abandon();
       this.logger.warn({ fromId, err: error }, 'snapshot receive failed');
       return { isInstalled: false, error: error instanceof Error ? error.message : String(error) };
     } finally {
