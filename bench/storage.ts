@@ -4,7 +4,7 @@
 // compaction, so the cost of dead versions is visible. Prints progress to stderr and a Markdown
 // table to stdout. Options: --cycles N (churn cycles, default 100000), --quick (a tenth of everything).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { encodeKey, prefixRange } from '../src/storage/key-codec.js';
@@ -204,7 +204,9 @@ function formatRate(row: Row): string {
 }
 
 function printTable(): void {
-  const lines = ['| measurement | count | time (s) | rate | per op | note |', '|---|---:|---:|---:|---:|---|'];
+  const lines = [
+    `Load average (1 min) at start ${loadAtStart.toFixed(1)}, at end ${loadavg()[0]?.toFixed(1)}; ${isQuick ? '--quick' : 'full run'}, ${churnCycles} churn cycles.`,
+    '','| measurement | count | time (s) | rate | per op | note |', '|---|---:|---:|---:|---:|---|'];
   for (const row of rows) {
     const perOpUs = (row.seconds * 1e6) / row.count;
     const perOp = perOpUs >= 1000 ? `${(perOpUs / 1000).toFixed(2)} ms` : `${perOpUs.toFixed(1)} µs`;
@@ -212,6 +214,8 @@ function printTable(): void {
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
+
+const loadAtStart = loadavg()[0] ?? 0;
 
 async function main(): Promise<void> {
   progress(`data in ${baseDir}${isQuick ? ' (quick)' : ''}`);
