@@ -12,6 +12,7 @@ import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, SQSClient, 
 import { raftqLimits, sqsLimits } from '../base/limits.js';
 import { backoffMs, sleepMs } from './backoff.js';
 import { resolveConsumerOptions, type ConsumeOptions, type ConsumerPolicy } from './consumer-options.js';
+import { DeleteBatcher } from './delete-batcher.js';
 import { DeliveryRun } from './delivery-run.js';
 import { ClientOptionsError, DeadLetterQueueMissingError, QueueFailedError } from './errors.js';
 import { readQueueSettings, type QueueSettings } from './queue-settings.js';
@@ -31,10 +32,12 @@ class QueueConsumer {
   private readonly ownsClient: boolean;
   private readonly running = new Map<DeliveryRun, Promise<void>>();
   private slotFreed: (() => void) | undefined;
+  private readonly deleter: DeleteBatcher;
 
   constructor(private readonly policy: ConsumerPolicy) {
     this.ownsClient = policy.client === undefined;
     this.client = policy.client ?? new SQSClient({});
+    this.deleter = new DeleteBatcher(this.client, policy.queueUrl);
   }
 
   async run(): Promise<void> {
@@ -119,7 +122,8 @@ class QueueConsumer {
 
   private begin(settings: QueueSettings, visibilityTimeoutSeconds: number, message: Message): void {
     if (message.ReceiptHandle === undefined) return;
-    const run = new DeliveryRun({ client: this.client, policy: this.policy, settings, visibilityTimeoutSeconds }, message, message.ReceiptHandle);
+    const context = { client: this.client, policy: this.policy, settings, visibilityTimeoutSeconds, deleter: this.deleter };
+    const run = new DeliveryRun(context, message, message.ReceiptHandle);
     const done = run.run().finally(() => {
       this.running.delete(run);
       this.slotFreed?.();

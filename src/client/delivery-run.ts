@@ -4,12 +4,13 @@
  * failure marked doNotRetry — or the failure of the last delivery maxReceiveCount allows —
  * dead-letters it with its cause. A message is removed at acknowledgement, never at receipt.
  */
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { raftqLimits } from '../base/limits.js';
 import { backoffMs, sleepMs } from './backoff.js';
 import type { ConsumerErrorStage, ConsumerPolicy } from './consumer-options.js';
 import { deadLetterCauseOf } from './dead-letter-cause-of.js';
 import { moveToDeadLetterQueue } from './dead-letter-move.js';
+import type { DeleteBatcher } from './delete-batcher.js';
 import { receiveCountOf, toReceivedMessage, type Delivery } from './delivery.js';
 import { isNotRetryable } from './do-not-retry.js';
 import { LeaseKeeper } from './lease-keeper.js';
@@ -22,6 +23,8 @@ export interface DeliveryRunContext {
   readonly policy: ConsumerPolicy;
   readonly settings: QueueSettings;
   readonly visibilityTimeoutSeconds: number;
+  /** The consumer's acknowledgements, batched. */
+  readonly deleter: DeleteBatcher;
 }
 
 export class DeliveryRun {
@@ -58,8 +61,7 @@ export class DeliveryRun {
     // Given up at the end of the grace period: the consumer has returned, so say nothing more.
     if (this.isAbandoned) return;
     if (failure === undefined) {
-      const command = new DeleteMessageCommand({ QueueUrl: this.ctx.settings.queueUrl, ReceiptHandle: this.receiptHandle });
-      await this.withAttempts('acknowledge', () => this.ctx.client.send(command));
+      await this.withAttempts('acknowledge', () => this.ctx.deleter.delete(this.receiptHandle));
       return;
     }
     this.report(failure.error, 'handler');
