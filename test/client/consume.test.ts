@@ -313,6 +313,42 @@ describe('consume()', () => {
     expect(runningMax).toBeGreaterThan(1);
   });
 
+  it('acknowledges handled messages in DeleteMessageBatch requests of at most 10, deleting every one', async () => {
+    const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5 });
+    for (let i = 0; i < 20; i++) await send(queueUrl, `ack ${i}`);
+    const client = fixture.newClient();
+    const deleteBatchSizes: number[] = [];
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'DeleteMessageBatchCommand') deleteBatchSizes.push((args.input as { Entries: unknown[] }).Entries.length);
+        if (context.commandName === 'DeleteMessageCommand') deleteBatchSizes.push(-1);
+        return next(args);
+      },
+      { step: 'initialize', name: 'countDeletes' },
+    );
+    const stop = new AbortController();
+    let handled = 0;
+    const allHandled = deferred();
+    const consuming = consume({
+      queueUrl,
+      client,
+      signal: stop.signal,
+      handlerIsIdempotent: true,
+      parallelism: 10,
+      visibilityTimeoutSeconds: 10,
+      handler: () => {
+        if (++handled === 20) allHandled.resolve();
+      },
+    });
+    await within(allHandled.promise, 15_000, 'twenty messages handled');
+    stop.abort();
+    await consuming;
+    expect(deleteBatchSizes.every((size) => size >= 1 && size <= 10)).toBe(true);
+    expect(deleteBatchSizes.reduce((sum, size) => sum + size, 0)).toBe(20);
+    expect(deleteBatchSizes.length).toBeLessThan(20);
+    expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 0, notVisible: 0 });
+  });
+
   it('rejects when the queue cannot be consumed: it does not exist, has no RedrivePolicy, or has a zero VisibilityTimeout and none was given', async () => {
     const signal = new AbortController().signal;
     const handler = () => {};
