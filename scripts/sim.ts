@@ -21,8 +21,11 @@ function positiveInteger(text: string | undefined, name: string, fallback: numbe
   return value;
 }
 
+/** The options a replay needs besides the seed, so that the printed command reproduces the run. */
+let replayOptions = '';
+
 function describeViolation(v: SimViolation): string {
-  return `seed ${v.seed}, event ${v.eventNumber}: ${v.invariant}: ${v.message}\n  replay: npm run sim -- --seed ${v.seed} --trace`;
+  return `seed ${v.seed}, event ${v.eventNumber}: ${v.invariant}: ${v.message}\n  replay: npm run sim -- --seed ${v.seed} --trace${replayOptions}`;
 }
 
 const { values } = parseArgs({
@@ -51,6 +54,7 @@ const overrides: Partial<SimConfig> = Object.keys(faults).length > 0 ? { faults 
 const profile = values.profile as SimProfile | undefined;
 if (profile !== undefined && profile !== 'mixed' && profile !== 'leaderChurn') fail(`unknown profile '${profile}'`);
 const runOptions = { overrides, ...(profile === undefined ? {} : { profile }) };
+replayOptions = [...Object.keys(faults).map((name) => ` --fault ${name}`), profile === undefined ? '' : ` --profile ${profile}`].join('');
 
 if (values.seed !== undefined) {
   const seed = positiveInteger(values.seed, '--seed', 1);

@@ -75,9 +75,14 @@ export class SimCluster {
     this.trace.append(line);
   }
 
+  /** True while the checks after an event run: a violation then belongs to the event just recorded. */
+  isCheckingAfterEvent = false;
+
   /** After every event: the checks that look at the whole cluster. */
   afterEvent(): void {
+    this.isCheckingAfterEvent = true;
     this.monitor.observeLeaders(this.nodes.values());
+    this.isCheckingAfterEvent = false;
   }
 
   bootstrap(): void {

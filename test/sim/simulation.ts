@@ -74,7 +74,7 @@ export class Simulation {
       }
     } catch (err) {
       violation = this.toViolation(err);
-      cluster.trace.append(`violation of ${violation.invariant}: ${violation.message}`);
+      cluster.trace.append(`violation of ${violation.invariant} in event ${violation.eventNumber}: ${violation.message}`);
     }
     return {
       seed: this.config.seed,
@@ -89,7 +89,9 @@ export class Simulation {
   }
 
   private toViolation(err: unknown): SimViolation {
-    const eventNumber = this.cluster.trace.events + 1;
+    // Thrown while an event was under way, the violation belongs to that event, whose line is
+    // not recorded yet; thrown by the checks after an event, to the event just recorded.
+    const eventNumber = this.cluster.trace.events + (this.cluster.isCheckingAfterEvent ? 0 : 1);
     if (err instanceof InvariantViolationError) {
       return { seed: this.config.seed, eventNumber, invariant: err.invariant, message: err.detail };
     }
