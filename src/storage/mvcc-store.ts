@@ -32,6 +32,7 @@ import {
   decodeVersionValue,
   encodeVersionKey,
   encodeVersionValue,
+  isDeletionMarker,
   logicalKeyOf,
   physicalBounds,
   userSpaceStart,
@@ -103,6 +104,12 @@ export interface GcStats {
   readonly deletionMarkersRemoved: number;
   /** Live and dead versions seen over the last complete pass (dead = removed by it). */
   readonly lastPass: { readonly liveVersions: number; readonly deadVersions: number } | undefined;
+}
+
+/** The newest version of a key: its commit timestamp, and whether it is a value or a deletion marker. */
+export interface LatestVersion {
+  readonly commitTs: number;
+  readonly isValue: boolean;
 }
 
 export interface ScanOptions {
@@ -259,7 +266,12 @@ export class MvccStore {
    * few iterators that seek concurrently, since each seek is a round trip to the engine.
    */
   async latestCommitTsOfKeys(keys: readonly Uint8Array[]): Promise<Array<number | undefined>> {
-    const results: Array<number | undefined> = new Array<number | undefined>(keys.length).fill(undefined);
+    return (await this.latestVersionsOfKeys(keys)).map((version) => version?.commitTs);
+  }
+
+  /** Like latestCommitTsOfKeys, and whether each newest version is a value (not a deletion marker). */
+  async latestVersionsOfKeys(keys: readonly Uint8Array[]): Promise<Array<LatestVersion | undefined>> {
+    const results: Array<LatestVersion | undefined> = new Array<LatestVersion | undefined>(keys.length).fill(undefined);
     const order = keys.map((_, i) => i).sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
     const perIterator = Math.max(16, Math.ceil(order.length / latestLookupIteratorsMax));
     const chunks: number[][] = [];
@@ -268,7 +280,7 @@ export class MvccStore {
     return results;
   }
 
-  private async lookUpLatest(keys: readonly Uint8Array[], indexes: readonly number[], results: Array<number | undefined>): Promise<void> {
+  private async lookUpLatest(keys: readonly Uint8Array[], indexes: readonly number[], results: Array<LatestVersion | undefined>): Promise<void> {
     const iterator = this.engine.iterator({ gte: userSpaceStart });
     try {
       for (const i of indexes) {
@@ -276,7 +288,7 @@ export class MvccStore {
         iterator.seek(versionsStart(key));
         const [newest] = await iterator.next(1);
         if (newest !== undefined && newest.key.length === key.length + 9 && bytesEqual(logicalKeyOf(newest.key), key)) {
-          results[i] = commitTsOf(newest.key);
+          results[i] = { commitTs: commitTsOf(newest.key), isValue: !isDeletionMarker(newest.value) };
         }
       }
     } finally {

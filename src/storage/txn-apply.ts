@@ -43,8 +43,16 @@ export interface ApplyEntriesResult {
   readonly outcomes: TxnOutcome[][];
   /** Every key written by a committed txn, in apply order (a key may repeat). */
   readonly writtenKeys: Uint8Array[];
+  /** Each committed write that gave a key a value it lacked, or removed the value it had, in apply order (for counting live rows without scanning). */
+  readonly liveKeyChanges: LiveKeyChange[];
   readonly appliedIndex: number;
   readonly lastCommitTs: number;
+}
+
+export interface LiveKeyChange {
+  readonly key: Uint8Array;
+  /** True: the key has a value now and had none; false: its value was deleted. */
+  readonly isLive: boolean;
 }
 
 /** Rules of the apply step. Every replica must use the same values: they decide outcomes. */
@@ -67,7 +75,7 @@ export interface ApplyEntriesOptions {
 }
 
 export async function applyEntries(store: MvccStore, entries: readonly ApplyEntry[], options: ApplyEntriesOptions = {}): Promise<ApplyEntriesResult> {
-  if (entries.length === 0) return { outcomes: [], writtenKeys: [], appliedIndex: store.appliedIndex, lastCommitTs: store.lastCommitTs };
+  if (entries.length === 0) return { outcomes: [], writtenKeys: [], liveKeyChanges: [], appliedIndex: store.appliedIndex, lastCommitTs: store.lastCommitTs };
   const rules = options.rules ?? defaultTxnApplyRules;
   return store.applyExclusive(
     async () => {
@@ -78,7 +86,7 @@ export async function applyEntries(store: MvccStore, entries: readonly ApplyEntr
       for (const entry of entries) outcomes.push(await step.applyEntry(entry));
       txnExpiryFloorMs.set(store, step.expiryFloorMs);
       const last = entries[entries.length - 1] as ApplyEntry;
-      const result: ApplyEntriesResult = { outcomes, writtenKeys: step.writtenKeys, appliedIndex: last.index, lastCommitTs: step.lastCommitTs };
+      const result: ApplyEntriesResult = { outcomes, writtenKeys: step.writtenKeys, liveKeyChanges: step.liveKeyChanges, appliedIndex: last.index, lastCommitTs: step.lastCommitTs };
       return {
         batch: { versions: step.versions, systemWrites: step.systemWrites, appliedIndex: last.index, lastCommitTs: step.lastCommitTs, horizon: step.horizon },
         result,
@@ -111,10 +119,13 @@ class ApplyStep {
   readonly versions: VersionWrite[] = [];
   readonly systemWrites: EngineWrite[] = [];
   readonly writtenKeys: Uint8Array[] = [];
+  readonly liveKeyChanges: LiveKeyChange[] = [];
   lastCommitTs: number;
   horizon: HorizonTracker;
   expiryFloorMs: number;
   private readonly latestCommitTs = new Map<string, number | undefined>();
+  /** Whether each prefetched key's newest version is a value, kept current through this call's writes. */
+  private readonly isLive = new Map<string, boolean>();
   private readonly txnIds = new Map<string, TxnIdRecord | undefined>();
   /** Expiry rows written by this call (not yet in the engine), by key id. */
   private readonly insertedExpiryRows = new Map<string, ExpiryRow>();
@@ -143,8 +154,12 @@ class ApplyStep {
     }
     const keyList = [...keys.values()];
     const idList = [...txnIds];
-    const [latest, records] = await Promise.all([this.store.latestCommitTsOfKeys(keyList), this.store.getSystemRows(idList.map(txnRowKey))]);
-    keyList.forEach((key, i) => this.latestCommitTs.set(keyId(key), latest[i]));
+    const [latest, records] = await Promise.all([this.store.latestVersionsOfKeys(keyList), this.store.getSystemRows(idList.map(txnRowKey))]);
+    keyList.forEach((key, i) => {
+      const id = keyId(key);
+      this.latestCommitTs.set(id, latest[i]?.commitTs);
+      this.isLive.set(id, latest[i]?.isValue === true);
+    });
     idList.forEach((id, i) => {
       const row = records[i];
       this.txnIds.set(id, row === undefined ? undefined : decodeTxnIdRecord(row));
@@ -189,7 +204,13 @@ class ApplyStep {
   private commit(txn: Txn, commitTs: number): void {
     for (const write of txn.writes) {
       this.versions.push({ key: write.key, commitTs, value: write.kind === 'put' ? write.value : undefined });
-      this.latestCommitTs.set(keyId(write.key), commitTs);
+      const id = keyId(write.key);
+      this.latestCommitTs.set(id, commitTs);
+      const isLive = write.kind === 'put';
+      if (this.isLive.get(id) !== isLive) {
+        this.isLive.set(id, isLive);
+        this.liveKeyChanges.push({ key: write.key, isLive });
+      }
       this.writtenKeys.push(write.key);
     }
     this.lastCommitTs = commitTs;
