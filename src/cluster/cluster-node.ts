@@ -770,6 +770,14 @@ export class ClusterNode implements TxnExecutor {
     return this.state.appliedIndex;
   }
 
+  /**
+   * A frozen LevelDB view of the whole state database and the index it holds (`raftq backup`).
+   * Taken inside the loop, so no apply or snapshot install is halfway; the caller releases it.
+   */
+  freezeState(): Promise<{ reader: ReturnType<StateStore['engine']['snapshot']>; appliedIndex: number }> {
+    return this.runInLoop(() => ({ reader: this.state.engine.snapshot(), appliedIndex: this.state.appliedIndex }));
+  }
+
   proposeConfChange(change: ConfChange): void {
     this.raw.proposeConfChange(change);
     this.kick();
