@@ -6,7 +6,8 @@
  * fsyncs/s (all nodes, and the leader's) and transactions per Raft entry: group commit at work.
  *
  * Options (flags or env): --duration-ms N (per phase, default 5000), --concurrency 1,16,64,256,
- * --value-bytes 100, --keep (leave the data dir).
+ * --value-bytes 100, --keep (leave the data dir). RAFTQ_BENCH_NODE_ARGS passes node.js flags to
+ * the nodes (e.g. "--cpu-prof --cpu-prof-dir=DIR" to profile them).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
@@ -76,12 +77,14 @@ async function startCluster(dataDir: string): Promise<BenchNode[]> {
   const ports = new Map<string, { sqs: number; admin: number; raft: number }>();
   for (const id of ids) ports.set(id, { sqs: await freePort(), admin: await freePort(), raft: await freePort() });
   const peers = ids.map((id) => `${id}=127.0.0.1:${ports.get(id)?.raft}`).join(',');
+  // Extra node.js flags for the nodes, e.g. RAFTQ_BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env['RAFTQ_BENCH_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
   const nodes = ids.map((id) => {
     const p = ports.get(id) as { sqs: number; admin: number; raft: number };
     const out = openSync(join(dataDir, `${id}.log`), 'a');
     const child = spawn(
       process.execPath,
-      [mainScript, 'serve', '--id', id, '--data-dir', join(dataDir, id), '--sqs-listen', `127.0.0.1:${p.sqs}`, '--admin-listen', `127.0.0.1:${p.admin}`, '--raft-listen', `127.0.0.1:${p.raft}`, '--peers', peers, '--debug-endpoints', '--log-level', 'warn'],
+      [...nodeArgs, mainScript, 'serve', '--id', id, '--data-dir', join(dataDir, id), '--sqs-listen', `127.0.0.1:${p.sqs}`, '--admin-listen', `127.0.0.1:${p.admin}`, '--raft-listen', `127.0.0.1:${p.raft}`, '--peers', peers, '--debug-endpoints', '--log-level', 'warn'],
       { stdio: ['ignore', out, out] },
     );
     return { id, admin: `127.0.0.1:${p.admin}`, process: child };
@@ -134,6 +137,16 @@ async function phase(nodes: BenchNode[], drivers: BenchNode[], leader: BenchNode
   ].join(' ');
 }
 
+/** SIGTERM (the node drains and exits), SIGKILL if it has not exited after 10 s. */
+async function stopNode(node: BenchNode): Promise<void> {
+  if (node.process.exitCode !== null || node.process.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => node.process.once('exit', () => resolve()));
+  node.process.kill('SIGTERM');
+  const timer = setTimeout(() => node.process.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const dataDir = mkdtempSync(join(tmpdir(), 'raftq-bench-raft-'));
@@ -151,7 +164,7 @@ async function main(): Promise<void> {
     }
     console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   } finally {
-    for (const node of nodes) node.process.kill('SIGKILL');
+    await Promise.all(nodes.map((node) => stopNode(node)));
     if (!options.isKept) rmSync(dataDir, { recursive: true, force: true });
   }
 }
