@@ -11,6 +11,8 @@ import type { ClusterNode } from '../cluster/cluster-node.js';
 import { isRaftqError, isRetryable } from '../base/errors.js';
 import { debugClockOffset, debugKeys, debugLoad, debugSnapshot, debugTxn } from './debug-routes.js';
 import { HttpError, readJsonBody, sendJson } from './http-json.js';
+import { requireAdminToken } from './admin-token.js';
+import { streamBackup } from './backup-route.js';
 
 export interface AdminServerOptions {
   readonly host: string;
@@ -19,6 +21,8 @@ export interface AdminServerOptions {
   readonly logger: Logger;
   readonly isDebugEnabled: boolean;
   readonly clusterSecret: string;
+  /** Bearer token for every call but /health and /ready; '' (the default) when on loopback. */
+  readonly adminToken?: string;
 }
 
 export interface AdminServer {
@@ -54,6 +58,7 @@ async function route(options: AdminServerOptions, request: IncomingMessage, resp
   const url = new URL(request.url ?? '/', 'http://admin');
   const method = request.method ?? 'GET';
   const path = url.pathname;
+  requireAdminToken(options.adminToken ?? '', request, path);
   if (method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok', id: node.id });
   if (method === 'GET' && path === '/ready') {
     const isReady = await node.isReady(readyCheckTimeoutMs);
@@ -65,6 +70,11 @@ async function route(options: AdminServerOptions, request: IncomingMessage, resp
     response.writeHead(200, { 'content-type': node.metrics.registry.contentType });
     response.end(text);
     return;
+  }
+  if (method === 'GET' && path === '/backup') {
+    // Every message of every queue leaves in a backup: it needs the secret like a membership change.
+    requireSecret(options, request);
+    return streamBackup(node, response, options.logger);
   }
   if (method === 'POST' && path === '/members') {
     requireSecret(options, request);

@@ -17,12 +17,13 @@ export async function adminCall(
   admin: string,
   method: 'GET' | 'POST' | 'DELETE',
   path: string,
-  options: { body?: unknown; clusterSecret?: string; timeoutMs?: number } = {},
+  options: { body?: unknown; clusterSecret?: string; adminToken?: string; timeoutMs?: number } = {},
 ): Promise<unknown> {
   if (!/^[^/\s]+:\d+$/.test(admin)) throw new UsageError(`--admin must be HOST:PORT, got "${admin}"`);
   const headers: Record<string, string> = {};
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.clusterSecret !== undefined && options.clusterSecret !== '') headers[adminSecretHeader] = options.clusterSecret;
+  if (options.adminToken !== undefined && options.adminToken !== '') headers['authorization'] = `Bearer ${options.adminToken}`;
   const response = await fetch(`http://${admin}${path}`, {
     method,
     headers,

@@ -16,6 +16,7 @@ import { serveFlags } from './serve-options.js';
 const adminFlags: readonly FlagSpec[] = [
   { name: 'admin', kind: 'string', description: 'Admin address of the node to ask', defaultText: '127.0.0.1:9325' },
   { name: 'cluster-secret', kind: 'string', description: 'The cluster secret, for calls that change the cluster' },
+  { name: 'admin-token', kind: 'string', description: 'The node\'s --admin-token, when its admin port has one' },
 ];
 
 const usage = `Usage:
@@ -31,12 +32,13 @@ async function adminCommand(words: readonly string[], argv: readonly string[], e
   const { values, positionals } = parseFlags(argv, adminFlags, env, { allowConfigFile: false });
   const admin = stringFlag(values, 'admin') ?? '127.0.0.1:9325';
   const clusterSecret = stringFlag(values, 'cluster-secret') ?? '';
+  const adminToken = stringFlag(values, 'admin-token') ?? '';
   const print = (value: unknown): void => {
     process.stdout.write(typeof value === 'string' ? value : `${JSON.stringify(value, null, 2)}\n`);
   };
   const command = words.join(' ');
   if (command === 'status') {
-    print(await adminCall(admin, 'GET', '/status'));
+    print(await adminCall(admin, 'GET', '/status', { adminToken }));
     return;
   }
   const target = positionals[0];
@@ -44,11 +46,11 @@ async function adminCommand(words: readonly string[], argv: readonly string[], e
   if (command === 'members add') {
     const eq = target.indexOf('=');
     if (eq <= 0) throw new UsageError('members add needs ID=HOST:PORT (the new node\'s Raft address)');
-    print(await adminCall(admin, 'POST', '/members', { body: { id: target.slice(0, eq), address: target.slice(eq + 1) }, clusterSecret, timeoutMs: 90_000 }));
+    print(await adminCall(admin, 'POST', '/members', { body: { id: target.slice(0, eq), address: target.slice(eq + 1) }, clusterSecret, adminToken, timeoutMs: 90_000 }));
   } else if (command === 'members remove') {
-    print(await adminCall(admin, 'DELETE', `/members/${encodeURIComponent(target)}`, { clusterSecret, timeoutMs: 90_000 }));
+    print(await adminCall(admin, 'DELETE', `/members/${encodeURIComponent(target)}`, { clusterSecret, adminToken, timeoutMs: 90_000 }));
   } else if (command === 'leader transfer') {
-    print(await adminCall(admin, 'POST', '/leader/transfer', { body: { id: target }, clusterSecret }));
+    print(await adminCall(admin, 'POST', '/leader/transfer', { body: { id: target }, clusterSecret, adminToken }));
   } else {
     throw new UsageError(usage);
   }

@@ -51,7 +51,7 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
 
 async function startAdmin(options: ServeOptions, node: ClusterNode, logger: Logger): Promise<AdminServer> {
   const { host, port } = parseHostPort('admin-listen', options.adminListen);
-  return startAdminServer({ host, port, node, logger, isDebugEnabled: options.isDebugEnabled, clusterSecret: options.node.clusterSecret });
+  return startAdminServer({ host, port, node, logger, isDebugEnabled: options.isDebugEnabled, clusterSecret: options.node.clusterSecret, adminToken: options.adminToken });
 }
 
 interface Gateway {

@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { nodeConfigDefaults, parseHostPort, parsePeerList, validateNodeConfig, type NodeConfig } from '../cluster/node-config.js';
+import { isLoopbackHost } from '../admin/admin-token.js';
 import { booleanFlag, numberFlag, parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
 
 export const serveFlags: readonly FlagSpec[] = [
@@ -19,6 +20,7 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'tls-cert', kind: 'string', description: 'PEM certificate for Raft/cluster gRPC (turns TLS on)' },
   { name: 'tls-key', kind: 'string', description: 'PEM private key of --tls-cert' },
   { name: 'tls-ca', kind: 'string', description: 'PEM CA that signed every node\'s certificate (turns on mutual TLS)' },
+  { name: 'admin-token', kind: 'string', description: 'Bearer token for every admin call but /health and /ready; needed when --admin-listen is not loopback' },
   { name: 'credentials-file', kind: 'string', description: 'JSON credentials; turns SigV4 verification on' },
   { name: 'log-level', kind: 'string', description: 'pino level: fatal, error, warn, info, debug, trace, silent', defaultText: 'info' },
   { name: 'reaper-interval-ms', kind: 'number', description: 'Reaper tick on the leader (reserved for the queue layer)' },
@@ -33,6 +35,8 @@ export interface ServeOptions {
   readonly node: NodeConfig;
   readonly sqsListen: string;
   readonly adminListen: string;
+  /** '' when the admin port is on loopback and open to local callers. */
+  readonly adminToken: string;
   readonly credentialsFile: string | null;
   readonly logLevel: string;
   readonly reaperIntervalMs: number | null;
@@ -49,7 +53,10 @@ export function resolveServeOptions(argv: readonly string[], env: NodeJS.Process
   const sqsListen = stringFlag(values, 'sqs-listen') ?? '127.0.0.1:9324';
   const adminListen = stringFlag(values, 'admin-listen') ?? '127.0.0.1:9325';
   parseHostPort('sqs-listen', sqsListen);
-  parseHostPort('admin-listen', adminListen);
+  const adminToken = stringFlag(values, 'admin-token') ?? '';
+  if (adminToken === '' && !isLoopbackHost(parseHostPort('admin-listen', adminListen).host)) {
+    throw new UsageError(`--admin-listen ${adminListen} is not a loopback address: set --admin-token (or RAFTQ_ADMIN_TOKEN) so that only /health and /ready answer without it`);
+  }
   const peersText = stringFlag(values, 'peers');
   const join = booleanFlag(values, 'join');
   const peers = peersText === undefined ? (join ? {} : { [id]: raftListen }) : parsePeerList('peers', peersText);
@@ -79,6 +86,7 @@ export function resolveServeOptions(argv: readonly string[], env: NodeJS.Process
     node,
     sqsListen,
     adminListen,
+    adminToken,
     credentialsFile: stringFlag(values, 'credentials-file') ?? null,
     logLevel,
     reaperIntervalMs: numberFlag(values, 'reaper-interval-ms') ?? null,
