@@ -63,6 +63,10 @@ export const raftqLimits = {
   receiveScanRowsMax: limit(1_000, 'rows', 'Visibility-index rows one receive may examine before it answers with what it found (trap 11 needs more than one page, but not unbounded work).'),
   approximateCountRowsMax: limit(100_000, 'rows', 'Rows ApproximateNumberOf* may count exactly; beyond it the count is an estimate (trap 18).'),
   reaperRowsPerQueuePerTickMax: limit(256, 'rows', 'Rows the reaper deletes per queue per key family per tick, so one huge queue cannot starve the rest.'),
+  reaperQueuesPerTickMax: limit(64, 'queues', 'Queues one reaper tick visits (retention, expired dedup and attempt rows, dangling index rows); the next tick continues with the following queues, so a tick stays short however many queues exist.'),
+  reaperTombstonesPerTickMax: limit(32, 'tombstones', 'Tombstoned generations one reaper tick clears a chunk of; the next tick continues with the following ones, so one huge purged queue cannot hold up the others.'),
+  moveTaskRetentionMs: limit(1_209_600_000, 'milliseconds', 'How long the reaper keeps a finished (completed, cancelled, failed) message move task row after its last step: the longest MessageRetentionPeriod.'),
+  moveTasksKeptPerSourceMax: limit(10, 'tasks', 'Finished move tasks kept per source queue whatever their age: ListMessageMoveTasks shows at most the 10 most recent, so older finished ones are unreachable.'),
   txnIdRetentionMs: limit(600_000, 'milliseconds', 'How long an applied txn id is remembered so a retry is answered with its first outcome.'),
   clockSkewMsMax: limit(5_000, 'milliseconds', 'A transaction whose nowMs is further than this from the leader stamp of its entry is rejected.'),
   mvccHistoryMs: limit(10_000, 'milliseconds', 'Commit-time history every replica keeps: a txn whose startTs is older is rejected as too-old (the caller re-reads and retries), reads at older timestamps fail, and a deletion marker lives this long, which bounds the dead rows a scan of a churned queue skips. Must be equal on every replica.'),
@@ -125,6 +129,10 @@ export const raftLimits = {
   learnerCatchUpEntries: limit(64, 'entries', 'A learner is promoted to voter once its log is within this many entries of the leader\'s.'),
   snapshotSendTimeoutMs: limit(120_000, 'milliseconds', 'A snapshot stream that has not finished by then is abandoned and reported as failed, so Raft retries it.'),
   shutdownDrainMs: limit(5_000, 'milliseconds', 'On SIGTERM, how long the node waits for in-flight requests and a leadership transfer before exiting.'),
+  stateCompactionDelayMs: limit(30_000, 'milliseconds', 'How long after the reaper emptied a range (or deletes piled up in a queue generation) the node compacts it in LevelDB: long enough for the MVCC horizon (mvccHistoryMs) and a garbage-collection pass to remove the deletion markers first.'),
+  stateCompactionIntervalMs: limit(5_000, 'milliseconds', 'Least time between two LevelDB range compactions of the state on one node, so compaction never takes more than a slice of a core.'),
+  stateCompactionDeletesMin: limit(50_000, 'deletes', 'Deletes applied in one queue generation that make it due for a LevelDB range compaction: a busy queue head is a stream of deletions whose LevelDB tombstones every scan would otherwise skip.'),
+  stateCompactionRangesMax: limit(1_024, 'ranges', 'Ranges waiting for a LevelDB compaction on one node; further ones are not queued (LevelDB still compacts them in its own time), so memory stays bounded.'),
 } as const;
 
 export const allLimitGroups = { sqs: sqsLimits, raftq: raftqLimits, raft: raftLimits } as const;

@@ -12,6 +12,9 @@ import type { KeyRange } from '../storage/txn.js';
 
 export type KeyPart = KeyElement;
 
+/** The element after the generation in its rows: ("q", name, "g", gen, family, …). */
+export type GenerationFamily = 'data' | 'vis' | 'age' | 'group' | 'dedup' | 'attempt';
+
 const queueRoot = 'q';
 const queueIndexRoot = 'queues';
 const deadLetterSourceRoot = 'dlqsrc';
@@ -40,6 +43,11 @@ export class GenerationKeys {
 
   range(): KeyRange {
     return prefixRange(this.root);
+  }
+
+  /** Every row of one family of this generation ('data', 'vis', 'age', 'group', 'dedup', 'attempt'), all partitions. */
+  familyRange(family: GenerationFamily): KeyRange {
+    return prefixRange([...this.root, family]);
   }
 
   data(partition: number, messageId: string): Uint8Array {

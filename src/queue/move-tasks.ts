@@ -20,7 +20,7 @@ import { parseQueueArn } from './redrive-policy.js';
 import { decodeSequenceCounter, encodeSequenceCounter, sequenceNumberOf } from './fifo-sequence.js';
 import { messageDeletes, messageWrites } from './send-messages.js';
 
-interface MoveTaskRecord extends MoveTaskInfo {
+export interface MoveTaskRecord extends MoveTaskInfo {
   readonly taskId: string;
   readonly lastStepAtMs: number;
 }
@@ -33,7 +33,7 @@ function encodeTask(task: MoveTaskRecord): Uint8Array {
   return encoder.encode(JSON.stringify(task));
 }
 
-function decodeTask(bytes: Uint8Array): MoveTaskRecord {
+export function decodeTask(bytes: Uint8Array): MoveTaskRecord {
   return JSON.parse(decoder.decode(bytes)) as MoveTaskRecord;
 }
 

@@ -21,7 +21,7 @@ import { QueueContext } from './queue-context.js';
 import { createQueue, deleteQueue, getQueueName, listDeadLetterSourceQueues, listQueues, purgeQueue } from './queue-lifecycle.js';
 import { MoveTasks } from './move-tasks.js';
 import { moveMessageToDeadLetterQueue, type DeadLetterMoveInput, type DeadLetterMoveResult } from './move-message-to-dead-letter-queue.js';
-import { QueueReaper, type ReaperSweepReport } from './reaper.js';
+import { QueueReaper, type ReaperSweepOptions, type ReaperSweepReport } from './reaper.js';
 import { MessageSender } from './send-messages.js';
 import { VisibilityScanHints } from './visibility-scan-hints.js';
 import type {
@@ -43,7 +43,8 @@ import type {
 } from './queue-api.js';
 
 export type * from './queue-api.js';
-export type { ReaperSweepReport } from './reaper.js';
+export type { ReaperSweepOptions, ReaperSweepReport } from './reaper.js';
+export { reapedRowsByFamily } from './reaper-report.js';
 
 export interface QueueServiceOptions {
   readonly executor: TxnExecutor;
@@ -202,11 +203,13 @@ export class QueueService {
   }
 
   /**
-   * One bounded reaper sweep (retention, purged and deleted generations, expired dedup and
-   * receive-attempt rows). The runtime calls it on a short tick on the leader only.
+   * One bounded reaper sweep (purged and deleted generations, retention, expired dedup and
+   * receive-attempt rows, dangling index rows, finished move tasks; docs/architecture/reaper.md).
+   * The runtime calls it on a short tick on the leader only, with a signal that aborts when this
+   * node stops leading.
    */
-  sweepReaper(): Promise<ReaperSweepReport> {
-    return this.reaper.sweepOnce();
+  sweepReaper(options: ReaperSweepOptions = {}): Promise<ReaperSweepReport> {
+    return this.reaper.sweepOnce(options);
   }
 
   /** The ARN AWS would give this queue (arn:aws:sqs:REGION:ACCOUNT:NAME). */

@@ -1,0 +1,195 @@
+/**
+ * The reaper's work on one live queue per tick, each step one bounded transaction that reads the
+ * queue's meta and gen (so a purge or delete that commits first aborts it) and every row it
+ * deletes or relies on (so a concurrent receive, visibility change or delete conflicts with it):
+ * - messages past retention, found through the by-age index: a message whose visibility keeps
+ *   being extended still expires, since its age row never moves (trap 5);
+ * - FIFO dedup rows and ReceiveRequestAttemptId rows whose window is over;
+ * - vis, age and group rows whose message data is gone or names another row (dangling).
+ * Each step examines at most `rowsMax` rows; cursors carry the walks over later ticks.
+ */
+import { Buffer } from 'node:buffer';
+import { assert } from '../base/assert.js';
+import { decodeKey, keySuccessor } from '../storage/key-codec.js';
+import type { KeyRange, KeyValue, ReadView, TxnWrite } from '../storage/txn.js';
+import type { GenerationFamily, GenerationKeys } from './key-layout.js';
+import { decodeMessageRecord, isExpired, type MessageRecord } from './message-record.js';
+import type { LoadedQueue, QueueContext } from './queue-context.js';
+import type { ReaperSweepReport } from './reaper-report.js';
+import { decodeDedupRow, messageDeletes } from './send-messages.js';
+
+/** Where the walks of one queue resume next tick. In memory only: a new leader starts them over. */
+export interface QueueReapCursors {
+  /** The partition the retention scan starts at; it rotates so every partition gets its turn. */
+  retentionStartPartition: number;
+  /** Next key per walked family (dedup, attempt, vis, age, group); absent: start of the range. */
+  readonly rowCursors: Map<GenerationFamily, Uint8Array>;
+}
+
+export function newQueueReapCursors(): QueueReapCursors {
+  return { retentionStartPartition: 0, rowCursors: new Map() };
+}
+
+const decoder = new TextDecoder();
+const noWrites = { readKeys: [], writes: [] } as const;
+/** Families whose rows are checked against their message's data row. */
+const indexFamilies = ['vis', 'age', 'group'] as const;
+
+export class QueueReap {
+  constructor(
+    private readonly ctx: QueueContext,
+    private readonly rowsMax: number,
+  ) {}
+
+  /** One bounded step of each kind for `name`; false if the queue has no meta (deleted meanwhile). */
+  async reap(name: string, cursors: QueueReapCursors, report: ReaperSweepReport, isStopped: () => boolean): Promise<boolean> {
+    if (!(await this.reapExpiredMessages(name, cursors, report))) return false;
+    for (const family of ['dedup', 'attempt'] as const) {
+      if (isStopped()) return true;
+      await this.reapExpiredWindowRows(name, family, cursors, report);
+    }
+    for (const family of indexFamilies) {
+      if (isStopped()) return true;
+      await this.reapDanglingRows(name, family, cursors, report);
+    }
+    return true;
+  }
+
+  private async reapExpiredMessages(name: string, cursors: QueueReapCursors, report: ReaperSweepReport): Promise<boolean> {
+    const outcome = await this.ctx.runner.run(
+      'ReapExpiredMessages',
+      async ({ view, nowMs }) => {
+        const queue = await this.ctx.maybeLoadQueue(view, name);
+        if (queue === undefined) return { ...noWrites, result: undefined };
+        const retentionSeconds = queue.meta.config.messageRetentionSeconds;
+        // Age rows whose retention started before this cutoff are past retention at nowMs.
+        const cutoffMs = nowMs - retentionSeconds * 1000 + 1;
+        const readKeys: Uint8Array[] = [...queue.readKeys];
+        const writes: TxnWrite[] = [];
+        const counts = { messages: 0, rows: 0, dangling: 0 };
+        const partitionCount = queue.meta.partitionCount;
+        const first = cursors.retentionStartPartition % partitionCount;
+        let examined = 0;
+        for (let i = 0; i < partitionCount && examined < this.rowsMax; i++) {
+          const partition = (first + i) % partitionCount;
+          const rows = await view.scan(queue.keys.ageRangeBefore(partition, cutoffMs), { limit: this.rowsMax - examined });
+          examined += rows.length;
+          const checked = await checkIndexRows(view, queue.keys, 'age', rows);
+          for (const { row, dataKey, record } of checked) {
+            readKeys.push(dataKey);
+            if (record === undefined) {
+              writes.push({ kind: 'delete', key: row.key });
+              counts.dangling++;
+              continue;
+            }
+            assert(isExpired(record, retentionSeconds, nowMs), `age row of ${record.messageId} below the retention cutoff but the message is not expired`);
+            const deletes = messageDeletes(queue.keys, record);
+            writes.push(...deletes);
+            counts.messages++;
+            counts.rows += deletes.length;
+          }
+        }
+        cursors.retentionStartPartition = first + 1;
+        return { readKeys, writes, result: counts };
+      },
+      { staleAnswerWithoutWritesIsAcceptable: true },
+    );
+    if (outcome === undefined) return false;
+    report.expiredMessagesDeleted += outcome.messages;
+    report.expiredRowsDeleted += outcome.rows;
+    report.danglingRowsDeleted += outcome.dangling;
+    return true;
+  }
+
+  /** Dedup and attempt rows are keyed by id, not time: a cursor walks them a bounded page per tick. */
+  private async reapExpiredWindowRows(name: string, family: 'dedup' | 'attempt', cursors: QueueReapCursors, report: ReaperSweepReport): Promise<void> {
+    const deleted = await this.walkFamily(name, family, cursors, 'ReapExpiredRows', async (_view, _queue, rows, nowMs) =>
+      rows.filter((row) => expiresAtMsOf(family, row.value) <= nowMs).map((row) => ({ readKey: row.key, key: row.key })),
+    );
+    if (family === 'dedup') report.dedupRowsDeleted += deleted;
+    else report.attemptRowsDeleted += deleted;
+  }
+
+  private async reapDanglingRows(name: string, family: (typeof indexFamilies)[number], cursors: QueueReapCursors, report: ReaperSweepReport): Promise<void> {
+    report.danglingRowsDeleted += await this.walkFamily(name, family, cursors, 'ReapDanglingRows', async (view, queue, rows) => {
+      const checked = await checkIndexRows(view, queue.keys, family, rows);
+      return checked.filter((check) => check.record === undefined).map((check) => ({ readKey: check.dataKey, key: check.row.key }));
+    });
+  }
+
+  /**
+   * One page of `family` rows of the live generation from the queue's cursor; `select` names the
+   * rows to delete and the key whose state justifies it (read, so a change to it conflicts).
+   */
+  private async walkFamily(
+    name: string,
+    family: GenerationFamily,
+    cursors: QueueReapCursors,
+    operation: string,
+    select: (view: ReadView, queue: LoadedQueue, rows: KeyValue[], nowMs: number) => Promise<Array<{ readKey: Uint8Array; key: Uint8Array }>>,
+  ): Promise<number> {
+    const { next, deleted } = await this.ctx.runner.run(
+      operation,
+      async ({ view, nowMs }) => {
+        const queue = await this.ctx.maybeLoadQueue(view, name);
+        if (queue === undefined) return { ...noWrites, result: { next: undefined, deleted: 0 } };
+        const whole = queue.keys.familyRange(family);
+        const rows = await view.scan(resumeRange(whole, cursors.rowCursors.get(family)), { limit: this.rowsMax });
+        const selected = await select(view, queue, rows, nowMs);
+        const last = rows[rows.length - 1];
+        const nextKey = rows.length < this.rowsMax || last === undefined ? undefined : keySuccessor(last.key);
+        return {
+          readKeys: [...queue.readKeys, ...selected.map((s) => s.readKey)],
+          writes: selected.map((s): TxnWrite => ({ kind: 'delete', key: s.key })),
+          result: { next: nextKey, deleted: selected.length },
+        };
+      },
+      { staleAnswerWithoutWritesIsAcceptable: true },
+    );
+    if (next === undefined) cursors.rowCursors.delete(family);
+    else cursors.rowCursors.set(family, next);
+    return deleted;
+  }
+}
+
+/** `whole` from `cursor` on, or all of it when the cursor is outside (another generation's). */
+function resumeRange(whole: KeyRange, cursor: Uint8Array | undefined): KeyRange {
+  const isInside = cursor !== undefined && Buffer.compare(cursor, whole.gte) > 0 && Buffer.compare(cursor, whole.lt) < 0;
+  return { gte: isInside ? cursor : whole.gte, lt: whole.lt };
+}
+
+function expiresAtMsOf(family: 'dedup' | 'attempt', value: Uint8Array): number {
+  if (family === 'dedup') return decodeDedupRow(value).expiresAtMs;
+  return (JSON.parse(decoder.decode(value)) as { expiresAtMs: number }).expiresAtMs;
+}
+
+interface IndexRowCheck {
+  readonly row: KeyValue;
+  readonly dataKey: Uint8Array;
+  /** The message this row indexes, or undefined when its data is gone or names another row. */
+  readonly record: MessageRecord | undefined;
+}
+
+/** Reads the data row each index row names (concurrently) and whether it still names that row. */
+async function checkIndexRows(view: ReadView, keys: GenerationKeys, family: (typeof indexFamilies)[number], rows: readonly KeyValue[]): Promise<IndexRowCheck[]> {
+  return Promise.all(
+    rows.map(async (row) => {
+      const tuple = decodeKey(row.key);
+      // (…, family, partition, …): the partition follows the family element.
+      const partition = Number(tuple[5]);
+      const messageId = family === 'group' ? decoder.decode(row.value) : String(tuple[tuple.length - 1]);
+      const dataKey = keys.data(partition, messageId);
+      const bytes = await view.get(dataKey);
+      const record = bytes === undefined ? undefined : decodeMessageRecord(bytes);
+      return { row, dataKey, record: record !== undefined && isIndexedBy(record, family, tuple) ? record : undefined };
+    }),
+  );
+}
+
+function isIndexedBy(record: MessageRecord, family: (typeof indexFamilies)[number], tuple: readonly unknown[]): boolean {
+  const at = (i: number) => tuple[i];
+  if (record.partition !== Number(at(5))) return false;
+  if (family === 'vis') return record.visibleAtMs === Number(at(6)) && record.order === BigInt(at(7) as number | bigint);
+  if (family === 'age') return record.retentionStartMs === Number(at(6));
+  return record.messageGroupId === at(6) && record.order === BigInt(at(7) as number | bigint);
+}

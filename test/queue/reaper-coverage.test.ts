@@ -1,0 +1,230 @@
+/**
+ * What the reaper must find and delete (DESIGN.md §4, traps 5, 6), within its bounds, fairly, and
+ * as transactions that conflict with concurrent queue operations.
+ */
+import { describe, expect, it } from 'vitest';
+import { raftqLimits } from '../../src/base/limits.js';
+import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/key-layout.js';
+import { encodeKey, prefixRange } from '../../src/storage/key-codec.js';
+import type { TxnWrite } from '../../src/storage/txn.js';
+import { entry, makeHarness, sendOne, type Harness } from './support/queue-harness.js';
+
+const rowsMax = raftqLimits.reaperRowsPerQueuePerTickMax.value;
+const arn = (name: string) => `arn:aws:sqs:us-east-1:000000000000:${name}`;
+
+async function sendMany(harness: Harness, queue: string, count: number): Promise<void> {
+  for (let sent = 0; sent < count; sent += 10) {
+    const batch = Array.from({ length: Math.min(10, count - sent) }, (_, i) => entry(`e${i}`, `m${sent + i}`));
+    await harness.service.sendMessages(queue, batch, { senderId: 's' });
+  }
+}
+
+/** Commits raw writes, as a bug (or an older version of the code) might have left them. */
+async function commitRaw(harness: Harness, writes: TxnWrite[]): Promise<void> {
+  const view = await harness.executor.readView({ linearizable: true });
+  const startTs = view.ts;
+  view.release();
+  const outcome = await harness.executor.commit({ txnId: `raw-${startTs}-${writes.length}`, startTs, nowMs: harness.executor.nowMs(), readKeys: [], writes });
+  expect(outcome.kind).toBe('committed');
+}
+
+describe('reaper coverage', () => {
+  it('deletes a message past retention whose visibility keeps being extended, through the by-age index (trap 5)', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'q', attributes: { MessageRetentionPeriod: '60' }, tags: {} });
+    await sendOne(service, 'q', 'held');
+    const [held] = await service.receiveMessages('q', { maxMessages: 1, visibilityTimeoutSeconds: 30 });
+    for (let i = 0; i < 3; i++) {
+      executor.clock.advanceMs(20_000);
+      const [extended] = await service.changeMessageVisibility('q', [{ entryId: 'x', receiptHandle: held?.receiptHandle ?? '', visibilityTimeoutSeconds: 600 }]);
+      expect(extended).toEqual({ entryId: 'x' });
+    }
+    // Its vis row is ten minutes ahead; only the age row says it expired.
+    const report = await service.sweepReaper();
+    expect(report.expiredMessagesDeleted).toBe(1);
+    expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
+  });
+
+  it('clears a deleted queue larger than one tick in bounded chunks, and its tombstone only once the range is empty (traps 5, 6)', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'big', attributes: {}, tags: {} });
+    await sendMany(harness, 'big', 200); // 600 rows
+    await service.deleteQueue('big');
+    const generation = new GenerationKeys('big', 1).range();
+    const remaining: number[] = [];
+    for (let sweep = 0; sweep < 3; sweep++) {
+      await service.sweepReaper();
+      remaining.push((await executor.liveRows(generation)).length);
+    }
+    expect(remaining).toEqual([600 - rowsMax, 600 - 2 * rowsMax, 0]);
+    expect(await executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+  });
+
+  it('leaves a recreated queue of the same name alone while clearing its deleted generation', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    await sendMany(harness, 'q', 5);
+    await service.deleteQueue('q');
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    await sendMany(harness, 'q', 3);
+    await service.sweepReaper();
+    expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
+    expect(await executor.liveRows(new GenerationKeys('q', 2).range())).toHaveLength(9);
+    expect(await executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+  });
+
+  it('deletes ReceiveRequestAttemptId rows once their 5-minute window is over (trap 5)', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
+    await service.sendMessages('f.fifo', [entry('a', 'a', { messageGroupId: 'g', messageDeduplicationId: 'a' })], { senderId: 's' });
+    await service.receiveMessages('f.fifo', { maxMessages: 1, receiveRequestAttemptId: 'try-1' });
+    const attempts = () => executor.liveRows(prefixRange(['q', 'f.fifo', 'g', 1, 'attempt']));
+    expect((await service.sweepReaper()).attemptRowsDeleted).toBe(0);
+    expect(await attempts()).toHaveLength(1);
+    executor.clock.advanceMs(300_000);
+    expect((await service.sweepReaper()).attemptRowsDeleted).toBe(1);
+    expect(await attempts()).toEqual([]);
+  });
+
+  it('deletes vis, age and group rows whose message data is gone, and keeps those of live messages', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
+    await service.sendMessages('f.fifo', [entry('a', 'a', { messageGroupId: 'g', messageDeduplicationId: 'a' })], { senderId: 's' });
+    const keys = new GenerationKeys('f.fifo', 1);
+    const liveBefore = (await executor.liveRows(keys.range())).length;
+    const nowMs = executor.nowMs();
+    await commitRaw(harness, [
+      { kind: 'put', key: keys.visibility(0, nowMs, 999n, 'ghost'), value: Uint8Array.of(0x70) },
+      { kind: 'put', key: keys.age(0, nowMs, 'ghost'), value: new Uint8Array(0) },
+      { kind: 'put', key: keys.groupMember(0, 'g', 999n), value: new TextEncoder().encode('ghost') },
+    ]);
+    const report = await service.sweepReaper();
+    expect(report.danglingRowsDeleted).toBe(3);
+    expect(await executor.liveRows(keys.range())).toHaveLength(liveBefore);
+    const [message] = await service.receiveMessages('f.fifo', { maxMessages: 1 });
+    expect(message?.body).toBe('a');
+  });
+
+  it('works through a huge queue a bounded chunk per tick while a small queue is cleaned in the same tick (fairness)', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'a-huge', attributes: { MessageRetentionPeriod: '60' }, tags: {} });
+    await service.createQueue({ name: 'b-small', attributes: { MessageRetentionPeriod: '60' }, tags: {} });
+    await sendMany(harness, 'a-huge', 2 * rowsMax + 10);
+    await sendOne(service, 'b-small', 'old');
+    executor.clock.advanceMs(60_000);
+    const first = await service.sweepReaper();
+    expect(first.expiredMessagesDeleted).toBe(rowsMax + 1);
+    expect(await executor.liveRows(new GenerationKeys('b-small', 1).range())).toEqual([]);
+    await service.sweepReaper();
+    await service.sweepReaper();
+    expect(await executor.liveRows(new GenerationKeys('a-huge', 1).range())).toEqual([]);
+  });
+
+  it('visits a bounded number of queues per tick and continues the rotation where it stopped', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    const queuesMax = raftqLimits.reaperQueuesPerTickMax.value;
+    const count = queuesMax + 6;
+    const names = Array.from({ length: count }, (_, i) => `q${String(i).padStart(3, '0')}`);
+    for (const name of names) {
+      await service.createQueue({ name, attributes: { MessageRetentionPeriod: '60' }, tags: {} });
+      await sendOne(service, name, 'old');
+    }
+    executor.clock.advanceMs(60_000);
+    const first = await service.sweepReaper();
+    expect(first.queuesVisited).toBe(queuesMax);
+    expect(first.expiredMessagesDeleted).toBe(queuesMax);
+    const second = await service.sweepReaper();
+    expect(second.expiredMessagesDeleted).toBe(count - queuesMax);
+    for (const name of names) expect(await executor.liveRows(new GenerationKeys(name, 1).range())).toEqual([]);
+  });
+
+  it('deletes finished move tasks past their retention or beyond the newest kept per source, never a running one', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'dlq', attributes: {}, tags: {} });
+    await service.createQueue({ name: 'src', attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn('dlq'), maxReceiveCount: 1 }) }, tags: {} });
+    const keptMax = raftqLimits.moveTasksKeptPerSourceMax.value;
+    for (let i = 0; i < keptMax + 2; i++) {
+      await service.startMessageMoveTask({ sourceArn: arn('dlq') });
+      executor.clock.advanceMs(1_000);
+      await service.stepMoveTasks(); // nothing to move: COMPLETED
+    }
+    await service.startMessageMoveTask({ sourceArn: arn('dlq') });
+    const tasks = () => executor.liveRows(globalKeys.allMoveTasksRange());
+    expect(await tasks()).toHaveLength(keptMax + 3);
+    expect((await service.sweepReaper()).moveTasksDeleted).toBe(3);
+    const listed = await service.listMessageMoveTasks({ sourceArn: arn('dlq'), maxResults: 10 });
+    expect(listed[0]?.status).toBe('RUNNING');
+    expect(listed).toHaveLength(10);
+    executor.clock.advanceMs(raftqLimits.moveTaskRetentionMs.value);
+    expect((await service.sweepReaper()).moveTasksDeleted).toBe(keptMax - 1);
+    expect((await service.listMessageMoveTasks({ sourceArn: arn('dlq') })).map((t) => t.status)).toEqual(['RUNNING']);
+  });
+
+  it('stops after the transaction in progress when its signal aborts (leadership lost), and a later sweep finishes the job', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    for (const name of ['a', 'b']) {
+      await service.createQueue({ name, attributes: {}, tags: {} });
+      await sendMany(harness, name, 3);
+      await service.purgeQueue(name);
+    }
+    const controller = new AbortController();
+    executor.beforeCommit = async () => controller.abort();
+    const report = await service.sweepReaper({ signal: controller.signal });
+    executor.beforeCommit = undefined;
+    expect(report.isComplete).toBe(false);
+    expect(report.tombstonesCleared).toBe(1);
+    expect(await executor.liveRows(globalKeys.tombstoneRange())).toHaveLength(1);
+    expect((await service.sweepReaper()).tombstonesCleared).toBe(1);
+    expect(await executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+  });
+
+  it('a retention delete that races a visibility change conflicts, re-reads the message and leaves no row behind', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'q', attributes: { MessageRetentionPeriod: '60' }, tags: {} });
+    await sendOne(service, 'q', 'held');
+    const [held] = await service.receiveMessages('q', { maxMessages: 1, visibilityTimeoutSeconds: 120 });
+    executor.clock.advanceMs(61_000);
+    let isRaced = false;
+    executor.beforeCommit = async (txn) => {
+      const isReaperDelete = txn.writes.some((w) => w.kind === 'delete' && Buffer.from(w.key).includes(Buffer.from('age')));
+      if (!isReaperDelete || isRaced) return;
+      isRaced = true;
+      // The consumer moves the vis row after the reaper read it.
+      const [moved] = await service.changeMessageVisibility('q', [{ entryId: 'x', receiptHandle: held?.receiptHandle ?? '', visibilityTimeoutSeconds: 300 }]);
+      expect(moved).toEqual({ entryId: 'x' });
+    };
+    const conflictsBefore = executor.conflicts;
+    const report = await service.sweepReaper();
+    executor.beforeCommit = undefined;
+    expect(isRaced).toBe(true);
+    expect(executor.conflicts).toBeGreaterThan(conflictsBefore);
+    expect(report.expiredMessagesDeleted).toBe(1);
+    expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
+  });
+
+  it('clears tombstones of a queue whose meta and index rows are gone', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'gone', attributes: {}, tags: {} });
+    await sendMany(harness, 'gone', 4);
+    await service.purgeQueue('gone');
+    await sendMany(harness, 'gone', 2);
+    await service.deleteQueue('gone');
+    expect(await executor.liveRows(prefixRange(['queues']))).toEqual([]);
+    await service.sweepReaper();
+    const left = await executor.liveRows(queueKeys.queuePrefix('gone'));
+    expect(left.map((row) => Buffer.from(row.key).toString('hex'))).toEqual([Buffer.from(queueKeys.generation('gone')).toString('hex')]);
+    expect(await executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+    expect(await executor.liveRows({ gte: encodeKey(['tomb']), lt: encodeKey(['tomc']) })).toEqual([]);
+  });
+});
