@@ -13,6 +13,9 @@ import { appliedRowKey } from '../storage/system-keys.js';
 import { decodeVersionValue, logicalKeyOf, userSpaceStart } from '../storage/version-key.js';
 import { decodeRows } from './snapshot-chunks.js';
 
+/** A digest that takes longer than this to compute is reused for a while (see digest()). */
+const digestCheapMs = 50;
+
 export interface StateDigest {
   readonly appliedIndex: number;
   readonly digest: string;
@@ -20,6 +23,7 @@ export interface StateDigest {
 
 export class StateStore {
   private digestCache: StateDigest | null = null;
+  private digestReusableUntilMs = 0;
 
   private constructor(
     readonly engine: LevelEngine,
@@ -46,13 +50,19 @@ export class StateStore {
    * replica collects those on its own schedule, so they differ between replicas that agree.
    */
   async digest(): Promise<StateDigest> {
+    // A large state takes a while to hash: then a digest is reused (with the index it was taken
+    // at, so the pair stays true) for ten times as long as it took, bounding the cost of polling.
+    if (this.digestCache !== null && Date.now() < this.digestReusableUntilMs) return this.digestCache;
     const snapshot = this.engine.snapshot();
     try {
       const appliedRow = await snapshot.get(appliedRowKey);
       const appliedIndex = appliedRow === undefined ? 0 : Number(new DataView(appliedRow.buffer, appliedRow.byteOffset, appliedRow.byteLength).getBigUint64(0));
       if (this.digestCache !== null && this.digestCache.appliedIndex === appliedIndex) return this.digestCache;
+      const startedMs = Date.now();
       const digest = await digestOf(snapshot);
+      const tookMs = Date.now() - startedMs;
       this.digestCache = { appliedIndex, digest };
+      this.digestReusableUntilMs = tookMs > digestCheapMs ? Date.now() + tookMs * 10 : 0;
       return this.digestCache;
     } finally {
       await snapshot.release();

@@ -67,7 +67,7 @@ describe(`kill -9 at random moments (seed ${seed}; replay with RAFTQ_CRASH_SEED=
     expect(new Set(statuses.map((s) => s.stateDigest)).size).toBe(1);
     expect(acknowledged.size).toBeGreaterThan(50);
     for (const id of ids) {
-      const keys = await cluster.keys(id, { linearizable: false });
+      const keys = await cluster.keys(id, { linearizable: true });
       const missing = [...acknowledged].filter(([key, value]) => keys.get(key) !== value).map(([key]) => key);
       expect(missing, `acknowledged writes missing on ${id}`).toEqual([]);
       // A replayed entry would trip the store's applied-index assertion and stop the node.

@@ -48,7 +48,7 @@ describe('a three-node cluster of real processes', () => {
     const restarted = statuses.find((s) => s.id === oldLeader)!;
     expect(restarted.role).toBe('follower');
     expect(cluster.logText(oldLeader)).not.toContain('installed a snapshot from the leader');
-    const keys = await cluster.keys(oldLeader, { linearizable: false });
+    const keys = await cluster.keys(oldLeader, { linearizable: true });
     for (let i = 0; i < 10; i++) expect(keys.get(`during-${i}`)).toBe(`${i}`);
     expect(keys.get('after-kill')).toBe('x');
   });
@@ -67,7 +67,7 @@ describe('a three-node cluster of real processes', () => {
     const statuses = await cluster.converged();
     expect(new Set(statuses.map((s) => s.stateDigest)).size).toBe(1);
     expect(cluster.logText(follower)).toContain('installed a snapshot from the leader');
-    const keys = await cluster.keys(follower, { linearizable: false });
+    const keys = await cluster.keys(follower, { linearizable: true });
     for (let i = 0; i < 120; i++) expect(keys.get(`lag-${i}`)).toBe(`${i}`);
   });
 

@@ -1,0 +1,72 @@
+/**
+ * Background work that only the leader does (the reaper, move tasks): run every `intervalMs`
+ * while this node leads, never on a follower. It starts at once when the node becomes leader and
+ * the signal of the run in progress aborts as soon as the node stops leading, so the work ends
+ * after its current transaction instead of proposing cleanup from a follower.
+ */
+export interface LeadershipSource {
+  isLeader(): boolean;
+  readonly isStopping: boolean;
+  /** Called on every change of leader, role or membership; returns an unsubscribe function. */
+  onLeadershipChange(listener: () => void): () => void;
+}
+
+export interface LeaderTaskOptions {
+  readonly intervalMs: number;
+  readonly run: (signal: AbortSignal) => Promise<void>;
+  readonly onError: (error: unknown) => void;
+}
+
+export class LeaderTask {
+  private timer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private running: { controller: AbortController; done: Promise<void> } | null = null;
+  private wasLeader = false;
+
+  constructor(
+    private readonly node: LeadershipSource,
+    private readonly options: LeaderTaskOptions,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.maybeRun(), this.options.intervalMs);
+    this.unsubscribe = this.node.onLeadershipChange(() => this.onLeadershipChange());
+    this.onLeadershipChange();
+  }
+
+  /** Stops the timer and aborts the run in progress; resolves once it has ended. */
+  async stop(): Promise<void> {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    const running = this.running;
+    running?.controller.abort();
+    await running?.done;
+  }
+
+  get isRunning(): boolean {
+    return this.running !== null;
+  }
+
+  private onLeadershipChange(): void {
+    const isLeader = this.node.isLeader();
+    if (!isLeader) this.running?.controller.abort();
+    if (isLeader && !this.wasLeader) this.maybeRun();
+    this.wasLeader = isLeader;
+  }
+
+  private maybeRun(): void {
+    if (this.running !== null || this.timer === null || !this.node.isLeader() || this.node.isStopping) return;
+    const controller = new AbortController();
+    const done = this.options
+      .run(controller.signal)
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) this.options.onError(error);
+      })
+      .finally(() => {
+        this.running = null;
+      });
+    this.running = { controller, done };
+  }
+}
