@@ -7,6 +7,9 @@
  *   raftq members add ID=HOST:PORT [--admin …]   add a node (learner first, voter once caught up)
  *   raftq members remove ID [--admin …]
  *   raftq leader transfer ID [--admin …]
+ *   raftq backup --out FILE [--admin …]          a consistent backup of a running cluster
+ *   raftq restore FILE --data-dir DIR            a one-node cluster from a backup
+ *   raftq certs --nodes ID=HOST,…;… [--out DIR]  a CA and node certificates for mutual TLS
  */
 import { adminCall } from './admin-client.js';
 import { clusterCommand, clusterFlags } from './cluster-command.js';
@@ -26,7 +29,10 @@ const usage = `Usage:
   raftq status [--admin HOST:PORT]               print a node's status
   raftq members add ID=HOST:PORT [--admin HOST:PORT]
   raftq members remove ID [--admin HOST:PORT]
-  raftq leader transfer ID [--admin HOST:PORT]`;
+  raftq leader transfer ID [--admin HOST:PORT]
+  raftq backup --out FILE [--admin HOST:PORT]    back up a running cluster through any node
+  raftq restore FILE --data-dir DIR [--id n1]    make a one-node cluster from a backup
+  raftq certs --nodes n1=HOST;n2=HOST [--out DIR]  make a CA and node certificates`;
 
 async function adminCommand(words: readonly string[], argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { values, positionals } = parseFlags(argv, adminFlags, env, { allowConfigFile: false });
@@ -74,6 +80,21 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<vo
     case 'leader':
       if (wantsHelp) return void process.stdout.write(`${usage}\n\n${helpText(`${command} …`, adminFlags)}\n`);
       return adminCommand([command, rest[0] ?? ''], rest.slice(1), env);
+    case 'backup': {
+      const { backupCommand, backupFlags } = await import('./backup-command.js');
+      if (wantsHelp) return void process.stdout.write(`${helpText('backup', backupFlags)}\n`);
+      return backupCommand(rest, env);
+    }
+    case 'restore': {
+      const { restoreCommand, restoreFlags } = await import('./restore-command.js');
+      if (wantsHelp) return void process.stdout.write(`${helpText('restore FILE', restoreFlags)}\n`);
+      return restoreCommand(rest, env);
+    }
+    case 'certs': {
+      const { certsCommand, certsFlags } = await import('./certs-command.js');
+      if (wantsHelp) return void process.stdout.write(`${helpText('certs', certsFlags)}\n`);
+      return certsCommand(rest, env);
+    }
     case undefined:
     case 'help':
     case '--help':
