@@ -24,6 +24,7 @@ export function healAndCheckLiveness(cluster: SimCluster): void {
   cluster.network.partition = NetworkPartition.none();
   cluster.network.faults = reliableNetwork;
   cluster.record('heal all');
+  cluster.resumeAll();
   for (const node of cluster.liveNodes()) {
     if (cluster.removedIds.has(node.id)) {
       cluster.decommission(node);

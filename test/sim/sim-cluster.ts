@@ -139,8 +139,11 @@ export class SimCluster {
 
   // ---- network and time ------------------------------------------------------------------
 
+  /** Whether messages to `nodeId` can be taken off the network now: not while it is paused. */
+  readonly isListening = (nodeId: NodeId): boolean => this.nodes.get(nodeId)?.pausedUntilTick == null;
+
   deliverNext(): void {
-    const next = this.network.takeNext();
+    const next = this.network.takeNext(this.isListening);
     if (next === null) return;
     const { message: m, isLinkUp } = next;
     const description = `${m.from}→${m.to} ${describeRaftMessage(m)}`;
@@ -170,10 +173,31 @@ export class SimCluster {
   }
 
   tickAll(): void {
-    this.record('tick');
     this.ticks += 1;
     this.network.tick();
-    for (const node of this.liveNodes()) if (node.isRunning) node.core.tick();
+    const resumed: NodeId[] = [];
+    for (const node of this.liveNodes()) {
+      if (node.pausedUntilTick !== null && node.pausedUntilTick <= this.ticks) {
+        node.pausedUntilTick = null;
+        resumed.push(node.id);
+      }
+      if (node.isAvailable) node.core.tick();
+    }
+    this.record(resumed.length === 0 ? 'tick' : `tick; resume ${resumed.join(',')}`);
+  }
+
+  /** The process stops for a while and then carries on as if nothing happened (Jepsen's pause). */
+  pause(node: SimNode, ticks: number): void {
+    node.pausedUntilTick = this.ticks + ticks;
+    this.record(`pause ${node.id} for ${ticks} ticks`);
+  }
+
+  resumeAll(): void {
+    for (const node of this.liveNodes()) {
+      if (node.pausedUntilTick === null) continue;
+      node.pausedUntilTick = null;
+      this.record(`resume ${node.id}`);
+    }
   }
 
   partition(): void {
@@ -289,7 +313,7 @@ export class SimCluster {
       } catch (err) {
         if (!(err instanceof ProposalDroppedError)) throw err;
         const leader = err.reason === 'notLeader' && err.leaderId !== '' ? this.nodes.get(err.leaderId) : undefined;
-        if (leader === undefined || !leader.isRunning || leader.isDecommissioned || tried.includes(leader.id)) {
+        if (leader === undefined || !leader.isAvailable || leader.isDecommissioned || tried.includes(leader.id)) {
           this.record(`propose ${tried.join('→')} ${value}${suffix} dropped (${err.reason})`);
           return value;
         }

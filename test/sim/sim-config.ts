@@ -29,6 +29,8 @@ export interface EventWeights {
   /** The leader crashes (in the middle of a Ready when it has one). */
   readonly crashLeader: number;
   readonly restart: number;
+  /** A process stops for up to two election timeouts, then carries on. */
+  readonly pause: number;
   readonly partition: number;
   readonly heal: number;
   readonly confChange: number;
@@ -86,6 +88,7 @@ export const defaultEventWeights: EventWeights = {
   crashMidReady: 3,
   crashLeader: 3,
   restart: 6,
+  pause: 2,
   partition: 2,
   heal: 3,
   confChange: 5,

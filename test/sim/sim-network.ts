@@ -1,5 +1,5 @@
 import type { Prng } from '../../src/base/prng.js';
-import type { RaftMessage } from '../../src/raft/types.js';
+import type { NodeId, RaftMessage } from '../../src/raft/types.js';
 import { MessageType } from '../../src/raft/types.js';
 import { NetworkPartition } from './network-partition.js';
 
@@ -93,11 +93,23 @@ export class SimNetwork {
     return this.deliverable.length + this.delayed.length;
   }
 
-  /** Removes and returns the next message to deliver (the oldest, or a random one on reorder). */
-  takeNext(): { message: RaftMessage; isLinkUp: boolean } | null {
-    if (this.deliverable.length === 0) return null;
-    const isReordered = this.deliverable.length > 1 && this.prng.nextFloat() < this.faults.reorderProbability;
-    const index = isReordered ? this.prng.intBelow(this.deliverable.length) : 0;
+  /** Deliverable messages whose receiver is listening (a paused process reads nothing). */
+  deliverableCountTo(isListening: (to: NodeId) => boolean): number {
+    let count = 0;
+    for (const m of this.deliverable) if (isListening(m.message.to)) count += 1;
+    return count;
+  }
+
+  /**
+   * Removes and returns the next message to deliver to a listening receiver: the oldest, or a
+   * random one on reorder. Messages to a receiver that is not listening wait, in order.
+   */
+  takeNext(isListening: (to: NodeId) => boolean = () => true): { message: RaftMessage; isLinkUp: boolean } | null {
+    const candidates: number[] = [];
+    for (let i = 0; i < this.deliverable.length; i++) if (isListening((this.deliverable[i] as InFlightMessage).message.to)) candidates.push(i);
+    if (candidates.length === 0) return null;
+    const isReordered = candidates.length > 1 && this.prng.nextFloat() < this.faults.reorderProbability;
+    const index = candidates[isReordered ? this.prng.intBelow(candidates.length) : 0] as number;
     const [taken] = this.deliverable.splice(index, 1);
     if (taken === undefined) return null;
     const { message } = taken;

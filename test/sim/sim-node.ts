@@ -53,6 +53,8 @@ export class SimNode {
   /** Set when this node applied its own removal: the operator stops it. */
   hasAppliedOwnRemoval = false;
   isDecommissioned = false;
+  /** Set while the process is paused (a GC pause, a stopped VM): it neither ticks nor reads. */
+  pausedUntilTick: number | null = null;
 
   constructor(
     readonly id: NodeId,
@@ -66,6 +68,11 @@ export class SimNode {
 
   get isRunning(): boolean {
     return this.rawNode !== null;
+  }
+
+  /** Running and not paused: it can take a message, a tick, a client request, a Ready. */
+  get isAvailable(): boolean {
+    return this.rawNode !== null && this.pausedUntilTick === null;
   }
 
   /** The core, for driving it: any use may change its state, so the cached status is dropped. */
@@ -124,6 +131,7 @@ export class SimNode {
   /** Loses everything that is not durable. */
   crash(): void {
     this.rawNode = null;
+    this.pausedUntilTick = null;
     this.cachedStatus = null;
     this.volatileStateMachine = null;
   }

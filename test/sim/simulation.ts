@@ -122,8 +122,9 @@ export class Simulation {
   private trafficOptions(): WeightedAction[] {
     const { cluster } = this;
     const w = this.config.eventWeights;
-    const running = cluster.liveNodes().filter((n) => n.isRunning);
+    const running = cluster.liveNodes().filter((n) => n.isAvailable);
     const withReady = running.filter((n) => n.hasReady());
+    const deliverableCount = cluster.network.deliverableCountTo(cluster.isListening);
     const options: WeightedAction[] = [
       [
         w.tick,
@@ -135,7 +136,7 @@ export class Simulation {
     ];
     // Deliveries and Readies weigh by how many are waiting, so that between two ticks (a tick is
     // tens of milliseconds) the cluster mostly keeps up with its traffic, as a real one does.
-    if (cluster.network.deliverableCount > 0) options.push([w.deliver * cluster.network.deliverableCount, () => cluster.deliverNext()]);
+    if (deliverableCount > 0) options.push([w.deliver * deliverableCount, () => cluster.deliverNext()]);
     if (withReady.length > 0) options.push([w.ready * withReady.length, () => cluster.readyEvent(cluster.pick(withReady))]);
     if (running.length > 0) {
       options.push([w.propose, () => cluster.propose(cluster.pick(running))]);
@@ -149,9 +150,17 @@ export class Simulation {
     const w = this.config.eventWeights;
     const running = cluster.liveNodes().filter((n) => n.isRunning);
     const crashedCount = cluster.crashedCount;
-    const withReady = running.filter((n) => n.hasReady());
-    const leader = cluster.findLeader();
+    const withReady = running.filter((n) => n.isAvailable && n.hasReady());
+    const foundLeader = cluster.findLeader();
+    const leader = foundLeader?.isAvailable === true ? foundLeader : null;
     const options: WeightedAction[] = [[w.partition, () => cluster.partition()]];
+    const awake = running.filter((n) => n.isAvailable);
+    if (awake.length > 1) {
+      // Pause the leader half the time: a leader that wakes up after its term has passed is
+      // the classic stale leader.
+      const pauseTicksMax = 2 * this.config.raft.electionTimeoutTicks;
+      options.push([w.pause, () => cluster.pause(leader !== null && cluster.prng.nextFloat() < 0.5 ? leader : cluster.pick(awake), 1 + cluster.prng.intBelow(pauseTicksMax))]);
+    }
     if (crashedCount < cluster.crashedMax && running.length > 1) {
       options.push([w.crash, () => cluster.crash(cluster.pick(running))]);
       if (withReady.length > 0) options.push([w.crashMidReady, () => cluster.readyEvent(cluster.pick(withReady), { isCrashing: true })]);
