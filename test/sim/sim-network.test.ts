@@ -77,6 +77,18 @@ describe('the simulated network', () => {
     expect(network.deliverableCount).toBe(2);
   });
 
+  it('keeps messages to a receiver that is not listening (paused) waiting, in order', () => {
+    const network = new SimNetwork(new SeededPrng(1), reliableNetwork);
+    network.send(heartbeat('1', '2', 1));
+    network.send(heartbeat('1', '3', 2));
+    network.send(heartbeat('1', '2', 3));
+    const isListening = (to: string): boolean => to !== '2';
+    expect(network.deliverableCountTo(isListening)).toBe(1);
+    expect(network.takeNext(isListening)?.message.term).toBe(2);
+    expect(network.takeNext(isListening)).toBeNull();
+    expect([network.takeNext()?.message.term, network.takeNext()?.message.term]).toEqual([1, 3]);
+  });
+
   it('loses a message in flight when its link is cut before delivery', () => {
     const network = new SimNetwork(new SeededPrng(1), reliableNetwork);
     network.send(heartbeat('1', '2'));
