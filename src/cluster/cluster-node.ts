@@ -37,6 +37,7 @@ import { raftMessageFromWire, raftMessageToWire } from './raft-codec.js';
 import { ReadIndexRounds } from './read-index-rounds.js';
 import { ChunkVerifier, snapshotChunks } from './snapshot-chunks.js';
 import { applyEntriesToStore, decodeEntryPayload, encodeEntryPayload, type EntryToApply } from './state-apply.js';
+import type { StateObserver } from './state-observer.js';
 import { recoverStateInstall, statePaths, swapInSnapshot } from './state-install.js';
 import { IncomingState, StateStore } from './state-store.js';
 import { TxnCommitter } from './txn-committer.js';
@@ -99,6 +100,7 @@ export class ClusterNode implements TxnExecutor {
   private readonly readRounds = new ReadIndexRounds();
   private readonly appliedListeners = new Set<(keys: readonly Uint8Array[]) => void>();
   private readonly leaderListeners = new Set<() => void>();
+  private readonly stateObservers = new Set<StateObserver>();
   private readonly loopTasks: LoopTask[] = [];
   private softState: SoftState = { leader: '', role: 'follower' };
   private lastStampTs = 0;
@@ -426,7 +428,7 @@ export class ClusterNode implements TxnExecutor {
     if (run.length === 0) return;
     const applied = await applyEntriesToStore(this.state.mvcc, run);
     const writtenKeys: Uint8Array[] = [];
-    for (const entry of applied) {
+    for (const entry of applied.entries) {
       for (const { txn, outcome } of entry.results) {
         this.metrics.appliedTxns.inc({ outcome: outcome.kind });
         if (outcome.kind === 'committed') for (const write of txn.writes) writtenKeys.push(write.key);
@@ -434,6 +436,7 @@ export class ClusterNode implements TxnExecutor {
       }
     }
     this.appliedWaiters.notify();
+    for (const observer of this.stateObservers) observer.onApplied({ liveKeyChanges: applied.liveKeyChanges, versionsWritten: writtenKeys.length });
     if (writtenKeys.length > 0) {
       for (const listener of this.appliedListeners) {
         try {
@@ -620,6 +623,7 @@ export class ClusterNode implements TxnExecutor {
     await this.state.close();
     await swapInSnapshot(this.config.dataDir, { meta: snapshot.meta, addresses }, this.logStore);
     this.state = await StateStore.open(statePaths(this.config.dataDir).live);
+    for (const observer of this.stateObservers) observer.onStateOpened(this.state);
     this.pendingSnapshotStep = null;
     this.awaitedSnapshotIndex = null;
     this.refreshPeers();
@@ -728,6 +732,16 @@ export class ClusterNode implements TxnExecutor {
 
   isLeader(): boolean {
     return this.softState.role === 'leader';
+  }
+
+  /**
+   * Registers an observer of the state database (row counts, compaction): it hears of the current
+   * state at once and of every applied run and state replacement after, inside the Ready loop.
+   */
+  observeState(observer: StateObserver): () => void {
+    this.stateObservers.add(observer);
+    this.runInLoop(() => observer.onStateOpened(this.state)).catch((error: unknown) => this.logger.warn({ err: error }, 'a state observer failed to start'));
+    return () => this.stateObservers.delete(observer);
   }
 
   /** Called on every change of leader, role or membership. */

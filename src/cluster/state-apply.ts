@@ -6,7 +6,7 @@
 import type { MvccStore } from '../storage/mvcc-store.js';
 import type { Txn, TxnOutcome } from '../storage/txn.js';
 import { decodeTxnBatch, encodeTxnBatch } from '../storage/txn-codec.js';
-import { applyEntries } from '../storage/txn-apply.js';
+import { applyEntries, type LiveKeyChange } from '../storage/txn-apply.js';
 
 export interface EntryToApply {
   readonly index: number;
@@ -25,6 +25,12 @@ export interface AppliedEntry {
   readonly results: readonly AppliedTxnResult[];
 }
 
+export interface AppliedRun {
+  readonly entries: AppliedEntry[];
+  /** Keys that gained or lost their value (for counting live rows without scanning). */
+  readonly liveKeyChanges: readonly LiveKeyChange[];
+}
+
 export function encodeEntryPayload(leaderStampTs: number, txns: readonly Txn[]): Uint8Array {
   return encodeTxnBatch({ leaderStampTs, txns });
 }
@@ -38,10 +44,11 @@ export function decodeEntryPayload(data: Uint8Array): { leaderStampTs: number; t
  * index) in one engine batch. Not synced: the Raft log is the durable record, and the runtime
  * flushes the state before it compacts the log behind it.
  */
-export async function applyEntriesToStore(store: MvccStore, entries: readonly EntryToApply[]): Promise<AppliedEntry[]> {
+export async function applyEntriesToStore(store: MvccStore, entries: readonly EntryToApply[]): Promise<AppliedRun> {
   const result = await applyEntries(store, entries, { sync: false });
-  return entries.map((entry, i) => ({
+  const applied = entries.map((entry, i) => ({
     index: entry.index,
     results: entry.txns.map((txn, j) => ({ txn, outcome: (result.outcomes[i] as TxnOutcome[])[j] as TxnOutcome })),
   }));
+  return { entries: applied, liveKeyChanges: result.liveKeyChanges };
 }

@@ -1,0 +1,75 @@
+/**
+ * Which family of key-layout.ts a stored key belongs to, and which queue generation it is part
+ * of: what the runtime needs to count live rows per family at apply time (raftq_state_rows) and to
+ * find the ranges the reaper emptied. Pure decoding; no state.
+ */
+import { decodeKey, type KeyElement } from '../storage/key-codec.js';
+import type { KeyRange } from '../storage/txn.js';
+import { GenerationKeys } from './key-layout.js';
+
+export type StateKeyFamily =
+  | 'meta'
+  | 'gen'
+  | 'seq'
+  | 'data'
+  | 'vis'
+  | 'age'
+  | 'group'
+  | 'dedup'
+  | 'attempt'
+  | 'queues'
+  | 'dlqsrc'
+  | 'tombstone'
+  | 'move'
+  | 'other';
+
+export interface ClassifiedKey {
+  readonly family: StateKeyFamily;
+  /**
+   * The queue generation the key is a row of (data, vis, age, group, dedup, attempt) or, for a
+   * tombstone, the generation it names: `name/gen` (queue names cannot hold '/').
+   */
+  readonly generationId?: string;
+}
+
+const generationFamilies = new Set<string>(['data', 'vis', 'age', 'group', 'dedup', 'attempt']);
+const queueFamilies = new Set<string>(['meta', 'gen', 'seq']);
+const other: ClassifiedKey = { family: 'other' };
+
+export function classifyStateKey(key: Uint8Array): ClassifiedKey {
+  let tuple: KeyElement[];
+  try {
+    tuple = decodeKey(key);
+  } catch {
+    return other;
+  }
+  const [root, name, third, generation, family] = tuple;
+  if (typeof name !== 'string') return other;
+  switch (root) {
+    case 'q':
+      if (third === 'g' && typeof generation === 'number' && typeof family === 'string' && generationFamilies.has(family)) {
+        return { family: family as StateKeyFamily, generationId: generationIdOf(name, generation) };
+      }
+      return typeof third === 'string' && queueFamilies.has(third) ? { family: third as StateKeyFamily } : other;
+    case 'tomb':
+      return typeof third === 'number' ? { family: 'tombstone', generationId: generationIdOf(name, third) } : other;
+    case 'queues':
+      return { family: 'queues' };
+    case 'dlqsrc':
+      return { family: 'dlqsrc' };
+    case 'move':
+      return { family: 'move' };
+    default:
+      return other;
+  }
+}
+
+export function generationIdOf(name: string, generation: number): string {
+  return `${name}/${generation}`;
+}
+
+/** Every key of the generation a generationId names. */
+export function generationRangeOf(generationId: string): KeyRange {
+  const slash = generationId.lastIndexOf('/');
+  return new GenerationKeys(generationId.slice(0, slash), Number(generationId.slice(slash + 1))).range();
+}
