@@ -11,6 +11,7 @@ import { parseHostPort } from '../cluster/node-config.js';
 import { QueueService } from '../queue/queue-service.js';
 import { startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
 import { resolveServeOptions, type ServeOptions } from './serve-options.js';
+import { startStateUpkeep } from './state-upkeep.js';
 
 const reaperIntervalMsDefault = 1_000;
 
@@ -84,20 +85,11 @@ async function startGateway(options: ServeOptions, node: ClusterNode, logger: Lo
     logger: sqsLogger,
     clock: node.clock,
   });
-  const reaperIntervalMs = options.reaperIntervalMs ?? reaperIntervalMsDefault;
-  let isSweeping = false;
-  const reaperTimer = setInterval(() => {
-    // Only the leader reaps (DESIGN.md §4): followers never propose cleanup.
-    if (isSweeping || !node.isLeader() || node.isStopping) return;
-    isSweeping = true;
-    queueService
-      .sweepReaper()
-      .catch((error: unknown) => logger.debug({ err: error }, 'reaper sweep ended early'))
-      .finally(() => (isSweeping = false));
-  }, reaperIntervalMs);
+  // Only the leader reaps and steps move tasks (DESIGN.md §4): followers never propose cleanup.
+  const upkeep = startStateUpkeep({ node, queueService, reaperIntervalMs: options.reaperIntervalMs ?? reaperIntervalMsDefault, logger: logger.child({ layer: 'upkeep' }) });
   return {
     close: async () => {
-      clearInterval(reaperTimer);
+      await upkeep.close();
       await server.close();
       queueService.close();
     },
