@@ -1,0 +1,110 @@
+/**
+ * The reaper across a leader change, on three real `raftq serve` processes: a purged generation
+ * large enough to take many reaper ticks, the leader killed with SIGKILL while it is clearing it,
+ * and the new leader finishing the job — with every message still within retention delivered
+ * afterwards, on the queue that was purged and on one that was not.
+ */
+import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasBuiltCli } from '../sqs/support/sqs-endpoint.js';
+import { ProcessCluster, waitFor } from './cluster-harness.js';
+
+const purgedMessages = 3_000; // 9,000 rows: about 35 ticks of reaperRowsPerQueuePerTickMax
+const keptMessages = 40;
+
+let cluster: ProcessCluster;
+const clients = new Map<string, SQSClient>();
+
+function client(id: string): SQSClient {
+  const existing = clients.get(id);
+  if (existing !== undefined) return existing;
+  const created = new SQSClient({ endpoint: `http://127.0.0.1:${cluster.spec(id).sqsPort}`, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 8 });
+  clients.set(id, created);
+  return created;
+}
+
+/** A metric's value from a node's /metrics (undefined when absent or the node does not answer). */
+async function metric(id: string, line: string): Promise<number | undefined> {
+  const response = await fetch(`http://127.0.0.1:${cluster.spec(id).adminPort}/metrics`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+  if (response === undefined || response.status !== 200) return undefined;
+  const text = await response.text();
+  const found = text.split('\n').find((l) => l.startsWith(`${line} `));
+  return found === undefined ? undefined : Number(found.slice(line.length + 1));
+}
+
+async function sendBodies(id: string, queueUrl: string, prefix: string, count: number): Promise<void> {
+  const batches = Math.ceil(count / 10);
+  // Four lanes: fast enough to fill a big generation in a few seconds.
+  await Promise.all(
+    [0, 1, 2, 3].map(async (lane) => {
+      for (let b = lane; b < batches; b += 4) {
+        const entries = Array.from({ length: Math.min(10, count - b * 10) }, (_, i) => ({ Id: `e${i}`, MessageBody: `${prefix}-${b * 10 + i}` }));
+        const result = await client(id).send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+        expect(result.Failed ?? []).toEqual([]);
+      }
+    }),
+  );
+}
+
+async function receiveAllBodies(id: string, queueUrl: string): Promise<string[]> {
+  const bodies: string[] = [];
+  for (;;) {
+    const answer = await client(id).send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 300, WaitTimeSeconds: 1 }));
+    const messages = answer.Messages ?? [];
+    if (messages.length === 0) return bodies;
+    bodies.push(...messages.map((m) => m.Body ?? ''));
+  }
+}
+
+describe.skipIf(!hasBuiltCli())('the reaper when the leader dies mid-sweep', () => {
+  beforeAll(async () => {
+    cluster = await ProcessCluster.start(3, ['--reaper-interval-ms', '150']);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const sqs of clients.values()) sqs.destroy();
+    await cluster?.close();
+  });
+
+  it('is finished by the new leader, and no message within retention is deleted', { timeout: 180_000 }, async () => {
+    const leader = await cluster.leader();
+    const churnUrl = (await client(leader).send(new CreateQueueCommand({ QueueName: 'churn' }))).QueueUrl as string;
+    const keepUrl = (await client(leader).send(new CreateQueueCommand({ QueueName: 'keep' }))).QueueUrl as string;
+    await sendBodies(leader, keepUrl, 'keep', keptMessages);
+    await sendBodies(leader, churnUrl, 'old', purgedMessages);
+    await client(leader).send(new PurgeQueueCommand({ QueueUrl: churnUrl }));
+    await sendBodies(leader, churnUrl, 'new', keptMessages);
+
+    // Mid-sweep: the leader has reaped part of the purged generation, and rows remain.
+    await waitFor(
+      async () => ((await metric(leader, 'raftq_reaper_rows_total{family="tombstoned"}')) ?? 0) > 0 && ((await metric(leader, 'raftq_reaper_tombstoned_rows')) ?? 0) > 0,
+      30_000,
+      'the leader to be part-way through the purged generation',
+    );
+    const remainingAtKill = (await metric(leader, 'raftq_reaper_tombstoned_rows')) as number;
+    await cluster.kill(leader);
+    expect(remainingAtKill).toBeGreaterThan(0);
+
+    const newLeader = await cluster.leader(20_000);
+    expect(newLeader).not.toBe(leader);
+    // The new leader reaps the rest (its own counters) and then deletes the tombstone.
+    await waitFor(async () => (await metric(newLeader, 'raftq_reaper_rows_total{family="tombstone"}')) === 1, 60_000, 'the new leader to clear the purged generation');
+    expect(await metric(newLeader, 'raftq_reaper_rows_total{family="tombstoned"}')).toBeGreaterThan(0);
+    expect(await metric(newLeader, 'raftq_reaper_tombstoned_rows')).toBe(0);
+    const tombstones = await cluster.admin(newLeader, 'GET', `/debug/keys?linearizable=1&prefix=${encodeURIComponent(JSON.stringify(['tomb']))}`);
+    expect(tombstones.json.keys).toEqual([]);
+    const oldRows = await cluster.admin(newLeader, 'GET', `/debug/keys?linearizable=1&prefix=${encodeURIComponent(JSON.stringify(['q', 'churn', 'g', 1]))}`);
+    expect(oldRows.json.keys).toEqual([]);
+
+    const survivor = [...cluster.specs.keys()].find((id) => id !== leader) as string;
+    const expected = (prefix: string) => Array.from({ length: keptMessages }, (_, i) => `${prefix}-${i}`).sort();
+    expect((await receiveAllBodies(survivor, churnUrl.replace(String(cluster.spec(leader).sqsPort), String(cluster.spec(survivor).sqsPort)))).sort()).toEqual(expected('new'));
+    expect((await receiveAllBodies(survivor, keepUrl.replace(String(cluster.spec(leader).sqsPort), String(cluster.spec(survivor).sqsPort)))).sort()).toEqual(expected('keep'));
+
+    // The killed node comes back and agrees with the others.
+    cluster.spawnNode(leader, { peers: [...cluster.specs.keys()] });
+    await cluster.waitReady(leader);
+    const statuses = await cluster.converged(30_000);
+    expect(new Set(statuses.map((s) => s.stateDigest)).size).toBe(1);
+  });
+});
