@@ -436,7 +436,7 @@ export class ClusterNode implements TxnExecutor {
       }
     }
     this.appliedWaiters.notify();
-    for (const observer of this.stateObservers) observer.onApplied({ liveKeyChanges: applied.liveKeyChanges, versionsWritten: writtenKeys.length });
+    for (const observer of this.stateObservers) observer.onApplied({ liveKeyChanges: applied.liveKeyChanges, versionsWritten: applied.versionsWritten });
     if (writtenKeys.length > 0) {
       for (const listener of this.appliedListeners) {
         try {

@@ -29,6 +29,7 @@ export interface AppliedRun {
   readonly entries: AppliedEntry[];
   /** Keys that gained or lost their value (for counting live rows without scanning). */
   readonly liveKeyChanges: readonly LiveKeyChange[];
+  readonly versionsWritten: number;
 }
 
 export function encodeEntryPayload(leaderStampTs: number, txns: readonly Txn[]): Uint8Array {
@@ -50,5 +51,5 @@ export async function applyEntriesToStore(store: MvccStore, entries: readonly En
     index: entry.index,
     results: entry.txns.map((txn, j) => ({ txn, outcome: (result.outcomes[i] as TxnOutcome[])[j] as TxnOutcome })),
   }));
-  return { entries: applied, liveKeyChanges: result.liveKeyChanges };
+  return { entries: applied, liveKeyChanges: result.liveKeyChanges, versionsWritten: result.versionsWritten };
 }

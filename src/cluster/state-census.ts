@@ -68,6 +68,8 @@ export class StateCensus implements StateObserver {
   /** gcStats.versionsRemoved of `state` when its scan's view was frozen. */
   private versionsRemovedAtScan = 0;
   private scanGeneration = 0;
+  /** Settles when the count started by the last onStateOpened has finished (or failed). */
+  countDone: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: StateCensusOptions) {}
 
@@ -93,7 +95,7 @@ export class StateCensus implements StateObserver {
     this.versionsRemovedAtScan = state.mvcc.gcStats.versionsRemoved;
     const scan = ++this.scanGeneration;
     const reader = state.engine.snapshot();
-    void countRows(reader, this.options.classify)
+    this.countDone = countRows(reader, this.options.classify)
       .then((base) => {
         if (scan !== this.scanGeneration || this.pending === null) return;
         base.add(this.pending);

@@ -10,7 +10,7 @@ import type { StateStore } from './state-store.js';
 export interface AppliedStateChanges {
   /** Keys that gained or lost their value, in apply order. */
   readonly liveKeyChanges: readonly LiveKeyChange[];
-  /** Versions written (one per write of a committed txn). */
+  /** Versions written (one per distinct key of each committed txn). */
   readonly versionsWritten: number;
 }
 

@@ -45,6 +45,8 @@ export interface ApplyEntriesResult {
   readonly writtenKeys: Uint8Array[];
   /** Each committed write that gave a key a value it lacked, or removed the value it had, in apply order (for counting live rows without scanning). */
   readonly liveKeyChanges: LiveKeyChange[];
+  /** Versions written: one per distinct key of each committed txn (a key written twice by one txn is one version). */
+  readonly versionsWritten: number;
   readonly appliedIndex: number;
   readonly lastCommitTs: number;
 }
@@ -75,7 +77,7 @@ export interface ApplyEntriesOptions {
 }
 
 export async function applyEntries(store: MvccStore, entries: readonly ApplyEntry[], options: ApplyEntriesOptions = {}): Promise<ApplyEntriesResult> {
-  if (entries.length === 0) return { outcomes: [], writtenKeys: [], liveKeyChanges: [], appliedIndex: store.appliedIndex, lastCommitTs: store.lastCommitTs };
+  if (entries.length === 0) return { outcomes: [], writtenKeys: [], liveKeyChanges: [], versionsWritten: 0, appliedIndex: store.appliedIndex, lastCommitTs: store.lastCommitTs };
   const rules = options.rules ?? defaultTxnApplyRules;
   return store.applyExclusive(
     async () => {
@@ -86,7 +88,7 @@ export async function applyEntries(store: MvccStore, entries: readonly ApplyEntr
       for (const entry of entries) outcomes.push(await step.applyEntry(entry));
       txnExpiryFloorMs.set(store, step.expiryFloorMs);
       const last = entries[entries.length - 1] as ApplyEntry;
-      const result: ApplyEntriesResult = { outcomes, writtenKeys: step.writtenKeys, liveKeyChanges: step.liveKeyChanges, appliedIndex: last.index, lastCommitTs: step.lastCommitTs };
+      const result: ApplyEntriesResult = { outcomes, writtenKeys: step.writtenKeys, liveKeyChanges: step.liveKeyChanges, versionsWritten: step.versionsWritten, appliedIndex: last.index, lastCommitTs: step.lastCommitTs };
       return {
         batch: { versions: step.versions, systemWrites: step.systemWrites, appliedIndex: last.index, lastCommitTs: step.lastCommitTs, horizon: step.horizon },
         result,
@@ -120,6 +122,7 @@ class ApplyStep {
   readonly systemWrites: EngineWrite[] = [];
   readonly writtenKeys: Uint8Array[] = [];
   readonly liveKeyChanges: LiveKeyChange[] = [];
+  versionsWritten = 0;
   lastCommitTs: number;
   horizon: HorizonTracker;
   expiryFloorMs: number;
@@ -202,9 +205,11 @@ class ApplyStep {
   }
 
   private commit(txn: Txn, commitTs: number): void {
+    const keysWritten = new Set<string>();
     for (const write of txn.writes) {
       this.versions.push({ key: write.key, commitTs, value: write.kind === 'put' ? write.value : undefined });
       const id = keyId(write.key);
+      keysWritten.add(id);
       this.latestCommitTs.set(id, commitTs);
       const isLive = write.kind === 'put';
       if (this.isLive.get(id) !== isLive) {
@@ -213,6 +218,7 @@ class ApplyStep {
       }
       this.writtenKeys.push(write.key);
     }
+    this.versionsWritten += keysWritten.size;
     this.lastCommitTs = commitTs;
     this.horizon = this.horizon.afterCommit(commitTs);
   }
