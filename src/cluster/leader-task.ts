@@ -58,15 +58,17 @@ export class LeaderTask {
 
   private maybeRun(): void {
     if (this.running !== null || this.timer === null || !this.node.isLeader() || this.node.isStopping) return;
-    const controller = new AbortController();
-    const done = this.options
-      .run(controller.signal)
+    // Registered before the run starts, so a leadership change during its first step aborts it.
+    const running = { controller: new AbortController(), done: Promise.resolve() };
+    this.running = running;
+    const { signal } = running.controller;
+    running.done = Promise.resolve()
+      .then(() => this.options.run(signal))
       .catch((error: unknown) => {
-        if (!controller.signal.aborted) this.options.onError(error);
+        if (!signal.aborted) this.options.onError(error);
       })
       .finally(() => {
-        this.running = null;
+        if (this.running === running) this.running = null;
       });
-    this.running = { controller, done };
   }
 }

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { classifyStateKey, generationRangeOf } from '../../src/queue/key-family.js';
+import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/key-layout.js';
+import { compareBytes, encodeKey } from '../../src/storage/key-codec.js';
+
+describe('state key families', () => {
+  it('name the family and generation of every key the queue layer writes', () => {
+    const keys = new GenerationKeys('orders.fifo', 7);
+    const cases: Array<[Uint8Array, ReturnType<typeof classifyStateKey>]> = [
+      [queueKeys.meta('orders.fifo'), { family: 'meta' }],
+      [queueKeys.generation('orders.fifo'), { family: 'gen' }],
+      [queueKeys.sequence('orders.fifo', 3), { family: 'seq' }],
+      [keys.data(0, 'm'), { family: 'data', generationId: 'orders.fifo/7' }],
+      [keys.visibility(1, 5, 9n, 'm'), { family: 'vis', generationId: 'orders.fifo/7' }],
+      [keys.age(0, 5, 'm'), { family: 'age', generationId: 'orders.fifo/7' }],
+      [keys.groupMember(0, 'g', 9n), { family: 'group', generationId: 'orders.fifo/7' }],
+      [keys.dedup(0, 'g', 'd'), { family: 'dedup', generationId: 'orders.fifo/7' }],
+      [keys.receiveAttempt('a'), { family: 'attempt', generationId: 'orders.fifo/7' }],
+      [globalKeys.queueIndex('orders.fifo'), { family: 'queues' }],
+      [globalKeys.deadLetterSource('dlq', 'orders.fifo'), { family: 'dlqsrc' }],
+      [globalKeys.tombstone('orders.fifo', 7), { family: 'tombstone', generationId: 'orders.fifo/7' }],
+      [globalKeys.moveTask('arn', 'task'), { family: 'move' }],
+      [encodeKey(['t', 'x']), { family: 'other' }],
+      [Uint8Array.of(0xff), { family: 'other' }],
+    ];
+    for (const [key, expected] of cases) expect(classifyStateKey(key)).toEqual(expected);
+  });
+
+  it('maps a generation id back to exactly that generation\'s key range', () => {
+    const range = generationRangeOf('a-b/12');
+    const inside = new GenerationKeys('a-b', 12).data(0, 'm');
+    const otherGeneration = new GenerationKeys('a-b', 1).data(0, 'm');
+    const otherQueue = new GenerationKeys('a-bc', 12).data(0, 'm');
+    expect(compareBytes(range.gte, inside) <= 0 && compareBytes(inside, range.lt) < 0).toBe(true);
+    for (const outside of [otherGeneration, otherQueue]) expect(compareBytes(range.gte, outside) <= 0 && compareBytes(outside, range.lt) < 0).toBe(false);
+  });
+});
