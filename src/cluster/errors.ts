@@ -99,3 +99,25 @@ export class SnapshotTransferError extends RaftqError {
     super(`Snapshot transfer with ${peerId} failed: ${detail}`, options);
   }
 }
+
+/**
+ * The Raft log database under `path` is damaged where the node cannot repair it from its peers
+ * (its hard state, snapshot record or membership record, or entries at or below its compaction
+ * point), or was written in an older format. Starting would mean voting or serving from a log the
+ * node cannot trust, so it refuses. Repair: remove the node from the cluster, wipe its data
+ * directory and add it back as a new member (see docs/architecture/cluster.md).
+ */
+export class RaftLogDamagedError extends RaftqError {
+  readonly code = 'RaftLogDamaged';
+  constructor(
+    readonly path: string,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `The Raft log in ${path} cannot be trusted: ${detail}. The node will not start from it. To repair: ` +
+        '`raftq members remove ID` through another node, delete this data directory, start the node with --join, then `raftq members add ID=HOST:PORT`',
+      options,
+    );
+  }
+}

@@ -9,7 +9,14 @@
  *   'dummy' → Entry with empty data at the compaction point (its term answers term(firstIndex-1))
  *   'cs' → Membership: the configuration and addresses as of the last applied conf change
  *   'snapdata' → Membership as of the snapshot, sent as the snapshot's data
+ *   'fmt' → the format version (1: every value sealed with a checksum, see sealed-value.ts)
  * Like the in-memory storage of the core, the log keeps a dummy entry at the compaction point.
+ *
+ * Damage. Every value carries a CRC-32 of its key and bytes. On open, the write-ahead log of the
+ * database is inspected before LevelDB replays it (level-wal-inspection.ts), then every entry is
+ * checked (checksum, index, terms never decreasing). The log is cut back to what can be trusted and
+ * the node is told to repair its tail from the leader (`LogTailRepair`); what cannot be repaired
+ * that way stops the start with RaftLogDamagedError. The reasoning is in docs/architecture/cluster.md.
  */
 import { ClassicLevel } from 'classic-level';
 import { assert } from '../base/assert.js';
@@ -18,6 +25,10 @@ import { CompactedError, SnapshotOutOfDateError, UnavailableError } from '../raf
 import { EntryType, type ConfState, type Entry, type HardState, type RaftStorage, type Snapshot, type SnapshotMeta } from '../raft/types.js';
 import { raftq } from '../gen/proto.js';
 import { decodeEntry, decodeHardState, decodeSnapshotMeta, encodeEntry, encodeHardState, encodeSnapshotMeta, confStateFromWire, confStateToWire } from './raft-codec.js';
+import { RaftLogDamagedError } from './errors.js';
+import { inspectLevelWal, type WalDamage } from './level-wal-inspection.js';
+import { planTailRepair, type EntryDamageReason, type EntryScan, type LogTailRepair } from './log-tail-repair.js';
+import { sealValue, unsealValue } from './sealed-value.js';
 
 const utf8 = new TextEncoder();
 const hardStateKey = utf8.encode('hs');
@@ -25,6 +36,8 @@ const snapshotKey = utf8.encode('snap');
 const snapshotDataKey = utf8.encode('snapdata');
 const dummyKey = utf8.encode('dummy');
 const confStateKey = utf8.encode('cs');
+const formatKey = utf8.encode('fmt');
+const formatVersion = 1;
 const entryTag = 0x65; // 'e'
 
 function entryKey(index: number): Uint8Array {
@@ -54,12 +67,57 @@ export function decodeMembership(bytes: Uint8Array): Membership {
 }
 
 const emptyBytes = new Uint8Array(0);
+
+function sealEntry(entry: Entry): Uint8Array {
+  return sealValue(entryKey(entry.index), encodeEntry(entry));
+}
+
+function decodeSealedHardState(sealed: Uint8Array | null): HardState | null {
+  const payload = sealed === null ? null : unsealValue(hardStateKey, sealed);
+  if (payload === null) return null;
+  try {
+    return decodeHardState(payload);
+  } catch {
+    return null;
+  }
+}
+
+/** Reads entries after the compaction point in order, stopping at the first that fails a check. */
+async function scanEntries(db: Db, dummy: Entry): Promise<EntryScan> {
+  const entries: Entry[] = [dummy];
+  let maxTermSeen = dummy.term;
+  let firstDamage: { index: number; reason: EntryDamageReason } | null = null;
+  for await (const [key, sealed] of db.iterator({ gt: entryKey(dummy.index), lt: entryKeysEnd })) {
+    const expected = dummy.index + entries.length;
+    const payload = unsealValue(key, sealed);
+    let entry: Entry | null = null;
+    try {
+      entry = payload === null ? null : decodeEntry(payload);
+    } catch {
+      entry = null;
+    }
+    if (entry !== null) maxTermSeen = Math.max(maxTermSeen, entry.term);
+    if (firstDamage !== null) continue;
+    const keyIndex = Number(new DataView(key.buffer, key.byteOffset, key.byteLength).getBigUint64(1));
+    const previous = entries[entries.length - 1] as Entry;
+    if (keyIndex !== expected) firstDamage = { index: expected, reason: 'missing' };
+    else if (payload === null) firstDamage = { index: expected, reason: 'checksum' };
+    else if (entry === null) firstDamage = { index: expected, reason: 'undecodable' };
+    else if (entry.index !== expected) firstDamage = { index: expected, reason: 'wrong-index' };
+    else if (entry.term < previous.term) firstDamage = { index: expected, reason: 'term-decreases' };
+    else entries.push(entry);
+  }
+  return { entries, firstDamage, maxTermSeen };
+}
+
 type Db = ClassicLevel<Uint8Array, Uint8Array>;
 
 export class LevelLogStore implements RaftStorage {
   /** log[0] is the dummy at the compaction point; log[i] has index offset + i. */
   private log: Entry[];
   private mirrorBytes = 0;
+  /** What the open found wrong with the log's tail and how it was cut back (null: nothing). */
+  tailRepair: LogTailRepair | null = null;
 
   private constructor(
     private readonly db: Db,
@@ -75,29 +133,64 @@ export class LevelLogStore implements RaftStorage {
 
   /**
    * Opens (or creates) the log at `path`. A new log starts with `bootstrap` as its configuration
-   * at index 0 (every node of a new cluster is given the same list).
+   * at index 0 (every node of a new cluster is given the same list). A damaged tail is cut back
+   * before the core sees it; `tailRepair` says what was found.
    */
   static async open(path: string, bootstrap: Membership): Promise<LevelLogStore> {
+    const inspection = inspectLevelWal(path, hardStateKey);
     const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
     await db.open();
-    const hardStateBytes = await db.get(hardStateKey);
-    const snapshotBytes = await db.get(snapshotKey);
-    const dummyBytes = await db.get(dummyKey);
-    const snapshotData = (await db.get(snapshotDataKey)) ?? emptyBytes;
-    const confStateBytes = await db.get(confStateKey);
-    const hardState: HardState = hardStateBytes === undefined ? { term: 0, vote: '', commit: 0 } : decodeHardState(hardStateBytes);
-    const membership: Membership = confStateBytes === undefined ? bootstrap : decodeMembership(confStateBytes);
-    const snapshotMeta: SnapshotMeta = snapshotBytes === undefined ? { index: 0, term: 0, confState: membership.confState } : decodeSnapshotMeta(snapshotBytes);
-    const dummy: Entry = dummyBytes === undefined ? { index: 0, term: 0, type: EntryType.Normal, data: emptyBytes } : decodeEntry(dummyBytes);
-    if (confStateBytes === undefined) await db.put(confStateKey, encodeMembership(membership), { sync: true });
-    const log: Entry[] = [dummy];
-    for await (const [, value] of db.iterator({ gt: entryKey(dummy.index), lt: entryKeysEnd })) {
-      const entry = decodeEntry(value);
-      // Entries after a gap are leftovers of a truncation that a crash interrupted: never acknowledged.
-      if (entry.index !== dummy.index + log.length) break;
-      log.push(entry);
+    try {
+      return await LevelLogStore.load(db, path, bootstrap, inspection.damage, inspection.lastWatchedValue);
+    } catch (error) {
+      await db.close();
+      throw error;
     }
-    return new LevelLogStore(db, hardState, membership, snapshotMeta, snapshotData, log);
+  }
+
+  private static async load(db: Db, path: string, bootstrap: Membership, walDamage: WalDamage | null, hardStateBeforeDamage: Uint8Array | null): Promise<LevelLogStore> {
+    const read = async <T>(key: Uint8Array, what: string, decode: (bytes: Uint8Array) => T): Promise<T | undefined> => {
+      const sealed = await db.get(key);
+      if (sealed === undefined) return undefined;
+      const payload = unsealValue(key, sealed);
+      if (payload === null) throw new RaftLogDamagedError(path, `the ${what} fails its checksum`);
+      try {
+        return decode(payload);
+      } catch (cause) {
+        throw new RaftLogDamagedError(path, `the ${what} cannot be decoded`, { cause });
+      }
+    };
+    const format = await db.get(formatKey);
+    const isNew = format === undefined;
+    if (isNew) {
+      const isEmpty = (await db.keys({ limit: 1 }).all()).length === 0;
+      if (!isEmpty) throw new RaftLogDamagedError(path, 'it has no format record (written by an older version, or damaged)');
+      await db.put(formatKey, Uint8Array.of(formatVersion), { sync: true });
+    } else if (format.length !== 1 || format[0] !== formatVersion) {
+      throw new RaftLogDamagedError(path, `its format record is ${Array.from(format).join(',')}, not ${formatVersion}`);
+    }
+    const storedHardState = await read(hardStateKey, 'hard state', decodeHardState);
+    const snapshotMetaStored = await read(snapshotKey, 'snapshot record', decodeSnapshotMeta);
+    const dummyStored = await read(dummyKey, 'compaction point entry', decodeEntry);
+    const snapshotData = (await read(snapshotDataKey, 'snapshot membership', (bytes) => bytes.slice())) ?? emptyBytes;
+    const confStateStored = await read(confStateKey, 'membership record', decodeMembership);
+    const membership: Membership = confStateStored ?? bootstrap;
+    const snapshotMeta: SnapshotMeta = snapshotMetaStored ?? { index: 0, term: 0, confState: membership.confState };
+    const dummy: Entry = dummyStored ?? { index: 0, term: 0, type: EntryType.Normal, data: emptyBytes };
+    if (confStateStored === undefined) await db.put(confStateKey, sealValue(confStateKey, encodeMembership(membership)), { sync: true });
+    const scan = await scanEntries(db, dummy);
+    const repair = planTailRepair({ dummy, scan, walDamage, hardStateBeforeDamage: decodeSealedHardState(hardStateBeforeDamage), storedHardState });
+    const log = scan.entries.slice(0, repair.keptLastIndex - dummy.index + 1);
+    const hardState = repair.hardState;
+    if (repair.isCut || hardState !== storedHardState) {
+      const batch = db.batch();
+      if (hardState !== undefined) batch.put(hardStateKey, sealValue(hardStateKey, encodeHardState(hardState)));
+      for await (const key of db.keys({ gt: entryKey(repair.keptLastIndex), lt: entryKeysEnd })) batch.del(key);
+      await batch.write({ sync: true });
+    }
+    const store = new LevelLogStore(db, hardState ?? { term: 0, vote: '', commit: 0 }, membership, snapshotMeta, snapshotData, log);
+    store.tailRepair = repair.report;
+    return store;
   }
 
   initialState(): { hardState: HardState; confState: ConfState } {
@@ -160,13 +253,13 @@ export class LevelLogStore implements RaftStorage {
     if (hardState === null && entries.length === 0) return false;
     const isSyncNeeded = entries.length > 0 || (hardState !== null && (hardState.term !== this.hardState.term || hardState.vote !== this.hardState.vote));
     const batch = this.db.batch();
-    if (hardState !== null) batch.put(hardStateKey, encodeHardState(hardState));
+    if (hardState !== null) batch.put(hardStateKey, sealValue(hardStateKey, encodeHardState(hardState)));
     const fresh = this.freshEntries(entries);
     const first = fresh[0];
     if (first !== undefined) {
       assert(first.index <= this.lastIndex() + 1, `persist: gap between last index ${this.lastIndex()} and ${first.index}`);
       const newLast = (fresh[fresh.length - 1] as Entry).index;
-      for (const entry of fresh) batch.put(entryKey(entry.index), encodeEntry(entry));
+      for (const entry of fresh) batch.put(entryKey(entry.index), sealEntry(entry));
       for (let index = newLast + 1; index <= this.lastIndex(); index++) batch.del(entryKey(index));
     }
     await batch.write({ sync: isSyncNeeded });
@@ -186,7 +279,7 @@ export class LevelLogStore implements RaftStorage {
 
   /** Records the configuration produced by the conf change at `index` (synced: it is rare). */
   async recordMembership(record: Membership): Promise<void> {
-    await this.db.put(confStateKey, encodeMembership(record), { sync: true });
+    await this.db.put(confStateKey, sealValue(confStateKey, encodeMembership(record)), { sync: true });
     this.membership = record;
   }
 
@@ -201,16 +294,16 @@ export class LevelLogStore implements RaftStorage {
     const snapshotMeta: SnapshotMeta = { index: meta.index, term: this.term(meta.index), confState: meta.confState };
     const offset = this.offset();
     const batch = this.db.batch();
-    batch.put(snapshotKey, encodeSnapshotMeta(snapshotMeta));
+    batch.put(snapshotKey, sealValue(snapshotKey, encodeSnapshotMeta(snapshotMeta)));
     if (compactIndex > offset) {
       const dummy: Entry = { index: compactIndex, term: this.term(compactIndex), type: EntryType.Normal, data: emptyBytes };
-      batch.put(dummyKey, encodeEntry(dummy));
+      batch.put(dummyKey, sealValue(dummyKey, encodeEntry(dummy)));
       for (let index = offset + 1; index <= compactIndex; index++) batch.del(entryKey(index));
       for (let i = 1; i <= compactIndex - offset; i++) this.mirrorBytes -= entrySizeBytes(this.log[i] as Entry);
       this.log = [dummy, ...this.log.slice(compactIndex - offset + 1)];
     }
     const snapshotData = encodeMembership({ confState: meta.confState, index: meta.index, addresses: meta.addresses });
-    batch.put(snapshotDataKey, snapshotData);
+    batch.put(snapshotDataKey, sealValue(snapshotDataKey, snapshotData));
     await batch.write({ sync: true });
     this.snapshotMeta = snapshotMeta;
     this.snapshotData = snapshotData;
@@ -225,10 +318,10 @@ export class LevelLogStore implements RaftStorage {
     const dummy: Entry = { index: meta.index, term: meta.term, type: EntryType.Normal, data: emptyBytes };
     const membership: Membership = { confState: meta.confState, index: meta.index, addresses };
     const batch = this.db.batch();
-    batch.put(snapshotKey, encodeSnapshotMeta(meta));
-    batch.put(snapshotDataKey, encodeMembership(membership));
-    batch.put(dummyKey, encodeEntry(dummy));
-    batch.put(confStateKey, encodeMembership(membership));
+    batch.put(snapshotKey, sealValue(snapshotKey, encodeSnapshotMeta(meta)));
+    batch.put(snapshotDataKey, sealValue(snapshotDataKey, encodeMembership(membership)));
+    batch.put(dummyKey, sealValue(dummyKey, encodeEntry(dummy)));
+    batch.put(confStateKey, sealValue(confStateKey, encodeMembership(membership)));
     for (let index = this.offset() + 1; index <= this.lastIndex(); index++) batch.del(entryKey(index));
     await batch.write({ sync: true });
     this.snapshotMeta = meta;

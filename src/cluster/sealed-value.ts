@@ -1,0 +1,25 @@
+/**
+ * Values of the Raft log database carry a CRC-32 of their key and bytes in front, so that a value
+ * damaged on disk (or stored under the wrong key) is noticed when read instead of being decoded
+ * into a plausible but wrong entry or hard state. CRC-32 because node:zlib computes it natively:
+ * measured at about 1 µs for a 4 KiB entry (bench/log-checksum.ts), against the 250–350 µs of the
+ * fsync that follows.
+ */
+import { crc32 } from 'node:zlib';
+
+const checksumSizeBytes = 4;
+
+export function sealValue(key: Uint8Array, payload: Uint8Array): Uint8Array {
+  const sealed = new Uint8Array(checksumSizeBytes + payload.length);
+  new DataView(sealed.buffer).setUint32(0, crc32(payload, crc32(key)));
+  sealed.set(payload, checksumSizeBytes);
+  return sealed;
+}
+
+/** The payload, or null if the value is too short or its checksum does not match. */
+export function unsealValue(key: Uint8Array, sealed: Uint8Array): Uint8Array | null {
+  if (sealed.length < checksumSizeBytes) return null;
+  const payload = sealed.subarray(checksumSizeBytes);
+  const stored = new DataView(sealed.buffer, sealed.byteOffset, sealed.byteLength).getUint32(0);
+  return crc32(payload, crc32(key)) === stored ? payload : null;
+}
