@@ -23,6 +23,8 @@ interface Slot {
   readonly raft: string;
   dataDir: string;
   process: NodeProcess | null;
+  /** Clients send here (a load balancer's pool): only once the node answered /ready. */
+  isInRotation: boolean;
 }
 
 describe('operating a three-node cluster', () => {
@@ -33,7 +35,7 @@ describe('operating a three-node cluster', () => {
 
   async function allocate(id: string): Promise<Slot> {
     const [sqsPort, adminPort, raftPort] = (await freePorts(3)) as [number, number, number];
-    const slot: Slot = { id, sqs: `127.0.0.1:${sqsPort}`, admin: `127.0.0.1:${adminPort}`, raft: `127.0.0.1:${raftPort}`, dataDir: join(dir.path, id), process: null };
+    const slot: Slot = { id, sqs: `127.0.0.1:${sqsPort}`, admin: `127.0.0.1:${adminPort}`, raft: `127.0.0.1:${raftPort}`, dataDir: join(dir.path, id), process: null, isInRotation: false };
     slots.set(id, slot);
     return slot;
   }
@@ -46,7 +48,7 @@ describe('operating a three-node cluster', () => {
   }
 
   function liveEndpoints(): string[] {
-    return [...slots.values()].filter((slot) => slot.process?.isRunning === true).map((slot) => `http://${slot.sqs}`);
+    return [...slots.values()].filter((slot) => slot.isInRotation && slot.process?.isRunning === true).map((slot) => `http://${slot.sqs}`);
   }
 
   function running(): NodeProcess[] {
@@ -67,6 +69,7 @@ describe('operating a three-node cluster', () => {
     founders = [...slots.values()].map((slot) => `${slot.id}=${slot.raft}`).join(',');
     const nodes = [...slots.values()].map((slot) => start(slot));
     await Promise.all(nodes.map((node) => node.waitReady()));
+    for (const slot of slots.values()) slot.isInRotation = true;
     sqs = new FailoverSqs(liveEndpoints);
   });
 
@@ -83,9 +86,12 @@ describe('operating a three-node cluster', () => {
     for (const slot of slots.values()) {
       const before = traffic.acknowledged.size;
       // The documented step: SIGTERM hands leadership over if this node leads, then exits 0.
+      // Clients keep sending to it while it stops: they fail over when it refuses.
       expect(await slot.process?.stop()).toBe(0);
+      slot.isInRotation = false;
       await waitFor(() => traffic.acknowledged.size >= before + 10, 30_000, `sends to go on while ${slot.id} is down`);
       await start(slot).waitReady();
+      slot.isInRotation = true;
       await waitFor(() => traffic.acknowledged.size >= before + 20, 30_000, `sends to go on after ${slot.id} is back`);
     }
     await traffic.stop();
@@ -114,6 +120,7 @@ describe('operating a three-node cluster', () => {
     expect(addition.code, addition.stderr).toBe(0);
     expect(JSON.parse(addition.stdout).status).toBe('voter');
     await replacement.process?.waitReady();
+    replacement.isInRotation = true;
     const statuses = await converged();
     expect(statuses).toHaveLength(3);
     for (const status of statuses) expect(status.members.map((m) => `${m.id}:${m.role}`).sort()).toEqual(['n1:voter', 'n2:voter', 'n4:voter']);
