@@ -23,6 +23,7 @@ import { DeadPrefixCache } from './dead-prefix-cache.js';
 import { readRange, type Engine, type EngineEntry, type EngineWrite } from './engine.js';
 import { bytesEqual, compareBytes, isWellFormedKey, keySuccessor } from './key-codec.js';
 import { HorizonTracker } from './horizon.js';
+import { NewestVersionCache, type NewestVersionCacheOptions } from './newest-version-cache.js';
 import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion } from './system-keys.js';
 import type { KeyRange, KeyValue, ReadView } from './txn.js';
 import { initialGcKeyState, planVersionGc, type GcKeyState } from './version-gc.js';
@@ -84,6 +85,8 @@ export interface MvccStoreOptions {
   readonly deadPrefixesMax?: number;
   /** Dead keys a scan must skip before its run is remembered (default raftqLimits.deadPrefixKeysMin). */
   readonly deadPrefixKeysMin?: number;
+  /** Bounds of the newest-version cache (default raftqLimits.newestVersionCache*). */
+  readonly newestVersionCache?: NewestVersionCacheOptions;
 }
 
 export interface GcStepReport {
@@ -130,6 +133,10 @@ export class MvccStore {
   private gcStatsValue: GcStats = { passesCompleted: 0, versionsRemoved: 0, deletionMarkersRemoved: 0, lastPass: undefined };
   private gcPassCounts = { liveVersions: 0, deadVersions: 0 };
   private readonly deadPrefixes: DeadPrefixCache;
+  /** Newest versions of hot keys, so point reads and OCC validation skip the engine (see newest-version-cache.ts). */
+  private readonly newestVersions: NewestVersionCache;
+  /** Counts batches written (apply and collection): a lookup learns a newest version only if none landed while it read. */
+  private writeCount = 0;
 
   private constructor(
     readonly engine: Engine,
@@ -143,6 +150,11 @@ export class MvccStore {
     this.deadPrefixes = new DeadPrefixCache({
       prefixesMax: options.deadPrefixesMax ?? raftqLimits.deadPrefixesMax.value,
       deadKeysMin: options.deadPrefixKeysMin ?? raftqLimits.deadPrefixKeysMin.value,
+    });
+    this.newestVersions = new NewestVersionCache(options.newestVersionCache ?? {
+      entriesMax: raftqLimits.newestVersionCacheEntriesMax.value,
+      bytesMax: raftqLimits.newestVersionCacheBytesMax.value,
+      valueBytesMax: raftqLimits.newestVersionCacheValueBytesMax.value,
     });
   }
 
@@ -198,6 +210,8 @@ export class MvccStore {
 
   async getAt(key: Uint8Array, ts: number): Promise<Uint8Array | undefined> {
     this.checkReadable(ts);
+    const newest = this.newestVersions.lookup(key);
+    if (newest !== undefined && newest.commitTs <= ts && (newest.value !== undefined || !newest.isValue)) return newest.value;
     const iterator = this.engine.iterator({ gte: encodeVersionKey(key, ts), lt: versionsEnd(key) });
     let value: Uint8Array | undefined;
     try {
@@ -272,7 +286,13 @@ export class MvccStore {
   /** Like latestCommitTsOfKeys, and whether each newest version is a value (not a deletion marker). */
   async latestVersionsOfKeys(keys: readonly Uint8Array[]): Promise<Array<LatestVersion | undefined>> {
     const results: Array<LatestVersion | undefined> = new Array<LatestVersion | undefined>(keys.length).fill(undefined);
-    const order = keys.map((_, i) => i).sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
+    const misses: number[] = [];
+    keys.forEach((key, i) => {
+      const newest = this.newestVersions.lookup(key);
+      if (newest === undefined) misses.push(i);
+      else results[i] = { commitTs: newest.commitTs, isValue: newest.isValue };
+    });
+    const order = misses.sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
     const perIterator = Math.max(16, Math.ceil(order.length / latestLookupIteratorsMax));
     const chunks: number[][] = [];
     for (let start = 0; start < order.length; start += perIterator) chunks.push(order.slice(start, start + perIterator));
@@ -281,6 +301,7 @@ export class MvccStore {
   }
 
   private async lookUpLatest(keys: readonly Uint8Array[], indexes: readonly number[], results: Array<LatestVersion | undefined>): Promise<void> {
+    const writesBefore = this.writeCount;
     const iterator = this.engine.iterator({ gte: userSpaceStart });
     try {
       for (const i of indexes) {
@@ -289,6 +310,8 @@ export class MvccStore {
         const [newest] = await iterator.next(1);
         if (newest !== undefined && newest.key.length === key.length + 9 && bytesEqual(logicalKeyOf(newest.key), key)) {
           results[i] = { commitTs: commitTsOf(newest.key), isValue: !isDeletionMarker(newest.value) };
+          // Still the newest only if nothing was written since the iterator was opened.
+          if (this.writeCount === writesBefore) this.newestVersions.remember(key, commitTsOf(newest.key), decodeVersionValue(newest.value));
         }
       }
     } finally {
@@ -322,6 +345,8 @@ export class MvccStore {
       const writes = this.engineWritesOf(batch);
       await this.engine.write(writes, { sync: options.sync });
       this.deadPrefixes.noteWrites(batch.versions);
+      this.writeCount += 1;
+      for (const version of batch.versions) this.newestVersions.remember(version.key, version.commitTs, version.value);
       this.appliedIndexValue = batch.appliedIndex;
       this.lastCommitTsValue = batch.lastCommitTs;
       this.horizon = batch.horizon;
@@ -346,6 +371,9 @@ export class MvccStore {
           plan.removals.map((key) => ({ kind: 'delete', key })),
           { sync: false },
         );
+        this.writeCount += 1;
+        // A removed newest deletion marker leaves its key without versions: the cache must say so too.
+        for (const physical of plan.removals) this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
       }
       this.countGcStep(plan.liveVersions, plan.deadVersions, plan.deletionMarkersRemoved, isPassComplete);
       const last = rows[rows.length - 1];

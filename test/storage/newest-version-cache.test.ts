@@ -1,0 +1,211 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Engine, EngineIterator, EngineIteratorOptions } from '../../src/storage/engine.js';
+import { encodeKey } from '../../src/storage/key-codec.js';
+import { MemoryEngine } from '../../src/storage/memory-engine.js';
+import { MvccStore, type VersionWrite } from '../../src/storage/mvcc-store.js';
+import { NewestVersionCache, type NewestVersionCacheOptions } from '../../src/storage/newest-version-cache.js';
+import { MvccModel } from './mvcc-model.js';
+
+const k = (name: string): Uint8Array => encodeKey(['t', name]);
+const bytes = (...values: number[]): Uint8Array => Uint8Array.from(values);
+const roomy: NewestVersionCacheOptions = { entriesMax: 100, bytesMax: 1_000_000, valueBytesMax: 1_000 };
+
+/** An engine that counts the iterators opened on it, and can hold the next read of one until released. */
+class WatchedEngine {
+  iteratorsOpened = 0;
+  private gate: { opened: Promise<void>; markOpened(): void; release(): void; released: Promise<void> } | null = null;
+
+  constructor(readonly inner: Engine) {}
+
+  /** The next iterator read returns what the engine held when it was asked, but only once released. */
+  holdNextRead(): { opened: Promise<void>; release(): void } {
+    let markOpened = (): void => {};
+    let release = (): void => {};
+    const opened = new Promise<void>((resolve) => (markOpened = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    this.gate = { opened, markOpened, release, released };
+    return { opened, release };
+  }
+
+  engine(): Engine {
+    const watched = this;
+    return new Proxy(this.inner, {
+      get(target, property, receiver) {
+        if (property !== 'iterator') return Reflect.get(target, property, receiver) as unknown;
+        return (options: EngineIteratorOptions): EngineIterator => {
+          watched.iteratorsOpened += 1;
+          const inner = target.iterator(options);
+          return {
+            seek: (key) => inner.seek(key),
+            close: () => inner.close(),
+            next: async (entriesMax) => {
+              const entries = await inner.next(entriesMax);
+              const gate = watched.gate;
+              if (gate !== null) {
+                watched.gate = null;
+                gate.markOpened();
+                await gate.released;
+              }
+              return entries;
+            },
+          };
+        };
+      },
+    });
+  }
+}
+
+async function applyVersions(store: MvccStore, versions: VersionWrite[]): Promise<void> {
+  const lastCommitTs = Math.max(...versions.map((v) => v.commitTs));
+  await store.applyExclusive(
+    async () => ({ batch: { versions, systemWrites: [], appliedIndex: store.appliedIndex + 1, lastCommitTs, horizon: store.horizonTracker.afterCommit(lastCommitTs) }, result: undefined }),
+    { sync: false },
+  );
+}
+
+describe('NewestVersionCache', () => {
+  it('answers what was remembered, with a copy of the value that the caller may change', () => {
+    const cache = new NewestVersionCache(roomy);
+    cache.remember(k('a'), 10, bytes(1, 2));
+    cache.remember(k('b'), 11, undefined);
+    const a = cache.lookup(k('a'));
+    expect(a).toEqual({ commitTs: 10, isValue: true, value: bytes(1, 2) });
+    a?.value?.fill(9);
+    expect(cache.lookup(k('a'))?.value).toEqual(bytes(1, 2));
+    expect(cache.lookup(k('b'))).toEqual({ commitTs: 11, isValue: false, value: undefined });
+    expect(cache.lookup(k('c'))).toBeUndefined();
+    expect(cache.stats).toEqual({ hits: 3, misses: 1 });
+  });
+
+  it('drops the least recently used key past entriesMax, and a lookup counts as a use', () => {
+    const cache = new NewestVersionCache({ ...roomy, entriesMax: 2 });
+    cache.remember(k('a'), 1, bytes(1));
+    cache.remember(k('b'), 2, bytes(2));
+    cache.lookup(k('a'));
+    cache.remember(k('c'), 3, bytes(3));
+    expect(cache.lookup(k('b'))).toBeUndefined();
+    expect(cache.lookup(k('a'))?.commitTs).toBe(1);
+    expect(cache.lookup(k('c'))?.commitTs).toBe(3);
+    expect(cache.size).toBe(2);
+  });
+
+  it('stays within bytesMax, and keeps only the version of a value larger than valueBytesMax', () => {
+    const cache = new NewestVersionCache({ entriesMax: 100, bytesMax: 400, valueBytesMax: 100 });
+    cache.remember(k('big'), 1, new Uint8Array(101));
+    expect(cache.lookup(k('big'))).toEqual({ commitTs: 1, isValue: true, value: undefined });
+    for (let i = 0; i < 10; i++) cache.remember(k(`v${i}`), 2 + i, new Uint8Array(100));
+    expect(cache.sizeBytes).toBeLessThanOrEqual(400);
+    expect(cache.lookup(k('v9'))?.value?.byteLength).toBe(100);
+    expect(cache.lookup(k('v0'))).toBeUndefined();
+  });
+
+  it('refuses a version older than the one it holds', () => {
+    const cache = new NewestVersionCache(roomy);
+    cache.remember(k('a'), 10, bytes(1));
+    expect(() => cache.remember(k('a'), 9, bytes(0))).toThrow(/cannot go back/);
+    cache.remember(k('a'), 10, bytes(2));
+    expect(cache.lookup(k('a'))?.value).toEqual(bytes(2));
+  });
+});
+
+describe('MvccStore with the newest-version cache', () => {
+  it('answers a point read of a key the apply step wrote without opening an engine iterator', async () => {
+    const watched = new WatchedEngine(new MemoryEngine());
+    const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
+    await applyVersions(store, [{ key: k('a'), commitTs: 10, value: bytes(7) }, { key: k('b'), commitTs: 10, value: undefined }]);
+    const before = watched.iteratorsOpened;
+    expect(await store.getAt(k('a'), 10)).toEqual(bytes(7));
+    expect(await store.getAt(k('b'), 12)).toBeUndefined();
+    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([{ commitTs: 10, isValue: true }, { commitTs: 10, isValue: false }]);
+    expect(watched.iteratorsOpened).toBe(before);
+    // Older than the newest version: only the engine has the answer.
+    expect(await store.getAt(k('a'), 9)).toBeUndefined();
+    expect(watched.iteratorsOpened).toBe(before + 1);
+  });
+
+  it('learns the newest version of a key from an OCC lookup, so the next lookup and read skip the engine', async () => {
+    const memory = new MemoryEngine();
+    await applyVersions(await MvccStore.open(memory), [{ key: k('meta'), commitTs: 5, value: bytes(1) }]);
+    const watched = new WatchedEngine(memory);
+    const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
+    expect(await store.latestVersionsOfKeys([k('meta'), k('none')])).toEqual([{ commitTs: 5, isValue: true }, undefined]);
+    const afterFirst = watched.iteratorsOpened;
+    expect(afterFirst).toBeGreaterThan(0);
+    expect(await store.latestVersionsOfKeys([k('meta')])).toEqual([{ commitTs: 5, isValue: true }]);
+    expect(await store.getAt(k('meta'), 5)).toEqual(bytes(1));
+    expect(watched.iteratorsOpened).toBe(afterFirst);
+  });
+
+  it('does not remember a version read by a lookup that an apply batch overtook', async () => {
+    const memory = new MemoryEngine();
+    await applyVersions(await MvccStore.open(memory), [{ key: k('a'), commitTs: 10, value: bytes(1) }]);
+    const watched = new WatchedEngine(memory);
+    const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
+    const held = watched.holdNextRead();
+    const lookup = store.latestVersionsOfKeys([k('a')]);
+    await held.opened;
+    await applyVersions(store, [{ key: k('a'), commitTs: 20, value: bytes(2) }]);
+    held.release();
+    // The lookup answers as of when it read; what it read must not replace the newer version.
+    expect(await lookup).toEqual([{ commitTs: 10, isValue: true }]);
+    expect(await store.getAt(k('a'), 20)).toEqual(bytes(2));
+    expect(await store.latestVersionsOfKeys([k('a')])).toEqual([{ commitTs: 20, isValue: true }]);
+  });
+
+  it('forgets a deletion marker that collection removes, as the engine does', async () => {
+    const store = await MvccStore.open(new MemoryEngine(), { historyMs: 4, newestVersionCache: roomy });
+    await applyVersions(store, [{ key: k('a'), commitTs: 1_000, value: bytes(1) }]);
+    await applyVersions(store, [{ key: k('a'), commitTs: 2_000, value: undefined }]);
+    for (const ts of [5_000, 9_000, 14_000]) await applyVersions(store, [{ key: k('b'), commitTs: ts, value: bytes(2) }]);
+    expect(store.horizonTs).toBeGreaterThanOrEqual(2_000);
+    const report = await store.collectGarbage({ rowsMax: 100 });
+    expect(report.deletionMarkersRemoved).toBe(1);
+    expect(await store.latestCommitTs(k('a'))).toBeUndefined();
+    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([undefined, { commitTs: 14_000, isValue: true }]);
+  });
+
+  it('reads and OCC lookups equal the model through commits, collection and evictions of a tiny cache', async () => {
+    const names = ['a', 'b', 'c'];
+    const step = fc.oneof(
+      { weight: 5, arbitrary: fc.record({ kind: fc.constant('commit' as const), gapUs: fc.integer({ min: 1, max: 3000 }), writes: fc.array(fc.tuple(fc.nat(names.length - 1), fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined })), { minLength: 1, maxLength: 3 }) }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('lookup' as const), which: fc.array(fc.nat(names.length - 1), { minLength: 1, maxLength: 3 }) }) },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('read' as const), which: fc.nat(names.length - 1), back: fc.nat(4000) }) },
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('gc' as const), rowsMax: fc.integer({ min: 1, max: 20 }) }) },
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
+        // Two entries, and values of two bytes are not kept: every path of the cache is taken.
+        const store = await MvccStore.open(new MemoryEngine(), { historyMs: 4, newestVersionCache: { entriesMax: 2, bytesMax: 10_000, valueBytesMax: 1 } });
+        const model = new MvccModel();
+        let ts = 0;
+        for (const s of steps) {
+          if (s.kind === 'commit') {
+            ts += s.gapUs;
+            const versions = s.writes.map(([n, length]) => ({ key: k(names[n] as string), commitTs: ts, value: length === undefined ? undefined : new Uint8Array(length).fill(ts % 251) }));
+            for (const v of versions) model.write(v.key, v.commitTs, v.value);
+            await applyVersions(store, versions);
+          } else if (s.kind === 'lookup') {
+            const keys = s.which.map((n) => k(names[n] as string));
+            const latest = await store.latestVersionsOfKeys(keys);
+            for (const [i, key] of keys.entries()) {
+              const version = latest[i];
+              expect(version?.isValue === true).toBe(model.getAt(key, ts) !== undefined);
+              // The engine's own newest version (read without the cache), removed markers included.
+              expect(version?.commitTs).toBe(await store.latestCommitTs(key));
+              const modelLatest = model.latestCommitTs(key) ?? -1;
+              expect((version?.commitTs ?? -1) > store.horizonTs).toBe(modelLatest > store.horizonTs);
+            }
+          } else if (s.kind === 'read') {
+            const readTs = Math.max(0, ts - s.back);
+            const key = k(names[s.which] as string);
+            if (readTs >= store.readFloorTs) expect(await store.getAt(key, readTs)).toEqual(model.getAt(key, readTs));
+          } else {
+            await store.collectGarbage({ rowsMax: s.rowsMax });
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
