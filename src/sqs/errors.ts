@@ -51,6 +51,10 @@ export const awsErrors = {
   // Common errors of every AWS query service (not modelled as shapes).
   InvalidParameterValue: sender('InvalidParameterValue', 'InvalidParameterValue', 400, 'A parameter value is invalid.'),
   MissingParameter: sender('MissingParameter', 'MissingParameter', 400, 'A required parameter is missing.'),
+  // The JSON protocol's answer to an X-Amz-Target that names no operation (the service framework's
+  // error, not a modelled shape); query-compatible clients read InvalidAction from the header.
+  // Listed before InvalidAction so that the query code InvalidAction maps back to InvalidAction.
+  UnknownOperationException: sender('UnknownOperationException', 'InvalidAction', 400, 'The action or operation requested is invalid.'),
   InvalidAction: sender('InvalidAction', 'InvalidAction', 400, 'The action or operation requested is invalid.'),
   MissingAction: sender('MissingAction', 'MissingAction', 400, 'The request is missing an action or a required parameter.'),
   MalformedQueryString: sender('MalformedQueryString', 'MalformedQueryString', 400, 'The query string contains a syntax error.'),

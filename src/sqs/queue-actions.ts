@@ -98,9 +98,26 @@ export const addPermission: ActionHandler = async (ctx, input) => {
   const actions = stringList(input, 'Actions');
   if (accountIds.length === 0) throw new SqsApiError('MissingParameter', 'The request must contain the parameter AWSAccountId.');
   if (actions.length === 0) throw new SqsApiError('MissingParameter', 'The request must contain the parameter ActionName.');
+  validatePermissionLabel(label);
+  const knownActions = new Set(ctx.model.operationNames());
+  for (const action of actions) {
+    if (action !== '*' && !knownActions.has(action)) {
+      throw new SqsApiError('InvalidParameterValue', `Value SQS:${action.slice(0, 128)} for parameter ActionName is invalid. Reason: Only the name of an SQS action or * may be granted.`);
+    }
+  }
   await ctx.queueService.addPermission(name, { label, accountIds, actions });
   return {};
 };
+
+const permissionLabelPattern = /^[A-Za-z0-9_-]+$/;
+
+/** AddPermission's Label: 1-80 alphanumeric characters, hyphens and underscores, as AWS documents. */
+function validatePermissionLabel(label: string): void {
+  const max = sqsLimits.permissionLabelLengthMax.value;
+  if (label.length > max || !permissionLabelPattern.test(label)) {
+    throw new SqsApiError('InvalidParameterValue', `Value ${label.slice(0, 128)} for parameter Label is invalid. Reason: Can only include alphanumeric characters, hyphens, or underscores. 1 to ${max} in length.`);
+  }
+}
 
 export const removePermission: ActionHandler = async (ctx, input) => {
   await ctx.queueService.removePermission(queueNameOf(input), requireString(input, 'Label'));

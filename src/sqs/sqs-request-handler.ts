@@ -63,7 +63,7 @@ export class SqsRequestHandler {
     const requestId = this.newRequestId();
     const headers = headerMap(request.rawHeaders);
     const target = headers.get('x-amz-target');
-    // A JSON-typed body without a target is still a JSON client: answer it in JSON (InvalidAction).
+    // A JSON-typed body without a target is still a JSON client: answer it in JSON (UnknownOperationException).
     const isJsonBody = (headers.get('content-type') ?? '').startsWith('application/x-amz-json');
     const protocol: Protocol = target !== undefined || isJsonBody ? 'json' : 'query';
     let action: string | undefined;
@@ -77,16 +77,16 @@ export class SqsRequestHandler {
       let input: ModelStructure;
       if (protocol === 'json') {
         action = jsonAction(target ?? '', this.options.model.targetPrefix);
-        const operation = this.requireOperation(action);
+        const operation = this.requireOperation(action, protocol);
         input = decodeJsonRequest(this.options.model, operation.inputShape, request.body.toString('utf8'));
       } else {
         const params = request.method === 'POST' ? mergeParams(urlParams, parseFormParameters(request.body.toString('utf8'))) : urlParams;
         action = params.get('Action');
         if (action === undefined || action === '') throw new SqsApiError('MissingAction', 'The request must contain the parameter Action.');
-        const operation = this.requireOperation(action);
+        const operation = this.requireOperation(action, protocol);
         input = decodeQueryRequest(this.options.model, operation.inputShape, params);
       }
-      const operation = this.requireOperation(action);
+      const operation = this.requireOperation(action, protocol);
       this.fillQueueUrlFromPath(operation.inputShape, input, path, headers);
       this.checkRequiredMembers(operation.inputShape, input);
       const handler = gatewayActions[action];
@@ -102,9 +102,12 @@ export class SqsRequestHandler {
     }
   }
 
-  private requireOperation(action: string) {
+  /** The JSON protocol names an unknown operation the way AWS's JSON services do; the query protocol says InvalidAction. */
+  private requireOperation(action: string, protocol: Protocol) {
     const operation = this.options.model.operation(action);
-    if (operation === undefined || gatewayActions[action] === undefined) throw new SqsApiError('InvalidAction', `The action ${action.slice(0, 128)} is not valid for this endpoint.`);
+    if (operation === undefined || gatewayActions[action] === undefined) {
+      throw new SqsApiError(protocol === 'json' ? 'UnknownOperationException' : 'InvalidAction', `The action ${action.slice(0, 128)} is not valid for this endpoint.`);
+    }
     return operation;
   }
 
@@ -183,7 +186,7 @@ export class SqsRequestHandler {
 
 function jsonAction(target: string, prefix: string): string {
   const dot = target.indexOf('.');
-  if (dot < 0 || target.slice(0, dot) !== prefix) throw new SqsApiError('InvalidAction', `The X-Amz-Target ${target.slice(0, 128)} is not valid for this endpoint; expected ${prefix}.<Action>.`);
+  if (dot < 0 || target.slice(0, dot) !== prefix) throw new SqsApiError('UnknownOperationException', `The X-Amz-Target ${target.slice(0, 128)} is not valid for this endpoint; expected ${prefix}.<Action>.`);
   return target.slice(dot + 1);
 }
 

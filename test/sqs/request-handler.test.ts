@@ -52,10 +52,11 @@ describe('the JSON protocol', () => {
     expect(res.json['__type']).toBe('com.amazonaws.sqs#SerializationException');
   });
 
-  it('refuses an unknown target with InvalidAction', async () => {
+  it('refuses an unknown target with UnknownOperationException, InvalidAction in x-amzn-query-error', async () => {
     const gw = makeGateway();
     const res = await gw.json('FlyToTheMoon', {});
     expect(res.status).toBe(400);
+    expect(res.json['__type']).toBe('com.amazonaws.sqs#UnknownOperationException');
     expect(res.headers['x-amzn-query-error']).toBe('InvalidAction;Sender');
   });
 
