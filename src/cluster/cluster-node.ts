@@ -40,6 +40,7 @@ import { applyEntriesToStore, decodeEntryPayload, encodeEntryPayload, type Entry
 import type { StateObserver } from './state-observer.js';
 import { recoverStateInstall, statePaths, swapInSnapshot } from './state-install.js';
 import { IncomingState, StateStore } from './state-store.js';
+import { TailRepairGuard, type TailRepairState } from './tail-repair-guard.js';
 import { TxnCommitter } from './txn-committer.js';
 import { AppliedIndexWaiters, TxnWaiters, type AppliedTxn } from './txn-waiters.js';
 import { loadTlsFiles } from './transport-security.js';
@@ -66,7 +67,14 @@ export interface NodeStatus {
   readonly snapshotIndex: number;
   readonly clockOffsetMs: number;
   readonly artificialClockOffsetMs: number;
+  /** What this node can do beyond the basics; the fault-injection harness reads it. */
+  readonly capabilities: readonly string[];
+  /** Whether the log was found damaged at start-up and, if so, whether it holds its tail again. */
+  readonly logTailRepair: { readonly state: TailRepairState; readonly keptLastIndex: number | null; readonly leaderCommitIndexSeen: number };
 }
+
+/** Capabilities reported in /status. */
+export const nodeCapabilities: readonly string[] = ['log-tail-repair'];
 
 export interface ClusterNodeOptions {
   readonly config: NodeConfig;
@@ -115,6 +123,7 @@ export class ClusterNode implements TxnExecutor {
   private pendingSnapshotStep: { message: RaftMessage; resolve(installed: boolean): void } | null = null;
   private awaitedSnapshotIndex: number | null = null;
   private ticksSincePromotionCheck = 0;
+  private readonly tailRepairGuard: TailRepairGuard;
 
   private constructor(
     readonly config: NodeConfig,
@@ -126,6 +135,7 @@ export class ClusterNode implements TxnExecutor {
     private readonly onFatal: (error: unknown) => void,
   ) {
     this.clock = new ClusterClock(wallClock);
+    this.tailRepairGuard = new TailRepairGuard(logStore.tailRepair, config.electionTimeoutTicks * 2);
     this.appliedWaiters = new AppliedIndexWaiters(() => this.state.appliedIndex);
     this.committer = new TxnCommitter(this);
     this.membershipAdmin = new MembershipAdmin(this);
@@ -192,6 +202,7 @@ export class ClusterNode implements TxnExecutor {
       { id: config.id, raftPort: this.transport.port, appliedIndex: this.state.appliedIndex, lastIndex: this.logStore.lastIndex(), voters: membership.confState.voters, learners: membership.confState.learners },
       'node started',
     );
+    this.reportTailRepair();
     this.isLoopRunning = true;
     this.loopDone = this.runLoop();
     this.timers.push(setInterval(() => this.onTick(), config.tickMs));
@@ -294,8 +305,23 @@ export class ClusterNode implements TxnExecutor {
     }
   }
 
+  private reportTailRepair(): void {
+    const repair = this.logStore.tailRepair;
+    if (repair === null) return;
+    const voters = this.logStore.currentMembership().confState.voters;
+    if (voters.length === 1 && voters[0] === this.config.id) {
+      this.tailRepairGuard.waive();
+      this.logger.error({ repair }, 'the Raft log tail was damaged; as the only voter this node has no peer to repair it from and goes on with what it kept');
+      return;
+    }
+    this.logger.error({ repair }, 'the Raft log tail was damaged: cut back to what can be trusted; repairing from the leader, neither voting nor campaigning until caught up');
+  }
+
   private onTick(): void {
-    this.raw.tick();
+    if (this.tailRepairGuard.tick()) this.raw.tick();
+    if (this.tailRepairGuard.maybeFinish({ lastIndex: this.logStore.lastIndex(), leader: this.softState.leader })) {
+      this.logger.info({ lastIndex: this.logStore.lastIndex(), leaderCommitIndexSeen: this.tailRepairGuard.leaderCommitIndexSeen }, 'the Raft log tail is repaired: voting again');
+    }
     if (++this.ticksSincePromotionCheck >= 5) {
       this.ticksSincePromotionCheck = 0;
       if (this.softState.role === 'leader') this.runInLoop(() => this.membershipAdmin.maybePromoteLearner()).catch(() => undefined);
@@ -840,12 +866,18 @@ export class ClusterNode implements TxnExecutor {
       snapshotIndex: this.logStore.snapshot().meta.index,
       clockOffsetMs: this.clock.leaderOffsetMs(),
       artificialClockOffsetMs: this.clock.artificialOffset(),
+      capabilities: nodeCapabilities,
+      logTailRepair: {
+        state: this.tailRepairGuard.state,
+        keptLastIndex: this.logStore.tailRepair?.keptLastIndex ?? null,
+        leaderCommitIndexSeen: this.tailRepairGuard.leaderCommitIndexSeen,
+      },
     };
   }
 
   /** Ready: a leader is known and this replica applied what the cluster had committed when asked. */
   async isReady(timeoutMs: number): Promise<boolean> {
-    if (this.softState.leader === '' || this.isStoppingValue) return false;
+    if (this.softState.leader === '' || this.isStoppingValue || this.tailRepairGuard.isRepairing) return false;
     try {
       const index = await this.readIndex(timeoutMs);
       return this.state.appliedIndex >= index || (await this.waitApplied(index, timeoutMs));
@@ -903,7 +935,9 @@ export class ClusterNode implements TxnExecutor {
       onRaftMessage: (message) => {
         if (!this.isLoopRunning) return;
         if (message.type === MessageType.Snap) return; // snapshots arrive only through SendSnapshot
-        this.raw.step(message);
+        const admitted = this.tailRepairGuard.admit(message, this.logStore.lastIndex());
+        if (admitted === null) return;
+        this.raw.step(admitted);
         this.kick();
       },
       onSnapshot: (chunks, fromId) => this.receiveSnapshot(chunks, fromId),

@@ -75,6 +75,12 @@ export class Progress {
       return true;
     }
     if (this.next - 1 !== rejected) return false;
+    if (matchHint < this.match) {
+      // The follower no longer holds entries it acknowledged: it found its log's tail damaged and
+      // cut it back. Nothing above its hint is known to match now, so probe down from there.
+      // Lowering match never lowers the commit index, which only moves forward.
+      this.match = 0;
+    }
     this.next = Math.max(Math.min(rejected, matchHint + 1), this.match + 1);
     this.isProbeSent = false;
     return true;
