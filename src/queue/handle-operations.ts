@@ -76,7 +76,10 @@ export async function changeMessageVisibility(ctx: QueueContext, name: string, e
         }
         if (!isInFlight(record, nowMs)) throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
         const visibleAtMs = nowMs + entry.visibilityTimeoutSeconds * 1000;
-        if (visibleAtMs - (record.claimedAtMs ?? nowMs) > vtMax * 1000) {
+        // AWS counts the 12 hours in whole seconds: a timeout of 43200 set in the same second as
+        // the receive is accepted, so the time already spent in flight is floored to seconds.
+        const inFlightSeconds = Math.floor((nowMs - (record.claimedAtMs ?? nowMs)) / 1000);
+        if (inFlightSeconds + entry.visibilityTimeoutSeconds > vtMax) {
           throw new InvalidParameterValueError('VisibilityTimeout', 'a message cannot stay invisible for more than 12 hours after it was received');
         }
         const updated: MessageRecord = { ...record, visibleAtMs };
