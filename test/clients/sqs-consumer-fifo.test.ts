@@ -1,0 +1,102 @@
+import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { Consumer } from 'sqs-consumer';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.js';
+import { FifoOrderTracker } from './fifo-order-tracker.js';
+
+/**
+ * sqs-consumer 14.x, unmodified: 8 consumers on one FIFO queue of 50 groups. Each batch handler
+ * acknowledges what it handled; what it abandons comes back after the visibility timeout. Every
+ * group must be handled in the SequenceNumber order its sends returned.
+ */
+
+let gateway: SqsEndpoint;
+let sqs: SQSClient;
+
+beforeAll(async () => {
+  gateway = await startSqsEndpoint();
+  sqs = new SQSClient({ endpoint: gateway.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 5 });
+});
+
+afterAll(async () => {
+  sqs?.destroy();
+  await gateway?.close();
+});
+
+describe('sqs-consumer on a FIFO queue', () => {
+  it('8 consumers over 50 groups handle every group in SequenceNumber order, abandoned messages coming back first', async () => {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'consumer-order.fifo', Attributes: { FifoQueue: 'true', VisibilityTimeout: '2' } }));
+    const queueUrl = QueueUrl as string;
+    const tracker = new FifoOrderTracker();
+    const entries = Array.from({ length: 200 }, (_, i) => ({ group: `g${i % 50}`, body: `m${i}` }));
+    for (let start = 0; start < entries.length; start += 10) {
+      const chunk = entries.slice(start, start + 10);
+      const out = await sqs.send(
+        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: chunk.map((e, i) => ({ Id: `e${i}`, MessageBody: e.body, MessageGroupId: e.group, MessageDeduplicationId: e.body })) }),
+      );
+      expect(out.Failed ?? []).toEqual([]);
+      for (const result of out.Successful ?? []) {
+        const sent = chunk[Number(result.Id?.slice(1))];
+        tracker.noteSent({ messageId: result.MessageId as string, groupId: sent?.group as string, sequenceNumber: BigInt(result.SequenceNumber as string) });
+      }
+    }
+
+    let deliveryCounter = 0;
+    const errors: Error[] = [];
+    let resolveDone: () => void = () => {};
+    const done = new Promise<void>((resolve) => (resolveDone = resolve));
+    const handleMessageBatch = async (messages: Message[]): Promise<Message[]> => {
+      tracker.noteReceived(
+        messages.map((m) => ({
+          messageId: m.MessageId ?? '',
+          sequenceNumber: m.Attributes?.SequenceNumber,
+          groupId: m.Attributes?.MessageGroupId,
+          receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? '0'),
+        })),
+      );
+      const abandonedGroups = new Set<string>();
+      const handled: Message[] = [];
+      for (const message of messages) {
+        const group = message.Attributes?.MessageGroupId ?? '';
+        deliveryCounter++;
+        // Every seventh first delivery fails, and so does the rest of its group in this batch.
+        if (abandonedGroups.has(group) || (message.Attributes?.ApproximateReceiveCount === '1' && deliveryCounter % 7 === 0)) abandonedGroups.add(group);
+        else handled.push(message);
+      }
+      // sqs-consumer deletes what the handler returns, right after it returns.
+      for (const message of handled) tracker.noteDeleteStarted(message.MessageId as string);
+      if (tracker.deletedCount >= tracker.sentCount) resolveDone();
+      return handled;
+    };
+    const consumers = Array.from({ length: 8 }, () =>
+      // The library warns that it does not promise FIFO order itself: this test checks the order it saw.
+      Consumer.create({ queueUrl, sqs, batchSize: 10, waitTimeSeconds: 1, messageSystemAttributeNames: ['All'], attributeNames: ['All'], suppressFifoWarning: true, handleMessageBatch }),
+    );
+    for (const consumer of consumers) {
+      consumer.on('error', (err) => errors.push(err));
+      consumer.on('processing_error', (err) => errors.push(err));
+      consumer.start();
+    }
+    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`only ${tracker.deletedCount} of ${tracker.sentCount} handled`)), 90_000).unref());
+    try {
+      await Promise.race([done, timeout]);
+    } finally {
+      await Promise.all(
+        consumers.map(
+          (consumer) =>
+            new Promise<void>((resolve) => {
+              consumer.once('stopped', () => resolve());
+              consumer.stop({ abort: false });
+            }),
+        ),
+      );
+    }
+
+    expect(errors).toEqual([]);
+    expect(tracker.problems).toEqual([]);
+    expect(tracker.undelivered()).toEqual([]);
+    expect(tracker.redeliveries).toBeGreaterThan(0);
+    const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    expect(Attributes?.['ApproximateNumberOfMessages']).toBe('0');
+  }, 120_000);
+});
