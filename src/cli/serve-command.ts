@@ -4,6 +4,7 @@
  * leadership over if this node leads, and exit 0.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
 import { ClusterNode } from '../cluster/cluster-node.js';
@@ -82,6 +83,7 @@ async function startGateway(options: ServeOptions, node: ClusterNode, logger: Lo
     port,
     queueService,
     ...(options.credentialsFile === null ? {} : { credentialsFile: options.credentialsFile }),
+    ...(options.sqsTls === null ? {} : { tls: { certPem: readFileSync(options.sqsTls.certFile), keyPem: readFileSync(options.sqsTls.keyFile) } }),
     logger: sqsLogger,
     clock: node.clock,
   });

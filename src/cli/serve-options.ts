@@ -21,6 +21,8 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'tls-key', kind: 'string', description: 'PEM private key of --tls-cert' },
   { name: 'tls-ca', kind: 'string', description: 'PEM CA that signed every node\'s certificate (turns on mutual TLS)' },
   { name: 'admin-token', kind: 'string', description: 'Bearer token for every admin call but /health and /ready; needed when --admin-listen is not loopback' },
+  { name: 'sqs-tls-cert', kind: 'string', description: 'PEM certificate for the SQS endpoint (turns HTTPS on)' },
+  { name: 'sqs-tls-key', kind: 'string', description: 'PEM private key of --sqs-tls-cert' },
   { name: 'credentials-file', kind: 'string', description: 'JSON credentials; turns SigV4 verification on' },
   { name: 'log-level', kind: 'string', description: 'pino level: fatal, error, warn, info, debug, trace, silent', defaultText: 'info' },
   { name: 'reaper-interval-ms', kind: 'number', description: 'Reaper tick on the leader (reserved for the queue layer)' },
@@ -38,6 +40,8 @@ export interface ServeOptions {
   /** '' when the admin port is on loopback and open to local callers. */
   readonly adminToken: string;
   readonly credentialsFile: string | null;
+  /** HTTPS on the SQS endpoint, or null for HTTP. */
+  readonly sqsTls: { readonly certFile: string; readonly keyFile: string } | null;
   readonly logLevel: string;
   readonly reaperIntervalMs: number | null;
   readonly isDebugEnabled: boolean;
@@ -88,8 +92,15 @@ export function resolveServeOptions(argv: readonly string[], env: NodeJS.Process
     adminListen,
     adminToken,
     credentialsFile: stringFlag(values, 'credentials-file') ?? null,
+    sqsTls: sqsTlsOf(stringFlag(values, 'sqs-tls-cert'), stringFlag(values, 'sqs-tls-key')),
     logLevel,
     reaperIntervalMs: numberFlag(values, 'reaper-interval-ms') ?? null,
     isDebugEnabled: booleanFlag(values, 'debug-endpoints'),
   };
+}
+
+function sqsTlsOf(certFile: string | undefined, keyFile: string | undefined): ServeOptions['sqsTls'] {
+  if (certFile === undefined && keyFile === undefined) return null;
+  if (certFile === undefined || keyFile === undefined) throw new UsageError('--sqs-tls-cert and --sqs-tls-key go together');
+  return { certFile, keyFile };
 }

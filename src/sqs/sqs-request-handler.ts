@@ -47,6 +47,8 @@ export interface SqsRequestHandlerOptions {
   readonly logger: GatewayLogger;
   /** The Host to put in queue URLs when a request has no Host header. */
   readonly defaultHost: string;
+  /** The scheme of queue URLs: https when the endpoint serves TLS. */
+  readonly scheme?: 'http' | 'https';
   readonly newRequestId?: () => string;
 }
 
@@ -119,7 +121,7 @@ export class SqsRequestHandler {
       model: this.options.model,
       senderId,
       signal,
-      queueUrl: (queueName) => buildQueueUrl({ host, accountId, queueName }),
+      queueUrl: (queueName) => buildQueueUrl({ host, accountId, queueName, scheme: this.options.scheme ?? 'http' }),
     };
   }
 
@@ -130,7 +132,7 @@ export class SqsRequestHandler {
     if (shape.type !== 'structure' || shape.members['QueueUrl'] === undefined) return;
     const name = queueNameFromPath(path);
     if (name === undefined) return;
-    input['QueueUrl'] = buildQueueUrl({ host: headers.get('host') ?? this.options.defaultHost, accountId: this.options.accountId, queueName: name });
+    input['QueueUrl'] = buildQueueUrl({ host: headers.get('host') ?? this.options.defaultHost, accountId: this.options.accountId, queueName: name, scheme: this.options.scheme ?? 'http' });
   }
 
   /** Required scalar members (lists and maps get their own, more specific, errors in the actions). */

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SystemClock, type Clock } from '../base/clock.js';
 import { raftqLimits } from '../base/limits.js';
@@ -30,6 +31,8 @@ export interface SqsServerOptions {
   readonly region?: string;
   readonly clock?: Clock;
   readonly model?: SqsServiceModel;
+  /** PEM certificate and key: serve HTTPS instead of HTTP (queue URLs then say https). */
+  readonly tls?: { readonly certPem: Buffer; readonly keyPem: Buffer };
 }
 
 export interface SqsServer {
@@ -55,7 +58,9 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
   const inFlight = new Set<AbortController>();
   const settled = new Set<Promise<void>>();
   let isClosing = false;
-  const server = createServer({ keepAliveTimeout: 60_000, headersTimeout: 65_000, requestTimeout: 0 });
+  const serverOptions = { keepAliveTimeout: 60_000, headersTimeout: 65_000, requestTimeout: 0 };
+  // An https.Server has every http.Server method used here; only its constructor differs.
+  const server: Server = options.tls === undefined ? createServer(serverOptions) : (createHttpsServer({ ...serverOptions, cert: options.tls.certPem, key: options.tls.keyPem }) as unknown as Server);
   const handlerRef: { current?: SqsRequestHandler } = {};
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -86,6 +91,7 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
     accountId,
     logger: options.logger,
     defaultHost: `${options.host}:${port}`,
+    scheme: options.tls === undefined ? 'http' : 'https',
     ...(verifier !== undefined ? { verifier } : {}),
   });
   options.logger.info({ host: options.host, port, accountId }, 'SQS gateway listening');
