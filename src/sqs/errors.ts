@@ -57,7 +57,8 @@ export const awsErrors = {
   UnknownOperationException: sender('UnknownOperationException', 'InvalidAction', 400, 'The action or operation requested is invalid.'),
   InvalidAction: sender('InvalidAction', 'InvalidAction', 400, 'The action or operation requested is invalid.'),
   MissingAction: sender('MissingAction', 'MissingAction', 400, 'The request is missing an action or a required parameter.'),
-  MalformedQueryString: sender('MalformedQueryString', 'MalformedQueryString', 400, 'The query string contains a syntax error.'),
+  // HTTP 404 is the status AWS's common-errors reference gives it.
+  MalformedQueryString: sender('MalformedQueryString', 'MalformedQueryString', 404, 'The query string contains a syntax error.'),
   SerializationException: sender('SerializationException', 'SerializationException', 400, 'The request body could not be parsed.'),
   InvalidQueryParameter: sender('InvalidQueryParameter', 'InvalidQueryParameter', 400, 'The query string is malformed or does not adhere to AWS standards.'),
   RequestEntityTooLarge: sender('RequestEntityTooLarge', 'RequestEntityTooLarge', 413, 'The request body is too large.'),

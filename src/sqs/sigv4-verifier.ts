@@ -87,8 +87,13 @@ export class SigV4Verifier {
       if (nowMs > signedAtMs + expiresMs) throw new SqsApiError('RequestExpired', `The presigned request expired at ${new Date(signedAtMs + expiresMs).toISOString()}.`);
       return;
     }
-    if (Math.abs(nowMs - signedAtMs) > skewMs) {
-      throw new SqsApiError('SignatureDoesNotMatch', `Signature expired: ${parts.amzDate} is outside the ${skewMs / 60_000} minute window around the server time ${formatAmzDate(nowMs)}.`);
+    // Worded as SQS words them: people and tools recognise clock skew by these messages.
+    const skewMinutes = skewMs / 60_000;
+    if (signedAtMs < nowMs - skewMs) {
+      throw new SqsApiError('SignatureDoesNotMatch', `Signature expired: ${parts.amzDate} is now earlier than ${formatAmzDate(nowMs - skewMs)} (${formatAmzDate(nowMs)} - ${skewMinutes} min.)`);
+    }
+    if (signedAtMs > nowMs + skewMs) {
+      throw new SqsApiError('SignatureDoesNotMatch', `Signature not yet current: ${parts.amzDate} is still later than ${formatAmzDate(nowMs + skewMs)} (${formatAmzDate(nowMs)} + ${skewMinutes} min.)`);
     }
   }
 

