@@ -211,7 +211,8 @@ export class MvccStore {
   async getAt(key: Uint8Array, ts: number): Promise<Uint8Array | undefined> {
     this.checkReadable(ts);
     const newest = this.newestVersions.lookup(key);
-    if (newest !== undefined && newest.commitTs <= ts && (newest.value !== undefined || !newest.isValue)) return newest.value;
+    // A copy: the caller may keep or change what it reads.
+    if (newest !== undefined && newest.commitTs <= ts && (newest.value !== undefined || !newest.isValue)) return newest.value?.slice();
     const iterator = this.engine.iterator({ gte: encodeVersionKey(key, ts), lt: versionsEnd(key) });
     let value: Uint8Array | undefined;
     try {

@@ -69,7 +69,7 @@ export class NewestVersionCache {
     return { hits: this.hitCount, misses: this.missCount };
   }
 
-  /** The newest version of `key`, if known. A copy of the value: callers may keep or change it. */
+  /** The newest version of `key`, if known. Its value is the cache's own: callers copy it before they hand it on. */
   lookup(key: Uint8Array): NewestVersion | undefined {
     const id = keyId(key);
     const entry = this.entries.get(id);
@@ -80,7 +80,7 @@ export class NewestVersionCache {
     this.hitCount += 1;
     this.entries.delete(id);
     this.entries.set(id, entry);
-    return entry.value === undefined ? entry : { ...entry, value: entry.value.slice() };
+    return entry;
   }
 
   /**

@@ -65,16 +65,17 @@ async function applyVersions(store: MvccStore, versions: VersionWrite[]): Promis
 }
 
 describe('NewestVersionCache', () => {
-  it('answers what was remembered, with a copy of the value that the caller may change', () => {
+  it('answers what was remembered, and keeps a copy of the value it was given', () => {
     const cache = new NewestVersionCache(roomy);
     cache.remember(k('a'), 10, bytes(1, 2));
     cache.remember(k('b'), 11, undefined);
-    const a = cache.lookup(k('a'));
-    expect(a).toEqual({ commitTs: 10, isValue: true, value: bytes(1, 2) });
-    a?.value?.fill(9);
-    expect(cache.lookup(k('a'))?.value).toEqual(bytes(1, 2));
+    const given = bytes(3, 4);
+    cache.remember(k('c'), 12, given);
+    given.fill(9);
+    expect(cache.lookup(k('a'))).toEqual({ commitTs: 10, isValue: true, value: bytes(1, 2) });
+    expect(cache.lookup(k('c'))?.value).toEqual(bytes(3, 4));
     expect(cache.lookup(k('b'))).toEqual({ commitTs: 11, isValue: false, value: undefined });
-    expect(cache.lookup(k('c'))).toBeUndefined();
+    expect(cache.lookup(k('d'))).toBeUndefined();
     expect(cache.stats).toEqual({ hits: 3, misses: 1 });
   });
 
@@ -115,6 +116,9 @@ describe('MvccStore with the newest-version cache', () => {
     const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
     await applyVersions(store, [{ key: k('a'), commitTs: 10, value: bytes(7) }, { key: k('b'), commitTs: 10, value: undefined }]);
     const before = watched.iteratorsOpened;
+    const read = await store.getAt(k('a'), 10);
+    expect(read).toEqual(bytes(7));
+    read?.fill(0);
     expect(await store.getAt(k('a'), 10)).toEqual(bytes(7));
     expect(await store.getAt(k('b'), 12)).toBeUndefined();
     expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([{ commitTs: 10, isValue: true }, { commitTs: 10, isValue: false }]);
