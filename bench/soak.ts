@@ -8,7 +8,7 @@
 // (SVG) into bench/results/ and says whether live keys and disk size levelled off and whether the
 // receive latency of the last minute is within 1.5x of the first.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -34,7 +34,7 @@ function parseOptions(argv: readonly string[]): SoakOptions {
     options: {
       minutes: { type: 'string', default: '10' },
       nodes: { type: 'string', default: '1' },
-      rate: { type: 'string', default: '400' },
+      rate: { type: 'string', default: '200' },
       'message-bytes': { type: 'string', default: '256' },
       'sample-seconds': { type: 'string', default: '10' },
       'purge-every-s': { type: 'string', default: '65' },
@@ -114,6 +114,7 @@ async function main(): Promise<void> {
         errors: counters.errors,
         receiveP50Ms: window.length > 0 ? percentile(window, 0.5) : null,
         receiveP99Ms: window.length > 0 ? percentile(window, 0.99) : null,
+        loadAverage: loadavg()[0] ?? 0,
       };
       samples.push(sample);
       const rate = (n: number) => Math.round(n / options.sampleSeconds);
@@ -122,7 +123,7 @@ async function main(): Promise<void> {
         `[${clock.padStart(5)}/${options.minutes}m] sent ${rate(counters.sent - previous.sent)}/s received ${rate(counters.received - previous.received)}/s` +
           ` live keys ${sample.liveRows} dead versions ${sample.deadVersions} tombstoned ${sample.tombstonedRows} state ${(stateBytes / 1e6).toFixed(1)} MB` +
           ` receive p50 ${formatMs(sample.receiveP50Ms)} p99 ${formatMs(sample.receiveP99Ms)} purges ${counters.purges} cycles ${counters.cycles}` +
-          `${counters.errors > 0 ? ` errors ${counters.errors} (last: ${counters.lastError})` : ''}`,
+          ` load ${sample.loadAverage.toFixed(1)}${counters.errors > 0 ? ` errors ${counters.errors} (last: ${counters.lastError})` : ''}`,
       );
       previous = counters;
     }
@@ -140,6 +141,7 @@ async function main(): Promise<void> {
   writeFileSync(`${base}-keys.svg`, plots.keys);
   writeFileSync(`${base}-disk.svg`, plots.disk);
   writeFileSync(`${base}-latency.svg`, plots.latency);
+  writeFileSync(`${base}-load.svg`, plots.load);
   writeFileSync(`${base}.json`, `${JSON.stringify({ options, runSeconds, counters: load.counters, verdict, samples }, null, 1)}\n`);
 
   const first = verdict.minutes[0];
@@ -150,7 +152,7 @@ async function main(): Promise<void> {
   log(`live keys: last quarter / quarter before ${verdict.liveRows.lastQuarterOverThird.toFixed(3)} (level if <= ${levelGrowthMax}): ${verdict.liveRows.isLevel ? 'level' : 'GROWING'}`);
   log(`DATA/state bytes: last quarter / quarter before ${verdict.stateBytes.lastQuarterOverThird.toFixed(3)}: ${verdict.stateBytes.isLevel ? 'level' : 'GROWING'}`);
   log(`sent ${load.counters.sent}, received ${load.counters.received}, purges ${load.counters.purges}, delete/recreate cycles ${load.counters.cycles}, errors ${load.counters.errors}`);
-  log(`wrote ${base}.json and ${base}-{keys,disk,latency}.svg`);
+  log(`wrote ${base}.json and ${base}-{keys,disk,latency,load}.svg`);
   if (!options.keepData) rmSync(baseDir, { recursive: true, force: true });
 }
 

@@ -2,8 +2,8 @@
 // with — purges, delete/recreate cycles, messages that expire, FIFO dedup rows that age out.
 //
 //  queue          producers            consumers                 churn
-//  steady         rate                 receive 10 + delete batch  -
-//  steady.fifo    rate / 10, dedup ids receive 10 + delete batch  dedup rows expire after 5 min
+//  steady         rate                 12 lanes: receive 10 + delete batch
+//  steady.fifo    rate / 10, dedup ids 2 lanes, likewise           dedup rows expire after 5 min
 //  purged         rate / 4             none                       PurgeQueue every purgeEveryMs
 //  cycle          rate / 4             none                       DeleteQueue + CreateQueue every cycleEveryMs
 //  expiring       rate / 10            none                       MessageRetentionPeriod 60 s
@@ -91,8 +91,9 @@ export class SoakLoad {
     const rate = this.options.messagesPerSecond;
     this.loops.push(this.produce('steady', rate, 4), this.produce('steady.fifo', rate / 10, 1), this.produce('purged', rate / 4, 1));
     this.loops.push(this.produce('cycle', rate / 4, 1), this.produce('expiring', rate / 10, 1));
-    for (let lane = 0; lane < 4; lane++) this.loops.push(this.consume('steady'));
-    this.loops.push(this.consume('steady.fifo'));
+    // Consumers outnumber what the producers need, so the steady queues stay near empty even on a loaded machine.
+    for (let lane = 0; lane < 12; lane++) this.loops.push(this.consume('steady'));
+    for (let lane = 0; lane < 2; lane++) this.loops.push(this.consume('steady.fifo'));
     this.loops.push(this.every(this.options.purgeEveryMs, () => this.purge('purged')));
     this.loops.push(this.every(this.options.cycleEveryMs, () => this.recycle('cycle')));
   }
@@ -147,7 +148,7 @@ export class SoakLoad {
             this.counters.sent += answer.Successful?.length ?? 0;
           } catch (error) {
             // The cycle queue is missing for a moment while it is recreated: expected, not counted.
-            if (!(error instanceof SqsCallError && error.body.includes('NonExistentQueue'))) this.noteError(error);
+            if (!(error instanceof SqsCallError && error.body.includes('QueueDoesNotExist'))) this.noteError(error);
           }
         }
       }),

@@ -18,6 +18,8 @@ export interface SoakSample {
   readonly errors: number;
   readonly receiveP50Ms: number | null;
   readonly receiveP99Ms: number | null;
+  /** The machine's 1-minute load average: the machine is shared, and latency follows it. */
+  readonly loadAverage: number;
 }
 
 export interface MinuteLatency {
@@ -95,7 +97,7 @@ export function soakVerdict(samples: readonly SoakSample[], latencies: ReadonlyA
   };
 }
 
-export function soakPlots(samples: readonly SoakSample[], verdict: SoakVerdict, title: string): { keys: string; disk: string; latency: string } {
+export function soakPlots(samples: readonly SoakSample[], verdict: SoakVerdict, title: string): { keys: string; disk: string; latency: string; load: string } {
   const minutesOf = (s: SoakSample) => s.tSeconds / 60;
   const keys = renderPlot({
     title: `${title}: live keys and dead versions of the state`,
@@ -127,5 +129,11 @@ export function soakPlots(samples: readonly SoakSample[], verdict: SoakVerdict, 
       { name: 'p99 per minute', color: '#ff7f0e', style: 'line', points: verdict.minutes.map((m) => [m.minute - 0.5, m.p99Ms]) },
     ],
   });
-  return { keys, disk, latency };
+  const load = renderPlot({
+    title: `${title}: machine load (1-minute load average, 2 cores shared with other work)`,
+    xLabel: 'minutes',
+    yLabel: 'load average',
+    series: [{ name: 'load average', color: '#9467bd', style: 'line', points: samples.map((s) => [minutesOf(s), s.loadAverage]) }],
+  });
+  return { keys, disk, latency, load };
 }
