@@ -4,6 +4,9 @@
  * admin port behind its bearer token.
  */
 import { readFileSync } from 'node:fs';
+import { Agent } from 'node:https';
+import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../support/ports.js';
@@ -136,6 +139,36 @@ describe('a TLS cluster', () => {
     const refused = await runCli(['backup', '--admin', p.admin, '--admin-token', token, '--out', join(dir.path, 'x.backup')]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/401/);
+  });
+
+  it('the SQS endpoint serves HTTPS with --sqs-tls-cert, and its queue URLs say https', async () => {
+    const [sqsPort, adminPort, raftPort] = (await freePorts(3)) as [number, number, number];
+    const argv = [
+      mainScript, 'serve', '--id', 'h1', '--data-dir', join(dir.path, 'h1'), '--sqs-listen', `127.0.0.1:${sqsPort}`, '--admin-listen', `127.0.0.1:${adminPort}`, '--raft-listen', `127.0.0.1:${raftPort}`,
+      '--sqs-tls-cert', join(certs, 'n1.pem'), '--sqs-tls-key', join(certs, 'n1-key.pem'),
+    ];
+    const node = new NodeProcess('h1', argv, process.env, join(dir.path, 'h1.log'), `127.0.0.1:${adminPort}`);
+    nodes.set('h1', node);
+    await node.waitReady();
+    const client = new SQSClient({
+      endpoint: `https://127.0.0.1:${sqsPort}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      requestHandler: new NodeHttpHandler({ httpsAgent: new Agent({ ca: readFileSync(join(certs, 'ca.pem')) }) }),
+    });
+    try {
+      const created = await client.send(new CreateQueueCommand({ QueueName: 'over-tls' }));
+      expect(created.QueueUrl).toBe(`https://127.0.0.1:${sqsPort}/000000000000/over-tls`);
+      await client.send(new SendMessageCommand({ QueueUrl: created.QueueUrl, MessageBody: 'encrypted in transit' }));
+      const received = await client.send(new ReceiveMessageCommand({ QueueUrl: created.QueueUrl, WaitTimeSeconds: 1 }));
+      expect(received.Messages?.[0]?.Body).toBe('encrypted in transit');
+    } finally {
+      client.destroy();
+    }
+    // Plain HTTP to the same port gets no SQS answer.
+    const plain = await fetch(`http://127.0.0.1:${sqsPort}/`, { method: 'POST', body: 'Action=ListQueues' }).then((r) => r.status, () => 'refused');
+    expect(plain).not.toBe(200);
+    await node.stop();
   });
 
   it('serve refuses an admin port beyond loopback without a token', async () => {
