@@ -25,7 +25,7 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'sqs-tls-key', kind: 'string', description: 'PEM private key of --sqs-tls-cert' },
   { name: 'credentials-file', kind: 'string', description: 'JSON credentials; turns SigV4 verification on' },
   { name: 'log-level', kind: 'string', description: 'pino level: fatal, error, warn, info, debug, trace, silent', defaultText: 'info' },
-  { name: 'reaper-interval-ms', kind: 'number', description: 'Reaper tick on the leader (reserved for the queue layer)' },
+  { name: 'reaper-interval-ms', kind: 'number', description: 'Reaper tick on the leader, in ms (retention, purged and deleted queues, expired rows)', defaultText: '1000' },
   { name: 'debug-endpoints', kind: 'boolean', description: 'Enable admin debug calls (POST /debug/txn, /debug/clock-offset, /debug/snapshot) for tests and fault injection' },
   { name: 'snapshot-threshold-entries', kind: 'number', description: 'Applied entries between snapshots', defaultText: '10000' },
   { name: 'snapshot-catch-up-entries', kind: 'number', description: 'Entries kept behind a snapshot for slightly lagging followers', defaultText: '1000' },
