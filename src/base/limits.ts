@@ -63,6 +63,7 @@ export const raftqLimits = {
   receiveScanRowsMax: limit(1_000, 'rows', 'Visibility-index rows one receive may examine before it answers with what it found (trap 11 needs more than one page, but not unbounded work).'),
   approximateCountRowsMax: limit(100_000, 'rows', 'Rows ApproximateNumberOf* may count exactly; beyond it the count is an estimate (trap 18).'),
   reaperRowsPerQueuePerTickMax: limit(256, 'rows', 'Rows the reaper deletes per queue per key family per tick, so one huge queue cannot starve the rest.'),
+  reaperAuditRowsPerQueuePerTickMax: limit(64, 'rows', 'vis, age and group rows per queue per family the reaper checks against their message data each tick (one point read each): dangling rows are an anomaly, so the audit is a slow background walk that costs little on a busy leader.'),
   reaperQueuesPerTickMax: limit(64, 'queues', 'Queues one reaper tick visits (retention, expired dedup and attempt rows, dangling index rows); the next tick continues with the following queues, so a tick stays short however many queues exist.'),
   reaperTombstonesPerTickMax: limit(32, 'tombstones', 'Tombstoned generations one reaper tick clears a chunk of; the next tick continues with the following ones, so one huge purged queue cannot hold up the others.'),
   moveTaskRetentionMs: limit(1_209_600_000, 'milliseconds', 'How long the reaper keeps a finished (completed, cancelled, failed) message move task row after its last step: the longest MessageRetentionPeriod.'),

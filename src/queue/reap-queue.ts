@@ -6,10 +6,12 @@
  *   being extended still expires, since its age row never moves (trap 5);
  * - FIFO dedup rows and ReceiveRequestAttemptId rows whose window is over;
  * - vis, age and group rows whose message data is gone or names another row (dangling).
- * Each step examines at most `rowsMax` rows; cursors carry the walks over later ticks.
+ * Each step examines at most `rowsMax` rows (the dangling-row audit reaperAuditRowsPerQueuePerTickMax,
+ * since each row costs a point read); cursors carry the walks over later ticks.
  */
 import { Buffer } from 'node:buffer';
 import { assert } from '../base/assert.js';
+import { raftqLimits } from '../base/limits.js';
 import { decodeKey, keySuccessor } from '../storage/key-codec.js';
 import type { KeyRange, KeyValue, ReadView, TxnWrite } from '../storage/txn.js';
 import type { GenerationFamily, GenerationKeys } from './key-layout.js';
@@ -50,7 +52,7 @@ export class QueueReap {
     }
     for (const family of indexFamilies) {
       if (isStopped()) return true;
-      await this.reapDanglingRows(name, family, cursors, report);
+      await this.reapDanglingRows(name, family, cursors, report, Math.min(this.rowsMax, raftqLimits.reaperAuditRowsPerQueuePerTickMax.value));
     }
     return true;
   }
@@ -103,15 +105,15 @@ export class QueueReap {
 
   /** Dedup and attempt rows are keyed by id, not time: a cursor walks them a bounded page per tick. */
   private async reapExpiredWindowRows(name: string, family: 'dedup' | 'attempt', cursors: QueueReapCursors, report: ReaperSweepReport): Promise<void> {
-    const deleted = await this.walkFamily(name, family, cursors, 'ReapExpiredRows', async (_view, _queue, rows, nowMs) =>
+    const deleted = await this.walkFamily(name, family, cursors, this.rowsMax, 'ReapExpiredRows', async (_view, _queue, rows, nowMs) =>
       rows.filter((row) => expiresAtMsOf(family, row.value) <= nowMs).map((row) => ({ readKey: row.key, key: row.key })),
     );
     if (family === 'dedup') report.dedupRowsDeleted += deleted;
     else report.attemptRowsDeleted += deleted;
   }
 
-  private async reapDanglingRows(name: string, family: (typeof indexFamilies)[number], cursors: QueueReapCursors, report: ReaperSweepReport): Promise<void> {
-    report.danglingRowsDeleted += await this.walkFamily(name, family, cursors, 'ReapDanglingRows', async (view, queue, rows) => {
+  private async reapDanglingRows(name: string, family: (typeof indexFamilies)[number], cursors: QueueReapCursors, report: ReaperSweepReport, rowsMax: number): Promise<void> {
+    report.danglingRowsDeleted += await this.walkFamily(name, family, cursors, rowsMax, 'ReapDanglingRows', async (view, queue, rows) => {
       const checked = await checkIndexRows(view, queue.keys, family, rows);
       return checked.filter((check) => check.record === undefined).map((check) => ({ readKey: check.dataKey, key: check.row.key }));
     });
@@ -125,6 +127,7 @@ export class QueueReap {
     name: string,
     family: GenerationFamily,
     cursors: QueueReapCursors,
+    rowsMax: number,
     operation: string,
     select: (view: ReadView, queue: LoadedQueue, rows: KeyValue[], nowMs: number) => Promise<Array<{ readKey: Uint8Array; key: Uint8Array }>>,
   ): Promise<number> {
@@ -134,10 +137,10 @@ export class QueueReap {
         const queue = await this.ctx.maybeLoadQueue(view, name);
         if (queue === undefined) return { ...noWrites, result: { next: undefined, deleted: 0 } };
         const whole = queue.keys.familyRange(family);
-        const rows = await view.scan(resumeRange(whole, cursors.rowCursors.get(family)), { limit: this.rowsMax });
+        const rows = await view.scan(resumeRange(whole, cursors.rowCursors.get(family)), { limit: rowsMax });
         const selected = await select(view, queue, rows, nowMs);
         const last = rows[rows.length - 1];
-        const nextKey = rows.length < this.rowsMax || last === undefined ? undefined : keySuccessor(last.key);
+        const nextKey = rows.length < rowsMax || last === undefined ? undefined : keySuccessor(last.key);
         return {
           readKeys: [...queue.readKeys, ...selected.map((s) => s.readKey)],
           writes: selected.map((s): TxnWrite => ({ kind: 'delete', key: s.key })),
