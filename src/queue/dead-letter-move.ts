@@ -11,7 +11,7 @@ import type { MessageRecord } from './message-record.js';
 import { partitionOfGroup } from './partitioning.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { checkRedriveTarget, type RedriveTargetCheck } from './redrive-target.js';
-import { decodeSequenceCounter, encodeSequenceCounter, sequenceNumberOf } from './fifo-sequence.js';
+import { decodeSequenceCounter, encodeSequenceCounter, formatSequenceNumber, sequenceNumberOf } from './fifo-sequence.js';
 import { messageDeletes, messageWrites } from './send-messages.js';
 
 export class DeadLetterMover {
@@ -66,7 +66,7 @@ export class DeadLetterMover {
       counter += 1n;
       this.counters.set(partition, counter);
       order = sequenceNumberOf(counter, partition);
-      sequenceNumber = order.toString();
+      sequenceNumber = formatSequenceNumber(order);
       out.writes.push({ kind: 'put', key: queueKeys.sequence(target.meta.name, partition), value: encodeSequenceCounter(counter) });
     }
     const { receiptToken: _token, claimedAtMs: _claimed, firstReceiveAtMs: _first, sequenceNumber: _sequence, ...kept } = record;

@@ -17,7 +17,7 @@ import { partitionOfGroup } from './partitioning.js';
 import type { MoveTaskInfo, MoveTaskStatus, StartMoveTaskOptions } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { parseQueueArn } from './redrive-policy.js';
-import { decodeSequenceCounter, encodeSequenceCounter, sequenceNumberOf } from './fifo-sequence.js';
+import { decodeSequenceCounter, encodeSequenceCounter, formatSequenceNumber, sequenceNumberOf } from './fifo-sequence.js';
 import { messageDeletes, messageWrites } from './send-messages.js';
 
 export interface MoveTaskRecord extends MoveTaskInfo {
@@ -217,7 +217,7 @@ export class MoveTasks {
       counter += 1n;
       counters.set(id, { key: counterKey, counter });
       order = sequenceNumberOf(counter, partition);
-      sequenceNumber = order.toString();
+      sequenceNumber = formatSequenceNumber(order);
     }
     const copy: MessageRecord = { ...kept, partition, visibleAtMs: nowMs, order, receiveCount: 0, ...(sequenceNumber !== undefined ? { sequenceNumber } : {}) };
     return messageWrites(destination.keys, copy);

@@ -17,7 +17,7 @@ import { KeyedMutex } from './keyed-mutex.js';
 import { partitionOfGroup } from './partitioning.js';
 import type { EntryFailure, SendEntry, SendResult } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
-import { decodeSequenceCounter, encodeSequenceCounter, sequenceNumberOf } from './fifo-sequence.js';
+import { decodeSequenceCounter, encodeSequenceCounter, formatSequenceNumber, sequenceNumberOf } from './fifo-sequence.js';
 import { sqsLimits } from '../base/limits.js';
 import type { ReadView } from '../storage/txn.js';
 
@@ -157,9 +157,9 @@ export class MessageSender {
       counter += 1n;
       counters.set(item.partition, counter);
       const sequence = sequenceNumberOf(counter, item.partition);
-      const record = this.recordOf(item, nowMs, sequence, senderId, sequence.toString());
+      const record = this.recordOf(item, nowMs, sequence, senderId, formatSequenceNumber(sequence));
       out.writes.push(...messageWrites(keys, record));
-      const row: DedupRow = { messageId: item.messageId, sequenceNumber: sequence.toString(), expiresAtMs: nowMs + windowMs };
+      const row: DedupRow = { messageId: item.messageId, sequenceNumber: formatSequenceNumber(sequence), expiresAtMs: nowMs + windowMs };
       out.writes.push({ kind: 'put', key: dedupKey, value: encoder.encode(JSON.stringify(row)) });
       seenInRequest.set(dedupKeyText, row);
       out.results[item.index] = { entryId: item.entry.entryId, messageId: item.messageId, sequenceNumber: row.sequenceNumber };
