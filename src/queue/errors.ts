@@ -57,7 +57,8 @@ export class InvalidParameterValueError extends RaftqError {
 export class MissingParameterError extends RaftqError {
   readonly code = 'MissingParameter';
   constructor(readonly parameterName: string, readonly reason: string, options?: { cause?: unknown }) {
-    super(`The request must contain the parameter ${parameterName}: ${reason}`, options);
+    // AWS's exact sentence: clients and conformance checks match it; the reason stays a field.
+    super(`The request must contain the parameter ${parameterName}.`, options);
   }
 }
 
