@@ -21,6 +21,7 @@ const families: Array<{ family: NemesisFamily; seed: number }> = [
   { family: 'pause', seed: 103 },
   { family: 'clock', seed: 104 },
   { family: 'membership', seed: 105 },
+  { family: 'corrupt', seed: 106 },
 ];
 
 function shortRun(family: NemesisFamily, seed: number): RunOptions {
