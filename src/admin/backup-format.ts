@@ -11,16 +11,13 @@
  */
 import { crc32 } from 'node:zlib';
 import { RaftqError } from '../base/errors.js';
+import { raftqLimits } from '../base/limits.js';
 import type { EngineEntry } from '../storage/engine.js';
 import { decodeRows, snapshotChunks } from '../cluster/snapshot-chunks.js';
 import type { EngineReader } from '../storage/engine.js';
 
 export const backupMagic = 'RAFTQ-BACKUP 1\n';
 const endMarker = 0xffff_ffff;
-/** One header line at most this long: it is a few fields. */
-const headerBytesMax = 64 * 1024;
-/** One frame at most this long (frames are snapshot chunks of about a megabyte). */
-const frameBytesMax = 256 * 1024 * 1024;
 
 export interface BackupHeader {
   /** The node that streamed the backup. */
@@ -130,7 +127,7 @@ export async function decodeBackup(
   const bytes = new ByteReader(source);
   const magic = (await bytes.read(backupMagic.length, 'the magic')).toString('latin1');
   if (magic !== backupMagic) throw new BackupFormatError(`it does not start with ${JSON.stringify(backupMagic.trim())}`);
-  const header = parseHeader(await bytes.readLine(headerBytesMax, 'the header'));
+  const header = parseHeader(await bytes.readLine(raftqLimits.backupHeaderBytesMax.value, 'the header'));
   await handlers.onHeader(header);
   let checksum = 0;
   let rowCount = 0;
@@ -138,7 +135,7 @@ export async function decodeBackup(
   for (;;) {
     const length = (await bytes.read(4, 'a frame length')).readUInt32BE(0);
     if (length === endMarker) break;
-    if (length > frameBytesMax) throw new BackupFormatError(`a frame claims ${length} bytes`);
+    if (length > raftqLimits.backupFrameBytesMax.value) throw new BackupFormatError(`a frame claims ${length} bytes`);
     const data = await bytes.read(length, 'a frame');
     checksum = crc32(data, checksum);
     let rows: EngineEntry[];

@@ -103,6 +103,8 @@ export const raftqLimits = {
   producerLingerMsMax: limit(10_000, 'milliseconds', 'Longest linger a producer accepts: a send must not wait on a timer for longer than a person notices.'),
   producerBatchesInFlightMax: limit(4, 'batches', 'SendMessageBatch requests one producer has outstanding; further messages wait and fill the next batches.'),
   producerEntryAttemptsMax: limit(5, 'attempts', 'Times a producer sends one entry that failed transiently (the same body, attributes and deduplication id each time) before rejecting it.'),
+  backupHeaderBytesMax: limit(65_536, 'bytes', 'Longest header line a restore reads from a backup file: it is a few fields, so anything longer is not a backup.'),
+  backupFrameBytesMax: limit(268_435_456, 'bytes', 'Largest frame a restore accepts from a backup file: frames are snapshot chunks of about a megabyte, so a larger length is damage, refused before it is buffered.'),
 } as const;
 
 /** Raft and cluster runtime limits. */
