@@ -48,7 +48,8 @@ export class FifoOrderTracker {
         this.problems.push(`${message.messageId} was delivered but never sent`);
         continue;
       }
-      if (message.sequenceNumber !== sent.sequenceNumber.toString() || message.groupId !== sent.groupId) {
+      // Compared as numbers: AWS returns SequenceNumber as a fixed-width decimal string.
+      if (message.sequenceNumber === undefined || BigInt(message.sequenceNumber) !== sent.sequenceNumber || message.groupId !== sent.groupId) {
         this.problems.push(`${message.messageId} came back as ${message.groupId}/${message.sequenceNumber}, sent as ${sent.groupId}/${sent.sequenceNumber}`);
       }
       for (const earlier of this.groups.get(sent.groupId) ?? []) {

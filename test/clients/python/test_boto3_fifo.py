@@ -70,7 +70,7 @@ class OrderTracker:
             for message in messages:
                 attributes = message["Attributes"]
                 group, sequence = self.sent[message["MessageId"]]
-                if attributes["SequenceNumber"] != str(sequence) or attributes["MessageGroupId"] != group:
+                if int(attributes["SequenceNumber"]) != sequence or attributes["MessageGroupId"] != group:
                     self.problems.append(f"{message['MessageId']} came back as {attributes['MessageGroupId']}/{attributes['SequenceNumber']}")
                 if attributes["ApproximateReceiveCount"] != "1":
                     self.redeliveries += 1
