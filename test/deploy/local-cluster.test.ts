@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../support/temp-dir.js';
 import { freePortRange, runCli, sqsClient, waitFor } from './support/node-process.js';
@@ -83,6 +83,20 @@ describe('raftq cluster up and down', () => {
     for (const node of record.nodes) expect(isAlive(node.pid)).toBe(false);
     // Each node went through the graceful shutdown, not a kill.
     for (const node of record.nodes) expect(readFileSync(node.logFile, 'utf8')).toContain('"shut down"');
+
+    // The data stays: the next `up` from the same directory serves the same queue.
+    const again = await runCli(['cluster', 'up', '--nodes', '3', '--base-dir', baseDir, '--base-port', String(basePort)]);
+    const restarted = JSON.parse(readFileSync(join(baseDir, 'cluster.json'), 'utf8')) as ClusterRecord;
+    started.push(...restarted.nodes.map((node) => node.pid));
+    expect(again.code, again.stderr).toBe(0);
+    const client = sqsClient(`http://${restarted.nodes[0]?.sqs}`);
+    try {
+      const answer = await client.send(new GetQueueUrlCommand({ QueueName: 'local' }));
+      expect(answer.QueueUrl).toBe(`http://${restarted.nodes[0]?.sqs}/000000000000/local`);
+    } finally {
+      client.destroy();
+    }
+    expect((await runCli(['cluster', 'down', '--base-dir', baseDir])).code).toBe(0);
   });
 
   it('starts five nodes with --nodes 5', async () => {
