@@ -1,5 +1,6 @@
 // `npm run bench:soak -- --minutes N [--nodes 1|3] [--rate MSGS_PER_S] [--message-bytes B]
-//  [--sample-seconds S] [--purge-every-s S] [--cycle-every-s S] [--out DIR]`
+//  [--sample-seconds S] [--purge-every-s S] [--cycle-every-s S] [--out DIR] [--keep-data]
+//  [--cpu-prof-dir DIR]`
 //
 // A long run against real raftq node(s): steady producers and consumers with purges, queue
 // delete/recreate cycles, expiring messages and FIFO dedup rows (soak/soak-load.ts). Every sample
@@ -12,7 +13,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
-import { directoryBytes, sampleMetrics, SoakCluster } from './soak/soak-cluster.js';
+import { directoryBytes, processCpuMs, sampleMetrics, SoakCluster } from './soak/soak-cluster.js';
 import { SoakLoad } from './soak/soak-load.js';
 import { latencyRatioMax, levelGrowthMax, percentile, soakPlots, soakVerdict, type SoakSample } from './soak/soak-report.js';
 
@@ -26,6 +27,7 @@ interface SoakOptions {
   readonly cycleEverySeconds: number;
   readonly outDir: string;
   readonly keepData: boolean;
+  readonly cpuProfileDir: string | undefined;
 }
 
 function parseOptions(argv: readonly string[]): SoakOptions {
@@ -41,6 +43,7 @@ function parseOptions(argv: readonly string[]): SoakOptions {
       'cycle-every-s': { type: 'string', default: '30' },
       out: { type: 'string', default: new URL('../../bench/results', import.meta.url).pathname },
       'keep-data': { type: 'boolean', default: false },
+      'cpu-prof-dir': { type: 'string' },
     },
   });
   const number = (name: keyof typeof values, min: number): number => {
@@ -61,6 +64,7 @@ function parseOptions(argv: readonly string[]): SoakOptions {
     cycleEverySeconds: number('cycle-every-s', 5),
     outDir: String(values.out),
     keepData: values['keep-data'] === true,
+    cpuProfileDir: values['cpu-prof-dir'],
   };
 }
 
@@ -74,7 +78,7 @@ async function main(): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d+Z$/, 'Z');
   const log = (line: string) => process.stderr.write(`${line}\n`);
   log(`soak: ${options.minutes} min, ${options.nodes} node(s), ${options.rate} msgs/s steady, data in ${baseDir}`);
-  const cluster = await SoakCluster.start({ nodeCount: options.nodes, baseDir, extraArgs: [] });
+  const cluster = await SoakCluster.start({ nodeCount: options.nodes, baseDir, extraArgs: [], ...(options.cpuProfileDir === undefined ? {} : { cpuProfileDir: options.cpuProfileDir }) });
   const load = new SoakLoad({
     endpoints: cluster.nodes.map((n) => n.sqsEndpoint),
     messagesPerSecond: options.rate,
@@ -89,6 +93,8 @@ async function main(): Promise<void> {
   try {
     await load.start();
     let previous = { sent: 0, received: 0 };
+    // Per node: the leader may change between samples of a 3-node run.
+    const previousCpuMs = new Map(cluster.nodes.map((n) => [n.id, processCpuMs(n)]));
     for (let next = options.sampleSeconds * 1000; next <= runMs; next += options.sampleSeconds * 1000) {
       await delay(Math.max(0, startedMs + next - Date.now()));
       const tSeconds = (Date.now() - startedMs) / 1000;
@@ -99,6 +105,8 @@ async function main(): Promise<void> {
       const stateBytes = directoryBytes(join(leader.dataDir, 'state'));
       const stateBytesMax = Math.max(...cluster.nodes.map((n) => directoryBytes(join(n.dataDir, 'state'))));
       const counters = { ...load.counters };
+      const cpuMs = processCpuMs(leader);
+      const messages = counters.sent - previous.sent + (counters.received - previous.received);
       const sample: SoakSample = {
         tSeconds,
         liveRows: metrics?.liveRows ?? Number.NaN,
@@ -115,7 +123,9 @@ async function main(): Promise<void> {
         receiveP50Ms: window.length > 0 ? percentile(window, 0.5) : null,
         receiveP99Ms: window.length > 0 ? percentile(window, 0.99) : null,
         loadAverage: loadavg()[0] ?? 0,
+        nodeCpuMsPerMessage: cpuMs === null || messages === 0 ? null : (cpuMs - (previousCpuMs.get(leader.id) ?? cpuMs)) / messages,
       };
+      for (const node of cluster.nodes) previousCpuMs.set(node.id, processCpuMs(node));
       samples.push(sample);
       const rate = (n: number) => Math.round(n / options.sampleSeconds);
       const clock = `${Math.floor(tSeconds / 60)}:${String(Math.floor(tSeconds % 60)).padStart(2, '0')}`;
@@ -123,7 +133,7 @@ async function main(): Promise<void> {
         `[${clock.padStart(5)}/${options.minutes}m] sent ${rate(counters.sent - previous.sent)}/s received ${rate(counters.received - previous.received)}/s` +
           ` live keys ${sample.liveRows} dead versions ${sample.deadVersions} tombstoned ${sample.tombstonedRows} state ${(stateBytes / 1e6).toFixed(1)} MB` +
           ` receive p50 ${formatMs(sample.receiveP50Ms)} p99 ${formatMs(sample.receiveP99Ms)} purges ${counters.purges} cycles ${counters.cycles}` +
-          ` load ${sample.loadAverage.toFixed(1)}${counters.errors > 0 ? ` errors ${counters.errors} (last: ${counters.lastError})` : ''}`,
+          ` node CPU ${sample.nodeCpuMsPerMessage?.toFixed(3) ?? '-'} ms/msg load ${sample.loadAverage.toFixed(1)}${counters.errors > 0 ? ` errors ${counters.errors} (last: ${counters.lastError})` : ''}`,
       );
       previous = counters;
     }
@@ -142,6 +152,7 @@ async function main(): Promise<void> {
   writeFileSync(`${base}-disk.svg`, plots.disk);
   writeFileSync(`${base}-latency.svg`, plots.latency);
   writeFileSync(`${base}-load.svg`, plots.load);
+  writeFileSync(`${base}-cpu.svg`, plots.cpu);
   writeFileSync(`${base}.json`, `${JSON.stringify({ options, runSeconds, counters: load.counters, verdict, samples }, null, 1)}\n`);
 
   const first = verdict.minutes[0];
@@ -151,8 +162,9 @@ async function main(): Promise<void> {
   log(`  ratio minute N / minute 1: p50 ${verdict.p50Ratio?.toFixed(2) ?? '-'} p99 ${verdict.p99Ratio?.toFixed(2) ?? '-'} (bound ${latencyRatioMax}): ${verdict.isLatencyWithinBound ? 'within' : 'NOT within'}`);
   log(`live keys: last quarter / quarter before ${verdict.liveRows.lastQuarterOverThird.toFixed(3)} (level if <= ${levelGrowthMax}): ${verdict.liveRows.isLevel ? 'level' : 'GROWING'}`);
   log(`DATA/state bytes: last quarter / quarter before ${verdict.stateBytes.lastQuarterOverThird.toFixed(3)}: ${verdict.stateBytes.isLevel ? 'level' : 'GROWING'}`);
+  log(`leader CPU per message: last quarter / quarter before ${verdict.cpuPerMessage.lastQuarterOverThird.toFixed(3)}: ${verdict.cpuPerMessage.isLevel ? 'level' : 'GROWING'}`);
   log(`sent ${load.counters.sent}, received ${load.counters.received}, purges ${load.counters.purges}, delete/recreate cycles ${load.counters.cycles}, errors ${load.counters.errors}`);
-  log(`wrote ${base}.json and ${base}-{keys,disk,latency,load}.svg`);
+  log(`wrote ${base}.json and ${base}-{keys,disk,latency,load,cpu}.svg`);
   if (!options.keepData) rmSync(baseDir, { recursive: true, force: true });
 }
 

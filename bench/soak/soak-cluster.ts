@@ -2,7 +2,7 @@
 // loopback ports with their own data directories, and what the run samples from them — /metrics,
 // /status and the bytes of DATA/state on disk.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { freePorts } from '../systems/free-ports.js';
@@ -20,7 +20,8 @@ export interface SoakNode {
 export class SoakCluster {
   private constructor(readonly nodes: readonly SoakNode[]) {}
 
-  static async start(options: { nodeCount: number; baseDir: string; extraArgs: readonly string[] }): Promise<SoakCluster> {
+  /** `cpuProfileDir`: each node writes a V8 CPU profile there when it exits (node --cpu-prof). */
+  static async start(options: { nodeCount: number; baseDir: string; extraArgs: readonly string[]; cpuProfileDir?: string }): Promise<SoakCluster> {
     const ports = await freePorts(options.nodeCount * 3);
     const ids = Array.from({ length: options.nodeCount }, (_, i) => `n${i + 1}`);
     const port = (i: number, k: number) => ports[i * 3 + k] as number;
@@ -34,7 +35,8 @@ export class SoakCluster {
         '--sqs-listen', `127.0.0.1:${port(i, 0)}`, '--admin-listen', `127.0.0.1:${port(i, 1)}`, '--raft-listen', `127.0.0.1:${port(i, 2)}`,
         '--peers', peers, '--log-level', 'warn', ...options.extraArgs,
       ];
-      const child = spawn(process.execPath, args, { stdio: ['ignore', log, log], env: { ...process.env, RAFTQ_CLUSTER_SECRET: 'soak' } });
+      const profiling = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
+      const child = spawn(process.execPath, [...profiling, ...args], { stdio: ['ignore', log, log], env: { ...process.env, RAFTQ_CLUSTER_SECRET: 'soak' } });
       closeSync(log);
       return { id, sqsEndpoint: `http://127.0.0.1:${port(i, 0)}`, adminEndpoint: `http://127.0.0.1:${port(i, 1)}`, dataDir, process: child };
     });
@@ -113,6 +115,24 @@ export function parseMetrics(text: string): NodeMetricsSample {
   }
   const liveRows = Object.values(rowsByFamily).reduce((sum, n) => sum + n, 0);
   return { liveRows, rowsByFamily, deadVersions, tombstonedRows, gcPasses, compactions };
+}
+
+/**
+ * CPU time (user + system, ms) the node's process has used so far, from /proc (Linux): CPU per
+ * message is what the node costs, whatever else the machine runs; latency is not.
+ */
+export function processCpuMs(node: SoakNode): number | null {
+  const pid = node.process.pid;
+  if (pid === undefined) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const clockTicksPerSecond = 100;
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+  } catch {
+    return null;
+  }
 }
 
 /** Bytes of every file under `dir` (LevelDB's tables and logs). */

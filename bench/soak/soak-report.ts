@@ -20,6 +20,8 @@ export interface SoakSample {
   readonly receiveP99Ms: number | null;
   /** The machine's 1-minute load average: the machine is shared, and latency follows it. */
   readonly loadAverage: number;
+  /** CPU ms the leader's process spent per message sent or received in this sample's window. */
+  readonly nodeCpuMsPerMessage: number | null;
 }
 
 export interface MinuteLatency {
@@ -43,6 +45,8 @@ export interface SoakVerdict {
   readonly isLatencyWithinBound: boolean;
   readonly liveRows: Leveling;
   readonly stateBytes: Leveling;
+  /** Node CPU per message, last quarter over the quarter before: the node's own cost, independent of machine load. */
+  readonly cpuPerMessage: Leveling;
 }
 
 /** Latency ratio minute N / minute 1 that the soak accepts. */
@@ -94,10 +98,11 @@ export function soakVerdict(samples: readonly SoakSample[], latencies: ReadonlyA
     isLatencyWithinBound: p50Ratio !== null && p99Ratio !== null && p50Ratio <= latencyRatioMax && p99Ratio <= latencyRatioMax,
     liveRows: leveling(samples.map((s) => s.liveRows)),
     stateBytes: leveling(samples.map((s) => s.stateBytes)),
+    cpuPerMessage: leveling(samples.filter((s) => s.nodeCpuMsPerMessage !== null).map((s) => s.nodeCpuMsPerMessage as number)),
   };
 }
 
-export function soakPlots(samples: readonly SoakSample[], verdict: SoakVerdict, title: string): { keys: string; disk: string; latency: string; load: string } {
+export function soakPlots(samples: readonly SoakSample[], verdict: SoakVerdict, title: string): { keys: string; disk: string; latency: string; load: string; cpu: string } {
   const minutesOf = (s: SoakSample) => s.tSeconds / 60;
   const keys = renderPlot({
     title: `${title}: live keys and dead versions of the state`,
@@ -135,5 +140,11 @@ export function soakPlots(samples: readonly SoakSample[], verdict: SoakVerdict, 
     yLabel: 'load average',
     series: [{ name: 'load average', color: '#9467bd', style: 'line', points: samples.map((s) => [minutesOf(s), s.loadAverage]) }],
   });
-  return { keys, disk, latency, load };
+  const cpu = renderPlot({
+    title: `${title}: CPU of the leader's process per message (sent + received)`,
+    xLabel: 'minutes',
+    yLabel: 'CPU ms / message',
+    series: [{ name: 'CPU ms per message', color: '#8c564b', style: 'line', points: samples.filter((s) => s.nodeCpuMsPerMessage !== null).map((s) => [minutesOf(s), s.nodeCpuMsPerMessage as number]) }],
+  });
+  return { keys, disk, latency, load, cpu };
 }

@@ -3,7 +3,7 @@ import { parseMetrics } from '../../bench/soak/soak-cluster.js';
 import { leveling, minuteLatencies, soakVerdict, type SoakSample } from '../../bench/soak/soak-report.js';
 
 function sample(tSeconds: number, liveRows: number, stateBytes: number): SoakSample {
-  return { tSeconds, liveRows, stateBytes, stateBytesMax: stateBytes, deadVersions: 0, tombstonedRows: 0, rowsByFamily: {}, gcPasses: 0, compactions: 0, sent: 0, received: 0, errors: 0, receiveP50Ms: 1, receiveP99Ms: 2, loadAverage: 1 };
+  return { tSeconds, liveRows, stateBytes, stateBytesMax: stateBytes, deadVersions: 0, tombstonedRows: 0, rowsByFamily: {}, gcPasses: 0, compactions: 0, sent: 0, received: 0, errors: 0, receiveP50Ms: 1, receiveP99Ms: 2, loadAverage: 1, nodeCpuMsPerMessage: 0.1 };
 }
 
 describe('soak verdict', () => {
