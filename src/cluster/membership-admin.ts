@@ -36,12 +36,15 @@ export class MembershipAdmin {
     };
     if (!isMember()) {
       // A node joining with an empty log must receive a snapshot (which carries the configuration
-      // and every address), never the log from index 1: compact once if the log never was.
+      // and every address), never the log from index 1, which does not hold the founding
+      // configuration: compact once if the log never was. Only index 1 needs to go; the usual
+      // catch-up window stays, so followers slightly behind still catch up from the log.
       if (this.node.logBounds().firstIndex <= 1) {
         await this.node.runInLoop(async () => {
           const bounds = this.node.logBounds();
           const index = Math.min(this.node.appliedIndex(), bounds.lastIndex);
-          if (bounds.firstIndex <= 1 && index > bounds.snapshotIndex) await this.node.takeSnapshot(index, index);
+          const compactIndex = Math.min(index, Math.max(1, index - this.node.config.snapshotCatchUpEntries));
+          if (bounds.firstIndex <= 1 && index > bounds.snapshotIndex && index >= 1) await this.node.takeSnapshot(index, compactIndex);
         });
       }
       await this.propose({ kind: 'addLearner', nodeId, context: utf8.encode(raftAddress) }, deadlineMs);
