@@ -49,6 +49,11 @@ export class ProcessCluster {
     return cluster;
   }
 
+  /** A cluster with no node yet: allocate and spawn them one by one. */
+  static async empty(extraArgs: readonly string[] = []): Promise<ProcessCluster> {
+    return new ProcessCluster(extraArgs);
+  }
+
   async allocate(id: string): Promise<NodeSpec> {
     const [sqsPort, adminPort, raftPort] = (await freePorts(3)) as [number, number, number];
     const spec = { id, sqsPort, adminPort, raftPort };
@@ -126,7 +131,7 @@ export class ProcessCluster {
 
   async waitReady(id: string, timeoutMs = 30_000): Promise<void> {
     await waitFor(async () => {
-      if (!this.isRunning(id)) throw new Error(`node ${id} exited during start-up:\n${this.tail(id)}`);
+      if (!this.isRunning(id)) throw new Error(this.startFailure(id));
       return (await this.admin(id, 'GET', '/ready').catch(() => ({ status: 0 }))).status === 200;
     }, timeoutMs, `${id} to be ready`);
   }
@@ -196,6 +201,18 @@ export class ProcessCluster {
       return applied.size === 1 && digests.size === 1 && memberships.size === 1;
     }, timeoutMs, 'every node to converge on one applied index, digest and membership');
     return statuses;
+  }
+
+  /** Why node `id` is not running, with its log's tail: what a start-up failure must show. */
+  startFailure(id: string): string {
+    const child = this.processes.get(id);
+    const spec = this.spec(id);
+    const how = child?.signalCode != null ? `signal ${child.signalCode}` : `exit code ${String(child?.exitCode)}`;
+    const tail = this.tail(id, 60);
+    const portHint = /EADDRINUSE/.test(tail)
+      ? ` — a port it was given was taken before it could bind (sqs ${spec.sqsPort}, admin ${spec.adminPort}, raft ${spec.raftPort})`
+      : '';
+    return `node ${id} exited during start-up (${how})${portHint}; the end of its log:\n${tail}`;
   }
 
   tail(id: string, lines = 30): string {
