@@ -90,19 +90,17 @@ export class SqsServiceModel {
   }
 }
 
-const modelRelativePath = join('aws', 'botocore-data', 'sqs', '2012-11-05', 'service-2.json');
-
 /**
- * Where the model lives: `RAFTQ_SQS_SERVICE_MODEL` if set, else `shared/` beside the repository
- * (how the project is checked out and how CI clones it), else `shared/` inside it.
+ * Where the model lives: `RAFTQ_SQS_SERVICE_MODEL` if set (a full botocore service-2.json, e.g. a
+ * newer one), else the structural model shipped with raftq, `model/sqs-shapes.json` (derived from
+ * AWS's by `npm run sqs-shapes`, without its documentation), so a node needs nothing beside it.
  */
 export function resolveSqsServiceModelPath(env: NodeJS.ProcessEnv = process.env): string {
   const override = env['RAFTQ_SQS_SERVICE_MODEL'];
   if (override !== undefined && override !== '') return resolve(override);
-  const root = repositoryRoot();
-  const candidates = [join(root, '..', 'shared', modelRelativePath), join(root, 'shared', modelRelativePath)];
-  for (const candidate of candidates) if (existsSync(candidate)) return candidate;
-  throw new ServiceModelError(`The SQS service model was not found at ${candidates.join(' or ')}; set RAFTQ_SQS_SERVICE_MODEL to its service-2.json`);
+  const bundled = join(repositoryRoot(), 'model', 'sqs-shapes.json');
+  if (existsSync(bundled)) return bundled;
+  throw new ServiceModelError(`The SQS service model was not found at ${bundled}; set RAFTQ_SQS_SERVICE_MODEL to a service-2.json`);
 }
 
 /** The directory holding raftq's package.json, found from this file (src/ or dist/src/). */
