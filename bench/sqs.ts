@@ -7,7 +7,7 @@
 // result shape) and two SVG charts.
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { BenchUsageError } from './bench-options.js';
 import { describeCell, failedCell, measureCell } from './measure-cell.js';
 import { benchResultProblems, benchResultSchemaVersion, type BenchResult, type CellMeasurement, type SystemRun } from './report/bench-result.js';
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   process.stdout.write(`results: ${jsonPath}\ncharts: ${throughputPath} ${latencyPath}\n`);
   if (options.isWritingDocs) {
     const docPath = join(repoRoot, 'docs', 'BENCHMARKS.md');
-    updateSqsSection(docPath, renderSqsSection(result, jsonPath.slice(repoRoot.length), commandOf(argv.filter((a) => a !== '--write-docs'))));
+    updateSqsSection(docPath, renderSqsSection(result, relative(repoRoot, jsonPath), commandOf(argv.filter((a) => a !== '--write-docs'))));
     process.stdout.write(`updated ${docPath}\n`);
   }
   if (!measured.some((m) => m.status === 'ok')) process.exitCode = 1;
