@@ -5,6 +5,7 @@
  */
 import type { Prng } from '../base/prng.js';
 import type { TxnExecutor } from '../storage/txn.js';
+import { TxnRetriesExhaustedError } from './errors.js';
 import { MessageClaimer } from './claim-messages.js';
 import { changeMessageVisibility, deleteMessages } from './handle-operations.js';
 import { LongPollWaiters } from './long-poll-waiters.js';
@@ -125,7 +126,14 @@ export class QueueService {
     try {
       for (;;) {
         waiter?.reset();
-        const attempt = await this.claimer.claimOnce(name, options);
+        const attempt = await this.claimer.claimOnce(name, options).catch((err: unknown) => {
+          // Every attempt lost to receives on other nodes claiming the same head of the queue:
+          // nothing was taken, and an empty answer (which a consumer repeats) is truthful, while
+          // a 503 would make clients back off from a queue that is simply busy.
+          if (err instanceof TxnRetriesExhaustedError && err.lastOutcome === 'conflict') return undefined;
+          throw err;
+        });
+        if (attempt === undefined) return [];
         if (attempt.messages.length > 0) return attempt.messages;
         const waitSeconds = options.waitTimeSeconds ?? attempt.queueWaitTimeSeconds;
         const deadlineMs = startMs + waitSeconds * 1000;
