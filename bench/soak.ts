@@ -1,6 +1,6 @@
 // `npm run bench:soak -- --minutes N [--nodes 1|3] [--rate MSGS_PER_S] [--message-bytes B]
 //  [--sample-seconds S] [--purge-every-s S] [--cycle-every-s S] [--out DIR] [--keep-data]
-//  [--cpu-prof-dir DIR]`
+//  [--cpu-prof-dir DIR] [--reaper-interval-ms MS]`
 //
 // A long run against real raftq node(s): steady producers and consumers with purges, queue
 // delete/recreate cycles, expiring messages and FIFO dedup rows (soak/soak-load.ts). Every sample
@@ -28,6 +28,8 @@ interface SoakOptions {
   readonly outDir: string;
   readonly keepData: boolean;
   readonly cpuProfileDir: string | undefined;
+  /** Passed to every node as --reaper-interval-ms (default: the node's own default). */
+  readonly reaperIntervalMs: number | undefined;
 }
 
 function parseOptions(argv: readonly string[]): SoakOptions {
@@ -44,6 +46,7 @@ function parseOptions(argv: readonly string[]): SoakOptions {
       out: { type: 'string', default: new URL('../../bench/results', import.meta.url).pathname },
       'keep-data': { type: 'boolean', default: false },
       'cpu-prof-dir': { type: 'string' },
+      'reaper-interval-ms': { type: 'string' },
     },
   });
   const number = (name: keyof typeof values, min: number): number => {
@@ -65,6 +68,7 @@ function parseOptions(argv: readonly string[]): SoakOptions {
     outDir: String(values.out),
     keepData: values['keep-data'] === true,
     cpuProfileDir: values['cpu-prof-dir'],
+    reaperIntervalMs: values['reaper-interval-ms'] === undefined ? undefined : number('reaper-interval-ms', 10),
   };
 }
 
@@ -78,7 +82,7 @@ async function main(): Promise<void> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d+Z$/, 'Z');
   const log = (line: string) => process.stderr.write(`${line}\n`);
   log(`soak: ${options.minutes} min, ${options.nodes} node(s), ${options.rate} msgs/s steady, data in ${baseDir}`);
-  const cluster = await SoakCluster.start({ nodeCount: options.nodes, baseDir, extraArgs: [], ...(options.cpuProfileDir === undefined ? {} : { cpuProfileDir: options.cpuProfileDir }) });
+  const cluster = await SoakCluster.start({ nodeCount: options.nodes, baseDir, extraArgs: options.reaperIntervalMs === undefined ? [] : ['--reaper-interval-ms', String(options.reaperIntervalMs)], ...(options.cpuProfileDir === undefined ? {} : { cpuProfileDir: options.cpuProfileDir }) });
   const load = new SoakLoad({
     endpoints: cluster.nodes.map((n) => n.sqsEndpoint),
     messagesPerSecond: options.rate,
