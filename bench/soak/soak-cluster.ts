@@ -58,11 +58,14 @@ export class SoakCluster {
     }
   }
 
-  /** The node that reports itself leader (the first node if none does right now). */
+  /**
+   * The node that reports itself leader (the first node if none does right now), from /metrics:
+   * /status would hash the whole state for its digest on every sample.
+   */
   async leader(): Promise<SoakNode> {
     for (const node of this.nodes) {
-      const status = (await fetch(`${node.adminEndpoint}/status`).then((r) => r.json()).catch(() => null)) as { role?: string } | null;
-      if (status?.role === 'leader') return node;
+      const text = await fetch(`${node.adminEndpoint}/metrics`).then((r) => r.text()).catch(() => '');
+      if (text.includes('raftq_raft_role{role="leader"} 1')) return node;
     }
     return this.nodes[0] as SoakNode;
   }
