@@ -212,6 +212,30 @@ describe('reaper coverage', () => {
     expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
   });
 
+  it('an expired dedup row re-used by a send while the reaper deletes it stays, so the next send is still deduplicated', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
+    const send = async () => {
+      const [result] = await service.sendMessages('f.fifo', [entry('a', 'body', { messageGroupId: 'g', messageDeduplicationId: 'x' })], { senderId: 's' });
+      if (result === undefined || 'error' in result) throw new Error('send failed');
+      return result.messageId;
+    };
+    const first = await send();
+    executor.clock.advanceMs(300_000);
+    let second = '';
+    executor.beforeCommit = async (txn) => {
+      const isReaperDelete = txn.writes.length > 0 && txn.writes.every((w) => w.kind === 'delete' && Buffer.from(w.key).includes(Buffer.from('dedup')));
+      if (!isReaperDelete || second !== '') return;
+      second = await send(); // the window is over: a new message and a fresh dedup row
+    };
+    await service.sweepReaper();
+    executor.beforeCommit = undefined;
+    expect(second).not.toBe(first);
+    expect(await executor.liveRows(prefixRange(['q', 'f.fifo', 'g', 1, 'dedup']))).toHaveLength(1);
+    expect(await send()).toBe(second);
+  });
+
   it('clears tombstones of a queue whose meta and index rows are gone', async () => {
     const harness = makeHarness();
     const { service, executor } = harness;
