@@ -30,6 +30,8 @@ export interface StateUpkeep {
   close(): Promise<void>;
 }
 
+/** Longest a stopping node waits for the reaper sweep in progress. */
+const closeWaitMsMax = 1_000;
 /** How often the node looks for a range that is due for compaction (the compactor rate-limits itself). */
 const compactionCheckIntervalMs = 1_000;
 
@@ -86,7 +88,11 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
     close: async () => {
       clearInterval(compactionTimer);
       unobserve();
-      await leaderTask.stop();
+      // The sweep in progress is aborted and ends after its transaction; shutdown does not wait
+      // longer than that for it (a commit with no leader could otherwise hold it for seconds).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([leaderTask.stop(), new Promise<void>((resolve) => (timer = setTimeout(resolve, closeWaitMsMax)))]);
+      clearTimeout(timer);
     },
   };
 }
