@@ -1,79 +1,24 @@
 // `npm run bench`: the same workloads against raftq (one node, three nodes) and its peers, in one
 // run, with a progress line; prints the results and the raftq/peer ratios, writes
 // bench/results/<date>.json and an SVG chart per workload.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './bench-options.js';
-import { cellKey, expandMatrix, type CellSpec } from './cell-spec.js';
-import { describeCell, failedCell, measureCell } from './measure-cell.js';
+import { cellKey, expandMatrix } from './cell-spec.js';
+import { benchSystem } from './system-bench.js';
 import { benchResultProblems, benchResultSchemaVersion, type BenchResult, type CellMeasurement, type SystemRun } from './report/bench-result.js';
 import { ProgressDisplay } from './report/progress-display.js';
 import { computeRatios, formatRatioTable } from './report/ratio-table.js';
 import { formatResultsTable } from './report/results-table.js';
 import { renderWorkloadCharts } from './report/workload-charts.js';
 import { updateBenchmarksDoc } from './report/benchmarks-doc.js';
-import { freePorts } from './systems/free-ports.js';
-import { installDebianPeers, repoRoot, startPeer, stopPeer } from './systems/peer-process.js';
-import { systemCatalog, type SystemDefinition } from './systems/system-catalog.js';
+import { installDebianPeers, repoRoot } from './systems/peer-process.js';
+import { systemCatalog } from './systems/system-catalog.js';
 
 /** Starting a three-node RabbitMQ cluster on a loaded two-core machine can take a minute or two. */
 const systemStartMsMax = 240_000;
 
-function describeError(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-interface SystemOutcome {
-  readonly run: SystemRun;
-  readonly cells: CellMeasurement[];
-}
-
-async function benchSystem(
-  system: SystemDefinition, systemIndex: number, options: BenchOptions, cells: readonly CellSpec[], progress: ProgressDisplay,
-): Promise<SystemOutcome> {
-  const base = { id: system.id, label: system.label, durability: system.durability };
-  const dir = mkdtempSync(join(tmpdir(), `raftq-bench-${system.id}-`));
-  const measured: CellMeasurement[] = [];
-  try {
-    const ports = await freePorts(system.portCount);
-    const startedMs = Date.now();
-    progress.log(`starting ${system.label}…`);
-    let pids: number[];
-    try {
-      pids = await startPeer(system.script, dir, system.scriptArgs(ports), systemStartMsMax);
-    } catch (err) {
-      progress.log(`  failed to start: ${describeError(err)}`);
-      return { run: { ...base, status: 'failed', reason: `did not start: ${describeError(err)}` }, cells: [] };
-    }
-    const startSeconds = (Date.now() - startedMs) / 1000;
-    progress.log(`  ready in ${startSeconds.toFixed(1)} s (pids ${pids.join(' ')})`);
-    const target = system.target(ports);
-    for (const [i, cell] of cells.entries()) {
-      const context = {
-        system, target, serverPids: pids, timing: options.timing, clientProcesses: options.clientProcesses,
-        queueName: `bench-${i}-${Date.now().toString(36)}`,
-        onProgress: (phase: string, totals: { produced: number; consumed: number; errors: number }, elapsedMs: number) =>
-          progress.status({ systemIndex, systemCount: options.systems.length, system: system.id, cellIndex: i + 1, cellCount: cells.length, phase, ...totals, elapsedMs }),
-      };
-      let result: CellMeasurement;
-      try {
-        result = await measureCell(context, cell);
-      } catch (err) {
-        result = failedCell(system.id, cell, describeError(err));
-      }
-      measured.push(result);
-      progress.log(result.status === 'ok'
-        ? `  ${describeCell(cell)}: ${Math.round(result.throughputMsgsPerSecond)} msgs/s, client cpu ${Math.round(result.clientCpuShare * 100)}%${result.errors > 0 ? `, ${result.errors} errors (${result.firstError})` : ''}`
-        : `  ${describeCell(cell)}: failed: ${result.reason}`);
-    }
-    return { run: { ...base, status: 'ran', startSeconds }, cells: measured };
-  } finally {
-    progress.log(`stopping ${system.id}`);
-    stopPeer(system.script, dir);
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 function writeResults(result: BenchResult, options: BenchOptions, systemOrder: readonly string[]): string {
   const stamp = result.startedAt.replace(/[:]/g, '-').replace(/\.\d+Z$/, 'Z');
@@ -108,7 +53,7 @@ async function main(): Promise<void> {
       runs.push({ id: system.id, label: system.label, durability: system.durability, status: 'skipped', reason: why });
       continue;
     }
-    const outcome = await benchSystem(system, index + 1, options, cells, progress);
+    const outcome = await benchSystem(system, { timing: options.timing, clientProcesses: options.clientProcesses, startMsMax: systemStartMsMax, namePrefix: 'bench', position: { index: index + 1, count: options.systems.length } }, cells, progress);
     runs.push(outcome.run);
     measured.push(...outcome.cells);
   }

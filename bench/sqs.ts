@@ -5,76 +5,26 @@
 // keep-alive pools, pre-built bodies, several client processes); the client's CPU is reported
 // beside every figure. Prints a table, writes bench/results/sqs-<date>.json (the side-by-side
 // result shape) and two SVG charts.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { BenchUsageError } from './bench-options.js';
-import { describeCell, failedCell, measureCell } from './measure-cell.js';
+import { benchSystem } from './system-bench.js';
 import { benchResultProblems, benchResultSchemaVersion, type BenchResult, type CellMeasurement, type SystemRun } from './report/bench-result.js';
 import { ProgressDisplay } from './report/progress-display.js';
-import { freePorts } from './systems/free-ports.js';
-import { repoRoot, startPeer, stopPeer } from './systems/peer-process.js';
+import { repoRoot } from './systems/peer-process.js';
 import { findSystem, type SystemDefinition } from './systems/system-catalog.js';
-import { parseSqsBenchOptions, type SqsBenchOptions } from './sqs/sqs-bench-options.js';
+import { parseSqsBenchOptions } from './sqs/sqs-bench-options.js';
 import { formatSqsTable, renderSqsCharts, renderSqsSection, updateSqsSection } from './sqs/sqs-report.js';
 import { cellOf } from './sqs/sqs-workloads.js';
-import type { CellSpec } from './cell-spec.js';
 
 /** A three-node cluster elects and becomes ready within seconds; on a loaded machine, allow a minute. */
 const clusterStartMsMax = 90_000;
-
-function describeError(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 function raftqSystem(nodes: number): SystemDefinition {
   const system = findSystem(`raftq-${nodes}`);
   if (system === undefined) throw new TypeError(`the system catalog has no raftq-${nodes}`);
   return system;
-}
-
-async function benchCluster(system: SystemDefinition, options: SqsBenchOptions, cells: readonly CellSpec[], progress: ProgressDisplay, position: { index: number; count: number }): Promise<{ run: SystemRun; cells: CellMeasurement[] }> {
-  const base = { id: system.id, label: system.label, durability: system.durability };
-  const dir = mkdtempSync(join(tmpdir(), `raftq-bench-sqs-${system.id}-`));
-  const measured: CellMeasurement[] = [];
-  try {
-    const ports = await freePorts(system.portCount);
-    const startedMs = Date.now();
-    progress.log(`starting ${system.label}…`);
-    let pids: number[];
-    try {
-      pids = await startPeer(system.script, dir, system.scriptArgs(ports), clusterStartMsMax);
-    } catch (err) {
-      progress.log(`  failed to start: ${describeError(err)}`);
-      return { run: { ...base, status: 'failed', reason: `did not start: ${describeError(err)}` }, cells: [] };
-    }
-    const startSeconds = (Date.now() - startedMs) / 1000;
-    progress.log(`  ready in ${startSeconds.toFixed(1)} s (pids ${pids.join(' ')})`);
-    const target = system.target(ports);
-    for (const [i, cell] of cells.entries()) {
-      const context = {
-        system, target, serverPids: pids, timing: options.timing, clientProcesses: options.clientProcesses,
-        queueName: `bench-sqs-${i}-${Date.now().toString(36)}`,
-        onProgress: (phase: string, totals: { produced: number; consumed: number; errors: number }, elapsedMs: number) =>
-          progress.status({ systemIndex: position.index, systemCount: position.count, system: system.id, cellIndex: i + 1, cellCount: cells.length, phase, ...totals, elapsedMs }),
-      };
-      let result: CellMeasurement;
-      try {
-        result = await measureCell(context, cell);
-      } catch (err) {
-        result = failedCell(system.id, cell, describeError(err));
-      }
-      measured.push(result);
-      progress.log(result.status === 'ok'
-        ? `  ${describeCell(cell)}: ${Math.round(result.throughputMsgsPerSecond)} msgs/s, client cpu ${Math.round(result.clientCpuShare * 100)}%${result.errors > 0 ? `, ${result.errors} errors (${result.firstError})` : ''}`
-        : `  ${describeCell(cell)}: failed: ${result.reason}`);
-    }
-    return { run: { ...base, status: 'ran', startSeconds }, cells: measured };
-  } finally {
-    progress.log(`stopping ${system.id}`);
-    stopPeer(system.script, dir);
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 function commandOf(argv: readonly string[]): string {
@@ -98,7 +48,7 @@ async function main(): Promise<void> {
       runs.push({ id: system.id, label: system.label, durability: system.durability, status: 'skipped', reason: 'run interrupted' });
       continue;
     }
-    const outcome = await benchCluster(system, options, cells, progress, { index: index + 1, count: options.nodeCounts.length });
+    const outcome = await benchSystem(system, { timing: options.timing, clientProcesses: options.clientProcesses, startMsMax: clusterStartMsMax, namePrefix: 'bench-sqs', position: { index: index + 1, count: options.nodeCounts.length } }, cells, progress);
     runs.push(outcome.run);
     measured.push(...outcome.cells);
   }

@@ -1,0 +1,79 @@
+// Runs the cells of one system: start it with its peer script in a temporary directory, measure
+// every cell with the shared load generator, stop it. Shared by `npm run bench` and `npm run bench:sqs`.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchOptions } from './bench-options.js';
+import type { CellSpec } from './cell-spec.js';
+import { describeCell, failedCell, measureCell } from './measure-cell.js';
+import type { CellMeasurement, SystemRun } from './report/bench-result.js';
+import type { ProgressDisplay } from './report/progress-display.js';
+import { freePorts } from './systems/free-ports.js';
+import { startPeer, stopPeer } from './systems/peer-process.js';
+import type { SystemDefinition } from './systems/system-catalog.js';
+
+export function describeError(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export interface SystemOutcome {
+  readonly run: SystemRun;
+  readonly cells: CellMeasurement[];
+}
+
+export interface SystemBenchPlan {
+  readonly timing: BenchOptions['timing'];
+  readonly clientProcesses: number;
+  /** How long the system may take to start before it is reported as failed. */
+  readonly startMsMax: number;
+  /** Prefix of the temporary directory and of the queue names, e.g. `bench` or `bench-sqs`. */
+  readonly namePrefix: string;
+  /** This system's place in the run, for the progress line. */
+  readonly position: { readonly index: number; readonly count: number };
+}
+
+export async function benchSystem(
+  system: SystemDefinition, plan: SystemBenchPlan, cells: readonly CellSpec[], progress: ProgressDisplay,
+): Promise<SystemOutcome> {
+  const base = { id: system.id, label: system.label, durability: system.durability };
+  const dir = mkdtempSync(join(tmpdir(), `raftq-${plan.namePrefix}-${system.id}-`));
+  const measured: CellMeasurement[] = [];
+  try {
+    const ports = await freePorts(system.portCount);
+    const startedMs = Date.now();
+    progress.log(`starting ${system.label}…`);
+    let pids: number[];
+    try {
+      pids = await startPeer(system.script, dir, system.scriptArgs(ports), plan.startMsMax);
+    } catch (err) {
+      progress.log(`  failed to start: ${describeError(err)}`);
+      return { run: { ...base, status: 'failed', reason: `did not start: ${describeError(err)}` }, cells: [] };
+    }
+    const startSeconds = (Date.now() - startedMs) / 1000;
+    progress.log(`  ready in ${startSeconds.toFixed(1)} s (pids ${pids.join(' ')})`);
+    const target = system.target(ports);
+    for (const [i, cell] of cells.entries()) {
+      const context = {
+        system, target, serverPids: pids, timing: plan.timing, clientProcesses: plan.clientProcesses,
+        queueName: `${plan.namePrefix}-${i}-${Date.now().toString(36)}`,
+        onProgress: (phase: string, totals: { produced: number; consumed: number; errors: number }, elapsedMs: number) =>
+          progress.status({ systemIndex: plan.position.index, systemCount: plan.position.count, system: system.id, cellIndex: i + 1, cellCount: cells.length, phase, ...totals, elapsedMs }),
+      };
+      let result: CellMeasurement;
+      try {
+        result = await measureCell(context, cell);
+      } catch (err) {
+        result = failedCell(system.id, cell, describeError(err));
+      }
+      measured.push(result);
+      progress.log(result.status === 'ok'
+        ? `  ${describeCell(cell)}: ${Math.round(result.throughputMsgsPerSecond)} msgs/s, client cpu ${Math.round(result.clientCpuShare * 100)}%${result.errors > 0 ? `, ${result.errors} errors (${result.firstError})` : ''}`
+        : `  ${describeCell(cell)}: failed: ${result.reason}`);
+    }
+    return { run: { ...base, status: 'ran', startSeconds }, cells: measured };
+  } finally {
+    progress.log(`stopping ${system.id}`);
+    stopPeer(system.script, dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
