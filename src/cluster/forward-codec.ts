@@ -24,7 +24,9 @@ export function txnToWire(txn: Txn): raftq.cluster.Txn.$Properties {
     startTs: txn.startTs,
     nowMs: txn.nowMs,
     readKeys: [...txn.readKeys],
-    writes: txn.writes.map((write) => (write.kind === 'put' ? { key: write.key, value: write.value, isDelete: false } : { key: write.key, isDelete: true })),
+    writes: txn.writes.map((write) =>
+      write.kind === 'put' ? { key: write.key, value: write.value, isDelete: false, isNewKey: write.isNewKey === true } : { key: write.key, isDelete: true },
+    ),
   };
 }
 
@@ -35,7 +37,9 @@ export function txnFromWire(txn: raftq.cluster.Txn.$Properties): Txn {
     nowMs: Number(txn.nowMs ?? 0),
     readKeys: (txn.readKeys ?? []).map((key) => key),
     writes: (txn.writes ?? []).map((write): TxnWrite =>
-      write.isDelete ? { kind: 'delete', key: write.key ?? emptyBytes } : { kind: 'put', key: write.key ?? emptyBytes, value: write.value ?? emptyBytes },
+      write.isDelete
+        ? { kind: 'delete', key: write.key ?? emptyBytes }
+        : { kind: 'put', key: write.key ?? emptyBytes, value: write.value ?? emptyBytes, ...(write.isNewKey === true ? { isNewKey: true as const } : {}) },
     ),
   };
 }

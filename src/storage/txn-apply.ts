@@ -12,7 +12,8 @@
  * 4. startTs below the horizon (horizon.ts: about mvccHistoryMs of commit time back) → too-old:
  *    its reads can no longer be validated exactly;
  * 5. a read or written key with a version newer than startTs → conflict (first committer wins;
- *    an earlier txn of the same entry counts, through the keys it wrote); a startTs above
+ *    an earlier txn of the same entry counts, through the keys it wrote; a put the proposer
+ *    vouched for as a new key (TxnWrite.isNewKey) is taken to have no older version, unread); a startTs above
  *    lastCommitTs (reads at a time nothing has been committed at yet; only a broken proposer
  *    sends one) is a conflict too;
  * 6. otherwise commit at commitTs = max(lastCommitTs + 1, leaderStampTs): every write becomes a
@@ -147,13 +148,24 @@ class ApplyStep {
   /** Reads, all at once, the newest version of every key and the record of every txn id the entries name. */
   async prefetch(entries: readonly ApplyEntry[]): Promise<void> {
     const keys = new Map<string, Uint8Array>();
+    const newKeys = new Set<string>();
     const txnIds = new Set<string>();
     for (const entry of entries) {
       for (const txn of entry.txns) {
         txnIds.add(txn.txnId);
         for (const key of txn.readKeys) keys.set(keyId(key), key);
-        for (const write of txn.writes) keys.set(keyId(write.key), write.key);
+        for (const write of txn.writes) {
+          if (write.kind === 'put' && write.isNewKey === true) newKeys.add(keyId(write.key));
+          else keys.set(keyId(write.key), write.key);
+        }
       }
+    }
+    // A key vouched new has no version to read: it starts this call with none, unless some txn
+    // also reads it or writes it without the vouch, in which case it is read like any other.
+    for (const id of newKeys) {
+      if (keys.has(id)) continue;
+      this.latestCommitTs.set(id, undefined);
+      this.isLive.set(id, false);
     }
     const keyList = [...keys.values()];
     const idList = [...txnIds];

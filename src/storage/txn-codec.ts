@@ -7,7 +7,7 @@
  * Txn:
  *   varint idBytes · utf8 id · varint startTs · varint nowMs
  *   · varint readCount · (varint keyBytes · key)*
- *   · varint writeCount · (u8 kind: 1 put, 0 delete · varint keyBytes · key · [varint valueBytes · value])*
+ *   · varint writeCount · (u8 kind: 1 put, 2 put of a new key, 0 delete · varint keyBytes · key · [varint valueBytes · value])*
  *
  * Encoding validates what the apply step relies on (keys are non-empty encoded tuples, numbers
  * are non-negative safe integers), so a malformed transaction is refused at the proposer and
@@ -22,6 +22,8 @@ import type { Txn, TxnWrite } from './txn.js';
 const batchFormat = 1;
 const writeKindDelete = 0;
 const writeKindPut = 1;
+/** A put whose key has never existed (TxnWrite.isNewKey). */
+const writeKindPutNewKey = 2;
 
 export interface TxnBatch {
   /** The leader's cluster-clock stamp of the entry, in microseconds (see txn.ts). */
@@ -99,6 +101,7 @@ export function validateTxn(txn: Txn): void {
     checkKey(write.key, txn.txnId);
     if (write.kind !== 'put' && write.kind !== 'delete') throw new TxnInvalidError(txn.txnId, `unknown write kind ${String((write as { kind: unknown }).kind)}`);
     if (write.kind === 'put' && !(write.value instanceof Uint8Array)) throw new TxnInvalidError(txn.txnId, 'a put needs a Uint8Array value');
+    if (write.kind === 'put' && write.isNewKey !== undefined && write.isNewKey !== true) throw new TxnInvalidError(txn.txnId, 'isNewKey is either true or absent');
   }
 }
 
@@ -116,7 +119,7 @@ function appendTxn(writer: ByteWriter, txn: Txn): void {
   }
   writer.varint(txn.writes.length);
   for (const write of txn.writes) {
-    writer.byte(write.kind === 'put' ? writeKindPut : writeKindDelete);
+    writer.byte(write.kind === 'delete' ? writeKindDelete : write.isNewKey === true ? writeKindPutNewKey : writeKindPut);
     writer.varint(write.key.length);
     writer.bytes(write.key);
     if (write.kind === 'put') {
@@ -139,6 +142,7 @@ function readTxn(reader: ByteReader): Txn {
     const kind = reader.byte();
     const key = readKey(reader, txnId);
     if (kind === writeKindPut) writes.push({ kind: 'put', key, value: reader.bytes(reader.varint()) });
+    else if (kind === writeKindPutNewKey) writes.push({ kind: 'put', key, value: reader.bytes(reader.varint()), isNewKey: true });
     else if (kind === writeKindDelete) writes.push({ kind: 'delete', key });
     else throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a write of unknown kind ${kind}`);
   }

@@ -8,7 +8,19 @@
  */
 
 export type TxnWrite =
-  | { readonly kind: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }
+  | {
+      readonly kind: 'put';
+      readonly key: Uint8Array;
+      readonly value: Uint8Array;
+      /**
+       * The proposer vouches that the key has never had a version: it contains an id minted for
+       * this operation (a new message's id). The apply step then neither reads the key's newest
+       * version nor checks it for a conflict, which saves a LevelDB seek per such key. Every
+       * replica trusts the same flag, so outcomes stay identical; a false claim would only
+       * miscount live rows. Never set it on a key that a retry with another id could also write.
+       */
+      readonly isNewKey?: true;
+    }
   | { readonly kind: 'delete'; readonly key: Uint8Array };
 
 export interface Txn {

@@ -10,6 +10,7 @@ const runs = { numRuns: 1000 };
 const keyArb = tupleArb.filter((t) => t.length > 0).map(encodeKey);
 const writeArb: fc.Arbitrary<TxnWrite> = fc.oneof(
   fc.record({ kind: fc.constant('put' as const), key: keyArb, value: fc.uint8Array({ maxLength: 40 }) }),
+  fc.record({ kind: fc.constant('put' as const), key: keyArb, value: fc.uint8Array({ maxLength: 40 }), isNewKey: fc.constant(true as const) }),
   fc.record({ kind: fc.constant('delete' as const), key: keyArb }),
 );
 const txnArb: fc.Arbitrary<Txn> = fc.record({
@@ -51,10 +52,14 @@ describe('txn codec', () => {
         const copy = JSON.parse(JSON.stringify(normalize(batch)), (_k, v: unknown) => v);
         const rebuilt = {
           leaderStampTs: copy.leaderStampTs,
-          txns: copy.txns.map((t: { readKeys: number[][]; writes: Array<{ kind: string; key: number[]; value?: number[] }> } & Txn) => ({
+          txns: copy.txns.map((t: { readKeys: number[][]; writes: Array<{ kind: string; key: number[]; value?: number[]; isNewKey?: true }> } & Txn) => ({
             ...t,
             readKeys: t.readKeys.map((k) => Uint8Array.from(k)),
-            writes: t.writes.map((w) => (w.kind === 'put' ? { kind: 'put', key: Uint8Array.from(w.key), value: Uint8Array.from(w.value ?? []) } : { kind: 'delete', key: Uint8Array.from(w.key) })),
+            writes: t.writes.map((w) =>
+              w.kind === 'put'
+                ? { kind: 'put', key: Uint8Array.from(w.key), value: Uint8Array.from(w.value ?? []), ...(w.isNewKey === true ? { isNewKey: true } : {}) }
+                : { kind: 'delete', key: Uint8Array.from(w.key) },
+            ),
           })),
         };
         expect(encodeTxnBatch(rebuilt)).toEqual(encodeTxnBatch(batch));
