@@ -79,7 +79,7 @@ export class MessageSender {
       } else {
         for (const item of prepared) {
           const order = this.standardOrder++;
-          writes.push(...messageWrites(queue.keys, this.recordOf(item, nowMs, order, context.senderId, undefined)));
+          writes.push(...messageWrites(queue.keys, this.recordOf(item, nowMs, order, context.senderId, undefined), { isNewMessageId: true }));
           results[item.index] = { entryId: item.entry.entryId, messageId: item.messageId };
         }
       }
@@ -158,7 +158,7 @@ export class MessageSender {
       counters.set(item.partition, counter);
       const sequence = sequenceNumberOf(counter, item.partition);
       const record = this.recordOf(item, nowMs, sequence, senderId, formatSequenceNumber(sequence));
-      out.writes.push(...messageWrites(keys, record));
+      out.writes.push(...messageWrites(keys, record, { isNewMessageId: true }));
       const row: DedupRow = { messageId: item.messageId, sequenceNumber: formatSequenceNumber(sequence), expiresAtMs: nowMs + windowMs };
       out.writes.push({ kind: 'put', key: dedupKey, value: encoder.encode(JSON.stringify(row)) });
       seenInRequest.set(dedupKeyText, row);
@@ -202,19 +202,26 @@ export function decodeDedupRow(bytes: Uint8Array): DedupRow {
   return JSON.parse(decoder.decode(bytes)) as DedupRow;
 }
 
-/** The rows of a new (or moved) message: data, vis, byage and, for FIFO, its group row. */
-export function messageWrites(keys: GenerationKeys, record: MessageRecord): TxnWrite[] {
+/**
+ * The rows of a new (or moved) message: data, vis, byage and, for FIFO, its group row.
+ * `isNewMessageId`: the message id was minted for this send, so none of these keys has ever had a
+ * version and the apply step may skip reading them (TxnWrite.isNewKey). A moved message keeps its
+ * id and may come back to a generation that once held it, so moves never say so.
+ */
+export function messageWrites(keys: GenerationKeys, record: MessageRecord, options: { isNewMessageId: boolean } = { isNewMessageId: false }): TxnWrite[] {
+  const vouch = options.isNewMessageId ? { isNewKey: true as const } : {};
   const writes: TxnWrite[] = [
-    { kind: 'put', key: keys.data(record.partition, record.messageId), value: encodeMessageRecord(record) },
+    { kind: 'put', key: keys.data(record.partition, record.messageId), value: encodeMessageRecord(record), ...vouch },
     {
       kind: 'put',
       key: keys.visibility(record.partition, record.visibleAtMs, record.order, record.messageId),
       value: encodeVisibilityState(record.receiptToken === undefined ? 'pending' : 'inflight'),
+      ...vouch,
     },
-    { kind: 'put', key: keys.age(record.partition, record.retentionStartMs, record.messageId), value: new Uint8Array(0) },
+    { kind: 'put', key: keys.age(record.partition, record.retentionStartMs, record.messageId), value: new Uint8Array(0), ...vouch },
   ];
   if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
-    writes.push({ kind: 'put', key: keys.groupMember(record.partition, record.messageGroupId, record.order), value: encoder.encode(record.messageId) });
+    writes.push({ kind: 'put', key: keys.groupMember(record.partition, record.messageGroupId, record.order), value: encoder.encode(record.messageId), ...vouch });
   }
   return writes;
 }
