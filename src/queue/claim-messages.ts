@@ -21,8 +21,8 @@ import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { DeadLetterMover } from './dead-letter-move.js';
 import { OverLimitError } from './errors.js';
 import { countInFlight } from './message-counts.js';
-import { decodeMessageRecord, isExpired, isInFlight, type MessageRecord } from './message-record.js';
-import { visibilityMoveWrites } from './send-messages.js';
+import { isExpired, isInFlight, type MessageRecord } from './message-record.js';
+import type { StoredMessage } from './message-store.js';
 import { VisibilityScanHints, type ScanRecorder } from './visibility-scan-hints.js';
 import { partitionVisitOrder } from './partitioning.js';
 import type { ReceivedMessage, ReceiveOptions } from './queue-api.js';
@@ -182,14 +182,15 @@ export class MessageClaimer {
         state.rowsExamined++;
         const messageId = lastElementAsString(row.key);
         if (!this.tryReserve(state, messageId)) continue;
-        const record = await this.readRecord(state, partition, messageId);
-        if (record === undefined) continue;
-        if (state.queue.meta.config.isFifo && record.messageGroupId !== undefined) {
-          if (groupsSeen.has(record.messageGroupId)) continue;
-          groupsSeen.add(record.messageGroupId);
-          await this.claimGroup(state, partition, record.messageGroupId);
+        const message = await this.readMessage(state, partition, messageId);
+        if (message === undefined) continue;
+        const groupId = message.record.messageGroupId;
+        if (state.queue.meta.config.isFifo && groupId !== undefined) {
+          if (groupsSeen.has(groupId)) continue;
+          groupsSeen.add(groupId);
+          await this.claimGroup(state, partition, groupId);
         } else {
-          await this.claimOrMove(state, record);
+          await this.claimOrMove(state, message);
         }
       }
       const last = page[page.length - 1];
@@ -198,13 +199,11 @@ export class MessageClaimer {
     }
   }
 
-  /** Reads a data row; undefined for an orphan vis row or an expired message (never delivered). */
-  private async readRecord(state: ClaimState, partition: number, messageId: string): Promise<MessageRecord | undefined> {
-    const bytes = await state.view.get(state.queue.keys.data(partition, messageId));
-    if (bytes === undefined) return undefined;
-    const record = decodeMessageRecord(bytes);
-    if (isExpired(record, state.queue.meta.config.messageRetentionSeconds, state.nowMs)) return undefined;
-    return record;
+  /** Reads a message; undefined for an orphan vis row or an expired message (never delivered). */
+  private async readMessage(state: ClaimState, partition: number, messageId: string): Promise<StoredMessage | undefined> {
+    const message = await state.queue.messages.read(state.view, partition, messageId);
+    if (message === undefined || isExpired(message.record, state.queue.meta.config.messageRetentionSeconds, state.nowMs)) return undefined;
+    return message;
   }
 
   private async claimGroup(state: ClaimState, partition: number, groupId: string): Promise<void> {
@@ -218,11 +217,11 @@ export class MessageClaimer {
         const messageId = decoder.decode(row.value);
         // A message of this group is being claimed by another receive here: the group is taken.
         if (!this.tryReserve(state, messageId)) return;
-        const record = await this.readRecord(state, partition, messageId);
-        if (record === undefined) continue;
+        const message = await this.readMessage(state, partition, messageId);
+        if (message === undefined) continue;
         // The group is locked by a message in flight, or blocked by one not yet visible.
-        if (record.visibleAtMs > state.nowMs) return;
-        await this.claimOrMove(state, record);
+        if (message.record.visibleAtMs > state.nowMs) return;
+        await this.claimOrMove(state, message);
       }
       const last = page[page.length - 1];
       if (last === undefined || page.length <= sqsLimits.receiveMessagesMax.value) return;
@@ -243,13 +242,15 @@ export class MessageClaimer {
     return true;
   }
 
-  private async claimOrMove(state: ClaimState, record: MessageRecord): Promise<void> {
-    const { keys } = state.queue;
-    const dataKey = keys.data(record.partition, record.messageId);
-    if (state.mover.isDue(record) && (await state.mover.maybeMove(record, state))) {
-      state.readKeys.push(dataKey);
-      return;
-    }
+  /**
+   * Claims the message (a new state row and its vis row moved; the data row stays as it is) or
+   * moves it to the dead-letter queue. Both decide from the data and state rows: both are read.
+   */
+  private async claimOrMove(state: ClaimState, message: StoredMessage): Promise<void> {
+    const { messages } = state.queue;
+    const { record } = message;
+    state.readKeys.push(...messages.readKeysOf(record.partition, record.messageId));
+    if (state.mover.isDue(record) && (await state.mover.maybeMove(message, state))) return;
     const claimed: MessageRecord = {
       ...record,
       receiveCount: record.receiveCount + 1,
@@ -258,8 +259,7 @@ export class MessageClaimer {
       receiptToken: this.ctx.newId(),
       visibleAtMs: state.nowMs + state.visibilityTimeoutMs,
     };
-    state.readKeys.push(dataKey);
-    state.writes.push(...visibilityMoveWrites(keys, record, claimed));
+    state.writes.push(...messages.receiveStateWrites(record, claimed));
     state.claimed.push(claimed);
   }
 
@@ -270,9 +270,9 @@ export class MessageClaimer {
     if (row.expiresAtMs <= nowMs) return undefined;
     const messages: ReceivedMessage[] = [];
     for (const claim of row.claims) {
-      const dataBytes = await view.get(queue.keys.data(claim.partition, claim.messageId));
-      if (dataBytes === undefined) continue;
-      const record = decodeMessageRecord(dataBytes);
+      const message = await queue.messages.read(view, claim.partition, claim.messageId);
+      if (message === undefined) continue;
+      const { record } = message;
       if (record.receiptToken === claim.token && isInFlight(record, nowMs)) messages.push(this.toReceived(queue, record));
     }
     return messages;

@@ -8,11 +8,11 @@
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { queueKeys } from './key-layout.js';
 import type { MessageRecord } from './message-record.js';
+import type { StoredMessage } from './message-store.js';
 import { partitionOfGroup } from './partitioning.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { checkRedriveTarget, type RedriveTargetCheck } from './redrive-target.js';
 import { decodeSequenceCounter, encodeSequenceCounter, formatSequenceNumber, sequenceNumberOf } from './fifo-sequence.js';
-import { messageDeletes, messageWrites } from './send-messages.js';
 
 export class DeadLetterMover {
   private check: RedriveTargetCheck | undefined;
@@ -32,8 +32,12 @@ export class DeadLetterMover {
     return policy !== undefined && record.receiveCount + 1 > policy.maxReceiveCount;
   }
 
-  /** Adds the move to `out` and returns true, or returns false when the target cannot take it. */
-  async maybeMove(record: MessageRecord, out: { readKeys: Uint8Array[]; writes: TxnWrite[] }): Promise<boolean> {
+  /**
+   * Adds the move to `out` and returns true, or returns false when the target cannot take it.
+   * The caller has put the message's data and state keys into `out.readKeys`.
+   */
+  async maybeMove(message: StoredMessage, out: { readKeys: Uint8Array[]; writes: TxnWrite[] }): Promise<boolean> {
+    const { record } = message;
     const policy = this.source.meta.config.redrivePolicy;
     if (policy === undefined) return false;
     if (this.check === undefined) {
@@ -81,7 +85,7 @@ export class DeadLetterMover {
       deadLetterSourceArn: this.ctx.queueArn(this.source.meta.name),
       ...(sequenceNumber !== undefined ? { sequenceNumber } : {}),
     };
-    out.writes.push(...messageDeletes(this.source.keys, record), ...messageWrites(target.keys, copy));
+    out.writes.push(...this.source.messages.deleteWrites(message), ...target.messages.insertWrites(copy));
     return true;
   }
 }

@@ -7,11 +7,11 @@
 import { sqsLimits } from '../base/limits.js';
 import type { TxnWrite } from '../storage/txn.js';
 import { InvalidParameterValueError, MessageNotInflightError, ReceiptHandleIsInvalidError } from './errors.js';
-import { decodeMessageRecord, isInFlight, type MessageRecord } from './message-record.js';
+import { isInFlight, type MessageRecord } from './message-record.js';
+import type { StoredMessage } from './message-store.js';
 import type { ChangeVisibilityEntry, DeleteEntry, EntryFailure, EntrySuccess } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { checkReceiptHandle, decodeReceiptHandle, type ReceiptHandleParts } from './receipt-handle.js';
-import { messageDeletes, visibilityMoveWrites } from './send-messages.js';
 import type { ReadView } from '../storage/txn.js';
 
 type EntryOutcome = EntrySuccess | EntryFailure;
@@ -22,9 +22,9 @@ function parseHandle(queue: LoadedQueue, handle: string): ReceiptHandleParts {
   return parts;
 }
 
-async function readHandled(view: ReadView, queue: LoadedQueue, parts: ReceiptHandleParts): Promise<MessageRecord | undefined> {
-  const bytes = await view.get(queue.keys.data(parts.partition, parts.messageId));
-  return bytes === undefined ? undefined : decodeMessageRecord(bytes);
+/** The message a handle names and the keys its fate depends on (data and state rows, both read). */
+async function readHandled(view: ReadView, queue: LoadedQueue, parts: ReceiptHandleParts): Promise<StoredMessage | undefined> {
+  return queue.messages.read(view, parts.partition, parts.messageId);
 }
 
 export async function deleteMessages(ctx: QueueContext, name: string, entries: readonly DeleteEntry[]): Promise<EntryOutcome[]> {
@@ -45,11 +45,11 @@ export async function deleteMessages(ctx: QueueContext, name: string, entries: r
       }
       results.push({ entryId: entry.entryId });
       if (deleted.has(parts.messageId)) continue;
-      const record = await readHandled(view, queue, parts);
-      if (record === undefined || record.receiptToken !== parts.token) continue;
+      const message = await readHandled(view, queue, parts);
+      if (message === undefined || message.record.receiptToken !== parts.token) continue;
       deleted.add(parts.messageId);
-      readKeys.push(queue.keys.data(parts.partition, parts.messageId));
-      writes.push(...messageDeletes(queue.keys, record));
+      readKeys.push(...queue.messages.readKeysOf(parts.partition, parts.messageId));
+      writes.push(...queue.messages.deleteWrites(message));
     }
     return { readKeys, writes, result: results };
   });
@@ -70,7 +70,7 @@ export async function changeMessageVisibility(ctx: QueueContext, name: string, e
           throw new InvalidParameterValueError('VisibilityTimeout', `must be an integer from 0 to ${vtMax}`);
         }
         if (changed.has(parts.messageId)) throw new InvalidParameterValueError('ReceiptHandle', 'the batch changes this message twice');
-        const record = await readHandled(view, queue, parts);
+        const record = (await readHandled(view, queue, parts))?.record;
         if (record === undefined || record.receiptToken !== parts.token) {
           throw new InvalidParameterValueError('ReceiptHandle', 'the message does not exist or is not available for a visibility timeout change');
         }
@@ -84,8 +84,8 @@ export async function changeMessageVisibility(ctx: QueueContext, name: string, e
         }
         const updated: MessageRecord = { ...record, visibleAtMs };
         changed.add(parts.messageId);
-        readKeys.push(queue.keys.data(parts.partition, parts.messageId));
-        writes.push(...visibilityMoveWrites(queue.keys, record, updated));
+        readKeys.push(...queue.messages.readKeysOf(parts.partition, parts.messageId));
+        writes.push(...queue.messages.receiveStateWrites(record, updated));
         results.push({ entryId: entry.entryId });
       } catch (error) {
         if (!(error instanceof ReceiptHandleIsInvalidError || error instanceof InvalidParameterValueError || error instanceof MessageNotInflightError)) throw error;

@@ -12,6 +12,7 @@ export type StateKeyFamily =
   | 'gen'
   | 'seq'
   | 'data'
+  | 'state'
   | 'vis'
   | 'age'
   | 'group'
@@ -26,13 +27,13 @@ export type StateKeyFamily =
 export interface ClassifiedKey {
   readonly family: StateKeyFamily;
   /**
-   * The queue generation the key is a row of (data, vis, age, group, dedup, attempt) or, for a
+   * The queue generation the key is a row of (data, state, vis, age, group, dedup, attempt) or, for a
    * tombstone, the generation it names: `name/gen` (queue names cannot hold '/').
    */
   readonly generationId?: string;
 }
 
-const generationFamilies = new Set<string>(['data', 'vis', 'age', 'group', 'dedup', 'attempt']);
+const generationFamilies = new Set<string>(['data', 'state', 'vis', 'age', 'group', 'dedup', 'attempt']);
 const queueFamilies = new Set<string>(['meta', 'gen', 'seq']);
 const other: ClassifiedKey = { family: 'other' };
 

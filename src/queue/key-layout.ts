@@ -13,7 +13,7 @@ import type { KeyRange } from '../storage/txn.js';
 export type KeyPart = KeyElement;
 
 /** The element after the generation in its rows: ("q", name, "g", gen, family, …). */
-export type GenerationFamily = 'data' | 'vis' | 'age' | 'group' | 'dedup' | 'attempt';
+export type GenerationFamily = 'data' | 'state' | 'vis' | 'age' | 'group' | 'dedup' | 'attempt';
 
 const queueRoot = 'q';
 const queueIndexRoot = 'queues';
@@ -45,13 +45,18 @@ export class GenerationKeys {
     return prefixRange(this.root);
   }
 
-  /** Every row of one family of this generation ('data', 'vis', 'age', 'group', 'dedup', 'attempt'), all partitions. */
+  /** Every row of one family of this generation ('data', 'state', 'vis', …), all partitions. */
   familyRange(family: GenerationFamily): KeyRange {
     return prefixRange([...this.root, family]);
   }
 
   data(partition: number, messageId: string): Uint8Array {
     return encodeKey([...this.root, 'data', partition, messageId]);
+  }
+
+  /** A message's receive state once it was received (receive-state.ts); keyed like its data row. */
+  receiveState(partition: number, messageId: string): Uint8Array {
+    return encodeKey([...this.root, 'state', partition, messageId]);
   }
 
   visibility(partition: number, visibleAtMs: number, order: bigint, messageId: string): Uint8Array {

@@ -20,7 +20,7 @@ import { raftqLimits } from '../base/limits.js';
 import type { TxnWrite } from '../storage/txn.js';
 import { DeadLetterMover } from './dead-letter-move.js';
 import { InvalidParameterValueError, MessageNotInflightError } from './errors.js';
-import { decodeMessageRecord, isInFlight, type MessageRecord } from './message-record.js';
+import { isInFlight, type MessageRecord } from './message-record.js';
 import type { QueueContext } from './queue-context.js';
 import { checkReceiptHandle, decodeReceiptHandle } from './receipt-handle.js';
 import { checkRedriveTarget } from './redrive-target.js';
@@ -44,18 +44,17 @@ export async function moveMessageToDeadLetterQueue(ctx: QueueContext, name: stri
     checkReceiptHandle(input.receiptHandle, parts, { name: source.meta.name, generation: source.meta.generation, partitionCount: source.meta.partitionCount });
     const policy = source.meta.config.redrivePolicy;
     if (policy === undefined) throw new InvalidParameterValueError('QueueUrl', `the queue ${name} has no RedrivePolicy, so it has no dead-letter queue to move the message to`);
-    const dataKey = source.keys.data(parts.partition, parts.messageId);
-    const bytes = await view.get(dataKey);
-    const record = bytes === undefined ? undefined : decodeMessageRecord(bytes);
+    const message = await source.messages.read(view, parts.partition, parts.messageId);
+    const record = message?.record;
     // Only the receive that holds the message may condemn it: a stale handle means another
     // consumer has it now (or it is gone), and an expired one that anybody may receive it.
-    if (record === undefined || record.receiptToken !== parts.token) throw new MessageNotInflightError(parts.messageId, 'the receipt handle no longer holds the message');
+    if (message === undefined || record === undefined || record.receiptToken !== parts.token) throw new MessageNotInflightError(parts.messageId, 'the receipt handle no longer holds the message');
     if (!isInFlight(record, nowMs)) throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
     const check = await checkRedriveTarget(ctx, view, { name, isFifo: source.meta.config.isFifo }, policy.deadLetterTargetArn);
     if (check.kind === 'refused') throw new InvalidParameterValueError('QueueUrl', `the message cannot be dead-lettered: ${check.reason}`);
-    const out: { readKeys: Uint8Array[]; writes: TxnWrite[] } = { readKeys: [...source.readKeys, dataKey], writes: [] };
+    const out: { readKeys: Uint8Array[]; writes: TxnWrite[] } = { readKeys: [...source.readKeys, ...source.messages.readKeysOf(parts.partition, parts.messageId)], writes: [] };
     const mover = new DeadLetterMover(ctx, view, source, nowMs);
-    const isMoved = await mover.maybeMove(withCause(record, boundDeadLetterCause(input.cause), ctx.queueArn(name), nowMs), out);
+    const isMoved = await mover.maybeMove({ ...message, record: withCause(record, boundDeadLetterCause(input.cause), ctx.queueArn(name), nowMs) }, out);
     // The target was checked in this same view a moment ago; the mover sees what the check saw.
     if (!isMoved) throw new InvalidParameterValueError('QueueUrl', 'the dead-letter queue refused the message');
     return { readKeys: out.readKeys, writes: out.writes, result: { messageId: record.messageId, deadLetterTargetArn: policy.deadLetterTargetArn } };

@@ -12,13 +12,13 @@ import { decodeKey, keySuccessor } from '../storage/key-codec.js';
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { InvalidParameterValueError, ResourceNotFoundError, UnsupportedOperationError } from './errors.js';
 import { globalKeys, queueKeys } from './key-layout.js';
-import { decodeMessageRecord, isExpired, type MessageRecord } from './message-record.js';
+import { isExpired, type MessageRecord } from './message-record.js';
+import type { StoredMessage } from './message-store.js';
 import { partitionOfGroup } from './partitioning.js';
 import type { MoveTaskInfo, MoveTaskStatus, StartMoveTaskOptions } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { parseQueueArn } from './redrive-policy.js';
 import { decodeSequenceCounter, encodeSequenceCounter, formatSequenceNumber, sequenceNumberOf } from './fifo-sequence.js';
-import { messageDeletes, messageWrites } from './send-messages.js';
 
 export interface MoveTaskRecord extends MoveTaskInfo {
   readonly taskId: string;
@@ -168,7 +168,8 @@ export class MoveTasks {
       const writes: TxnWrite[] = [];
       const destinations = new Map<string, LoadedQueue | undefined>();
       const counters = new Map<string, { key: Uint8Array; counter: bigint }>();
-      for (const record of batch) {
+      for (const message of batch) {
+        const { record } = message;
         const destinationArn = task.destinationArn ?? record.deadLetterSourceArn;
         const destinationName = destinationArn === undefined ? undefined : parseQueueArn(destinationArn)?.queueName;
         if (destinationName === undefined) {
@@ -183,8 +184,8 @@ export class MoveTasks {
         if (destination === undefined || destination.meta.config.isFifo !== source.meta.config.isFifo) {
           return finish('FAILED', { failureReason: `the destination queue ${destinationName} does not exist or is of another type` }, [], [], 0);
         }
-        readKeys.push(source.keys.data(record.partition, record.messageId));
-        writes.push(...messageDeletes(source.keys, record));
+        readKeys.push(...source.messages.readKeysOf(record.partition, record.messageId));
+        writes.push(...source.messages.deleteWrites(message));
         writes.push(...(await this.copyInto(view, destination, record, nowMs, counters, readKeys)));
       }
       for (const { key: counterKey, counter } of counters.values()) writes.push({ kind: 'put', key: counterKey, value: encodeSequenceCounter(counter) });
@@ -220,12 +221,12 @@ export class MoveTasks {
       sequenceNumber = formatSequenceNumber(order);
     }
     const copy: MessageRecord = { ...kept, partition, visibleAtMs: nowMs, order, receiveCount: 0, ...(sequenceNumber !== undefined ? { sequenceNumber } : {}) };
-    return messageWrites(destination.keys, copy);
+    return destination.messages.insertWrites(copy);
   }
 }
 
-async function visibleMessages(view: ReadView, queue: LoadedQueue, nowMs: number, limit: number): Promise<MessageRecord[]> {
-  const found: MessageRecord[] = [];
+async function visibleMessages(view: ReadView, queue: LoadedQueue, nowMs: number, limit: number): Promise<StoredMessage[]> {
+  const found: StoredMessage[] = [];
   const rowsMax = raftqLimits.receiveScanRowsMax.value;
   let examined = 0;
   for (let partition = 0; partition < queue.meta.partitionCount && found.length < limit; partition++) {
@@ -236,10 +237,9 @@ async function visibleMessages(view: ReadView, queue: LoadedQueue, nowMs: number
       for (const row of page) {
         examined++;
         const tuple = decodeKey(row.key);
-        const bytes = await view.get(queue.keys.data(partition, String(tuple[tuple.length - 1])));
-        if (bytes === undefined) continue;
-        const record = decodeMessageRecord(bytes);
-        if (!isExpired(record, queue.meta.config.messageRetentionSeconds, nowMs)) found.push(record);
+        const message = await queue.messages.read(view, partition, String(tuple[tuple.length - 1]));
+        if (message === undefined) continue;
+        if (!isExpired(message.record, queue.meta.config.messageRetentionSeconds, nowMs)) found.push(message);
         if (found.length >= limit) break;
       }
       const last = page[page.length - 1];

@@ -7,6 +7,7 @@ import type { Prng } from '../base/prng.js';
 import type { ReadView, TxnExecutor } from '../storage/txn.js';
 import { QueueDoesNotExistError } from './errors.js';
 import { GenerationKeys, queueKeys } from './key-layout.js';
+import { MessageStore } from './message-store.js';
 import type { QueueLogger, QueueScheduler } from './queue-api.js';
 import { decodeGeneration, MetaCache, type QueueMeta } from './queue-meta.js';
 import { TxnRunner } from './txn-runner.js';
@@ -14,6 +15,8 @@ import { TxnRunner } from './txn-runner.js';
 export interface LoadedQueue {
   readonly meta: QueueMeta;
   readonly keys: GenerationKeys;
+  /** Reads and writes the rows of this generation's messages (data, state and index rows). */
+  readonly messages: MessageStore;
   /** meta and gen: every message-path transaction reads both so a purge or delete aborts it. */
   readonly readKeys: readonly Uint8Array[];
   /** The gen row: the highest generation this name has used (>= meta.generation). */
@@ -63,7 +66,8 @@ export class QueueContext {
     const lastGeneration = decodeGeneration(generationBytes);
     // The gen row always holds the highest generation used; a live meta can never be ahead of it.
     assert(lastGeneration >= meta.generation, `generation row of ${name} is behind its meta`);
-    return { meta, keys: new GenerationKeys(name, meta.generation), readKeys: [metaKey, generationKey], lastGeneration };
+    const keys = new GenerationKeys(name, meta.generation);
+    return { meta, keys, messages: new MessageStore(keys), readKeys: [metaKey, generationKey], lastGeneration };
   }
 }
 

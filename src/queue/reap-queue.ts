@@ -5,7 +5,8 @@
  * - messages past retention, found through the by-age index: a message whose visibility keeps
  *   being extended still expires, since its age row never moves (trap 5);
  * - FIFO dedup rows and ReceiveRequestAttemptId rows whose window is over;
- * - vis, age and group rows whose message data is gone or names another row (dangling).
+ * - vis, age and group rows whose message data is gone or names another row, and state rows whose
+ *   message data is gone (dangling).
  * Each step examines at most `rowsMax` rows (the dangling-row audit reaperAuditRowsPerQueuePerTickMax,
  * since each row costs a point read); cursors carry the walks over later ticks.
  */
@@ -15,16 +16,17 @@ import { raftqLimits } from '../base/limits.js';
 import { decodeKey, keySuccessor } from '../storage/key-codec.js';
 import type { KeyRange, KeyValue, ReadView, TxnWrite } from '../storage/txn.js';
 import type { GenerationFamily, GenerationKeys } from './key-layout.js';
-import { decodeMessageRecord, isExpired, type MessageRecord } from './message-record.js';
+import { isExpired, type MessageRecord } from './message-record.js';
+import type { MessageStore, StoredMessage } from './message-store.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import type { ReaperSweepReport } from './reaper-report.js';
-import { decodeDedupRow, messageDeletes } from './send-messages.js';
+import { decodeDedupRow } from './send-messages.js';
 
 /** Where the walks of one queue resume next tick. In memory only: a new leader starts them over. */
 export interface QueueReapCursors {
   /** The partition the retention scan starts at; it rotates so every partition gets its turn. */
   retentionStartPartition: number;
-  /** Next key per walked family (dedup, attempt, vis, age, group); absent: start of the range. */
+  /** Next key per walked family (dedup, attempt, vis, age, group, state); absent: start of the range. */
   readonly rowCursors: Map<GenerationFamily, Uint8Array>;
 }
 
@@ -34,8 +36,10 @@ export function newQueueReapCursors(): QueueReapCursors {
 
 const decoder = new TextDecoder();
 const noWrites = { readKeys: [], writes: [] } as const;
-/** Families whose rows are checked against their message's data row. */
-const indexFamilies = ['vis', 'age', 'group'] as const;
+/** Families whose rows are checked against their message (index rows and the state row). */
+const auditedFamilies = ['vis', 'age', 'group', 'state'] as const;
+type AuditedFamily = (typeof auditedFamilies)[number];
+type IndexFamily = Exclude<AuditedFamily, 'state'>;
 
 export class QueueReap {
   constructor(
@@ -50,7 +54,7 @@ export class QueueReap {
       if (isStopped()) return true;
       await this.reapExpiredWindowRows(name, family, cursors, report);
     }
-    for (const family of indexFamilies) {
+    for (const family of auditedFamilies) {
       if (isStopped()) return true;
       await this.reapDanglingRows(name, family, cursors, report, Math.min(this.rowsMax, raftqLimits.reaperAuditRowsPerQueuePerTickMax.value));
     }
@@ -76,16 +80,19 @@ export class QueueReap {
           const partition = (first + i) % partitionCount;
           const rows = await view.scan(queue.keys.ageRangeBefore(partition, cutoffMs), { limit: this.rowsMax - examined });
           examined += rows.length;
-          const checked = await checkIndexRows(view, queue.keys, 'age', rows);
-          for (const { row, dataKey, record } of checked) {
+          const checked = await checkIndexRows(view, queue.messages, 'age', rows);
+          for (const { row, dataKey, stateKey, message } of checked) {
             readKeys.push(dataKey);
-            if (record === undefined) {
+            if (message === undefined) {
               writes.push({ kind: 'delete', key: row.key });
               counts.dangling++;
               continue;
             }
+            const { record } = message;
             assert(isExpired(record, retentionSeconds, nowMs), `age row of ${record.messageId} below the retention cutoff but the message is not expired`);
-            const deletes = messageDeletes(queue.keys, record);
+            // The vis row to delete is named by the receive state: a receive that moves it conflicts.
+            readKeys.push(stateKey);
+            const deletes = queue.messages.deleteWrites(message);
             writes.push(...deletes);
             counts.messages++;
             counts.rows += deletes.length;
@@ -106,22 +113,26 @@ export class QueueReap {
   /** Dedup and attempt rows are keyed by id, not time: a cursor walks them a bounded page per tick. */
   private async reapExpiredWindowRows(name: string, family: 'dedup' | 'attempt', cursors: QueueReapCursors, report: ReaperSweepReport): Promise<void> {
     const deleted = await this.walkFamily(name, family, cursors, this.rowsMax, 'ReapExpiredRows', async (_view, _queue, rows, nowMs) =>
-      rows.filter((row) => expiresAtMsOf(family, row.value) <= nowMs).map((row) => ({ readKey: row.key, key: row.key })),
+      rows.filter((row) => expiresAtMsOf(family, row.value) <= nowMs).map((row) => ({ readKeys: [row.key], key: row.key })),
     );
     if (family === 'dedup') report.dedupRowsDeleted += deleted;
     else report.attemptRowsDeleted += deleted;
   }
 
-  private async reapDanglingRows(name: string, family: (typeof indexFamilies)[number], cursors: QueueReapCursors, report: ReaperSweepReport, rowsMax: number): Promise<void> {
+  private async reapDanglingRows(name: string, family: AuditedFamily, cursors: QueueReapCursors, report: ReaperSweepReport, rowsMax: number): Promise<void> {
     report.danglingRowsDeleted += await this.walkFamily(name, family, cursors, rowsMax, 'ReapDanglingRows', async (view, queue, rows) => {
-      const checked = await checkIndexRows(view, queue.keys, family, rows);
-      return checked.filter((check) => check.record === undefined).map((check) => ({ readKey: check.dataKey, key: check.row.key }));
+      if (family === 'state') return selectStrayStateRows(view, queue.messages, rows);
+      const checked = await checkIndexRows(view, queue.messages, family, rows);
+      // Whether a vis row is current depends on the receive state; age and group rows only on the data row.
+      return checked
+        .filter((check) => check.message === undefined)
+        .map((check) => ({ readKeys: family === 'vis' ? [check.dataKey, check.stateKey] : [check.dataKey], key: check.row.key }));
     });
   }
 
   /**
    * One page of `family` rows of the live generation from the queue's cursor; `select` names the
-   * rows to delete and the key whose state justifies it (read, so a change to it conflicts).
+   * rows to delete and the keys whose state justifies it (read, so a change to them conflicts).
    */
   private async walkFamily(
     name: string,
@@ -129,7 +140,7 @@ export class QueueReap {
     cursors: QueueReapCursors,
     rowsMax: number,
     operation: string,
-    select: (view: ReadView, queue: LoadedQueue, rows: KeyValue[], nowMs: number) => Promise<Array<{ readKey: Uint8Array; key: Uint8Array }>>,
+    select: (view: ReadView, queue: LoadedQueue, rows: KeyValue[], nowMs: number) => Promise<Array<{ readKeys: readonly Uint8Array[]; key: Uint8Array }>>,
   ): Promise<number> {
     const { next, deleted } = await this.ctx.runner.run(
       operation,
@@ -142,7 +153,7 @@ export class QueueReap {
         const last = rows[rows.length - 1];
         const nextKey = rows.length < rowsMax || last === undefined ? undefined : keySuccessor(last.key);
         return {
-          readKeys: [...queue.readKeys, ...selected.map((s) => s.readKey)],
+          readKeys: [...queue.readKeys, ...selected.flatMap((s) => s.readKeys)],
           writes: selected.map((s): TxnWrite => ({ kind: 'delete', key: s.key })),
           result: { next: nextKey, deleted: selected.length },
         };
@@ -169,27 +180,44 @@ function expiresAtMsOf(family: 'dedup' | 'attempt', value: Uint8Array): number {
 interface IndexRowCheck {
   readonly row: KeyValue;
   readonly dataKey: Uint8Array;
+  readonly stateKey: Uint8Array;
   /** The message this row indexes, or undefined when its data is gone or names another row. */
-  readonly record: MessageRecord | undefined;
+  readonly message: StoredMessage | undefined;
 }
 
-/** Reads the data row each index row names (concurrently) and whether it still names that row. */
-async function checkIndexRows(view: ReadView, keys: GenerationKeys, family: (typeof indexFamilies)[number], rows: readonly KeyValue[]): Promise<IndexRowCheck[]> {
+/** Reads the message each index row names (concurrently) and whether it still names that row. */
+async function checkIndexRows(view: ReadView, messages: MessageStore, family: IndexFamily, rows: readonly KeyValue[]): Promise<IndexRowCheck[]> {
   return Promise.all(
     rows.map(async (row) => {
       const tuple = decodeKey(row.key);
       // (…, family, partition, …): the partition follows the family element.
       const partition = Number(tuple[5]);
       const messageId = family === 'group' ? decoder.decode(row.value) : String(tuple[tuple.length - 1]);
-      const dataKey = keys.data(partition, messageId);
-      const bytes = await view.get(dataKey);
-      const record = bytes === undefined ? undefined : decodeMessageRecord(bytes);
-      return { row, dataKey, record: record !== undefined && isIndexedBy(record, family, tuple) ? record : undefined };
+      const [dataKey, stateKey] = messages.readKeysOf(partition, messageId) as [Uint8Array, Uint8Array];
+      const message = await messages.read(view, partition, messageId);
+      return { row, dataKey, stateKey, message: message !== undefined && isIndexedBy(message.record, family, tuple) ? message : undefined };
     }),
   );
 }
 
-function isIndexedBy(record: MessageRecord, family: (typeof indexFamilies)[number], tuple: readonly unknown[]): boolean {
+/**
+ * State rows whose message data row is gone. Nothing writes a state row without reading the data
+ * row in the same transaction, and every delete of a message deletes its state row, so such a row
+ * is an anomaly (an older node's delete, a bug): the data key is read so that nothing that could
+ * still need the row commits meanwhile.
+ */
+async function selectStrayStateRows(view: ReadView, messages: MessageStore, rows: readonly KeyValue[]): Promise<Array<{ readKeys: readonly Uint8Array[]; key: Uint8Array }>> {
+  const checked = await Promise.all(
+    rows.map(async (row) => {
+      const tuple = decodeKey(row.key);
+      const dataKey = messages.keys.data(Number(tuple[5]), String(tuple[tuple.length - 1]));
+      return { row, dataKey, isStray: (await view.get(dataKey)) === undefined };
+    }),
+  );
+  return checked.filter((check) => check.isStray).map((check) => ({ readKeys: [check.dataKey], key: check.row.key }));
+}
+
+function isIndexedBy(record: MessageRecord, family: IndexFamily, tuple: readonly unknown[]): boolean {
   const at = (i: number) => tuple[i];
   if (record.partition !== Number(at(5))) return false;
   if (family === 'vis') return record.visibleAtMs === Number(at(6)) && record.order === BigInt(at(7) as number | bigint);

@@ -11,8 +11,8 @@ import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { TxnWrite } from '../storage/txn.js';
 import { InvalidParameterValueError, MessageTooLongError, MissingParameterError } from './errors.js';
-import { queueKeys, type GenerationKeys } from './key-layout.js';
-import { encodeMessageRecord, encodeVisibilityState, messageSizeBytes, type MessageRecord } from './message-record.js';
+import { queueKeys } from './key-layout.js';
+import { messageSizeBytes, type MessageRecord } from './message-record.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { partitionOfGroup } from './partitioning.js';
 import type { EntryFailure, SendEntry, SendResult } from './queue-api.js';
@@ -79,7 +79,7 @@ export class MessageSender {
       } else {
         for (const item of prepared) {
           const order = this.standardOrder++;
-          writes.push(...messageWrites(queue.keys, this.recordOf(item, nowMs, order, context.senderId, undefined), { isNewMessageId: true }));
+          writes.push(...queue.messages.insertWrites(this.recordOf(item, nowMs, order, context.senderId, undefined), { isNewMessageId: true }));
           results[item.index] = { entryId: item.entry.entryId, messageId: item.messageId };
         }
       }
@@ -158,7 +158,7 @@ export class MessageSender {
       counters.set(item.partition, counter);
       const sequence = sequenceNumberOf(counter, item.partition);
       const record = this.recordOf(item, nowMs, sequence, senderId, formatSequenceNumber(sequence));
-      out.writes.push(...messageWrites(keys, record, { isNewMessageId: true }));
+      out.writes.push(...queue.messages.insertWrites(record, { isNewMessageId: true }));
       const row: DedupRow = { messageId: item.messageId, sequenceNumber: formatSequenceNumber(sequence), expiresAtMs: nowMs + windowMs };
       out.writes.push({ kind: 'put', key: dedupKey, value: encoder.encode(JSON.stringify(row)) });
       seenInRequest.set(dedupKeyText, row);
@@ -200,52 +200,4 @@ async function readDedup(view: ReadView, key: Uint8Array, nowMs: number): Promis
 
 export function decodeDedupRow(bytes: Uint8Array): DedupRow {
   return JSON.parse(decoder.decode(bytes)) as DedupRow;
-}
-
-/**
- * The rows of a new (or moved) message: data, vis, byage and, for FIFO, its group row.
- * `isNewMessageId`: the message id was minted for this send, so none of these keys has ever had a
- * version and the apply step may skip reading them (TxnWrite.isNewKey). A moved message keeps its
- * id and may come back to a generation that once held it, so moves never say so.
- */
-export function messageWrites(keys: GenerationKeys, record: MessageRecord, options: { isNewMessageId: boolean } = { isNewMessageId: false }): TxnWrite[] {
-  const vouch = options.isNewMessageId ? { isNewKey: true as const } : {};
-  const writes: TxnWrite[] = [
-    { kind: 'put', key: keys.data(record.partition, record.messageId), value: encodeMessageRecord(record), ...vouch },
-    {
-      kind: 'put',
-      key: keys.visibility(record.partition, record.visibleAtMs, record.order, record.messageId),
-      value: encodeVisibilityState(record.receiptToken === undefined ? 'pending' : 'inflight'),
-      ...vouch,
-    },
-    { kind: 'put', key: keys.age(record.partition, record.retentionStartMs, record.messageId), value: new Uint8Array(0), ...vouch },
-  ];
-  if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
-    writes.push({ kind: 'put', key: keys.groupMember(record.partition, record.messageGroupId, record.order), value: encoder.encode(record.messageId), ...vouch });
-  }
-  return writes;
-}
-
-/** Deletes every row of a message (the dedup row stays: it must outlive the message for its window). */
-export function messageDeletes(keys: GenerationKeys, record: MessageRecord): TxnWrite[] {
-  const writes: TxnWrite[] = [
-    { kind: 'delete', key: keys.data(record.partition, record.messageId) },
-    { kind: 'delete', key: keys.visibility(record.partition, record.visibleAtMs, record.order, record.messageId) },
-    { kind: 'delete', key: keys.age(record.partition, record.retentionStartMs, record.messageId) },
-  ];
-  if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
-    writes.push({ kind: 'delete', key: keys.groupMember(record.partition, record.messageGroupId, record.order) });
-  }
-  return writes;
-}
-
-/** Moves a message's vis row to its new time (skipping the delete when the key does not change). */
-export function visibilityMoveWrites(keys: GenerationKeys, before: MessageRecord, after: MessageRecord): TxnWrite[] {
-  const oldKey = keys.visibility(before.partition, before.visibleAtMs, before.order, before.messageId);
-  const newKey = keys.visibility(after.partition, after.visibleAtMs, after.order, after.messageId);
-  const writes: TxnWrite[] = [];
-  if (before.visibleAtMs !== after.visibleAtMs || before.partition !== after.partition) writes.push({ kind: 'delete', key: oldKey });
-  writes.push({ kind: 'put', key: newKey, value: encodeVisibilityState(after.receiptToken === undefined ? 'pending' : 'inflight') });
-  writes.push({ kind: 'put', key: keys.data(after.partition, after.messageId), value: encodeMessageRecord(after) });
-  return writes;
 }

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
 import { GenerationKeys } from '../../src/queue/key-layout.js';
-import { decodeMessageRecord, encodeMessageRecord } from '../../src/queue/message-record.js';
+import { encodeReceiveState } from '../../src/queue/receive-state.js';
 import type { ReceivedMessage } from '../../src/queue/queue-api.js';
 import { QueueService } from '../../src/queue/queue-service.js';
 import { LaggingReplica } from './support/lagging-replica.js';
@@ -81,17 +81,14 @@ describe('the FIFO group lock across nodes', () => {
     const laterId = await sendInGroup(service, 'g1', 'second');
     const keys = new GenerationKeys(queue, 1);
     const view = await replica.readView({ linearizable: true });
-    const bytes = await view.get(keys.data(0, laterId));
-    if (bytes === undefined) throw new Error('the later message is missing');
-    const later = decodeMessageRecord(bytes);
     const nowMs = log.nowMs();
-    const claimed = { ...later, receiveCount: 1, claimedAtMs: nowMs, receiptToken: 'token', visibleAtMs: nowMs + 5_000 };
+    const claimed = { receiveCount: 1, claimedAtMs: nowMs, receiptToken: 'token', visibleAtMs: nowMs + 5_000 };
     await replica.commit({
       txnId: 'skips-the-head',
       startTs: view.ts,
       nowMs,
-      readKeys: [keys.data(0, laterId)],
-      writes: [{ kind: 'put', key: keys.data(0, laterId), value: encodeMessageRecord(claimed) }],
+      readKeys: [keys.data(0, laterId), keys.receiveState(0, laterId)],
+      writes: [{ kind: 'put', key: keys.receiveState(0, laterId), value: encodeReceiveState(claimed) }],
     });
     expect(violations).toHaveLength(1);
   });

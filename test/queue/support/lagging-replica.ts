@@ -4,12 +4,14 @@
  * to its own point: its non-linearizable views are taken there, and its onApplied listeners hear
  * of commits only when it catches up, as on a follower that lags. A linearizable view, and the
  * end of each of its own commits, catch it up first (a commit resolves once this replica applied
- * it). Every committed FIFO claim is checked against the state it committed on: a message of a
+ * it). Every committed FIFO claim (a receive-state row it writes) is checked against the state it committed on: a message of a
  * group may be claimed only together with every earlier undeleted message of that group.
  */
 import { decodeKey } from '../../../src/storage/key-codec.js';
 import type { ReadView, Txn, TxnExecutor, TxnOutcome } from '../../../src/storage/txn.js';
 import { GenerationKeys } from '../../../src/queue/key-layout.js';
+import { decodeMessageRecord } from '../../../src/queue/message-record.js';
+import { decodeReceiveState } from '../../../src/queue/receive-state.js';
 import type { ModelTxnExecutor } from './model-txn-executor.js';
 
 const decoder = new TextDecoder();
@@ -75,9 +77,9 @@ export class LaggingReplica implements TxnExecutor {
   }
 
   private async checkFifoClaims(txn: Txn, commitTs: number): Promise<void> {
-    const claims = claimsOf(txn);
-    if (claims.length === 0) return;
     const view = await this.viewAt(commitTs - 1);
+    const claims = await claimsOf(txn, view);
+    if (claims.length === 0) return;
     const claimedIds = new Set(claims.map((c) => c.messageId));
     for (const claim of claims) {
       const rows = await view.scan(claim.keys.groupRange(claim.partition, claim.groupId), { limit: Number.MAX_SAFE_INTEGER });
@@ -92,28 +94,29 @@ export class LaggingReplica implements TxnExecutor {
   }
 }
 
-/** The FIFO messages a txn claims: data rows it writes with a receipt token minted at its nowMs. */
-function claimsOf(txn: Txn): ClaimWrite[] {
+/**
+ * The FIFO messages a txn claims: receive-state rows it writes with a receipt token minted at its
+ * nowMs (a claim never rewrites the data row), with group and sequence from the data row as the
+ * txn found it.
+ */
+async function claimsOf(txn: Txn, view: ReadView): Promise<ClaimWrite[]> {
   const claims: ClaimWrite[] = [];
   for (const write of txn.writes) {
     if (write.kind !== 'put') continue;
     const tuple = decodeKey(write.key);
-    if (tuple[0] !== 'q' || tuple[2] !== 'g' || tuple[4] !== 'data') continue;
-    const record = JSON.parse(decoder.decode(write.value)) as {
-      messageId: string;
-      receiptToken?: string;
-      claimedAtMs?: number;
-      messageGroupId?: string;
-      sequenceNumber?: string;
-      partition: number;
-    };
-    if (record.receiptToken === undefined || record.claimedAtMs !== txn.nowMs) continue;
+    if (tuple[0] !== 'q' || tuple[2] !== 'g' || tuple[4] !== 'state') continue;
+    const state = decodeReceiveState(write.value);
+    if (state.receiptToken === undefined || state.claimedAtMs !== txn.nowMs) continue;
+    const keys = new GenerationKeys(String(tuple[1]), Number(tuple[3]));
+    const dataBytes = await view.get(keys.data(Number(tuple[5]), String(tuple[6])));
+    if (dataBytes === undefined) continue;
+    const record = decodeMessageRecord(dataBytes);
     if (record.messageGroupId === undefined || record.sequenceNumber === undefined) continue;
     claims.push({
       messageId: record.messageId,
       groupId: record.messageGroupId,
       sequence: BigInt(record.sequenceNumber),
-      keys: new GenerationKeys(String(tuple[1]), Number(tuple[3])),
+      keys,
       partition: record.partition,
     });
   }

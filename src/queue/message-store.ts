@@ -1,0 +1,98 @@
+/**
+ * How a message is kept in one queue generation, and the only code that reads or writes its rows:
+ * - the data row ("data", partition, messageId): body, attributes, ids, times, partition and
+ *   order, written once at send together with the initial receive state;
+ * - the state row ("state", partition, messageId): the receive state (receive-state.ts), written
+ *   by every receive and visibility change, absent until the first receive; when present it
+ *   overrides the data row's receive fields;
+ * - the index rows: vis (what receives scan), age (what retention scans), group (FIFO order).
+ *
+ * OCC: a transaction that decides from a message reads both its data key (does the message still
+ * exist?) and its state key (who holds it, when is it visible?) — `readKeysOf` — so a delete, a
+ * receive, a visibility change or a reap that commits first makes it conflict.
+ */
+import type { ReadView, TxnWrite } from '../storage/txn.js';
+import type { GenerationKeys } from './key-layout.js';
+import { decodeMessageRecord, encodeMessageRecord, encodeVisibilityState, type MessageRecord } from './message-record.js';
+import { decodeReceiveState, encodeReceiveState, receiveStateOf, withReceiveState } from './receive-state.js';
+
+const encoder = new TextEncoder();
+
+/** A message as read: its record with the current receive state, and whether a state row holds it. */
+export interface StoredMessage {
+  readonly record: MessageRecord;
+  /** False until the first receive (and for records written before state rows existed). */
+  readonly hasStateRow: boolean;
+}
+
+export class MessageStore {
+  constructor(readonly keys: GenerationKeys) {}
+
+  /** Reads data and state rows together; undefined when the data row is gone (a stray state row is the reaper's). */
+  async read(view: ReadView, partition: number, messageId: string): Promise<StoredMessage | undefined> {
+    const [dataBytes, stateBytes] = await Promise.all([view.get(this.keys.data(partition, messageId)), view.get(this.keys.receiveState(partition, messageId))]);
+    if (dataBytes === undefined) return undefined;
+    const initial = decodeMessageRecord(dataBytes);
+    if (stateBytes === undefined) return { record: initial, hasStateRow: false };
+    return { record: withReceiveState(initial, decodeReceiveState(stateBytes)), hasStateRow: true };
+  }
+
+  /** The keys a decision about this message depends on: its data row and its state row. */
+  readKeysOf(partition: number, messageId: string): Uint8Array[] {
+    return [this.keys.data(partition, messageId), this.keys.receiveState(partition, messageId)];
+  }
+
+  /**
+   * A new (or moved-in) message: data row with its initial receive state (no state row), vis, age
+   * and, for FIFO, group row. `isNewMessageId`: the id was minted for this send, so none of these
+   * keys has ever had a version and the apply step may skip reading them (TxnWrite.isNewKey). A
+   * moved message keeps its id and may come back to a generation that once held it, so moves never
+   * say so.
+   */
+  insertWrites(record: MessageRecord, options: { isNewMessageId: boolean } = { isNewMessageId: false }): TxnWrite[] {
+    const { keys } = this;
+    const vouch = options.isNewMessageId ? { isNewKey: true as const } : {};
+    const writes: TxnWrite[] = [
+      { kind: 'put', key: keys.data(record.partition, record.messageId), value: encodeMessageRecord(record), ...vouch },
+      { kind: 'put', key: this.visibilityKey(record), value: encodeVisibilityState(record.receiptToken === undefined ? 'pending' : 'inflight'), ...vouch },
+      { kind: 'put', key: keys.age(record.partition, record.retentionStartMs, record.messageId), value: new Uint8Array(0), ...vouch },
+    ];
+    if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
+      writes.push({ kind: 'put', key: keys.groupMember(record.partition, record.messageGroupId, record.order), value: encoder.encode(record.messageId), ...vouch });
+    }
+    return writes;
+  }
+
+  /**
+   * A receive or visibility change from `before` to `after` (same message, other receive state):
+   * the vis row moves (no delete when its key stays) and the state row is written. The data row
+   * is not touched.
+   */
+  receiveStateWrites(before: MessageRecord, after: MessageRecord): TxnWrite[] {
+    const writes: TxnWrite[] = [];
+    if (before.visibleAtMs !== after.visibleAtMs) writes.push({ kind: 'delete', key: this.visibilityKey(before) });
+    writes.push({ kind: 'put', key: this.visibilityKey(after), value: encodeVisibilityState(after.receiptToken === undefined ? 'pending' : 'inflight') });
+    writes.push({ kind: 'put', key: this.keys.receiveState(after.partition, after.messageId), value: encodeReceiveState(receiveStateOf(after)) });
+    return writes;
+  }
+
+  /** Deletes every row of a message (the dedup row stays: it must outlive the message for its window). */
+  deleteWrites(message: StoredMessage): TxnWrite[] {
+    const { keys } = this;
+    const { record } = message;
+    const writes: TxnWrite[] = [
+      { kind: 'delete', key: keys.data(record.partition, record.messageId) },
+      { kind: 'delete', key: this.visibilityKey(record) },
+      { kind: 'delete', key: keys.age(record.partition, record.retentionStartMs, record.messageId) },
+    ];
+    if (message.hasStateRow) writes.push({ kind: 'delete', key: keys.receiveState(record.partition, record.messageId) });
+    if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
+      writes.push({ kind: 'delete', key: keys.groupMember(record.partition, record.messageGroupId, record.order) });
+    }
+    return writes;
+  }
+
+  private visibilityKey(record: MessageRecord): Uint8Array {
+    return this.keys.visibility(record.partition, record.visibleAtMs, record.order, record.messageId);
+  }
+}
