@@ -9,11 +9,11 @@ export interface ReaperSweepReport {
   tombstonesCleared: number;
   /** Messages past their queue's retention period. */
   expiredMessagesDeleted: number;
-  /** Rows of those messages (data, vis, age and group rows). */
+  /** Rows of those messages (data, state, vis, age and group rows). */
   expiredRowsDeleted: number;
   dedupRowsDeleted: number;
   attemptRowsDeleted: number;
-  /** vis, age and group rows whose message data is gone or names another row. */
+  /** vis, age and group rows whose message data is gone or names another row; state rows whose data is gone. */
   danglingRowsDeleted: number;
   /** Finished message move tasks past their retention or beyond the newest kept per source. */
   moveTasksDeleted: number;

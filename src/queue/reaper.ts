@@ -4,7 +4,7 @@
  * - tombstoned generations (purged or deleted, of live and deleted queues alike, with or without
  *   meta) are cleared a chunk each, then the tombstone itself (traps 5, 6);
  * - per live queue (reap-queue.ts): messages past retention through the by-age index, expired
- *   dedup and ReceiveRequestAttemptId rows, and dangling vis, age and group rows;
+ *   dedup and ReceiveRequestAttemptId rows, and dangling vis, age, group and state rows;
  * - finished message move tasks past their retention (reap-move-tasks.ts).
  * Bounds: reaperRowsPerQueuePerTickMax rows per queue (or tombstone) per family per tick, and
  * reaperQueuesPerTickMax queues and reaperTombstonesPerTickMax tombstones per tick, visited in a

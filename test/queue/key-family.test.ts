@@ -11,6 +11,7 @@ describe('state key families', () => {
       [queueKeys.generation('orders.fifo'), { family: 'gen' }],
       [queueKeys.sequence('orders.fifo', 3), { family: 'seq' }],
       [keys.data(0, 'm'), { family: 'data', generationId: 'orders.fifo/7' }],
+      [keys.receiveState(0, 'm'), { family: 'state', generationId: 'orders.fifo/7' }],
       [keys.visibility(1, 5, 9n, 'm'), { family: 'vis', generationId: 'orders.fifo/7' }],
       [keys.age(0, 5, 'm'), { family: 'age', generationId: 'orders.fifo/7' }],
       [keys.groupMember(0, 'g', 9n), { family: 'group', generationId: 'orders.fifo/7' }],
