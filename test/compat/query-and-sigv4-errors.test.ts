@@ -1,8 +1,7 @@
-import { createHash, createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sigV4Signer } from '../support/sigv4-signer.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.js';
 
@@ -48,38 +47,9 @@ async function answer(res: Response): Promise<QueryAnswer> {
   return { status: res.status, code: xmlText(body, 'Code'), type: xmlText(body, 'Type'), message: xmlText(body, 'Message'), dateHeader: res.headers.get('date') };
 }
 
-/** SHA-256 and HMAC-SHA-256 over node:crypto, in the shape the SDK's signer takes. */
-class NodeSha256 {
-  private hash;
-  constructor(private readonly secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = NodeSha256.create(secret);
-  }
-  private static create(secret: string | ArrayBuffer | ArrayBufferView | undefined) {
-    if (secret === undefined) return createHash('sha256');
-    const key = typeof secret === 'string' ? secret : secret instanceof ArrayBuffer ? new Uint8Array(secret) : new Uint8Array(secret.buffer, secret.byteOffset, secret.byteLength);
-    return createHmac('sha256', key);
-  }
-  reset(): void {
-    this.hash = NodeSha256.create(this.secret);
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    if (typeof data === 'string') this.hash.update(data, 'utf8');
-    else if (data instanceof ArrayBuffer) this.hash.update(new Uint8Array(data));
-    else this.hash.update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-
 async function signedListQueues(options: { signingDate: Date; secretAccessKey?: string; accessKeyId?: string }): Promise<QueryAnswer> {
   const url = new URL(signed.endpoint);
-  const signer = new SignatureV4({
-    credentials: { accessKeyId: options.accessKeyId ?? signingKey.accessKeyId, secretAccessKey: options.secretAccessKey ?? signingKey.secretAccessKey },
-    region: 'us-east-1',
-    service: 'sqs',
-    sha256: NodeSha256,
-  });
+  const signer = sigV4Signer({ accessKeyId: options.accessKeyId ?? signingKey.accessKeyId, secretAccessKey: options.secretAccessKey ?? signingKey.secretAccessKey });
   const body = 'Action=ListQueues&Version=2012-11-05';
   const request = await signer.sign(
     { method: 'POST', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: '/', headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded' }, body },

@@ -1,10 +1,9 @@
-import { createHash, createHmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/base/clock.js';
 import { parseCredentials } from '../../src/sqs/credentials-file.js';
 import { SqsApiError } from '../../src/sqs/errors.js';
 import { deriveSigningKey, formatAmzDate, parseAmzDate, SigV4Verifier, type SignedRequest } from '../../src/sqs/sigv4-verifier.js';
+import { sigV4Signer } from '../support/sigv4-signer.js';
 
 // AWS's documentation example credentials (the SigV4 test suite uses them throughout).
 const accessKeyId = 'AKIDEXAMPLE';
@@ -12,32 +11,8 @@ const secretAccessKey = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
 const credentials = parseCredentials(JSON.stringify({ credentials: [{ accessKeyId, secretAccessKey }] }));
 const signedAtMs = Date.UTC(2015, 7, 30, 12, 36, 0);
 
-/** An independent SHA-256 for the SDK's signer (its Checksum interface), over node:crypto. */
-class NodeSha256 {
-  private hash;
-  constructor(private readonly secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = NodeSha256.create(secret);
-  }
-  private static create(secret: string | ArrayBuffer | ArrayBufferView | undefined) {
-    if (secret === undefined) return createHash('sha256');
-    const key = typeof secret === 'string' ? secret : secret instanceof ArrayBuffer ? new Uint8Array(secret) : new Uint8Array(secret.buffer, secret.byteOffset, secret.byteLength);
-    return createHmac('sha256', key);
-  }
-  reset(): void {
-    this.hash = NodeSha256.create(this.secret);
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    if (typeof data === 'string') this.hash.update(data, 'utf8');
-    else if (data instanceof ArrayBuffer) this.hash.update(new Uint8Array(data));
-    else this.hash.update(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-
 function sdkSigner(region = 'us-east-1', service = 'sqs') {
-  return new SignatureV4({ credentials: { accessKeyId, secretAccessKey }, region, service, sha256: NodeSha256 });
+  return sigV4Signer({ accessKeyId, secretAccessKey, region, service });
 }
 
 function toSignedRequest(req: { method: string; path: string; query?: Record<string, string | string[] | null>; headers: Record<string, string>; body?: string }): SignedRequest {
@@ -141,10 +116,10 @@ describe('SigV4 verification', () => {
 
   it('refuses an unknown access key, a wrong secret, and an unsigned request', async () => {
     const verifier = new SigV4Verifier(credentials, new ManualClock(signedAtMs));
-    const stranger = new SignatureV4({ credentials: { accessKeyId: 'AKIDOTHER', secretAccessKey }, region: 'us-east-1', service: 'sqs', sha256: NodeSha256 });
+    const stranger = sigV4Signer({ accessKeyId: 'AKIDOTHER', secretAccessKey });
     const fromStranger = await stranger.sign(sqsPost('Action=ListQueues'), { signingDate: new Date(signedAtMs) });
     expectApiError(() => verifier.verify(toSignedRequest(fromStranger)), 'InvalidClientTokenId');
-    const wrongSecret = new SignatureV4({ credentials: { accessKeyId, secretAccessKey: 'not-the-secret' }, region: 'us-east-1', service: 'sqs', sha256: NodeSha256 });
+    const wrongSecret = sigV4Signer({ accessKeyId, secretAccessKey: 'not-the-secret' });
     const signed = await wrongSecret.sign(sqsPost('Action=ListQueues'), { signingDate: new Date(signedAtMs) });
     expectApiError(() => verifier.verify(toSignedRequest(signed)), 'SignatureDoesNotMatch');
     expectApiError(() => verifier.verify({ method: 'POST', rawUrl: '/', rawHeaders: ['Host', 'x'], body: Buffer.from('Action=ListQueues') }), 'MissingAuthenticationToken');
