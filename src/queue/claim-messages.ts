@@ -17,13 +17,14 @@
  */
 import { raftqLimits, sqsLimits } from '../base/limits.js';
 import { decodeKey, keySuccessor } from '../storage/key-codec.js';
-import type { ReadView, TxnWrite } from '../storage/txn.js';
+import type { KeyValue, ReadView, TxnWrite } from '../storage/txn.js';
 import { DeadLetterMover } from './dead-letter-move.js';
 import { OverLimitError } from './errors.js';
 import { countInFlight } from './message-counts.js';
 import { isExpired, isInFlight, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import { VisibilityScanHints, type ScanRecorder } from './visibility-scan-hints.js';
+import { firstPageOffset, rotatedRows, singleScanSlot, type ReceiveScanSlot } from './receive-scan-slot.js';
 import { partitionVisitOrder } from './partitioning.js';
 import type { ReceivedMessage, ReceiveOptions } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
@@ -76,6 +77,8 @@ export class MessageClaimer {
     private readonly ctx: QueueContext,
     private readonly inFlightMessagesMax: number | undefined,
     private readonly scanHints: VisibilityScanHints,
+    /** Where this node starts in the head of a standard queue (receive-scan-slot.ts); read per receive, as membership changes. */
+    private readonly scanSlot: () => ReceiveScanSlot = () => singleScanSlot,
   ) {}
 
   async claimOnce(name: string, options: ReceiveOptions): Promise<ClaimResult> {
@@ -167,17 +170,21 @@ export class MessageClaimer {
     const pageRows = raftqLimits.receiveScanPageRows.value;
     const rowsMax = raftqLimits.receiveScanRowsMax.value;
     const groupsSeen = new Set<string>();
+    const isFifo = state.queue.meta.config.isFifo;
     let gte = range.gte;
     let isFirstPage = true;
     while (state.claimed.length < state.wanted && state.rowsExamined < rowsMax) {
       const limit = Math.min(pageRows, rowsMax - state.rowsExamined);
       const page = await state.view.scan({ gte, lt: range.lt }, { limit });
+      let rows: readonly KeyValue[] = page;
       if (isFirstPage) {
         isFirstPage = false;
         const first = page[0];
         this.scanHints.raise(state.recorder, hintId, fromMs, first === undefined ? state.nowMs + 1 : visibleAtOfKey(first.key), state.nowMs);
+        // Nodes start at different points of a standard queue's head, so they rarely race for a message.
+        if (!isFifo) rows = rotatedRows(page, firstPageOffset(this.scanSlot(), state.wanted, page.length));
       }
-      for (const row of page) {
+      for (const row of rows) {
         if (state.claimed.length >= state.wanted) return;
         state.rowsExamined++;
         const messageId = lastElementAsString(row.key);
@@ -185,7 +192,7 @@ export class MessageClaimer {
         const message = await this.readMessage(state, partition, messageId);
         if (message === undefined) continue;
         const groupId = message.record.messageGroupId;
-        if (state.queue.meta.config.isFifo && groupId !== undefined) {
+        if (isFifo && groupId !== undefined) {
           if (groupsSeen.has(groupId)) continue;
           groupsSeen.add(groupId);
           await this.claimGroup(state, partition, groupId);

@@ -25,6 +25,7 @@ import { moveMessageToDeadLetterQueue, type DeadLetterMoveInput, type DeadLetter
 import { QueueReaper, type ReaperSweepOptions, type ReaperSweepReport } from './reaper.js';
 import { MessageSender } from './send-messages.js';
 import { VisibilityScanHints } from './visibility-scan-hints.js';
+import type { ReceiveScanSlot } from './receive-scan-slot.js';
 import type {
   ChangeVisibilityEntry,
   DeleteEntry,
@@ -46,6 +47,7 @@ import type {
 export type * from './queue-api.js';
 export type { ReaperSweepOptions, ReaperSweepReport } from './reaper.js';
 export { reapedRowsByFamily } from './reaper-report.js';
+export { receiveScanSlotOf, type ReceiveScanSlot } from './receive-scan-slot.js';
 
 export interface QueueServiceOptions {
   readonly executor: TxnExecutor;
@@ -59,6 +61,11 @@ export interface QueueServiceOptions {
   readonly logger?: QueueLogger;
   /** Overrides sqsLimits.inFlightMessages*Max (tests use a small value). */
   readonly inFlightMessagesMax?: number;
+  /**
+   * This node's slot among the nodes that serve receives (receive-scan-slot.ts: the runtime passes
+   * `receiveScanSlotOf(nodeId, voters)`), asked on every receive; absent: one node, slot 0.
+   */
+  readonly receiveScanSlot?: () => ReceiveScanSlot;
 }
 
 export class QueueService {
@@ -75,7 +82,7 @@ export class QueueService {
     this.ctx = new QueueContext(options.executor, options.accountId, options.region, options.scheduler, options, options.logger);
     this.sender = new MessageSender(this.ctx);
     this.scanHints = new VisibilityScanHints(options.executor);
-    this.claimer = new MessageClaimer(this.ctx, options.inFlightMessagesMax, this.scanHints);
+    this.claimer = new MessageClaimer(this.ctx, options.inFlightMessagesMax, this.scanHints, options.receiveScanSlot);
     this.waiters = new LongPollWaiters(options.executor, options.scheduler);
     this.reaper = new QueueReaper(this.ctx);
     this.moveTasks = new MoveTasks(this.ctx);
