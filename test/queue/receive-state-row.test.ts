@@ -124,6 +124,27 @@ describe('the receive-state row', () => {
     expect(copy?.attributes['ApproximateReceiveCount']).toBe('1');
   });
 
+  it('a move task takes a received dead letter\'s state row along, and the message returns to its source with a fresh receive state', async () => {
+    const { service, executor } = makeHarness();
+    await service.createQueue({ name: 'dlq', attributes: {}, tags: {} });
+    const redrivePolicy = JSON.stringify({ deadLetterTargetArn: service.queueArn('dlq'), maxReceiveCount: 1 });
+    await service.createQueue({ name: 'src', attributes: { VisibilityTimeout: '0', RedrivePolicy: redrivePolicy }, tags: {} });
+    await sendOne(service, 'src', 'm');
+    await service.receiveMessages('src', { maxMessages: 1 });
+    expect(await service.receiveMessages('src', { maxMessages: 1 })).toEqual([]);
+    // Received once in the dead-letter queue too: it has a state row there.
+    expect(await service.receiveMessages('dlq', { maxMessages: 1, visibilityTimeoutSeconds: 0 })).toHaveLength(1);
+    expect(await executor.liveRows(new GenerationKeys('dlq', 1).familyRange('state'))).toHaveLength(1);
+    await service.startMessageMoveTask({ sourceArn: service.queueArn('dlq') });
+    executor.clock.advanceMs(1_000);
+    expect(await service.stepMoveTasks()).toBe(1);
+    expect(await executor.liveRows(new GenerationKeys('dlq', 1).range())).toEqual([]);
+    // Back in the generation where it once had a state row: that row went with the dead-letter move.
+    expect(await executor.liveRows(new GenerationKeys('src', 1).familyRange('state'))).toEqual([]);
+    const [back] = await service.receiveMessages('src', { maxMessages: 1, visibilityTimeoutSeconds: 30 });
+    expect(back?.attributes['ApproximateReceiveCount']).toBe('1');
+  });
+
   it('the reaper deletes a state row whose data row is gone and keeps those of live messages', async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
