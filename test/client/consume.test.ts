@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetterCauseAttributeName, decodeDeadLetterCauseRecord } from '../../src/base/dead-letter-cause.js';
 import { ClientOptionsError, consume, DeadLetterQueueMissingError, doNotRetry, QueueFailedError, type Delivery } from '../../src/client/index.js';
 import { createQueuePair, deferred, queueCounts, receiveOnce, startClientFixture, within, type ClientFixture } from './support/client-fixture.js';
+import { pollUntilNonEmpty, startConsumer } from './support/running-consumer.js';
 
 /**
  * consume() against a real raftq node: each guarantee of the client library, shown on the wire.
@@ -38,14 +39,11 @@ describe('consume()', () => {
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 3 });
     await send(queueUrl, 'one');
     await send(queueUrl, 'two');
-    const stop = new AbortController();
     const seen: Array<{ body: string; receiveCount: number }> = [];
     const bothSeen = deferred();
-    const consuming = consume({
+    const consumer = startConsumer({
       queueUrl,
       client: fixture.sqs,
-      signal: stop.signal,
-      handlerIsIdempotent: true,
       visibilityTimeoutSeconds: 5,
       handler: (delivery) => {
         seen.push({ body: delivery.message.body, receiveCount: delivery.receiveCount });
@@ -53,8 +51,7 @@ describe('consume()', () => {
       },
     });
     await within(bothSeen.promise, 10_000, 'both deliveries');
-    stop.abort();
-    await consuming;
+    await consumer.stop();
     expect(seen.map((s) => s.body).sort()).toEqual(['one', 'two']);
     expect(seen.every((s) => s.receiveCount === 1)).toBe(true);
     expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 0, notVisible: 0 });
@@ -76,12 +73,10 @@ describe('consume()', () => {
       await exited;
     }
 
-    const stop = new AbortController();
     const redelivered = deferred<Delivery>();
-    const consuming = consume({ queueUrl, client: fixture.sqs, signal: stop.signal, handlerIsIdempotent: true, visibilityTimeoutSeconds: 5, handler: (d) => redelivered.resolve(d) });
+    const consumer = startConsumer({ queueUrl, client: fixture.sqs, visibilityTimeoutSeconds: 5, handler: (d) => redelivered.resolve(d) });
     const delivery = await within(redelivered.promise, 15_000, 'the redelivery');
-    stop.abort();
-    await consuming;
+    await consumer.stop();
     expect(delivery.message.messageId).toBe(messageId);
     expect(delivery.receiveCount).toBe(2);
   });
@@ -89,15 +84,12 @@ describe('consume()', () => {
   it('dead-letters a message whose handler always throws after maxReceiveCount deliveries, with the error as its cause', async () => {
     const { queueUrl, queueArn, deadLetterQueueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 3 });
     const messageId = await send(queueUrl, 'poison');
-    const stop = new AbortController();
     const counts: number[] = [];
     const lastAttempt = deferred();
     const errors: string[] = [];
-    const consuming = consume({
+    const consumer = startConsumer({
       queueUrl,
       client: fixture.sqs,
-      signal: stop.signal,
-      handlerIsIdempotent: true,
       visibilityTimeoutSeconds: 5,
       onError: (_error, context) => errors.push(context.stage),
       handler: (delivery) => {
@@ -108,8 +100,7 @@ describe('consume()', () => {
     });
     await within(lastAttempt.promise, 15_000, 'the third delivery');
     const [copy] = await within(pollUntilNonEmpty(() => receiveOnce(fixture.sqs, deadLetterQueueUrl, { waitTimeSeconds: 1 })), 15_000, 'the dead letter');
-    stop.abort();
-    await consuming;
+    await consumer.stop();
 
     expect(counts).toEqual([1, 2, 3]);
     expect(errors.filter((stage) => stage === 'handler')).toHaveLength(3);
@@ -125,13 +116,10 @@ describe('consume()', () => {
   it('dead-letters a message at its first failure when the handler marks it doNotRetry', async () => {
     const { queueUrl, deadLetterQueueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 10 });
     await send(queueUrl, '{not json');
-    const stop = new AbortController();
     let calls = 0;
-    const consuming = consume({
+    const consumer = startConsumer({
       queueUrl,
       client: fixture.sqs,
-      signal: stop.signal,
-      handlerIsIdempotent: true,
       visibilityTimeoutSeconds: 5,
       handler: (delivery) => {
         calls++;
@@ -143,8 +131,7 @@ describe('consume()', () => {
       },
     });
     const [copy] = await within(pollUntilNonEmpty(() => receiveOnce(fixture.sqs, deadLetterQueueUrl, { waitTimeSeconds: 1 })), 15_000, 'the dead letter');
-    stop.abort();
-    await consuming;
+    await consumer.stop();
     expect(calls).toBe(1);
     const record = decodeDeadLetterCauseRecord(copy?.MessageAttributes?.[deadLetterCauseAttributeName]?.StringValue ?? '');
     expect(record?.cause.name).toBe('SyntaxError');
@@ -155,15 +142,12 @@ describe('consume()', () => {
   it('extends the lease of a slow handler so that a second consumer never receives its message meanwhile', async () => {
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5, visibilityTimeoutSeconds: 2 });
     const messageId = await send(queueUrl, 'slow work');
-    const stop = new AbortController();
     const started = deferred<Delivery>();
     const release = deferred();
     const finished = deferred();
-    const consuming = consume({
+    const consumer = startConsumer({
       queueUrl,
       client: fixture.sqs,
-      signal: stop.signal,
-      handlerIsIdempotent: true,
       visibilityTimeoutSeconds: 2,
       handler: async (delivery) => {
         started.resolve(delivery);
@@ -181,8 +165,7 @@ describe('consume()', () => {
     }
     release.resolve();
     await finished.promise;
-    stop.abort();
-    await consuming;
+    await consumer.stop();
     expect(stolen).toEqual([]);
     expect(delivery.message.messageId).toBe(messageId);
     expect(delivery.lease.signal.aborted).toBe(false);
@@ -192,14 +175,11 @@ describe('consume()', () => {
   it('waits a doubling retry delay between failed deliveries, capped by retryDelayMsMax', async () => {
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 4 });
     await send(queueUrl, 'flaky downstream');
-    const stop = new AbortController();
     const deliveredAtMs: number[] = [];
     const fourth = deferred();
-    const consuming = consume({
+    const consumer = startConsumer({
       queueUrl,
       client: fixture.sqs,
-      signal: stop.signal,
-      handlerIsIdempotent: true,
       visibilityTimeoutSeconds: 10,
       retryDelayMs: 1_000,
       retryDelayMsMax: 2_000,
@@ -210,8 +190,7 @@ describe('consume()', () => {
       },
     });
     await within(fourth.promise, 20_000, 'the fourth delivery');
-    stop.abort();
-    await consuming;
+    await consumer.stop();
     const gapsMs = deliveredAtMs.slice(1).map((atMs, i) => atMs - (deliveredAtMs[i] as number));
     // Delays 1 s, 2 s, then 2 s again (the ceiling): each gap is at least its delay, and the
     // second is longer than the first. No upper bound: a loaded machine may be late, never early.
@@ -225,16 +204,13 @@ describe('consume()', () => {
   it('stops receiving on abort, lets the running handler finish, acknowledges it and then resolves', async () => {
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5 });
     await send(queueUrl, 'in progress');
-    const stop = new AbortController();
     const started = deferred();
     const release = deferred();
     const handled: string[] = [];
     let hasResolved = false;
-    const consuming = consume({
+    const consumer = startConsumer({
       queueUrl,
       client: fixture.sqs,
-      signal: stop.signal,
-      handlerIsIdempotent: true,
       visibilityTimeoutSeconds: 5,
       gracePeriodMs: 30_000,
       handler: async (delivery) => {
@@ -242,15 +218,16 @@ describe('consume()', () => {
         await release.promise;
         handled.push(delivery.message.body);
       },
-    }).then(() => (hasResolved = true));
+    });
+    void consumer.finished.then(() => (hasResolved = true));
     await within(started.promise, 10_000, 'the handler start');
-    stop.abort();
+    consumer.abort();
     await send(queueUrl, 'sent after the stop');
     // Still draining: the handler has not returned, so consume() has not resolved.
     await new Promise((resolve) => setImmediate(resolve));
     expect(hasResolved).toBe(false);
     release.resolve();
-    await within(consuming, 10_000, 'consume() resolving');
+    await within(consumer.finished, 10_000, 'consume() resolving');
     expect(handled).toEqual(['in progress']);
     // The first message was deleted; the one sent after the stop was never received.
     expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 1, notVisible: 0 });
@@ -259,13 +236,10 @@ describe('consume()', () => {
   it('abandons a handler still running when the grace period ends: its lease signal aborts and the message comes back', async () => {
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5 });
     const messageId = await send(queueUrl, 'never finishes');
-    const stop = new AbortController();
     const started = deferred<Delivery>();
-    const consuming = consume({
+    const consumer = startConsumer({
       queueUrl,
       client: fixture.sqs,
-      signal: stop.signal,
-      handlerIsIdempotent: true,
       visibilityTimeoutSeconds: 1,
       gracePeriodMs: 100,
       handler: async (delivery) => {
@@ -274,8 +248,8 @@ describe('consume()', () => {
       },
     });
     const delivery = await within(started.promise, 10_000, 'the handler start');
-    stop.abort();
-    await within(consuming, 10_000, 'consume() resolving');
+    consumer.abort();
+    await within(consumer.finished, 10_000, 'consume() resolving');
     expect(delivery.lease.signal.aborted).toBe(true);
     const [again] = await within(pollUntilNonEmpty(() => receiveOnce(fixture.sqs, queueUrl, { waitTimeSeconds: 2 })), 10_000, 'the message coming back');
     expect(again?.MessageId).toBe(messageId);
@@ -285,16 +259,13 @@ describe('consume()', () => {
   it('runs at most `parallelism` handlers at once', async () => {
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5 });
     for (let i = 0; i < 9; i++) await send(queueUrl, `m${i}`);
-    const stop = new AbortController();
     let running = 0;
     let runningMax = 0;
     const handled = new Set<string>();
     const allHandled = deferred();
-    const consuming = consume({
+    const consumer = startConsumer({
       queueUrl,
       client: fixture.sqs,
-      signal: stop.signal,
-      handlerIsIdempotent: true,
       parallelism: 3,
       visibilityTimeoutSeconds: 10,
       handler: async (delivery) => {
@@ -307,8 +278,7 @@ describe('consume()', () => {
       },
     });
     await within(allHandled.promise, 20_000, 'all nine messages handled');
-    stop.abort();
-    await consuming;
+    await consumer.stop();
     expect(runningMax).toBeLessThanOrEqual(3);
     expect(runningMax).toBeGreaterThan(1);
   });
@@ -326,14 +296,11 @@ describe('consume()', () => {
       },
       { step: 'initialize', name: 'countDeletes' },
     );
-    const stop = new AbortController();
     let handled = 0;
     const allHandled = deferred();
-    const consuming = consume({
+    const consumer = startConsumer({
       queueUrl,
       client,
-      signal: stop.signal,
-      handlerIsIdempotent: true,
       parallelism: 10,
       visibilityTimeoutSeconds: 10,
       handler: () => {
@@ -341,8 +308,7 @@ describe('consume()', () => {
       },
     });
     await within(allHandled.promise, 15_000, 'twenty messages handled');
-    stop.abort();
-    await consuming;
+    await consumer.stop();
     expect(deleteBatchSizes.every((size) => size >= 1 && size <= 10)).toBe(true);
     expect(deleteBatchSizes.reduce((sum, size) => sum + size, 0)).toBe(20);
     expect(deleteBatchSizes.length).toBeLessThan(20);
@@ -362,11 +328,3 @@ describe('consume()', () => {
     await expect(consume({ queueUrl, client: fixture.sqs, signal, handlerIsIdempotent: true, handler })).rejects.toBeInstanceOf(ClientOptionsError);
   });
 });
-
-/** Repeats a receive until it returns something; each call long-polls, so this is no busy loop. */
-async function pollUntilNonEmpty<T>(receive: () => Promise<T[]>): Promise<T[]> {
-  for (;;) {
-    const items = await receive();
-    if (items.length > 0) return items;
-  }
-}

@@ -1,7 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  consume,
   deadLetters,
   DeadLetterNotFoundError,
   DeadLetterQueueMissingError,
@@ -13,6 +12,7 @@ import {
 import { hasDeadLetterExtension } from '../../src/client/dead-letter-move.js';
 import { createQueuePair, deferred, queueCounts, receiveOnce, startClientFixture, within, type ClientFixture, type QueuePair } from './support/client-fixture.js';
 import { startPlainSqsProxy, type PlainSqsProxy } from './support/plain-sqs-proxy.js';
+import { pollUntilNonEmpty, startConsumer } from './support/running-consumer.js';
 
 /**
  * Dead letters against a real raftq node: read with their causes without being consumed, replayed
@@ -41,15 +41,12 @@ class PaymentDeclinedError extends Error {
 /** Sends `bodies`, consumes them with a handler that rejects each for good, and stops once all are dead. */
 async function deadLetterAll(client: SQSClient, pair: QueuePair, bodies: string[]): Promise<void> {
   for (const body of bodies) await client.send(new SendMessageCommand({ QueueUrl: pair.queueUrl, MessageBody: body }));
-  const stop = new AbortController();
   const condemned = new Set<string>();
   const allCondemned = deferred();
   const failures: unknown[] = [];
-  const consuming = consume({
+  const consumer = startConsumer({
     queueUrl: pair.queueUrl,
     client,
-    signal: stop.signal,
-    handlerIsIdempotent: true,
     visibilityTimeoutSeconds: 5,
     onError: (error, context) => {
       if (context.stage !== 'handler') failures.push(error);
@@ -69,8 +66,7 @@ async function deadLetterAll(client: SQSClient, pair: QueuePair, bodies: string[
     10_000,
     'the source queue emptying',
   );
-  stop.abort();
-  await consuming;
+  await consumer.stop();
   expect(failures).toEqual([]);
 }
 
@@ -191,13 +187,10 @@ describe('against an SQS without the raftq extension', () => {
     const client = fixture.newClient(proxy.endpoint);
     const pair = await createQueuePair(client, { maxReceiveCount: 3, isFifo: true });
     await client.send(new SendMessageCommand({ QueueUrl: pair.queueUrl, MessageBody: 'fifo poison', MessageGroupId: 'customer-9', MessageDeduplicationId: 'd1' }));
-    const stop = new AbortController();
     const handled = deferred();
-    const consuming = consume({
+    const consumer = startConsumer({
       queueUrl: pair.queueUrl,
       client,
-      signal: stop.signal,
-      handlerIsIdempotent: true,
       visibilityTimeoutSeconds: 5,
       handler: () => {
         handled.resolve();
@@ -205,18 +198,8 @@ describe('against an SQS without the raftq extension', () => {
       },
     });
     await within(handled.promise, 10_000, 'the FIFO delivery');
-    const dead = await within(
-      (async () => {
-        for (;;) {
-          const found = await deadLetters({ queueUrl: pair.queueUrl, client });
-          if (found.length > 0) return found;
-        }
-      })(),
-      15_000,
-      'the FIFO dead letter',
-    );
-    stop.abort();
-    await consuming;
+    const dead = await within(pollUntilNonEmpty(() => deadLetters({ queueUrl: pair.queueUrl, client })), 15_000, 'the FIFO dead letter');
+    await consumer.stop();
     expect(dead[0]?.body).toBe('fifo poison');
     expect(dead[0]?.messageGroupId).toBe('customer-9');
   });
