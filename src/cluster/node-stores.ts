@@ -1,0 +1,58 @@
+/**
+ * What a node opens at start-up, and how it recovers them: the Raft log under DATA/raft (with the
+ * bootstrap membership the first time), a snapshot install a crash interrupted (finished now), the
+ * state under DATA/state, and the Raft core, told what the state has already applied.
+ */
+import { mkdirSync } from 'node:fs';
+import { randomInt } from 'node:crypto';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { assert } from '../base/assert.js';
+import { raftLimits } from '../base/limits.js';
+import { SeededPrng } from '../base/prng.js';
+import { RawNode } from '../raft/raw-node.js';
+import { LevelLogStore, type Membership } from './level-log-store.js';
+import type { NodeConfig } from './node-config.js';
+import { recoverStateInstall, statePaths } from './state-install.js';
+import { StateStore } from './state-store.js';
+
+export interface NodeStores {
+  readonly logStore: LevelLogStore;
+  readonly state: StateStore;
+  readonly raw: RawNode;
+}
+
+/** Opens the log and state under config.dataDir (finishing an interrupted snapshot install) and builds the core over them. */
+export async function openNodeStores(config: NodeConfig, logger: Logger): Promise<NodeStores> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const bootstrap: Membership = {
+    confState: config.join ? { voters: [], learners: [] } : { voters: Object.keys(config.peers).sort(), learners: [] },
+    index: 0,
+    addresses: config.peers,
+  };
+  const logStore = await LevelLogStore.open(join(config.dataDir, 'raft'), bootstrap);
+  const recovered = await recoverStateInstall(config.dataDir, logStore);
+  if (recovered !== null) logger.info({ snapshotIndex: recovered.meta.index }, 'finished a snapshot install interrupted by a crash');
+  const state = await StateStore.open(statePaths(config.dataDir).live);
+  const hardState = logStore.initialState().hardState;
+  const compactedIndex = logStore.firstIndex() - 1;
+  assert(
+    state.appliedIndex >= compactedIndex,
+    `state applied index ${state.appliedIndex} is behind the compacted log (${compactedIndex}): ${join(config.dataDir, 'state')} was lost or replaced`,
+  );
+  const applied = Math.max(compactedIndex, Math.min(state.appliedIndex, hardState.commit, logStore.lastIndex()));
+  const raw = new RawNode({
+    id: config.id,
+    storage: logStore,
+    prng: new SeededPrng(randomInt(2 ** 31)),
+    electionTimeoutTicks: config.electionTimeoutTicks,
+    heartbeatTicks: config.heartbeatTicks,
+    applied,
+    inflightMessagesMax: raftLimits.inflightMessagesMax.value,
+    appendBytesMax: raftLimits.appendBytesMax.value,
+    uncommittedBytesMax: raftLimits.uncommittedBytesMax.value,
+    preVote: true,
+    checkQuorum: true,
+  });
+  return { logStore, state, raw };
+}

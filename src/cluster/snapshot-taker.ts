@@ -1,0 +1,47 @@
+/**
+ * Taking snapshots: after applying, once enough entries were applied since the last snapshot or
+ * the log held in memory grew too large, the state is flushed and a snapshot recorded at its
+ * applied index, compacting the log behind it (keeping a catch-up window for slow followers).
+ */
+import type { Logger } from 'pino';
+import { raftLimits } from '../base/limits.js';
+import type { Entry } from '../raft/types.js';
+import type { LevelLogStore } from './level-log-store.js';
+import type { NodeConfig } from './node-config.js';
+import type { NodeMetrics } from './node-metrics.js';
+import type { StateStore } from './state-store.js';
+
+export interface SnapshotTakerParts {
+  readonly config: Pick<NodeConfig, 'snapshotThresholdEntries' | 'snapshotCatchUpEntries'>;
+  readonly logger: Logger;
+  readonly metrics: NodeMetrics;
+  readonly logStore: LevelLogStore;
+  /** The state database now (a snapshot install replaces it). */
+  readonly state: () => StateStore;
+}
+
+export class SnapshotTaker {
+  constructor(private readonly parts: SnapshotTakerParts) {}
+
+  /** Takes a snapshot and compacts the log when enough was applied since the last one. Loop only. */
+  async maybeSnapshot(lastApplied: Entry): Promise<void> {
+    const { config, logStore } = this.parts;
+    const snapshotIndex = logStore.snapshot().meta.index;
+    const index = Math.min(lastApplied.index, this.parts.state().appliedIndex, logStore.lastIndex());
+    const isDue = index - snapshotIndex >= config.snapshotThresholdEntries || logStore.logBytes() >= raftLimits.logMirrorBytesMax.value;
+    if (!isDue || index <= snapshotIndex) return;
+    await this.takeSnapshot(index, Math.max(logStore.firstIndex() - 1, index - config.snapshotCatchUpEntries));
+  }
+
+  /** Snapshot at `index` (applied here), compacting the log up to `compactIndex`. Loop only. */
+  async takeSnapshot(index: number, compactIndex: number): Promise<void> {
+    const { logStore } = this.parts;
+    const membership = logStore.currentMembership();
+    if (membership.index > index) return;
+    // The log may only be compacted behind state that is durable.
+    await this.parts.state().mvcc.flush();
+    await logStore.createSnapshot({ index, confState: membership.confState, addresses: membership.addresses }, compactIndex);
+    this.parts.metrics.snapshotsTaken.inc();
+    this.parts.logger.info({ index, compactIndex, firstIndex: logStore.firstIndex() }, 'took a snapshot and compacted the log');
+  }
+}
