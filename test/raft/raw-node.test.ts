@@ -9,19 +9,7 @@ import { NodeHarness, entry } from './support/node-harness.js';
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 function singleNode(storage = new MemoryRaftStorage({ confState: { voters: ['1'], learners: [] } }), applied?: number): RawNode {
-  return new RawNode({
-    id: '1',
-    storage,
-    prng: new SeededPrng(1),
-    electionTimeoutTicks: 10,
-    heartbeatTicks: 1,
-    inflightMessagesMax: 16,
-    appendBytesMax: 1 << 20,
-    uncommittedBytesMax: 1 << 20,
-    preVote: true,
-    checkQuorum: true,
-    ...(applied === undefined ? {} : { applied }),
-  });
+  return new RawNode({ ...configOf(storage), ...(applied === undefined ? {} : { applied }) });
 }
 
 describe('RawNode: the Ready contract', () => {

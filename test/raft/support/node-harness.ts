@@ -1,17 +1,17 @@
 import { SeededPrng } from '../../../src/base/prng.js';
 import { MemoryRaftStorage } from '../../../src/raft/memory-storage.js';
-import type { RaftFaults } from '../../../src/raft/raft-config.js';
 import { raftMessage } from '../../../src/raft/raft-message.js';
 import { RawNode } from '../../../src/raft/raw-node.js';
 import type { Entry, NodeId, RaftMessage, Ready } from '../../../src/raft/types.js';
 import { EntryType, MessageType } from '../../../src/raft/types.js';
+import { testRaftConfig, type RaftTestTuning } from './test-raft-config.js';
 
 /**
  * One RawNode on its own, for tests that feed it messages by hand and look at what it answers.
  * The harness plays the runtime's part of the Ready contract (persist, then hand out messages,
  * then advance) so tests see exactly what would go on the wire.
  */
-export interface HarnessOptions {
+export interface HarnessOptions extends RaftTestTuning {
   readonly id?: NodeId;
   readonly voters?: readonly NodeId[];
   readonly learners?: readonly NodeId[];
@@ -20,16 +20,7 @@ export interface HarnessOptions {
   readonly term?: number;
   readonly vote?: NodeId | '';
   readonly commit?: number;
-  readonly preVote?: boolean;
-  readonly checkQuorum?: boolean;
-  readonly electionTimeoutTicks?: number;
-  readonly heartbeatTicks?: number;
-  readonly inflightMessagesMax?: number;
-  readonly inflightBytesMax?: number;
-  readonly appendBytesMax?: number;
-  readonly uncommittedBytesMax?: number;
   readonly seed?: number;
-  readonly faults?: RaftFaults;
 }
 
 export class NodeHarness {
@@ -49,20 +40,9 @@ export class NodeHarness {
       hardState: { term, vote: options.vote ?? '', commit: options.commit ?? 0 },
     });
     this.storage.append((options.logTerms ?? []).map((t, i) => entry(t, i + 1)));
-    this.raw = new RawNode({
-      id: this.id,
-      storage: this.storage,
-      prng: new SeededPrng(options.seed ?? 7),
-      electionTimeoutTicks: this.electionTimeoutTicks,
-      heartbeatTicks: options.heartbeatTicks ?? 1,
-      inflightMessagesMax: options.inflightMessagesMax ?? 256,
-      appendBytesMax: options.appendBytesMax ?? 1_048_576,
-      uncommittedBytesMax: options.uncommittedBytesMax ?? 64 * 1_048_576,
-      preVote: options.preVote ?? false,
-      checkQuorum: options.checkQuorum ?? false,
-      ...(options.inflightBytesMax === undefined ? {} : { inflightBytesMax: options.inflightBytesMax }),
-      ...(options.faults === undefined ? {} : { faults: options.faults }),
-    });
+    this.raw = new RawNode(
+      testRaftConfig({ id: this.id, storage: this.storage, prng: new SeededPrng(options.seed ?? 7) }, options, { preVote: false, checkQuorum: false }),
+    );
   }
 
   /** Runs every pending Ready through the contract and returns the messages they carried. */

@@ -2,11 +2,11 @@ import { onTestFailed } from 'vitest';
 import { SeededPrng } from '../../../src/base/prng.js';
 import { decodeConfChange } from '../../../src/raft/conf-change.js';
 import { MemoryRaftStorage } from '../../../src/raft/memory-storage.js';
-import type { RaftFaults } from '../../../src/raft/raft-config.js';
 import { describeRaftMessage } from '../../../src/raft/raft-message.js';
 import { RawNode } from '../../../src/raft/raw-node.js';
 import type { ConfChange, ConfState, Entry, NodeId, RaftMessage, ReadState, StateRole } from '../../../src/raft/types.js';
 import { EntryType, MessageType } from '../../../src/raft/types.js';
+import { testRaftConfig, type RaftTestTuning } from './test-raft-config.js';
 
 /**
  * A tiny in-process network of RawNodes for scripted scenarios. It plays the runtime: for every
@@ -22,19 +22,10 @@ import { EntryType, MessageType } from '../../../src/raft/types.js';
  *   1 is leader at term 1
  */
 
-export interface NetworkOptions {
+export interface NetworkOptions extends RaftTestTuning {
   readonly voters: readonly NodeId[];
   readonly learners?: readonly NodeId[];
-  readonly preVote?: boolean;
-  readonly checkQuorum?: boolean;
-  readonly electionTimeoutTicks?: number;
-  readonly heartbeatTicks?: number;
-  readonly inflightMessagesMax?: number;
-  readonly inflightBytesMax?: number;
-  readonly appendBytesMax?: number;
-  readonly uncommittedBytesMax?: number;
   readonly seed?: number;
-  readonly faults?: RaftFaults;
 }
 
 export interface TestNode {
@@ -297,22 +288,7 @@ export class RaftNetwork {
   }
 
   private newRawNode(id: NodeId, storage: MemoryRaftStorage, applied: number | undefined): RawNode {
-    const o = this.options;
-    return new RawNode({
-      id,
-      storage,
-      prng: this.prng.fork(),
-      electionTimeoutTicks: o.electionTimeoutTicks ?? 10,
-      heartbeatTicks: o.heartbeatTicks ?? 1,
-      inflightMessagesMax: o.inflightMessagesMax ?? 256,
-      appendBytesMax: o.appendBytesMax ?? 1_048_576,
-      uncommittedBytesMax: o.uncommittedBytesMax ?? 64 * 1_048_576,
-      preVote: o.preVote ?? true,
-      checkQuorum: o.checkQuorum ?? true,
-      ...(o.inflightBytesMax === undefined ? {} : { inflightBytesMax: o.inflightBytesMax }),
-      ...(applied === undefined ? {} : { applied }),
-      ...(o.faults === undefined ? {} : { faults: o.faults }),
-    });
+    return new RawNode(testRaftConfig({ id, storage, prng: this.prng.fork(), applied }, this.options, { preVote: true, checkQuorum: true }));
   }
 }
 
