@@ -39,6 +39,7 @@ import { NodeMetrics } from './node-metrics.js';
 import { openNodeStores } from './node-stores.js';
 import { NodeStatusReporter, type NodeRole, type NodeStatus } from './node-status-reporter.js';
 import { nodeTransportHandlers } from './node-transport-handlers.js';
+import { NotMemberError } from './not-member-error.js';
 import { ReadIndexReader } from './read-index-reader.js';
 import { SnapshotReceiver } from './snapshot-receiver.js';
 import { SnapshotSender } from './snapshot-sender.js';
@@ -190,6 +191,7 @@ export class ClusterNode implements TxnExecutor {
       'node started',
     );
     this.reportTailRepair();
+    if (!this.isMember()) this.logger.warn({ id: config.id }, 'this node is not a member of the cluster yet: it answers every request with a retryable error until a member adds it (raftq members add)');
     this.isLoopRunning = true;
     this.loopDone = this.runLoop();
     this.timers.push(setInterval(() => this.onTick(), config.tickMs));
@@ -405,6 +407,7 @@ export class ClusterNode implements TxnExecutor {
 
   /** The commit index as the leader confirms it now (ReadIndex), on any node. */
   readIndex(timeoutMs: number = raftLimits.readIndexTimeoutMs.value): Promise<number> {
+    if (!this.isMember()) return Promise.reject(new NotMemberError(this.config.id));
     return this.reads.readIndex(timeoutMs);
   }
 
@@ -417,6 +420,7 @@ export class ClusterNode implements TxnExecutor {
 
   async readView(options: { linearizable: boolean }): Promise<ReadView> {
     if (this.isStoppingValue) throw new NodeStoppingError(this.config.id);
+    if (!this.isMember()) throw new NotMemberError(this.config.id);
     if (options.linearizable) {
       const startedMs = Date.now();
       const index = await this.readIndex();
@@ -427,6 +431,7 @@ export class ClusterNode implements TxnExecutor {
   }
 
   commit(txn: Txn): Promise<TxnOutcome> {
+    if (!this.isMember()) return Promise.reject(new NotMemberError(this.config.id));
     return this.committer.commit(txn);
   }
 
@@ -476,6 +481,16 @@ export class ClusterNode implements TxnExecutor {
     return this.logStore.currentMembership();
   }
 
+  /**
+   * Whether this node's configuration includes it, as voter or learner. A node started with
+   * --join is not a member until a member adds it and it has received that configuration; until
+   * then it serves no reads or commits (NotMemberError at once: no leader will ever talk to it).
+   */
+  isMember(): boolean {
+    const { voters, learners } = this.logStore.currentMembership().confState;
+    return voters.includes(this.config.id) || learners.includes(this.config.id);
+  }
+
   raftStatus(): ReturnType<RawNode['status']> {
     return this.raw.status();
   }
@@ -523,9 +538,9 @@ export class ClusterNode implements TxnExecutor {
     return this.reporter.status();
   }
 
-  /** Ready: a leader is known and this replica applied what the cluster had committed when asked. */
+  /** Ready: a member that knows a leader and applied what the cluster had committed when asked. */
   async isReady(timeoutMs: number): Promise<boolean> {
-    if (this.leadership.leader === '' || this.isStoppingValue || this.tailRepairGuard.isRepairing) return false;
+    if (!this.isMember() || this.leadership.leader === '' || this.isStoppingValue || this.tailRepairGuard.isRepairing) return false;
     try {
       const index = await this.readIndex(timeoutMs);
       return this.state.appliedIndex >= index || (await this.waitApplied(index, timeoutMs));

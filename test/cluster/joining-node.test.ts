@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { isRetryable } from '../../src/base/errors.js';
+import { raftLimits } from '../../src/base/limits.js';
+import { NotMemberError } from '../../src/cluster/not-member-error.js';
+import { encodeKey } from '../../src/storage/key-codec.js';
+import { freePort } from '../support/ports.js';
+import { InProcessCluster, waitUntil } from './support/in-process-cluster.js';
+
+/** Well under leaderWaitMs: an answer this quick did not wait for a leader. */
+const quickAnswerMsMax = raftLimits.leaderWaitMs.value / 3;
+
+async function timed<T>(run: () => Promise<T>): Promise<{ result: T | unknown; elapsedMs: number }> {
+  const startedMs = performance.now();
+  const result = await run().catch((error: unknown) => error);
+  return { result, elapsedMs: performance.now() - startedMs };
+}
+
+describe('a node started with --join', () => {
+  let cluster: InProcessCluster | null = null;
+  afterEach(async () => {
+    await cluster?.close();
+    cluster = null;
+  });
+
+  it('refuses reads and commits at once with a retryable not-a-member error until a member adds it, then serves them', async () => {
+    cluster = await InProcessCluster.start(3);
+    const leader = await cluster.leader();
+    const address = `127.0.0.1:${await freePort()}`;
+    const joiner = await cluster.startNode('n4', { join: true, raftListen: address });
+    expect(joiner.isMember()).toBe(false);
+
+    const txn = { txnId: 'via-joiner', startTs: 0, nowMs: joiner.nowMs(), readKeys: [], writes: [{ kind: 'put' as const, key: encodeKey(['t', 'k']), value: new Uint8Array([1]) }] };
+    for (const attempt of [() => joiner.commit(txn), () => joiner.readView({ linearizable: true }), () => joiner.readView({ linearizable: false }), () => joiner.readIndex()]) {
+      const { result, elapsedMs } = await timed(attempt);
+      expect(result).toBeInstanceOf(NotMemberError);
+      expect(isRetryable(result)).toBe(true);
+      expect((result as Error).message).toContain('n4 is not yet a member of the cluster');
+      expect(elapsedMs).toBeLessThan(quickAnswerMsMax);
+    }
+    expect(await joiner.isReady(1_000)).toBe(false);
+
+    expect(await leader.membershipAdmin.addMember('n4', address)).toBe('voter');
+    await waitUntil(() => joiner.isMember(), 10_000, 'n4 to learn that it was added');
+    await waitUntil(() => joiner.isReady(1_000), 10_000, 'n4 to be ready');
+    const view = await joiner.readView({ linearizable: true });
+    view.release();
+    expect((await joiner.commit({ ...txn, startTs: view.ts, nowMs: joiner.nowMs() })).kind).toBe('committed');
+  });
+});
