@@ -1,6 +1,7 @@
 // Command-line options of `npm run bench`.
 import { fullMatrix, quickMatrix, workloadKinds, type MatrixShape, type WorkloadKind } from './cell-spec.js';
 import { systemCatalog } from './systems/system-catalog.js';
+import { benchFlags, BenchUsageError, parsePositiveIntegers, parseWorkloadNames } from './bench-flags.js';
 
 export interface PhaseTiming {
   readonly warmupMs: number;
@@ -39,22 +40,11 @@ export const fullTiming: PhaseTiming = {
   prefillMsMax: 90_000,
 };
 
-export class BenchUsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BenchUsageError';
-  }
-}
+export { BenchUsageError };
 
 export const benchUsage = `usage: npm run bench -- [--quick] [--systems a,b,...] [--workloads w,...] [--sizes BYTES,...]
        [--batch-sizes 1,10] [--concurrency N,...] [--client-processes N] [--results-dir DIR] [--write-docs]
 systems: ${systemCatalog.map((s) => s.id).join(', ')}`;
-
-function parseList(value: string, flag: string): number[] {
-  const numbers = value.split(',').map(Number);
-  if (numbers.some((n) => !Number.isInteger(n) || n <= 0)) throw new BenchUsageError(`${flag}: expected positive integers, got ${value}`);
-  return numbers;
-}
 
 export function parseBenchOptions(argv: readonly string[], defaultResultsDir: string): BenchOptions {
   let isQuick = false;
@@ -66,14 +56,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
   let sizes: number[] | null = null;
   let batchSizes: number[] | null = null;
   let workloads: WorkloadKind[] | null = null;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new BenchUsageError(`${flag} needs a value`);
-      return v;
-    };
+  for (const { arg, flag, value } of benchFlags(argv)) {
     switch (flag) {
       case '--quick': isQuick = true; break;
       case '--write-docs': isWritingDocs = true; break;
@@ -84,16 +67,11 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
         if (systems.length === 0) throw new BenchUsageError('--systems: name at least one system');
         break;
       }
-      case '--client-processes': [clientProcesses = 2] = parseList(value(), flag); break;
-      case '--concurrency': concurrencies = parseList(value(), flag); break;
-      case '--sizes': sizes = parseList(value(), flag); break;
-      case '--batch-sizes': batchSizes = parseList(value(), flag); break;
-      case '--workloads': {
-        workloads = value().split(',').map((w) => w.trim()) as WorkloadKind[];
-        const unknown = workloads.filter((w) => !workloadKinds.includes(w));
-        if (unknown.length > 0) throw new BenchUsageError(`unknown workload(s): ${unknown.join(', ')} (known: ${workloadKinds.join(', ')})`);
-        break;
-      }
+      case '--client-processes': [clientProcesses = 2] = parsePositiveIntegers(value(), flag); break;
+      case '--concurrency': concurrencies = parsePositiveIntegers(value(), flag); break;
+      case '--sizes': sizes = parsePositiveIntegers(value(), flag); break;
+      case '--batch-sizes': batchSizes = parsePositiveIntegers(value(), flag); break;
+      case '--workloads': workloads = parseWorkloadNames(value(), workloadKinds); break;
       case '--results-dir': resultsDir = value(); break;
       case '--help': case '-h': throw new BenchUsageError(benchUsage);
       default: throw new BenchUsageError(`unknown option ${arg}\n${benchUsage}`);

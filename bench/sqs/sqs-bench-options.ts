@@ -1,6 +1,6 @@
 // Command-line options of `npm run bench:sqs`.
+import { benchFlags, BenchUsageError, parsePositiveIntegers, parseWorkloadNames } from '../bench-flags.js';
 import type { PhaseTiming } from '../bench-options.js';
-import { BenchUsageError } from '../bench-options.js';
 import { sqsWorkloadNames, type SqsWorkloadName } from './sqs-workloads.js';
 
 export interface SqsBenchOptions {
@@ -45,12 +45,6 @@ const clusterSizes = [1, 3];
 export const sqsBenchUsage = `usage: npm run bench:sqs -- [--quick] [--nodes 1,3] [--workloads ${sqsWorkloadNames.join(',')}]
        [--concurrency N,...] [--size BYTES] [--client-processes N] [--results-dir DIR] [--write-docs]`;
 
-function parsePositiveList(value: string, flag: string): number[] {
-  const numbers = value.split(',').map(Number);
-  if (numbers.length === 0 || numbers.some((n) => !Number.isInteger(n) || n <= 0)) throw new BenchUsageError(`${flag}: expected positive integers, got ${value}`);
-  return numbers;
-}
-
 export function parseSqsBenchOptions(argv: readonly string[], defaultResultsDir: string): SqsBenchOptions {
   let isQuick = false;
   let isWritingDocs = false;
@@ -60,33 +54,20 @@ export function parseSqsBenchOptions(argv: readonly string[], defaultResultsDir:
   let messageBytes = 1024;
   let clientProcesses = 2;
   let resultsDir = defaultResultsDir;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const eq = arg.indexOf('=');
-    const [flag, inline] = eq >= 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
-    const value = (): string => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new BenchUsageError(`${flag} needs a value`);
-      return v;
-    };
+  for (const { arg, flag, value } of benchFlags(argv)) {
     switch (flag) {
       case '--quick': isQuick = true; break;
       case '--write-docs': isWritingDocs = true; break;
       case '--nodes': {
-        nodeCounts = parsePositiveList(value(), flag);
+        nodeCounts = parsePositiveIntegers(value(), flag);
         const unknown = nodeCounts.filter((n) => !clusterSizes.includes(n));
         if (unknown.length > 0) throw new BenchUsageError(`--nodes: the bench runs clusters of ${clusterSizes.join(' or ')} nodes, not ${unknown.join(', ')}`);
         break;
       }
-      case '--workloads': {
-        workloads = value().split(',').map((w) => w.trim()) as SqsWorkloadName[];
-        const unknown = workloads.filter((w) => !sqsWorkloadNames.includes(w));
-        if (unknown.length > 0 || workloads.length === 0) throw new BenchUsageError(`unknown workload(s): ${unknown.join(', ')} (known: ${sqsWorkloadNames.join(', ')})`);
-        break;
-      }
-      case '--concurrency': concurrencies = parsePositiveList(value(), flag); break;
-      case '--size': [messageBytes = 1024] = parsePositiveList(value(), flag); break;
-      case '--client-processes': [clientProcesses = 2] = parsePositiveList(value(), flag); break;
+      case '--workloads': workloads = parseWorkloadNames(value(), sqsWorkloadNames); break;
+      case '--concurrency': concurrencies = parsePositiveIntegers(value(), flag); break;
+      case '--size': [messageBytes = 1024] = parsePositiveIntegers(value(), flag); break;
+      case '--client-processes': [clientProcesses = 2] = parsePositiveIntegers(value(), flag); break;
       case '--results-dir': resultsDir = value(); break;
       case '--help': case '-h': throw new BenchUsageError(sqsBenchUsage);
       default: throw new BenchUsageError(`unknown option ${arg}\n${sqsBenchUsage}`);
