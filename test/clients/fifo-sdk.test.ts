@@ -6,13 +6,13 @@ import {
   ListMessageMoveTasksCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
-  SQSClient,
   StartMessageMoveTaskCommand,
   type Message,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.js';
-import { FifoOrderTracker, type DeliveredMessage } from './fifo-order-tracker.js';
+import { startSdkFixture, type SdkFixture } from '../sqs/support/sdk-fixture.js';
+import { FifoOrderTracker } from './fifo-order-tracker.js';
+import { deliveredMessageOf, sendFifoBatches } from './send-fifo-batches.js';
 
 /**
  * @aws-sdk/client-sqs, unmodified, against a real node: FIFO order under concurrent consumers with
@@ -20,37 +20,25 @@ import { FifoOrderTracker, type DeliveredMessage } from './fifo-order-tracker.js
  * move task that the leader's background tick carries out.
  */
 
-let gateway: SqsEndpoint;
-let sqs: SQSClient;
+let fixture: SdkFixture;
 
 beforeAll(async () => {
-  gateway = await startSqsEndpoint();
-  sqs = new SQSClient({ endpoint: gateway.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 5 });
+  fixture = await startSdkFixture({ maxAttempts: 5 });
 });
 
 afterAll(async () => {
-  sqs?.destroy();
-  await gateway?.close();
+  await fixture?.close();
 });
 
 async function createQueue(name: string, attributes: Record<string, string>): Promise<{ url: string; arn: string }> {
-  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  const { QueueUrl } = await fixture.sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
   const url = QueueUrl as string;
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
   return { url, arn: Attributes?.['QueueArn'] as string };
 }
 
-function toDelivered(message: Message): DeliveredMessage {
-  return {
-    messageId: message.MessageId ?? '',
-    sequenceNumber: message.Attributes?.SequenceNumber,
-    groupId: message.Attributes?.MessageGroupId,
-    receiveCount: Number(message.Attributes?.ApproximateReceiveCount ?? '0'),
-  };
-}
-
 async function countMessages(url: string): Promise<{ visible: number; inFlight: number }> {
-  const { Attributes } = await sqs.send(
+  const { Attributes } = await fixture.sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
   );
   return { visible: Number(Attributes?.['ApproximateNumberOfMessages']), inFlight: Number(Attributes?.['ApproximateNumberOfMessagesNotVisible']) };
@@ -74,29 +62,16 @@ describe('FIFO through @aws-sdk/client-sqs', () => {
     const tracker = new FifoOrderTracker();
     // Sends interleave the groups, ten entries per batch, as a producer of many groups would.
     const entries = Array.from({ length: groupCount * perGroup }, (_, i) => ({ group: `g${i % groupCount}`, body: `m${i}` }));
-    for (let start = 0; start < entries.length; start += 10) {
-      const chunk = entries.slice(start, start + 10);
-      const out = await sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: url,
-          Entries: chunk.map((e, i) => ({ Id: `e${i}`, MessageBody: e.body, MessageGroupId: e.group, MessageDeduplicationId: e.body })),
-        }),
-      );
-      expect(out.Failed ?? []).toEqual([]);
-      for (const result of out.Successful ?? []) {
-        const sent = chunk[Number(result.Id?.slice(1))];
-        tracker.noteSent({ messageId: result.MessageId as string, groupId: sent?.group as string, sequenceNumber: BigInt(result.SequenceNumber as string) });
-      }
-    }
+    await sendFifoBatches(fixture.sqs, url, entries, tracker);
     expect(tracker.sentCount).toBe(groupCount * perGroup);
 
     let deliveryCounter = 0;
     const deadlineMs = Date.now() + 90_000;
     const consume = async () => {
       while (tracker.deletedCount < tracker.sentCount && Date.now() < deadlineMs) {
-        const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
+        const out = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
         const messages = out.Messages ?? [];
-        tracker.noteReceived(messages.map(toDelivered));
+        tracker.noteReceived(messages.map(deliveredMessageOf));
         // Every ninth first delivery is abandoned (a consumer that crashed): it comes back after
         // the visibility timeout, and the rest of its group in this batch is abandoned with it.
         const abandonedGroups = new Set<string>();
@@ -110,7 +85,7 @@ describe('FIFO through @aws-sdk/client-sqs', () => {
         }
         if (toDelete.length === 0) continue;
         for (const message of toDelete) tracker.noteDeleteStarted(message.MessageId as string);
-        const deleted = await sqs.send(
+        const deleted = await fixture.sqs.send(
           new DeleteMessageBatchCommand({ QueueUrl: url, Entries: toDelete.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle as string })) }),
         );
         expect(deleted.Failed ?? []).toEqual([]);
@@ -125,11 +100,11 @@ describe('FIFO through @aws-sdk/client-sqs', () => {
     // A delete that raced a visibility expiry was a no-op: such a message comes back; drain it.
     await eventually(
       async () => {
-        const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
+        const out = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
         const messages = out.Messages ?? [];
-        tracker.noteReceived(messages.map(toDelivered));
+        tracker.noteReceived(messages.map(deliveredMessageOf));
         if (messages.length > 0) {
-          await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle as string })) }));
+          await fixture.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle as string })) }));
         }
         const counts = await countMessages(url);
         return messages.length === 0 && counts.visible === 0 && counts.inFlight === 0;
@@ -146,7 +121,7 @@ describe('FIFO through @aws-sdk/client-sqs', () => {
       FifoQueue: 'true',
       RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: 2 }),
     });
-    const sent = await sqs.send(
+    const sent = await fixture.sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: source.url,
         Entries: [
@@ -157,25 +132,25 @@ describe('FIFO through @aws-sdk/client-sqs', () => {
     );
     const poisonId = sent.Successful?.find((s) => s.Id === 'a')?.MessageId as string;
     // A message sent to the dead-letter queue itself fixes where its own sequence counter stands.
-    const direct = await sqs.send(
+    const direct = await fixture.sqs.send(
       new SendMessageBatchCommand({ QueueUrl: dlq.url, Entries: [{ Id: 'd', MessageBody: 'direct', MessageGroupId: 'other', MessageDeduplicationId: 'direct' }] }),
     );
     const directSequence = BigInt(direct.Successful?.[0]?.SequenceNumber as string);
-    const directMessage = await sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq.url, MaxNumberOfMessages: 1 }));
-    await sqs.send(
+    const directMessage = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: dlq.url, MaxNumberOfMessages: 1 }));
+    await fixture.sqs.send(
       new DeleteMessageBatchCommand({ QueueUrl: dlq.url, Entries: [{ Id: 'd', ReceiptHandle: directMessage.Messages?.[0]?.ReceiptHandle as string }] }),
     );
 
     // Two receives that give the poison message back at once (visibility 0) use up its receives.
     for (let i = 1; i <= 2; i++) {
-      const out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: source.url, MaxNumberOfMessages: 1, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
+      const out = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: source.url, MaxNumberOfMessages: 1, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
       expect(out.Messages?.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toEqual([['poison', String(i)]]);
     }
     // The third receive moves it in the same transaction and delivers the next message instead.
-    const third = await sqs.send(new ReceiveMessageCommand({ QueueUrl: source.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+    const third = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: source.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
     expect(third.Messages?.map((m) => m.Body)).toEqual(['next']);
 
-    const dead = await sqs.send(
+    const dead = await fixture.sqs.send(
       new ReceiveMessageCommand({ QueueUrl: dlq.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
     );
     const copy = dead.Messages?.[0];
@@ -187,25 +162,25 @@ describe('FIFO through @aws-sdk/client-sqs', () => {
     expect(copy?.Attributes?.MessageGroupId).toBe('g');
     // The copy takes the dead-letter queue's next sequence number, not its source's.
     expect(BigInt(copy?.Attributes?.SequenceNumber as string) > directSequence).toBe(true);
-    const sources = await sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlq.url }));
+    const sources = await fixture.sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlq.url }));
     expect(sources.queueUrls).toEqual([source.url]);
 
     // Back to its source: no DestinationArn. The leader's tick carries the task out.
-    await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn }));
+    await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn }));
     await eventually(
       async () => {
-        const tasks = await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
+        const tasks = await fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
         return tasks.Results?.[0]?.Status === 'COMPLETED';
       },
       20_000,
       'the move task completed',
     );
-    const tasks = await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
+    const tasks = await fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
     expect(tasks.Results?.[0]).toMatchObject({ Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 1 });
     expect(await countMessages(dlq.url)).toEqual({ visible: 0, inFlight: 0 });
     await eventually(
       async () => {
-        const back = await sqs.send(new ReceiveMessageCommand({ QueueUrl: source.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
+        const back = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: source.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
         return (back.Messages ?? []).some((m) => m.Body === 'poison' && m.MessageId === poisonId);
       },
       5_000,
@@ -217,17 +192,17 @@ describe('FIFO through @aws-sdk/client-sqs', () => {
     const dlq = await createQueue('sdk-dead', {});
     const source = await createQueue('sdk-source', { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: 1 }) });
     const bodies = ['s1', 's2', 's3'];
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: source.url, Entries: bodies.map((b) => ({ Id: b, MessageBody: b })) }));
+    await fixture.sqs.send(new SendMessageBatchCommand({ QueueUrl: source.url, Entries: bodies.map((b) => ({ Id: b, MessageBody: b })) }));
     await eventually(
       async () => {
-        await sqs.send(new ReceiveMessageCommand({ QueueUrl: source.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
+        await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: source.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }));
         return (await countMessages(dlq.url)).visible === bodies.length;
       },
       10_000,
       'every message dead-lettered',
     );
     expect(await countMessages(source.url)).toEqual({ visible: 0, inFlight: 0 });
-    await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, DestinationArn: source.arn, MaxNumberOfMessagesPerSecond: 50 }));
+    await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, DestinationArn: source.arn, MaxNumberOfMessagesPerSecond: 50 }));
     await eventually(async () => (await countMessages(source.url)).visible === bodies.length, 20_000, 'every message moved back');
     expect(await countMessages(dlq.url)).toEqual({ visible: 0, inFlight: 0 });
   }, 60_000);

@@ -1,8 +1,9 @@
-import { CreateQueueCommand, GetQueueAttributesCommand, SendMessageBatchCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand, type Message } from '@aws-sdk/client-sqs';
 import { Consumer } from 'sqs-consumer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.js';
+import { startSdkFixture, type SdkFixture } from '../sqs/support/sdk-fixture.js';
 import { FifoOrderTracker } from './fifo-order-tracker.js';
+import { deliveredMessageOf, sendFifoBatches } from './send-fifo-batches.js';
 
 /**
  * sqs-consumer 14.x, unmodified: 8 consumers on one FIFO queue of 50 groups. Each batch handler
@@ -10,50 +11,30 @@ import { FifoOrderTracker } from './fifo-order-tracker.js';
  * group must be handled in the SequenceNumber order its sends returned.
  */
 
-let gateway: SqsEndpoint;
-let sqs: SQSClient;
+let fixture: SdkFixture;
 
 beforeAll(async () => {
-  gateway = await startSqsEndpoint();
-  sqs = new SQSClient({ endpoint: gateway.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 5 });
+  fixture = await startSdkFixture({ maxAttempts: 5 });
 });
 
 afterAll(async () => {
-  sqs?.destroy();
-  await gateway?.close();
+  await fixture?.close();
 });
 
 describe('sqs-consumer on a FIFO queue', () => {
   it('8 consumers over 50 groups handle every group in SequenceNumber order, abandoned messages coming back first', async () => {
-    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'consumer-order.fifo', Attributes: { FifoQueue: 'true', VisibilityTimeout: '2' } }));
+    const { QueueUrl } = await fixture.sqs.send(new CreateQueueCommand({ QueueName: 'consumer-order.fifo', Attributes: { FifoQueue: 'true', VisibilityTimeout: '2' } }));
     const queueUrl = QueueUrl as string;
     const tracker = new FifoOrderTracker();
     const entries = Array.from({ length: 200 }, (_, i) => ({ group: `g${i % 50}`, body: `m${i}` }));
-    for (let start = 0; start < entries.length; start += 10) {
-      const chunk = entries.slice(start, start + 10);
-      const out = await sqs.send(
-        new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: chunk.map((e, i) => ({ Id: `e${i}`, MessageBody: e.body, MessageGroupId: e.group, MessageDeduplicationId: e.body })) }),
-      );
-      expect(out.Failed ?? []).toEqual([]);
-      for (const result of out.Successful ?? []) {
-        const sent = chunk[Number(result.Id?.slice(1))];
-        tracker.noteSent({ messageId: result.MessageId as string, groupId: sent?.group as string, sequenceNumber: BigInt(result.SequenceNumber as string) });
-      }
-    }
+    await sendFifoBatches(fixture.sqs, queueUrl, entries, tracker);
 
     let deliveryCounter = 0;
     const errors: Error[] = [];
     let resolveDone: () => void = () => {};
     const done = new Promise<void>((resolve) => (resolveDone = resolve));
     const handleMessageBatch = async (messages: Message[]): Promise<Message[]> => {
-      tracker.noteReceived(
-        messages.map((m) => ({
-          messageId: m.MessageId ?? '',
-          sequenceNumber: m.Attributes?.SequenceNumber,
-          groupId: m.Attributes?.MessageGroupId,
-          receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? '0'),
-        })),
-      );
+      tracker.noteReceived(messages.map(deliveredMessageOf));
       const abandonedGroups = new Set<string>();
       const handled: Message[] = [];
       for (const message of messages) {
@@ -70,7 +51,7 @@ describe('sqs-consumer on a FIFO queue', () => {
     };
     const consumers = Array.from({ length: 8 }, () =>
       // The library warns that it does not promise FIFO order itself: this test checks the order it saw.
-      Consumer.create({ queueUrl, sqs, batchSize: 10, waitTimeSeconds: 1, messageSystemAttributeNames: ['All'], attributeNames: ['All'], suppressFifoWarning: true, handleMessageBatch }),
+      Consumer.create({ queueUrl, sqs: fixture.sqs, batchSize: 10, waitTimeSeconds: 1, messageSystemAttributeNames: ['All'], attributeNames: ['All'], suppressFifoWarning: true, handleMessageBatch }),
     );
     for (const consumer of consumers) {
       consumer.on('error', (err) => errors.push(err));
@@ -96,7 +77,7 @@ describe('sqs-consumer on a FIFO queue', () => {
     expect(tracker.problems).toEqual([]);
     expect(tracker.undelivered()).toEqual([]);
     expect(tracker.redeliveries).toBeGreaterThan(0);
-    const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
     expect(Attributes?.['ApproximateNumberOfMessages']).toBe('0');
   }, 120_000);
 });

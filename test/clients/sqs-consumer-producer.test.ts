@@ -1,8 +1,8 @@
-import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { Consumer } from 'sqs-consumer';
 import { Producer } from 'sqs-producer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.js';
+import { startSdkFixture, type SdkFixture } from '../sqs/support/sdk-fixture.js';
 
 /**
  * sqs-producer and sqs-consumer 14.x, unmodified, moving thousands of messages through raftq at
@@ -11,24 +11,21 @@ import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.
 
 const messageCount = 3_000;
 
-let gateway: SqsEndpoint;
-let sqs: SQSClient;
+let fixture: SdkFixture;
 
 beforeAll(async () => {
-  gateway = await startSqsEndpoint();
-  sqs = new SQSClient({ endpoint: gateway.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' } });
+  fixture = await startSdkFixture();
 });
 
 afterAll(async () => {
-  sqs?.destroy();
-  await gateway?.close();
+  await fixture?.close();
 });
 
 describe('sqs-producer and sqs-consumer', () => {
   it(`move ${messageCount} messages with none lost`, async () => {
-    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'consumer-producer', Attributes: { VisibilityTimeout: '30' } }));
+    const { QueueUrl } = await fixture.sqs.send(new CreateQueueCommand({ QueueName: 'consumer-producer', Attributes: { VisibilityTimeout: '30' } }));
     const queueUrl = QueueUrl as string;
-    const producer = Producer.create({ queueUrl, sqs, batchSize: 10 });
+    const producer = Producer.create({ queueUrl, sqs: fixture.sqs, batchSize: 10 });
 
     const seen = new Map<string, number>();
     const errors: Error[] = [];
@@ -36,7 +33,7 @@ describe('sqs-producer and sqs-consumer', () => {
     const allSeen = new Promise<void>((resolve) => (resolveAll = resolve));
     const consumer = Consumer.create({
       queueUrl,
-      sqs,
+      sqs: fixture.sqs,
       batchSize: 10,
       waitTimeSeconds: 1,
       messageAttributeNames: ['All'],
@@ -75,7 +72,7 @@ describe('sqs-producer and sqs-consumer', () => {
     const missing = sentIds.filter((id) => !seen.has(id));
     expect(missing).toEqual([]);
     expect(seen.size).toBe(messageCount);
-    const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
     expect(Attributes?.['ApproximateNumberOfMessages']).toBe('0');
   }, 120_000);
 });
