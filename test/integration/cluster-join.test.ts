@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { raftLimits } from '../../src/base/limits.js';
 import { ProcessCluster, waitFor } from './cluster-harness.js';
 
-/** Well under leaderWaitMs: an answer this quick did not wait for a leader. */
-const quickAnswerMsMax = raftLimits.leaderWaitMs.value / 2;
-
 /** One SQS call in the JSON protocol to node `id`, bounded so a held request fails the test instead of hanging it. */
-async function sqsCall(cluster: ProcessCluster, id: string, action: string, input: Record<string, unknown>): Promise<{ status: number; json: any; elapsedMs: number }> {
-  const startedMs = performance.now();
+async function sqsCall(cluster: ProcessCluster, id: string, action: string, input: Record<string, unknown>): Promise<{ status: number; json: any }> {
   const response = await fetch(`http://127.0.0.1:${cluster.spec(id).sqsPort}/`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },
@@ -15,7 +10,7 @@ async function sqsCall(cluster: ProcessCluster, id: string, action: string, inpu
     signal: AbortSignal.timeout(30_000),
   });
   const text = await response.text();
-  return { status: response.status, json: text === '' ? null : JSON.parse(text), elapsedMs: performance.now() - startedMs };
+  return { status: response.status, json: text === '' ? null : JSON.parse(text) };
 }
 
 describe('a node started with --join before a member adds it', () => {
@@ -40,7 +35,6 @@ describe('a node started with --join before a member adds it', () => {
       expect(answer.status, JSON.stringify(answer.json)).toBe(503);
       expect(answer.json.__type).toBe('com.amazonaws.sqs#ServiceUnavailable');
       expect(answer.json.message).toContain('n4 is not yet a member of the cluster');
-      expect(answer.elapsedMs).toBeLessThan(quickAnswerMsMax);
     }
     const ready = await cluster.admin('n4', 'GET', '/ready');
     expect(ready.status).toBe(503);
