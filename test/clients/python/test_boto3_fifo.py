@@ -5,27 +5,17 @@ botocore model predates the message move task actions, so over the query protoco
 skipped with that reason; the JSON run uses the current model and covers them.
 """
 import json
-import os
 import threading
 import time
-import uuid
 
-import boto3
 import pytest
 
-ENDPOINT = os.environ["RAFTQ_SQS_ENDPOINT"]
-PROTOCOL = os.environ["RAFTQ_EXPECT_PROTOCOL"]
-
-
-@pytest.fixture(scope="module")
-def sqs():
-    client = boto3.client("sqs", endpoint_url=ENDPOINT, region_name="us-east-1")
-    assert client.meta.service_model.protocol == PROTOCOL
-    return client
+import sqs_endpoint
+from sqs_endpoint import new_client
 
 
 def fresh_name(prefix, fifo=True):
-    return f"{prefix}-{PROTOCOL}-{uuid.uuid4().hex[:8]}" + (".fifo" if fifo else "")
+    return sqs_endpoint.fresh_name(prefix, ".fifo" if fifo else "")
 
 
 def arn_of(sqs, url):
@@ -106,7 +96,7 @@ def test_fifo_order_under_8_consumers_over_50_groups_with_redeliveries(sqs):
     failures = []
 
     def consume():
-        client = boto3.client("sqs", endpoint_url=ENDPOINT, region_name="us-east-1")
+        client = new_client()
         try:
             while len(tracker.delete_started) < len(tracker.sent) and time.monotonic() < deadline:
                 messages = client.receive_message(

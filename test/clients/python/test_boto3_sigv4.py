@@ -5,18 +5,13 @@ AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY are the ones in the node's credentials
 """
 import os
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-ENDPOINT = os.environ["RAFTQ_SQS_ENDPOINT"]
-PROTOCOL = os.environ["RAFTQ_EXPECT_PROTOCOL"]
-
+from sqs_endpoint import PROTOCOL, new_client
 
 def client(**credentials):
-    c = boto3.client("sqs", endpoint_url=ENDPOINT, region_name="eu-west-1", **credentials)
-    assert c.meta.service_model.protocol == PROTOCOL
-    return c
+    return new_client(region_name="eu-west-1", **credentials)
 
 
 def test_signed_requests_are_accepted_and_messages_carry_the_access_key():

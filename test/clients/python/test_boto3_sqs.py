@@ -5,28 +5,12 @@ and with AWS_DATA_PATH pointing at the current service model (the JSON protocol)
 RAFTQ_SQS_ENDPOINT names the endpoint; RAFTQ_EXPECT_PROTOCOL the protocol the client must use.
 """
 import hashlib
-import os
 import struct
-import uuid
 
-import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-ENDPOINT = os.environ["RAFTQ_SQS_ENDPOINT"]
-PROTOCOL = os.environ["RAFTQ_EXPECT_PROTOCOL"]
-
-
-@pytest.fixture(scope="module")
-def sqs():
-    client = boto3.client("sqs", endpoint_url=ENDPOINT, region_name="us-east-1")
-    assert client.meta.service_model.protocol == PROTOCOL
-    return client
-
-
-def fresh_name(prefix):
-    return f"{prefix}-{PROTOCOL}-{uuid.uuid4().hex[:8]}"
-
+from sqs_endpoint import fresh_name
 
 def attributes_md5(attributes):
     """MD5 of message attributes as AWS defines it, written independently of the server."""
