@@ -38,7 +38,7 @@ export interface ClaimResult {
   readonly messages: ReceivedMessage[];
   /** The queue's ReceiveMessageWaitTimeSeconds as this attempt read it. */
   readonly queueWaitTimeSeconds: number;
-  /** When nothing was claimed: the earliest future visibleAtMs, for the long-poll timer. */
+  /** When nothing was claimed by a long poll: the earliest future visibleAtMs, for its timer. */
   readonly nextVisibleAtMs?: number;
 }
 
@@ -150,8 +150,10 @@ export class MessageClaimer {
       }
       return { readKeys: state.readKeys, writes: state.writes, result: { ...base, messages } };
     }
-    // Nothing to deliver; dead-letter moves (if any) still commit.
-    const nextVisibleAtMs = await this.earliestFutureVisibleAtMs(queue, view, nowMs);
+    // Nothing to deliver; dead-letter moves (if any) still commit. Only a long poll waits for the
+    // earliest future message: a short poll skips the scan of the in-flight range it would take.
+    const isLongPoll = (options.waitTimeSeconds ?? config.receiveWaitTimeSeconds) > 0;
+    const nextVisibleAtMs = isLongPoll ? await this.earliestFutureVisibleAtMs(queue, view, nowMs) : undefined;
     const result: ClaimResult = nextVisibleAtMs === undefined ? { ...base, messages } : { ...base, messages, nextVisibleAtMs };
     return { readKeys: state.readKeys, writes: state.writes, result };
   }
