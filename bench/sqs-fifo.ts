@@ -12,6 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { sqsJsonRequest } from './load/sqs-json-request.js';
 import { freePorts } from './systems/free-ports.js';
 import { repoRoot } from './systems/peer-process.js';
 
@@ -60,15 +61,9 @@ class SqsJsonClient {
     this.pool = new Pool(endpoint, { connections, pipelining: 1 });
   }
 
-  async call(action: string, body: unknown): Promise<Record<string, unknown> | undefined> {
-    const response = await this.pool.request({
-      method: 'POST',
-      path: '/',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },
-      body: JSON.stringify(body),
-    });
-    const text = await response.body.text();
-    if (response.statusCode !== 200) {
+  async call(action: string, body: object): Promise<Record<string, unknown> | undefined> {
+    const { statusCode, text } = await sqsJsonRequest(this.pool, action, body);
+    if (statusCode !== 200) {
       this.errors++;
       return undefined;
     }

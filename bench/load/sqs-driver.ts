@@ -6,6 +6,7 @@ import { Pool } from 'undici';
 import type { ConsumedBatch, DriverOptions, LoadDriver } from './load-driver.js';
 import { LoadOperationError } from './load-driver.js';
 import { bodyTemplate, nowEpochMicros, readTimestampMicros, writeTimestamp } from './message-body.js';
+import { sqsJsonHeaders, sqsJsonRequest } from './sqs-json-request.js';
 
 interface SendTemplate {
   readonly request: Buffer;
@@ -90,10 +91,7 @@ export class SqsDriver implements LoadDriver {
   }
 
   private async call(slot: number, action: string, body: Buffer | string, wantsBody: boolean): Promise<string> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/x-amz-json-1.0',
-      'x-amz-target': `AmazonSQS.${action}`,
-    };
+    const headers = sqsJsonHeaders(action);
     if (this.options.target.kind === 'sqs' && this.options.target.isNoop) headers['x-bench-body-bytes'] = String(this.options.messageBytes);
     const response = await this.pool(slot).request({ path: '/', method: 'POST', headers, body, signal: this.aborter.signal });
     if (response.statusCode !== 200) {
@@ -166,14 +164,8 @@ export async function deleteSqsQueue(endpoint: string, queueUrl: string): Promis
 async function sqsAdminCall(endpoint: string, action: string, body: object): Promise<string> {
   const pool = new Pool(endpoint, { connections: 1 });
   try {
-    const response = await pool.request({
-      path: '/',
-      method: 'POST',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },
-      body: JSON.stringify(body),
-    });
-    const text = await response.body.text();
-    if (response.statusCode !== 200) throw new LoadOperationError(action, `HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
+    const { statusCode, text } = await sqsJsonRequest(pool, action, body);
+    if (statusCode !== 200) throw new LoadOperationError(action, `HTTP ${statusCode}: ${text.slice(0, 300)}`);
     return text;
   } finally {
     await pool.destroy();

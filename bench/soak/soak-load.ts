@@ -9,6 +9,7 @@
 //  expiring       rate / 10            none                       MessageRetentionPeriod 60 s
 import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
+import { sqsJsonRequest } from '../load/sqs-json-request.js';
 
 export interface SoakLoadOptions {
   /** One SQS endpoint per node; clients spread over them. */
@@ -50,14 +51,8 @@ class SqsJson {
 
   async call<T>(action: string, body: object): Promise<T> {
     const pool = this.pools[this.next++ % this.pools.length] as Pool;
-    const response = await pool.request({
-      path: '/',
-      method: 'POST',
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },
-      body: JSON.stringify(body),
-    });
-    const text = await response.body.text();
-    if (response.statusCode !== 200) throw new SqsCallError(action, response.statusCode, text);
+    const { statusCode, text } = await sqsJsonRequest(pool, action, body);
+    if (statusCode !== 200) throw new SqsCallError(action, statusCode, text);
     return (text === '' ? {} : JSON.parse(text)) as T;
   }
 
