@@ -20,7 +20,8 @@ export const clusterFlags: readonly FlagSpec[] = [
   { name: 'debug-endpoints', kind: 'boolean', description: 'Start the nodes with --debug-endpoints' },
 ];
 
-interface ClusterNodeRecord {
+/** One node of a local cluster as BASE/cluster.json records it. */
+export interface ClusterNodeRecord {
   readonly id: string;
   readonly pid: number;
   readonly sqs: string;
@@ -30,13 +31,19 @@ interface ClusterNodeRecord {
   readonly logFile: string;
 }
 
-interface ClusterRecord {
+/** BASE/cluster.json: the nodes `up` started (empty after `down`, which keeps the data). */
+export interface ClusterRecord {
   readonly nodes: ClusterNodeRecord[];
+}
+
+export function readClusterRecord(recordPath: string): ClusterRecord {
+  return JSON.parse(readFileSync(recordPath, 'utf8')) as ClusterRecord;
 }
 
 const mainScript = fileURLToPath(new URL('./main.js', import.meta.url));
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (signal 0 checks without signalling). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -55,8 +62,8 @@ export async function clusterCommand(argv: readonly string[], env: NodeJS.Proces
     const count = numberFlag(values, 'nodes') ?? 3;
     if (!Number.isInteger(count) || count < 1 || count > 9) throw new UsageError('--nodes must be between 1 and 9');
     if (existsSync(recordPath)) {
-      const previous = JSON.parse(readFileSync(recordPath, 'utf8')) as ClusterRecord;
-      if (previous.nodes.some((node) => isAlive(node.pid))) throw new UsageError(`a cluster from ${baseDir} is still running: run \`raftq cluster down --base-dir ${baseDir}\` first`);
+      const previous = readClusterRecord(recordPath);
+      if (previous.nodes.some((node) => isProcessAlive(node.pid))) throw new UsageError(`a cluster from ${baseDir} is still running: run \`raftq cluster down --base-dir ${baseDir}\` first`);
     }
     await clusterUp({ count, baseDir, basePort: numberFlag(values, 'base-port') ?? 9324, readyTimeoutMs: numberFlag(values, 'ready-timeout-ms') ?? 30_000, isDebugEnabled: booleanFlag(values, 'debug-endpoints'), env });
     return;
@@ -95,7 +102,7 @@ async function clusterUp(options: { count: number; baseDir: string; basePort: nu
   const deadlineMs = Date.now() + options.readyTimeoutMs;
   for (const node of nodes) {
     for (;;) {
-      if (!isAlive(node.pid)) throw new Error(`node ${node.id} exited during start-up; see ${node.logFile}`);
+      if (!isProcessAlive(node.pid)) throw new Error(`node ${node.id} exited during start-up; see ${node.logFile}`);
       const isReady = await adminCall(node.admin, 'GET', '/ready', { timeoutMs: 2_000 }).then(() => true, () => false);
       if (isReady) break;
       if (Date.now() > deadlineMs) throw new Error(`node ${node.id} was not ready within ${options.readyTimeoutMs} ms; see ${node.logFile}`);
@@ -108,12 +115,12 @@ async function clusterUp(options: { count: number; baseDir: string; basePort: nu
 
 async function clusterDown(recordPath: string): Promise<void> {
   if (!existsSync(recordPath)) throw new UsageError(`no cluster recorded at ${recordPath}`);
-  const record = JSON.parse(readFileSync(recordPath, 'utf8')) as ClusterRecord;
-  for (const node of record.nodes) if (isAlive(node.pid)) process.kill(node.pid, 'SIGTERM');
+  const record = readClusterRecord(recordPath);
+  for (const node of record.nodes) if (isProcessAlive(node.pid)) process.kill(node.pid, 'SIGTERM');
   const deadlineMs = Date.now() + 15_000;
-  while (record.nodes.some((node) => isAlive(node.pid)) && Date.now() < deadlineMs) await new Promise((r) => setTimeout(r, 100));
+  while (record.nodes.some((node) => isProcessAlive(node.pid)) && Date.now() < deadlineMs) await new Promise((r) => setTimeout(r, 100));
   for (const node of record.nodes) {
-    if (isAlive(node.pid)) {
+    if (isProcessAlive(node.pid)) {
       process.kill(node.pid, 'SIGKILL');
       process.stdout.write(`${node.id} did not stop in time: killed\n`);
     } else {

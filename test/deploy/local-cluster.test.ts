@@ -7,35 +7,23 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateQueueCommand, DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { isProcessAlive, readClusterRecord, type ClusterRecord } from '../../src/cli/cluster-command.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { freePortRange, runCli, sqsClient, waitFor } from './support/node-process.js';
-
-interface ClusterRecord {
-  nodes: { id: string; pid: number; sqs: string; admin: string; raft: string; logFile: string }[];
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('raftq cluster up and down', () => {
   const dir = makeTempDir('deploy-local');
   const started: number[] = [];
 
   afterAll(() => {
-    for (const pid of started) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of started) if (isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
     dir.cleanup();
   });
 
   async function up(count: number, baseDir: string): Promise<{ record: ClusterRecord; stdout: string; basePort: number }> {
     const basePort = await freePortRange(10 * count);
     const answer = await runCli(['cluster', 'up', '--nodes', String(count), '--base-dir', baseDir, '--base-port', String(basePort)]);
-    const record = existsSync(join(baseDir, 'cluster.json')) ? (JSON.parse(readFileSync(join(baseDir, 'cluster.json'), 'utf8')) as ClusterRecord) : { nodes: [] };
+    const record = existsSync(join(baseDir, 'cluster.json')) ? readClusterRecord(join(baseDir, 'cluster.json')) : { nodes: [] };
     started.push(...record.nodes.map((node) => node.pid));
     expect(answer.code, answer.stderr).toBe(0);
     return { record, stdout: answer.stdout, basePort };
@@ -52,7 +40,7 @@ describe('raftq cluster up and down', () => {
       expect(stdout).toContain(`sqs http://${node.sqs}`);
       expect(existsSync(node.logFile)).toBe(true);
       // `up` returned, and the node runs on in the background.
-      expect(isAlive(node.pid)).toBe(true);
+      expect(isProcessAlive(node.pid)).toBe(true);
     });
     // It returned only once every node was ready.
     for (const node of record.nodes) expect((await fetch(`http://${node.admin}/ready`)).status).toBe(200);
@@ -80,13 +68,13 @@ describe('raftq cluster up and down', () => {
     const down = await runCli(['cluster', 'down', '--base-dir', baseDir]);
     expect(down.code, down.stderr).toBe(0);
     expect(down.stdout).toMatch(/n1 stopped\nn2 stopped\nn3 stopped/);
-    for (const node of record.nodes) expect(isAlive(node.pid)).toBe(false);
+    for (const node of record.nodes) expect(isProcessAlive(node.pid)).toBe(false);
     // Each node went through the graceful shutdown, not a kill.
     for (const node of record.nodes) expect(readFileSync(node.logFile, 'utf8')).toContain('"shut down"');
 
     // The data stays: the next `up` from the same directory serves the same queue.
     const again = await runCli(['cluster', 'up', '--nodes', '3', '--base-dir', baseDir, '--base-port', String(basePort)]);
-    const restarted = JSON.parse(readFileSync(join(baseDir, 'cluster.json'), 'utf8')) as ClusterRecord;
+    const restarted = readClusterRecord(join(baseDir, 'cluster.json'));
     started.push(...restarted.nodes.map((node) => node.pid));
     expect(again.code, again.stderr).toBe(0);
     const client = sqsClient(`http://${restarted.nodes[0]?.sqs}`);
@@ -107,7 +95,7 @@ describe('raftq cluster up and down', () => {
     expect(status.members.filter((m) => m.role === 'voter')).toHaveLength(5);
     const down = await runCli(['cluster', 'down', '--base-dir', baseDir]);
     expect(down.code, down.stderr).toBe(0);
-    for (const node of record.nodes) expect(isAlive(node.pid)).toBe(false);
+    for (const node of record.nodes) expect(isProcessAlive(node.pid)).toBe(false);
   });
 
   it('refuses to start a second cluster from a base directory whose cluster still runs', async () => {
@@ -117,6 +105,6 @@ describe('raftq cluster up and down', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/still running/);
     expect((await runCli(['cluster', 'down', '--base-dir', baseDir])).code).toBe(0);
-    for (const node of record.nodes) expect(isAlive(node.pid)).toBe(false);
+    for (const node of record.nodes) expect(isProcessAlive(node.pid)).toBe(false);
   });
 });
