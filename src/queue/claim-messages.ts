@@ -21,7 +21,7 @@ import type { KeyValue, ReadView, TxnWrite } from '../storage/txn.js';
 import { DeadLetterMover } from './dead-letter-move.js';
 import { OverLimitError } from './errors.js';
 import { countInFlight } from './message-counts.js';
-import { isExpired, isInFlight, type MessageRecord } from './message-record.js';
+import { decodeVisibilityState, isExpired, isInFlight, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import { VisibilityScanHints, type ScanRecorder } from './visibility-scan-hints.js';
 import { firstPageOffset, rotatedRows, singleScanSlot, type ReceiveScanSlot } from './receive-scan-slot.js';
@@ -191,7 +191,7 @@ export class MessageClaimer {
         state.rowsExamined++;
         const messageId = lastElementAsString(row.key);
         if (!this.tryReserve(state, messageId)) continue;
-        const message = await this.readMessage(state, partition, messageId);
+        const message = await this.readMessage(state, partition, messageId, decodeVisibilityState(row.value) === 'pending');
         if (message === undefined) continue;
         const groupId = message.record.messageGroupId;
         if (isFifo && groupId !== undefined) {
@@ -209,8 +209,8 @@ export class MessageClaimer {
   }
 
   /** Reads a message; undefined for an orphan vis row or an expired message (never delivered). */
-  private async readMessage(state: ClaimState, partition: number, messageId: string): Promise<StoredMessage | undefined> {
-    const message = await state.queue.messages.read(state.view, partition, messageId);
+  private async readMessage(state: ClaimState, partition: number, messageId: string, isNeverReceived = false): Promise<StoredMessage | undefined> {
+    const message = await state.queue.messages.read(state.view, partition, messageId, { isNeverReceived });
     if (message === undefined || isExpired(message.record, state.queue.meta.config.messageRetentionSeconds, state.nowMs)) return undefined;
     return message;
   }
@@ -258,7 +258,7 @@ export class MessageClaimer {
   private async claimOrMove(state: ClaimState, message: StoredMessage): Promise<void> {
     const { messages } = state.queue;
     const { record } = message;
-    state.readKeys.push(...messages.readKeysOf(record.partition, record.messageId));
+    state.readKeys.push(...message.readKeys);
     if (state.mover.isDue(record) && (await state.mover.maybeMove(message, state))) return;
     const claimed: MessageRecord = {
       ...record,
@@ -268,7 +268,7 @@ export class MessageClaimer {
       receiptToken: this.ctx.newId(),
       visibleAtMs: state.nowMs + state.visibilityTimeoutMs,
     };
-    state.writes.push(...messages.receiveStateWrites(record, claimed));
+    state.writes.push(...messages.receiveStateWrites(message, claimed));
     state.claimed.push(claimed);
   }
 

@@ -48,7 +48,7 @@ export async function deleteMessages(ctx: QueueContext, name: string, entries: r
       const message = await readHandled(view, queue, parts);
       if (message === undefined || message.record.receiptToken !== parts.token) continue;
       deleted.add(parts.messageId);
-      readKeys.push(...queue.messages.readKeysOf(parts.partition, parts.messageId));
+      readKeys.push(...message.readKeys);
       writes.push(...queue.messages.deleteWrites(message));
     }
     return { readKeys, writes, result: results };
@@ -70,8 +70,9 @@ export async function changeMessageVisibility(ctx: QueueContext, name: string, e
           throw new InvalidParameterValueError('VisibilityTimeout', `must be an integer from 0 to ${vtMax}`);
         }
         if (changed.has(parts.messageId)) throw new InvalidParameterValueError('ReceiptHandle', 'the batch changes this message twice');
-        const record = (await readHandled(view, queue, parts))?.record;
-        if (record === undefined || record.receiptToken !== parts.token) {
+        const message = await readHandled(view, queue, parts);
+        const record = message?.record;
+        if (message === undefined || record === undefined || record.receiptToken !== parts.token) {
           throw new InvalidParameterValueError('ReceiptHandle', 'the message does not exist or is not available for a visibility timeout change');
         }
         if (!isInFlight(record, nowMs)) throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
@@ -84,8 +85,8 @@ export async function changeMessageVisibility(ctx: QueueContext, name: string, e
         }
         const updated: MessageRecord = { ...record, visibleAtMs };
         changed.add(parts.messageId);
-        readKeys.push(...queue.messages.readKeysOf(parts.partition, parts.messageId));
-        writes.push(...queue.messages.receiveStateWrites(record, updated));
+        readKeys.push(...message.readKeys);
+        writes.push(...queue.messages.receiveStateWrites(message, updated));
         results.push({ entryId: entry.entryId });
       } catch (error) {
         if (!(error instanceof ReceiptHandleIsInvalidError || error instanceof InvalidParameterValueError || error instanceof MessageNotInflightError)) throw error;

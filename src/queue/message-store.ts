@@ -8,8 +8,8 @@
  * - the index rows: vis (what receives scan), age (what retention scans), group (FIFO order).
  *
  * OCC: a transaction that decides from a message reads both its data key (does the message still
- * exist?) and its state key (who holds it, when is it visible?) — `readKeysOf` — so a delete, a
- * receive, a visibility change or a reap that commits first makes it conflict.
+ * exist?) and its state key (who holds it, when is it visible?) — `StoredMessage.readKeys` — so a
+ * delete, a receive, a visibility change or a reap that commits first makes it conflict.
  */
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import type { GenerationKeys } from './key-layout.js';
@@ -23,23 +23,30 @@ export interface StoredMessage {
   readonly record: MessageRecord;
   /** False until the first receive (and for records written before state rows existed). */
   readonly hasStateRow: boolean;
+  readonly dataKey: Uint8Array;
+  readonly stateKey: Uint8Array;
+  /** The keys a decision about this message depends on: its data row and its state row. */
+  readonly readKeys: readonly [Uint8Array, Uint8Array];
 }
 
 export class MessageStore {
   constructor(readonly keys: GenerationKeys) {}
 
-  /** Reads data and state rows together; undefined when the data row is gone (a stray state row is the reaper's). */
-  async read(view: ReadView, partition: number, messageId: string): Promise<StoredMessage | undefined> {
-    const [dataBytes, stateBytes] = await Promise.all([view.get(this.keys.data(partition, messageId)), view.get(this.keys.receiveState(partition, messageId))]);
+  /**
+   * Reads data and state rows together; undefined when the data row is gone (a stray state row is
+   * the reaper's). `isNeverReceived`: the message's vis row says it was never received (`pending`),
+   * so it has no state row and the read of one (a seek for a key that is not there) is skipped. A
+   * receive writes the state key anyway, so a rival receive still conflicts with it.
+   */
+  async read(view: ReadView, partition: number, messageId: string, options: { isNeverReceived?: boolean } = {}): Promise<StoredMessage | undefined> {
+    const dataKey = this.keys.data(partition, messageId);
+    const stateKey = this.keys.receiveState(partition, messageId);
+    const [dataBytes, stateBytes] = await Promise.all([view.get(dataKey), options.isNeverReceived === true ? undefined : view.get(stateKey)]);
     if (dataBytes === undefined) return undefined;
     const initial = decodeMessageRecord(dataBytes);
-    if (stateBytes === undefined) return { record: initial, hasStateRow: false };
-    return { record: withReceiveState(initial, decodeReceiveState(stateBytes)), hasStateRow: true };
-  }
-
-  /** The keys a decision about this message depends on: its data row and its state row. */
-  readKeysOf(partition: number, messageId: string): Uint8Array[] {
-    return [this.keys.data(partition, messageId), this.keys.receiveState(partition, messageId)];
+    const found = { dataKey, stateKey, readKeys: [dataKey, stateKey] as const };
+    if (stateBytes === undefined) return { ...found, record: initial, hasStateRow: false };
+    return { ...found, record: withReceiveState(initial, decodeReceiveState(stateBytes)), hasStateRow: true };
   }
 
   /**
@@ -68,11 +75,12 @@ export class MessageStore {
    * the vis row moves (no delete when its key stays) and the state row is written. The data row
    * is not touched.
    */
-  receiveStateWrites(before: MessageRecord, after: MessageRecord): TxnWrite[] {
+  receiveStateWrites(message: StoredMessage, after: MessageRecord): TxnWrite[] {
+    const before = message.record;
     const writes: TxnWrite[] = [];
     if (before.visibleAtMs !== after.visibleAtMs) writes.push({ kind: 'delete', key: this.visibilityKey(before) });
     writes.push({ kind: 'put', key: this.visibilityKey(after), value: encodeVisibilityState(after.receiptToken === undefined ? 'pending' : 'inflight') });
-    writes.push({ kind: 'put', key: this.keys.receiveState(after.partition, after.messageId), value: encodeReceiveState(receiveStateOf(after)) });
+    writes.push({ kind: 'put', key: message.stateKey, value: encodeReceiveState(receiveStateOf(after)) });
     return writes;
   }
 
@@ -81,11 +89,11 @@ export class MessageStore {
     const { keys } = this;
     const { record } = message;
     const writes: TxnWrite[] = [
-      { kind: 'delete', key: keys.data(record.partition, record.messageId) },
+      { kind: 'delete', key: message.dataKey },
       { kind: 'delete', key: this.visibilityKey(record) },
       { kind: 'delete', key: keys.age(record.partition, record.retentionStartMs, record.messageId) },
     ];
-    if (message.hasStateRow) writes.push({ kind: 'delete', key: keys.receiveState(record.partition, record.messageId) });
+    if (message.hasStateRow) writes.push({ kind: 'delete', key: message.stateKey });
     if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
       writes.push({ kind: 'delete', key: keys.groupMember(record.partition, record.messageGroupId, record.order) });
     }

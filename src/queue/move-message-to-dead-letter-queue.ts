@@ -52,7 +52,7 @@ export async function moveMessageToDeadLetterQueue(ctx: QueueContext, name: stri
     if (!isInFlight(record, nowMs)) throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
     const check = await checkRedriveTarget(ctx, view, { name, isFifo: source.meta.config.isFifo }, policy.deadLetterTargetArn);
     if (check.kind === 'refused') throw new InvalidParameterValueError('QueueUrl', `the message cannot be dead-lettered: ${check.reason}`);
-    const out: { readKeys: Uint8Array[]; writes: TxnWrite[] } = { readKeys: [...source.readKeys, ...source.messages.readKeysOf(parts.partition, parts.messageId)], writes: [] };
+    const out: { readKeys: Uint8Array[]; writes: TxnWrite[] } = { readKeys: [...source.readKeys, ...message.readKeys], writes: [] };
     const mover = new DeadLetterMover(ctx, view, source, nowMs);
     const isMoved = await mover.maybeMove({ ...message, record: withCause(record, boundDeadLetterCause(input.cause), ctx.queueArn(name), nowMs) }, out);
     // The target was checked in this same view a moment ago; the mover sees what the check saw.

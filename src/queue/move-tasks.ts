@@ -184,7 +184,7 @@ export class MoveTasks {
         if (destination === undefined || destination.meta.config.isFifo !== source.meta.config.isFifo) {
           return finish('FAILED', { failureReason: `the destination queue ${destinationName} does not exist or is of another type` }, [], [], 0);
         }
-        readKeys.push(...source.messages.readKeysOf(record.partition, record.messageId));
+        readKeys.push(...message.readKeys);
         writes.push(...source.messages.deleteWrites(message));
         writes.push(...(await this.copyInto(view, destination, record, nowMs, counters, readKeys)));
       }

@@ -193,7 +193,8 @@ async function checkIndexRows(view: ReadView, messages: MessageStore, family: In
       // (…, family, partition, …): the partition follows the family element.
       const partition = Number(tuple[5]);
       const messageId = family === 'group' ? decoder.decode(row.value) : String(tuple[tuple.length - 1]);
-      const [dataKey, stateKey] = messages.readKeysOf(partition, messageId) as [Uint8Array, Uint8Array];
+      const dataKey = messages.keys.data(partition, messageId);
+      const stateKey = messages.keys.receiveState(partition, messageId);
       const message = await messages.read(view, partition, messageId);
       return { row, dataKey, stateKey, message: message !== undefined && isIndexedBy(message.record, family, tuple) ? message : undefined };
     }),
