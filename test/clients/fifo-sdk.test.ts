@@ -7,10 +7,10 @@ import {
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   StartMessageMoveTaskCommand,
-  type Message,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSdkFixture, type SdkFixture } from '../sqs/support/sdk-fixture.js';
+import { DeliveryAbandoner } from './delivery-abandoner.js';
 import { FifoOrderTracker } from './fifo-order-tracker.js';
 import { deliveredMessageOf, sendFifoBatches } from './send-fifo-batches.js';
 
@@ -65,24 +65,15 @@ describe('FIFO through @aws-sdk/client-sqs', () => {
     await sendFifoBatches(fixture.sqs, url, entries, tracker);
     expect(tracker.sentCount).toBe(groupCount * perGroup);
 
-    let deliveryCounter = 0;
+    const abandoner = new DeliveryAbandoner(9);
     const deadlineMs = Date.now() + 90_000;
     const consume = async () => {
       while (tracker.deletedCount < tracker.sentCount && Date.now() < deadlineMs) {
         const out = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
         const messages = out.Messages ?? [];
         tracker.noteReceived(messages.map(deliveredMessageOf));
-        // Every ninth first delivery is abandoned (a consumer that crashed): it comes back after
-        // the visibility timeout, and the rest of its group in this batch is abandoned with it.
-        const abandonedGroups = new Set<string>();
-        const toDelete: Message[] = [];
-        for (const message of messages) {
-          const group = message.Attributes?.MessageGroupId ?? '';
-          deliveryCounter++;
-          const isAbandoned = abandonedGroups.has(group) || (message.Attributes?.ApproximateReceiveCount === '1' && deliveryCounter % 9 === 0);
-          if (isAbandoned) abandonedGroups.add(group);
-          else toDelete.push(message);
-        }
+        // Every ninth first delivery is abandoned (a consumer that crashed), with the rest of its group in this batch.
+        const toDelete = abandoner.handledOf(messages);
         if (toDelete.length === 0) continue;
         for (const message of toDelete) tracker.noteDeleteStarted(message.MessageId as string);
         const deleted = await fixture.sqs.send(

@@ -2,6 +2,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, type Message } from '@aw
 import { Consumer } from 'sqs-consumer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSdkFixture, type SdkFixture } from '../sqs/support/sdk-fixture.js';
+import { DeliveryAbandoner } from './delivery-abandoner.js';
 import { FifoOrderTracker } from './fifo-order-tracker.js';
 import { deliveredMessageOf, sendFifoBatches } from './send-fifo-batches.js';
 
@@ -29,21 +30,14 @@ describe('sqs-consumer on a FIFO queue', () => {
     const entries = Array.from({ length: 200 }, (_, i) => ({ group: `g${i % 50}`, body: `m${i}` }));
     await sendFifoBatches(fixture.sqs, queueUrl, entries, tracker);
 
-    let deliveryCounter = 0;
+    const abandoner = new DeliveryAbandoner(7);
     const errors: Error[] = [];
     let resolveDone: () => void = () => {};
     const done = new Promise<void>((resolve) => (resolveDone = resolve));
     const handleMessageBatch = async (messages: Message[]): Promise<Message[]> => {
       tracker.noteReceived(messages.map(deliveredMessageOf));
-      const abandonedGroups = new Set<string>();
-      const handled: Message[] = [];
-      for (const message of messages) {
-        const group = message.Attributes?.MessageGroupId ?? '';
-        deliveryCounter++;
-        // Every seventh first delivery fails, and so does the rest of its group in this batch.
-        if (abandonedGroups.has(group) || (message.Attributes?.ApproximateReceiveCount === '1' && deliveryCounter % 7 === 0)) abandonedGroups.add(group);
-        else handled.push(message);
-      }
+      // Every seventh first delivery fails, and so does the rest of its group in this batch.
+      const handled = abandoner.handledOf(messages);
       // sqs-consumer deletes what the handler returns, right after it returns.
       for (const message of handled) tracker.noteDeleteStarted(message.MessageId as string);
       if (tracker.deletedCount >= tracker.sentCount) resolveDone();
