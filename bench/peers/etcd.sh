@@ -40,12 +40,7 @@ start() {
       --quota-backend-bytes 8589934592 --log-level warn
   done
   wait_until 60 healthy || fail "etcd members did not become healthy (see $dir/e*.log)"
-  echo ready
-  print_pids "$dir"
+  announce_ready "$dir"
 }
 
-case "${1:-}" in
-  start) shift; [ $# -eq 7 ] || fail "usage: start DIR CLIENT1 CLIENT2 CLIENT3 PEER1 PEER2 PEER3"; start "$@" ;;
-  stop) shift; stop_recorded "$1" ;;
-  *) fail "usage: $0 start|stop DIR ..." ;;
-esac
+peer_main 7 "DIR CLIENT1 CLIENT2 CLIENT3 PEER1 PEER2 PEER3" "$@"

@@ -49,3 +49,22 @@ stop_recorded() {
 print_pids() { local file; file=$(pids_file "$1"); [ -f "$file" ] && cat "$file"; return 0; }
 
 fail() { echo "failed: $*" >&2; exit 1; }
+
+# The end of a successful `start`: the line the bench waits for, then the pids it will watch.
+announce_ready() {
+  echo ready
+  print_pids "$1"
+}
+
+# The command line every peer script takes, `start DIR ARGS...` or `stop DIR`. ARGC is how many
+# arguments `start` takes, DIR included, or '*' for a script whose `start` checks them itself;
+# USAGE names them for the refusal.
+peer_main() {
+  local argc=$1 usage=$2
+  shift 2
+  case "${1:-}" in
+    start) shift; [ "$argc" = '*' ] || [ $# -eq "$argc" ] || fail "usage: start $usage"; start "$@" ;;
+    stop) shift; stop_recorded "$1" ;;
+    *) fail "usage: $0 start|stop DIR ..." ;;
+  esac
+}

@@ -51,12 +51,7 @@ CONF
     wait_until 30 port_open "${client[$i]}" || fail "nats n$i did not open port ${client[$i]} (see $dir/n$i)"
   done
   wait_until 30 routes_up || fail "nats routes did not connect (see $dir/n*/server.log)"
-  echo ready
-  print_pids "$dir"
+  announce_ready "$dir"
 }
 
-case "${1:-}" in
-  start) shift; [ $# -eq 7 ] || fail "usage: start DIR CLIENT1 CLIENT2 CLIENT3 ROUTE1 ROUTE2 ROUTE3"; start "$@" ;;
-  stop) shift; stop_recorded "$1" ;;
-  *) fail "usage: $0 start|stop DIR ..." ;;
-esac
+peer_main 7 "DIR CLIENT1 CLIENT2 CLIENT3 ROUTE1 ROUTE2 ROUTE3" "$@"

@@ -18,12 +18,7 @@ start() {
   mkdir -p "$dir"
   start_detached "$dir" "$dir/$name.log" node "$entry" "$port"
   wait_until 30 port_open "$port" || fail "$name did not listen on $port (see $dir/$name.log)"
-  echo ready
-  print_pids "$dir"
+  announce_ready "$dir"
 }
 
-case "${1:-}" in
-  start) shift; [ $# -eq 3 ] || fail "usage: start DIR local-aws-sqs|noop-http PORT"; start "$@" ;;
-  stop) shift; stop_recorded "$1" ;;
-  *) fail "usage: $0 start|stop DIR ..." ;;
-esac
+peer_main 3 "DIR local-aws-sqs|noop-http PORT" "$@"

@@ -76,12 +76,7 @@ CONF
   for i in 1 2 3; do
     echo "$members" | grep -q "rabbit$i@localhost" || fail "rabbit$i is not a running cluster member: $members"
   done
-  echo ready
-  print_pids "$dir"
+  announce_ready "$dir"
 }
 
-case "${1:-}" in
-  start) shift; [ $# -eq 8 ] || fail "usage: start DIR EPMD_PORT AMQP1 AMQP2 AMQP3 DIST1 DIST2 DIST3"; start "$@" ;;
-  stop) shift; stop_recorded "$1" ;;
-  *) fail "usage: $0 start|stop DIR ..." ;;
-esac
+peer_main 8 "DIR EPMD_PORT AMQP1 AMQP2 AMQP3 DIST1 DIST2 DIST3" "$@"

@@ -45,12 +45,7 @@ start() {
   for ((i = 0; i < count; i++)); do
     wait_until 60 ready "${ports[$((3 * i + 1))]}" || fail "raftq n$((i + 1)) did not become ready (see $dir/n$((i + 1)).log)"
   done
-  echo ready
-  print_pids "$dir"
+  announce_ready "$dir"
 }
 
-case "${1:-}" in
-  start) shift; start "$@" ;;
-  stop) shift; stop_recorded "$1" ;;
-  *) fail "usage: $0 start|stop DIR ..." ;;
-esac
+peer_main '*' "DIR SQS1 ADMIN1 RAFT1 [SQS2 ADMIN2 RAFT2 ...]" "$@"
