@@ -8,11 +8,10 @@ import {
   SendMessageBatchCommand,
   SendMessageCommand,
   SetQueueAttributesCommand,
-  SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.js';
+import { startSdkFixture, type SdkFixture } from '../sqs/support/sdk-fixture.js';
 
 /**
  * The refusals of the dead-letter queue actions (StartMessageMoveTask, ListMessageMoveTasks,
@@ -21,20 +20,17 @@ import { startSqsEndpoint, type SqsEndpoint } from '../sqs/support/sqs-endpoint.
  * status. A refused request changes nothing.
  */
 
-let endpoint: SqsEndpoint;
-let sqs: SQSClient;
+let fixture: SdkFixture;
 
 /** A message move task's tick on the leader is one second; a task finishes within a few ticks. */
 const taskSettleBoundMs = 15_000;
 
 beforeAll(async () => {
-  endpoint = await startSqsEndpoint();
-  sqs = new SQSClient({ endpoint: endpoint.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDCOMPAT', secretAccessKey: 'secret' }, maxAttempts: 1 });
+  fixture = await startSdkFixture({ maxAttempts: 1 });
 });
 
 afterAll(async () => {
-  sqs?.destroy();
-  await endpoint?.close();
+  await fixture?.close();
 });
 
 interface ReportedError {
@@ -58,8 +54,8 @@ async function errorOf(request: Promise<unknown>): Promise<ReportedError | undef
 }
 
 async function createQueue(name: string, attributes: Record<string, string> = {}): Promise<{ url: string; arn: string }> {
-  const url = (await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl as string;
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  const url = (await fixture.sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl as string;
+  const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
   return { url, arn: Attributes?.['QueueArn'] as string };
 }
 
@@ -73,7 +69,7 @@ async function createDeadLetterPair(prefix: string): Promise<{ dlq: { url: strin
 async function sendMessages(queueUrl: string, count: number): Promise<void> {
   for (let first = 0; first < count; first += 10) {
     const entries = Array.from({ length: Math.min(10, count - first) }, (_, i) => ({ Id: `m${first + i}`, MessageBody: `body ${first + i}` }));
-    const { Failed } = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+    const { Failed } = await fixture.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
     expect(Failed ?? []).toEqual([]);
   }
 }
@@ -82,7 +78,7 @@ async function sendMessages(queueUrl: string, count: number): Promise<void> {
 async function settledTaskStatus(sourceArn: string): Promise<string | undefined> {
   const deadlineMs = Date.now() + taskSettleBoundMs;
   for (;;) {
-    const { Results } = await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn }));
+    const { Results } = await fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn }));
     const status = Results?.[0]?.Status;
     if (status !== 'RUNNING' || Date.now() > deadlineMs) return status;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -92,9 +88,9 @@ async function settledTaskStatus(sourceArn: string): Promise<string | undefined>
 describe('StartMessageMoveTask refusals', () => {
   it('refuses a source that is not any queue\'s dead-letter queue with UnsupportedOperation', async () => {
     const plain = await createQueue('compat-move-plain');
-    const err = await errorOf(sqs.send(new StartMessageMoveTaskCommand({ SourceArn: plain.arn })));
+    const err = await errorOf(fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: plain.arn })));
     expect(err).toMatchObject({ name: 'UnsupportedOperation', status: 400 });
-    const { Results } = await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: plain.arn }));
+    const { Results } = await fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: plain.arn }));
     expect(Results ?? []).toEqual([]);
   });
 
@@ -102,36 +98,36 @@ describe('StartMessageMoveTask refusals', () => {
     const { dlq } = await createDeadLetterPair('compat-move-busy');
     // One message a second over thirty messages keeps the first task running for the whole test.
     await sendMessages(dlq.url, 30);
-    const first = await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: 1 }));
+    const first = await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: 1 }));
     expect(first.TaskHandle).toEqual(expect.any(String));
-    const err = await errorOf(sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn })));
+    const err = await errorOf(fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn })));
     expect(err).toMatchObject({ name: 'UnsupportedOperation', status: 400 });
-    const { Results } = await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn, MaxResults: 10 }));
+    const { Results } = await fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn, MaxResults: 10 }));
     expect(Results?.map((task) => task.Status)).toEqual(['RUNNING']);
-    await sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle: first.TaskHandle }));
+    await fixture.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle: first.TaskHandle }));
   });
 
   it('answers an unknown source ARN with ResourceNotFoundException, HTTP 404', async () => {
     const { arn } = await createQueue('compat-move-arn-template');
     const unknownArn = arn.replace(/compat-move-arn-template$/, 'compat-move-no-such-queue');
     expect(unknownArn).not.toBe(arn);
-    const err = await errorOf(sqs.send(new StartMessageMoveTaskCommand({ SourceArn: unknownArn })));
+    const err = await errorOf(fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: unknownArn })));
     expect(err).toMatchObject({ name: 'ResourceNotFoundException', status: 404 });
   });
 
   it.each([0, 501])('refuses MaxNumberOfMessagesPerSecond %i with InvalidParameterValue and starts nothing', async (rate) => {
     const { dlq } = await createDeadLetterPair(`compat-move-rate-refused-${rate}`);
-    const err = await errorOf(sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: rate })));
+    const err = await errorOf(fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: rate })));
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
-    const { Results } = await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
+    const { Results } = await fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
     expect(Results ?? []).toEqual([]);
   });
 
   it.each([1, 500])('accepts MaxNumberOfMessagesPerSecond %i and records it on the task', async (rate) => {
     const { dlq } = await createDeadLetterPair(`compat-move-rate-accepted-${rate}`);
-    const started = await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: rate }));
+    const started = await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: rate }));
     expect(started.TaskHandle).toEqual(expect.any(String));
-    const { Results } = await sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
+    const { Results } = await fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
     expect(Results?.[0]?.MaxNumberOfMessagesPerSecond).toBe(rate);
   });
 });
@@ -144,12 +140,12 @@ describe('ListMessageMoveTasks MaxResults', () => {
   });
 
   it.each([0, 11])('refuses MaxResults %i with InvalidParameterValue', async (maxResults) => {
-    const err = await errorOf(sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: maxResults })));
+    const err = await errorOf(fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: maxResults })));
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
   });
 
   it.each([1, 10])('accepts MaxResults %i', async (maxResults) => {
-    expect(await errorOf(sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: maxResults })))).toBeUndefined();
+    expect(await errorOf(fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: maxResults })))).toBeUndefined();
   });
 });
 
@@ -157,9 +153,9 @@ describe('CancelMessageMoveTask refusals', () => {
   it('refuses to cancel a COMPLETED task with UnsupportedOperation', async () => {
     const { dlq } = await createDeadLetterPair('compat-cancel-completed');
     // An empty dead-letter queue has nothing to move: the task completes at its first step.
-    const { TaskHandle } = await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn }));
+    const { TaskHandle } = await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn }));
     expect(await settledTaskStatus(dlq.arn)).toBe('COMPLETED');
-    const err = await errorOf(sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })));
+    const err = await errorOf(fixture.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })));
     expect(err).toMatchObject({ name: 'UnsupportedOperation', status: 400 });
     expect(await settledTaskStatus(dlq.arn)).toBe('COMPLETED');
   });
@@ -167,15 +163,15 @@ describe('CancelMessageMoveTask refusals', () => {
   it('refuses to cancel a CANCELLED task with UnsupportedOperation', async () => {
     const { dlq } = await createDeadLetterPair('compat-cancel-cancelled');
     await sendMessages(dlq.url, 30);
-    const { TaskHandle } = await sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: 1 }));
-    expect(await errorOf(sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })))).toBeUndefined();
-    const err = await errorOf(sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })));
+    const { TaskHandle } = await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: 1 }));
+    expect(await errorOf(fixture.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })))).toBeUndefined();
+    const err = await errorOf(fixture.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })));
     expect(err).toMatchObject({ name: 'UnsupportedOperation', status: 400 });
     expect(await settledTaskStatus(dlq.arn)).toBe('CANCELLED');
   });
 
   it('answers a task handle it never issued with ResourceNotFoundException, HTTP 404', async () => {
-    const err = await errorOf(sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle: 'no-such-task-handle' })));
+    const err = await errorOf(fixture.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle: 'no-such-task-handle' })));
     expect(err).toMatchObject({ name: 'ResourceNotFoundException', status: 404 });
   });
 });
@@ -194,7 +190,7 @@ describe('ListDeadLetterSourceQueues paging', () => {
   });
 
   it.each([0, 1001])('refuses MaxResults %i with InvalidParameterValue', async (maxResults) => {
-    const err = await errorOf(sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl, MaxResults: maxResults })));
+    const err = await errorOf(fixture.sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl, MaxResults: maxResults })));
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
   });
 
@@ -203,7 +199,7 @@ describe('ListDeadLetterSourceQueues paging', () => {
     let nextToken: string | undefined;
     let pages = 0;
     do {
-      const page = await sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl, MaxResults: 2, ...(nextToken !== undefined ? { NextToken: nextToken } : {}) }));
+      const page = await fixture.sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl, MaxResults: 2, ...(nextToken !== undefined ? { NextToken: nextToken } : {}) }));
       expect(page.queueUrls?.length ?? 0).toBeLessThanOrEqual(2);
       seen.push(...(page.queueUrls ?? []));
       nextToken = page.NextToken;
@@ -214,7 +210,7 @@ describe('ListDeadLetterSourceQueues paging', () => {
   });
 
   it('refuses a NextToken it never issued with InvalidParameterValue', async () => {
-    const err = await errorOf(sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl, MaxResults: 2, NextToken: 'a token from somewhere else!' })));
+    const err = await errorOf(fixture.sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl, MaxResults: 2, NextToken: 'a token from somewhere else!' })));
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
   });
 });
@@ -228,7 +224,7 @@ describe('RedriveAllowPolicy validation', () => {
   });
 
   async function currentPolicy(): Promise<string | undefined> {
-    const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedriveAllowPolicy'] }));
+    const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedriveAllowPolicy'] }));
     return Attributes?.['RedriveAllowPolicy'];
   }
 
@@ -243,7 +239,7 @@ describe('RedriveAllowPolicy validation', () => {
 
   it.each(refused)('refuses %s with InvalidAttributeValue and keeps the old policy', async (_case, policy) => {
     expect(await currentPolicy()).toBe(oldPolicy);
-    const err = await errorOf(sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { RedriveAllowPolicy: policy } })));
+    const err = await errorOf(fixture.sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { RedriveAllowPolicy: policy } })));
     expect(err).toMatchObject({ name: 'InvalidAttributeValue', Code: 'InvalidAttributeValue', status: 400 });
     expect(await currentPolicy()).toBe(oldPolicy);
   });
@@ -257,26 +253,26 @@ describe('FIFO send and receive', () => {
   });
 
   it('refuses a message without MessageGroupId with MissingParameter and AWS\'s message', async () => {
-    const err = await errorOf(sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'no group', MessageDeduplicationId: 'd-no-group' })));
+    const err = await errorOf(fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'no group', MessageDeduplicationId: 'd-no-group' })));
     expect(err).toMatchObject({ name: 'MissingParameter', Code: 'MissingParameter', status: 400, message: 'The request must contain the parameter MessageGroupId.' });
   });
 
   it('refuses a message without a deduplication id on a queue without content-based deduplication with InvalidParameterValue', async () => {
-    const err = await errorOf(sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'no dedup', MessageGroupId: 'g' })));
+    const err = await errorOf(fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'no dedup', MessageGroupId: 'g' })));
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
   });
 
   it('refuses a 129-character MessageGroupId and accepts a 128-character one', async () => {
-    const err = await errorOf(sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'long group', MessageGroupId: 'g'.repeat(129), MessageDeduplicationId: 'd-129' })));
+    const err = await errorOf(fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'long group', MessageGroupId: 'g'.repeat(129), MessageDeduplicationId: 'd-129' })));
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
-    const sent = sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'long group', MessageGroupId: 'g'.repeat(128), MessageDeduplicationId: 'd-128' }));
+    const sent = fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'long group', MessageGroupId: 'g'.repeat(128), MessageDeduplicationId: 'd-128' }));
     expect(await errorOf(sent)).toBeUndefined();
   });
 
   it('gives a received message its MessageGroupId, a 20-digit SequenceNumber and its MessageDeduplicationId when asked for All', async () => {
     const fifo = await createQueue('compat-fifo-attributes.fifo', { FifoQueue: 'true' });
-    const sent = await sqs.send(new SendMessageCommand({ QueueUrl: fifo.url, MessageBody: 'ordered', MessageGroupId: 'group-a', MessageDeduplicationId: 'dedup-a' }));
-    const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fifo.url, MessageSystemAttributeNames: ['All'], WaitTimeSeconds: 1 }));
+    const sent = await fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifo.url, MessageBody: 'ordered', MessageGroupId: 'group-a', MessageDeduplicationId: 'dedup-a' }));
+    const { Messages } = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: fifo.url, MessageSystemAttributeNames: ['All'], WaitTimeSeconds: 1 }));
     expect(Messages).toHaveLength(1);
     const attributes = Messages?.[0]?.Attributes ?? {};
     expect(attributes['MessageGroupId']).toBe('group-a');
