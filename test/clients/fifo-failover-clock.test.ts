@@ -1,6 +1,7 @@
 import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessCluster, waitFor } from '../integration/cluster-harness.js';
+import { sdkClient } from '../sqs/support/sdk-fixture.js';
 import { hasBuiltCli } from '../sqs/support/sqs-endpoint.js';
 
 /**
@@ -19,7 +20,7 @@ function client(id: string): SQSClient {
   let existing = clients.get(id);
   if (existing === undefined) {
     const spec = cluster.spec(id);
-    existing = new SQSClient({ endpoint: `http://127.0.0.1:${spec.sqsPort}`, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 8 });
+    existing = sdkClient(`http://127.0.0.1:${spec.sqsPort}`, { maxAttempts: 8 });
     clients.set(id, existing);
   }
   return existing;

@@ -1,6 +1,7 @@
 import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessCluster } from '../integration/cluster-harness.js';
+import { sdkClient } from '../sqs/support/sdk-fixture.js';
 import { hasBuiltCli } from '../sqs/support/sqs-endpoint.js';
 
 /**
@@ -19,7 +20,7 @@ describe.skipIf(!hasBuiltCli())('three nodes behind SQS clients', () => {
   beforeAll(async () => {
     cluster = await ProcessCluster.start(3);
     for (const [id, spec] of cluster.specs) {
-      clients.set(id, new SQSClient({ endpoint: `http://127.0.0.1:${spec.sqsPort}`, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 8 }));
+      clients.set(id, sdkClient(`http://127.0.0.1:${spec.sqsPort}`, { maxAttempts: 8 }));
     }
   }, 120_000);
 

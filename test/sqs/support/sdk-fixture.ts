@@ -9,17 +9,22 @@ export interface SdkFixture {
 }
 
 /**
- * The endpoint is started without a credentials file, so any key signs; `maxAttempts` is the
- * SDK's own retry count (its default of 3 when omitted).
+ * An unmodified SDK client for a test node. Test nodes run without a credentials file, so any key
+ * signs; `maxAttempts` is the SDK's own retry count (its default of 3 when omitted).
  */
-export async function startSdkFixture(options: { readonly maxAttempts?: number } = {}): Promise<SdkFixture> {
-  const endpoint = await startSqsEndpoint();
-  const sqs = new SQSClient({
-    endpoint: endpoint.endpoint,
+export function sdkClient(endpoint: string, options: { readonly maxAttempts?: number } = {}): SQSClient {
+  return new SQSClient({
+    endpoint,
     region: 'us-east-1',
     credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' },
     ...(options.maxAttempts === undefined ? {} : { maxAttempts: options.maxAttempts }),
   });
+}
+
+/** Starts a test endpoint (see startSqsEndpoint) with an SDK client for it. */
+export async function startSdkFixture(options: { readonly maxAttempts?: number } = {}): Promise<SdkFixture> {
+  const endpoint = await startSqsEndpoint();
+  const sqs = sdkClient(endpoint.endpoint, options);
   return {
     endpoint,
     sqs,
