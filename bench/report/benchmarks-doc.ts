@@ -3,6 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { relative, dirname } from 'node:path';
 import type { BenchResult } from './bench-result.js';
+import { DocMarkersMissingError, replaceGeneratedBlock } from './generated-block.js';
 import { formatRatioMarkdown } from './ratio-table.js';
 import { formatResultsMarkdown } from './results-table.js';
 import { formatMarkdownTable } from './text-table.js';
@@ -10,12 +11,7 @@ import { formatMarkdownTable } from './text-table.js';
 export const generatedStart = '<!-- side-by-side:generated:start -->';
 export const generatedEnd = '<!-- side-by-side:generated:end -->';
 
-export class DocMarkersMissingError extends Error {
-  constructor(readonly docPath: string) {
-    super(`${docPath} has no ${generatedStart} … ${generatedEnd} block to replace`);
-    this.name = 'DocMarkersMissingError';
-  }
-}
+export { DocMarkersMissingError };
 
 export function renderGeneratedSection(result: BenchResult, resultFile: string): string {
   const systems = formatMarkdownTable({
@@ -43,10 +39,7 @@ export function renderGeneratedSection(result: BenchResult, resultFile: string):
 
 /** The document with the generated block replaced; throws when the markers are missing. */
 export function replaceGeneratedSection(doc: string, generated: string, docPath = 'docs/BENCHMARKS.md'): string {
-  const start = doc.indexOf(generatedStart);
-  const end = doc.indexOf(generatedEnd);
-  if (start < 0 || end < start) throw new DocMarkersMissingError(docPath);
-  return `${doc.slice(0, start + generatedStart.length)}\n${generated}\n${doc.slice(end)}`;
+  return replaceGeneratedBlock(doc, { start: generatedStart, end: generatedEnd }, generated, docPath);
 }
 
 export function updateBenchmarksDoc(docPath: string, result: BenchResult, resultPath: string): void {

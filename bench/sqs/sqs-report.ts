@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { renderPlot, type PlotSeries } from '../../jepsen-like/report/svg-plot.js';
 import type { BenchResult, CellMeasurement } from '../report/bench-result.js';
+import { replaceGeneratedBlock } from '../report/generated-block.js';
 import { headlineLatency } from '../report/results-table.js';
 import { formatMarkdownTable, formatTextTable, type Table } from '../report/text-table.js';
 import { formatBytes } from '../cell-spec.js';
@@ -12,13 +13,6 @@ import { workloadOfCell } from './sqs-workloads.js';
 
 export const sqsGeneratedStart = '<!-- sqs:generated:start -->';
 export const sqsGeneratedEnd = '<!-- sqs:generated:end -->';
-
-export class SqsDocMarkersMissingError extends Error {
-  constructor(readonly docPath: string) {
-    super(`${docPath} has no ${sqsGeneratedStart} … ${sqsGeneratedEnd} block to replace`);
-    this.name = 'SqsDocMarkersMissingError';
-  }
-}
 
 const nodesOf = (system: string): string => system.replace(/^raftq-/, '');
 
@@ -119,10 +113,7 @@ export function renderSqsSection(result: BenchResult, resultFile: string, comman
 
 /** The document with the SQS block replaced; throws when its markers are missing. */
 export function replaceSqsSection(doc: string, generated: string, docPath: string): string {
-  const start = doc.indexOf(sqsGeneratedStart);
-  const end = doc.indexOf(sqsGeneratedEnd);
-  if (start < 0 || end < start) throw new SqsDocMarkersMissingError(docPath);
-  return `${doc.slice(0, start + sqsGeneratedStart.length)}\n${generated}\n${doc.slice(end)}`;
+  return replaceGeneratedBlock(doc, { start: sqsGeneratedStart, end: sqsGeneratedEnd }, generated, docPath);
 }
 
 export function updateSqsSection(docPath: string, generated: string): void {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BenchUsageError } from '../../bench/bench-options.js';
 import { parseSqsBenchOptions, sqsFullConcurrencies, sqsQuickConcurrencies, sqsQuickTiming } from '../../bench/sqs/sqs-bench-options.js';
-import { formatSqsMarkdown, formatSqsTable, renderSqsCharts, renderSqsSection, replaceSqsSection, requestsPerSecond, SqsDocMarkersMissingError, sqsGeneratedEnd, sqsGeneratedStart } from '../../bench/sqs/sqs-report.js';
+import { formatSqsMarkdown, formatSqsTable, renderSqsCharts, renderSqsSection, replaceSqsSection, requestsPerSecond, sqsGeneratedEnd, sqsGeneratedStart } from '../../bench/sqs/sqs-report.js';
+import { DocMarkersMissingError } from '../../bench/report/generated-block.js';
 import { cellOf, sqsWorkloadNames, workloadOfCell } from '../../bench/sqs/sqs-workloads.js';
 import { benchResult, measurement } from './fixtures.js';
 import { xmlProblems } from './xml-well-formed.js';
@@ -81,6 +82,6 @@ describe('the SQS bench report', () => {
     expect(updated).toContain('`npm run bench:sqs -- --quick`');
     expect(updated).toContain('bench/results/sqs-x.json');
     expect(updated).toContain(`${sqsGeneratedEnd}\nafter`);
-    expect(() => replaceSqsSection('# Benchmarks\n', section, 'docs/BENCHMARKS.md')).toThrow(SqsDocMarkersMissingError);
+    expect(() => replaceSqsSection('# Benchmarks\n', section, 'docs/BENCHMARKS.md')).toThrow(DocMarkersMissingError);
   });
 });
