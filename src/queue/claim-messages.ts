@@ -198,7 +198,8 @@ export class MessageClaimer {
           if (groupsSeen.has(groupId)) continue;
           groupsSeen.add(groupId);
           await this.claimGroup(state, partition, groupId);
-        } else {
+        } else if (message.record.visibleAtMs <= state.nowMs) {
+          // (A later visibleAtMs means this vis row is a leftover of an earlier receive: the message is in flight.)
           await this.claimOrMove(state, message);
         }
       }

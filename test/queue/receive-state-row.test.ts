@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
 import { classifyStateKey } from '../../src/queue/key-family.js';
 import { GenerationKeys } from '../../src/queue/key-layout.js';
-import { decodeMessageRecord } from '../../src/queue/message-record.js';
+import { decodeMessageRecord, encodeVisibilityState } from '../../src/queue/message-record.js';
 import { MessageStore } from '../../src/queue/message-store.js';
 import { QueueService } from '../../src/queue/queue-service.js';
 import { decodeReceiveState, encodeReceiveState } from '../../src/queue/receive-state.js';
@@ -143,6 +143,24 @@ describe('the receive-state row', () => {
     expect(await executor.liveRows(new GenerationKeys('src', 1).familyRange('state'))).toEqual([]);
     const [back] = await service.receiveMessages('src', { maxMessages: 1, visibilityTimeoutSeconds: 30 });
     expect(back?.attributes['ApproximateReceiveCount']).toBe('1');
+  });
+
+  it('a leftover vis row of a message in flight does not deliver it a second time', async () => {
+    const { service, executor } = makeHarness();
+    await service.createQueue({ name: 'q', attributes: { VisibilityTimeout: '30' }, tags: {} });
+    const id = await sendOne(service, 'q', 'held');
+    expect(await service.receiveMessages('q', { maxMessages: 1 })).toHaveLength(1);
+    const keys = new GenerationKeys('q', 1);
+    const view = await executor.readView({ linearizable: true });
+    await executor.commit({
+      txnId: 'leftover-vis-row',
+      startTs: view.ts,
+      nowMs: executor.nowMs(),
+      readKeys: [],
+      writes: [{ kind: 'put', key: keys.visibility(0, 1, 0n, id), value: encodeVisibilityState('inflight') }],
+    });
+    view.release();
+    expect(await service.receiveMessages('q', { maxMessages: 1 })).toEqual([]);
   });
 
   it('the reaper deletes a state row whose data row is gone and keeps those of live messages', async () => {
