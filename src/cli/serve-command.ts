@@ -9,7 +9,8 @@ import pino, { type Logger } from 'pino';
 import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
 import { ClusterNode } from '../cluster/cluster-node.js';
 import { parseHostPort } from '../cluster/node-config.js';
-import { QueueService, receiveScanSlotOf } from '../queue/queue-service.js';
+import { QueueService } from '../queue/queue-service.js';
+import { cachedReceiveScanSlot } from '../queue/receive-scan-slot.js';
 import { startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
 import { resolveServeOptions, type ServeOptions } from './serve-options.js';
 import { startStateUpkeep } from './state-upkeep.js';
@@ -75,7 +76,7 @@ async function startGateway(options: ServeOptions, node: ClusterNode, logger: Lo
     },
     newId: () => randomUUID(),
     // Each voter starts its receives at its own point of a standard queue's head (receive-scan-slot.ts).
-    receiveScanSlot: () => receiveScanSlotOf(node.id, node.membership().confState.voters),
+    receiveScanSlot: cachedReceiveScanSlot(node.id, () => node.membership().confState.voters),
     logger: { info: (fields, message) => queueLogger.info(fields, message), warn: (fields, message) => queueLogger.warn(fields, message) },
   });
   const { host, port } = parseHostPort('sqs-listen', options.sqsListen);

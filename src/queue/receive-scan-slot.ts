@@ -25,6 +25,24 @@ export function receiveScanSlotOf(nodeId: string, voterIds: readonly string[]): 
   return slot < 0 ? singleScanSlot : { slot, slotCount: sorted.length };
 }
 
+/**
+ * receiveScanSlotOf for a node whose voters are asked on every receive: the slot is worked out
+ * again only when the voter list changes (a membership change hands out a new array), not per
+ * receive on the gateway's path.
+ */
+export function cachedReceiveScanSlot(nodeId: string, votersNow: () => readonly string[]): () => ReceiveScanSlot {
+  let lastVoters: readonly string[] | undefined;
+  let lastSlot = singleScanSlot;
+  return () => {
+    const voters = votersNow();
+    if (voters !== lastVoters) {
+      lastVoters = voters;
+      lastSlot = receiveScanSlotOf(nodeId, voters);
+    }
+    return lastSlot;
+  };
+}
+
 /** The index in a page of `pageRows` rows where a receive wanting `wantedCount` messages starts. */
 export function firstPageOffset(scanSlot: ReceiveScanSlot, wantedCount: number, pageRows: number): number {
   assert(Number.isInteger(scanSlot.slot) && scanSlot.slot >= 0 && scanSlot.slot < scanSlot.slotCount, `receive scan slot ${scanSlot.slot} of ${scanSlot.slotCount}`);

@@ -81,3 +81,14 @@ describe('receive scan slots', () => {
     expect(() => firstPageOffset({ slot: 3, slotCount: 3 }, 10, 64)).toThrow();
   });
 });
+
+describe('cachedReceiveScanSlot', () => {
+  it('answers from the last voter list until a new one arrives, then takes the new slot', async () => {
+    const { cachedReceiveScanSlot } = await import('../../src/queue/receive-scan-slot.js');
+    let voters: readonly string[] = ['n1', 'n2', 'n3'];
+    const slotOf = cachedReceiveScanSlot('n3', () => voters);
+    expect(slotOf()).toEqual({ slot: 2, slotCount: 3 });
+    voters = ['n3', 'n4'];
+    expect(slotOf()).toEqual({ slot: 0, slotCount: 2 });
+  });
+});
