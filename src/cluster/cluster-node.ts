@@ -23,7 +23,7 @@ import { SystemClock, type Clock } from '../base/clock.js';
 import { raftLimits } from '../base/limits.js';
 import type { RawNode } from '../raft/raw-node.js';
 import { MessageType, type ConfChange, type ConfState, type Entry, type RaftMessage, type Ready, type SoftState } from '../raft/types.js';
-import type { ReadView, Txn, TxnExecutor, TxnOutcome } from '../storage/txn.js';
+import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../storage/txn.js';
 import { ClusterClock } from './cluster-clock.js';
 import { CommittedEntryApplier } from './committed-entry-applier.js';
 import { EntryProposer } from './entry-proposer.js';
@@ -439,7 +439,7 @@ export class ClusterNode implements TxnExecutor {
     return this.clock.nowMs();
   }
 
-  onApplied(listener: (writtenKeys: readonly Uint8Array[]) => void): () => void {
+  onApplied(listener: (writes: readonly TxnWrite[]) => void): () => void {
     return this.applier.onApplied(listener);
   }
 

@@ -13,6 +13,7 @@ import type { NodeMetrics } from './node-metrics.js';
 import { applyEntriesToStore, decodeEntryPayload, type EntryToApply } from './state-apply.js';
 import type { StateObserver } from './state-observer.js';
 import type { StateStore } from './state-store.js';
+import type { TxnWrite } from '../storage/txn.js';
 import type { AppliedIndexWaiters, TxnWaiters } from './txn-waiters.js';
 
 export interface CommittedEntryApplierParts {
@@ -35,12 +36,12 @@ export interface CommittedEntryApplierParts {
 const utf8Decoder = new TextDecoder();
 
 export class CommittedEntryApplier {
-  private readonly appliedListeners = new Set<(keys: readonly Uint8Array[]) => void>();
+  private readonly appliedListeners = new Set<(writes: readonly TxnWrite[]) => void>();
 
   constructor(private readonly parts: CommittedEntryApplierParts) {}
 
-  /** Registers a listener of the keys every applied run wrote; returns its removal. */
-  onApplied(listener: (writtenKeys: readonly Uint8Array[]) => void): () => void {
+  /** Registers a listener of the writes of every applied run; returns its removal. */
+  onApplied(listener: (writes: readonly TxnWrite[]) => void): () => void {
     this.appliedListeners.add(listener);
     return () => this.appliedListeners.delete(listener);
   }
@@ -66,20 +67,20 @@ export class CommittedEntryApplier {
     if (run.length === 0) return;
     const { metrics, txnWaiters, logger } = this.parts;
     const applied = await applyEntriesToStore(this.parts.state().mvcc, run);
-    const writtenKeys: Uint8Array[] = [];
+    const writes: TxnWrite[] = [];
     for (const entry of applied.entries) {
       for (const { txn, outcome } of entry.results) {
         metrics.appliedTxns.inc({ outcome: outcome.kind });
-        if (outcome.kind === 'committed') for (const write of txn.writes) writtenKeys.push(write.key);
+        if (outcome.kind === 'committed') writes.push(...txn.writes);
         txnWaiters.resolve(txn.txnId, { outcome, entryIndex: entry.index });
       }
     }
     this.parts.appliedWaiters.notify();
     for (const observer of this.parts.stateObservers) observer.onApplied({ liveKeyChanges: applied.liveKeyChanges, versionsWritten: applied.versionsWritten });
-    if (writtenKeys.length > 0) {
+    if (writes.length > 0) {
       for (const listener of this.appliedListeners) {
         try {
-          listener(writtenKeys);
+          listener(writes);
         } catch (error) {
           logger.error({ err: error }, 'an onApplied listener threw');
         }

@@ -1,29 +1,37 @@
 /**
- * One receive attempt: the transaction that claims up to 10 messages (DESIGN.md §4).
+ * One receive attempt: the transaction that claims up to 10 messages (DESIGN.md §4, §11).
  *
- * It scans the vis rows at or before now of every partition, starting at a rotating partition
- * (trap 14), page by page, past rows it cannot deliver — orphans, expired messages, messages of
- * locked FIFO groups — until it has enough messages or has examined
- * raftqLimits.receiveScanRowsMax rows (trap 11). A claim gives the message a new receipt token,
- * counts the receive and moves its vis row to now + visibility timeout; a message that has used
- * up its receives moves to the dead-letter queue in the same transaction. Expired messages are
- * never delivered, whether or not the reaper has removed them (trap 13).
+ * Candidates come from this node's in-memory queue index (index/queue-indexes.ts), partition by
+ * partition from a rotating start (trap 14), never from a scan of the vis rows: the standard
+ * index offers messages in enqueue order, the FIFO index offers groups whose head is visible. The
+ * index is a hint: every candidate's rows are read in the attempt's view and validated at commit,
+ * so a stale index costs a skip or a conflict, never a wrong delivery. Candidates are taken
+ * exclusively until the attempt ends, so concurrent receives here take disjoint messages. A
+ * receive examines at most raftqLimits.receiveScanRowsMax candidates (trap 11: messages it cannot
+ * deliver are passed, not stopped at). Expired messages are never delivered, whether or not the
+ * reaper has removed them (trap 13), and the index stops offering them, so they never hide live
+ * messages behind them.
  *
- * FIFO: a vis row only nominates its group. The group's rows are then read in SequenceNumber
- * order from its group index: the head is delivered if visible, then its successors, and the
- * group stops at the first message in flight or not yet visible. Order never depends on
- * visibleAtMs or on ids (trap 16), so sends stamped by a clock that went backwards still deliver
- * in sequence order.
+ * A claim gives the message a new receipt token, counts the receive and moves its vis row to now +
+ * visibility timeout; a message that has used up its receives moves to the dead-letter queue in
+ * the same transaction.
+ *
+ * FIFO: the index only nominates a group. The group's rows are then read in SequenceNumber order
+ * in the view: the head is delivered if visible, then its successors, and the group stops at the
+ * first message in flight or not yet visible. Order never depends on visibleAtMs or on ids (trap
+ * 16), so sends stamped by a clock that went backwards still deliver in sequence order.
  */
 import { raftqLimits, sqsLimits } from '../base/limits.js';
-import { decodeKey, keySuccessor } from '../storage/key-codec.js';
-import type { KeyValue, ReadView, TxnWrite } from '../storage/txn.js';
+import { keySuccessor } from '../storage/key-codec.js';
+import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { DeadLetterMover } from './dead-letter-move.js';
 import { OverLimitError } from './errors.js';
 import { countInFlight } from './message-counts.js';
-import { decodeVisibilityState, isExpired, isInFlight, type MessageRecord } from './message-record.js';
+import { isExpired, isInFlight, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
-import { VisibilityScanHints, type ScanRecorder } from './visibility-scan-hints.js';
+import type { FifoPartitionIndex } from './index/fifo-partition-index.js';
+import type { PartitionIndex, QueueIndexes } from './index/queue-indexes.js';
+import type { IndexedMessage, StandardPartitionIndex } from './index/standard-partition-index.js';
 import { firstPageOffset, rotatedRows, singleScanSlot, type ReceiveScanSlot } from './receive-scan-slot.js';
 import { partitionVisitOrder } from './partitioning.js';
 import type { ReceivedMessage, ReceiveOptions } from './queue-api.js';
@@ -57,46 +65,48 @@ interface ClaimState {
   readonly writes: TxnWrite[];
   readonly claimed: MessageRecord[];
   readonly mover: DeadLetterMover;
-  /** Messages this attempt claims, also listed in claimsInProgress until the attempt ends. */
-  readonly reserved: Set<string>;
-  readonly recorder: ScanRecorder;
+  /** Releases of what this attempt took from the indexes; run when the attempt ends. */
+  readonly taken: Array<() => void>;
+  /** Applied batches this node had heard of when the attempt's view was taken. */
+  readonly batchAtView: number;
   rowsExamined: number;
 }
 
 export class MessageClaimer {
   private readonly partitionStarts = new Map<string, number>();
-  /**
-   * Messages that receives on this node are claiming right now. Other receives here skip them:
-   * they would only conflict, and concurrent consumers on one node would otherwise all race for
-   * the same head of the queue. Receives on other nodes are still kept apart by OCC alone.
-   */
-  private readonly claimsInProgress = new Set<string>();
   private readonly inFlightCounts = new Map<string, { generation: number; atMs: number; count: number }>();
 
   constructor(
     private readonly ctx: QueueContext,
     private readonly inFlightMessagesMax: number | undefined,
-    private readonly scanHints: VisibilityScanHints,
+    private readonly indexes: QueueIndexes,
     /** Where this node starts in the head of a standard queue (receive-scan-slot.ts); read per receive, as membership changes. */
     private readonly scanSlot: () => ReceiveScanSlot = () => singleScanSlot,
   ) {}
 
   async claimOnce(name: string, options: ReceiveOptions): Promise<ClaimResult> {
-    const reserved = new Set<string>();
-    // Registered before the first view is taken, so every vis write the view misses is recorded.
-    const recorder = this.scanHints.begin();
-    const releaseReserved = () => {
-      for (const id of reserved) this.claimsInProgress.delete(id);
-      reserved.clear();
+    const taken: Array<() => void> = [];
+    let batchAtView = 0;
+    const releaseTaken = () => {
+      for (const release of taken) release();
+      taken.length = 0;
     };
     try {
-      return await this.ctx.runner.run('ReceiveMessage', (attempt) => {
-        releaseReserved();
-        return this.plan(name, options, attempt.view, attempt.nowMs, reserved, recorder);
-      }, { staleAnswerWithoutWritesIsAcceptable: true });
+      return await this.ctx.runner.run(
+        'ReceiveMessage',
+        (attempt) => {
+          releaseTaken();
+          return this.plan(name, options, attempt.view, attempt.nowMs, taken, batchAtView);
+        },
+        {
+          staleAnswerWithoutWritesIsAcceptable: true,
+          beforeEachView: () => {
+            batchAtView = this.indexes.appliedBatches;
+          },
+        },
+      );
     } finally {
-      releaseReserved();
-      this.scanHints.end(recorder);
+      releaseTaken();
     }
   }
 
@@ -105,8 +115,8 @@ export class MessageClaimer {
     options: ReceiveOptions,
     view: ReadView,
     nowMs: number,
-    reserved: Set<string>,
-    recorder: ScanRecorder,
+    taken: Array<() => void>,
+    batchAtView: number,
   ): Promise<TxnPlan<ClaimResult>> {
     const queue = await this.ctx.loadQueue(view, name);
     const { config } = queue.meta;
@@ -130,13 +140,15 @@ export class MessageClaimer {
       claimed: [],
       mover: new DeadLetterMover(this.ctx, view, queue, nowMs),
       rowsExamined: 0,
-      reserved,
-      recorder,
+      taken,
+      batchAtView,
     };
     const start = this.nextPartitionStart(name, queue.meta.partitionCount);
     for (const partition of partitionVisitOrder(queue.meta.partitionCount, start)) {
       if (state.claimed.length >= state.wanted || state.rowsExamined >= raftqLimits.receiveScanRowsMax.value) break;
-      await this.scanPartition(state, partition);
+      const index = await this.indexOf(queue, partition, nowMs);
+      if (index.kind === 'fifo') await this.claimFromGroups(state, partition, index);
+      else await this.claimFromMessages(state, partition, index);
     }
     const messages = state.claimed.map((record) => this.toReceived(queue, record));
     if (state.claimed.length > 0) {
@@ -151,11 +163,20 @@ export class MessageClaimer {
       return { readKeys: state.readKeys, writes: state.writes, result: { ...base, messages } };
     }
     // Nothing to deliver; dead-letter moves (if any) still commit. Only a long poll waits for the
-    // earliest future message: a short poll skips the scan of the in-flight range it would take.
+    // earliest future message.
     const isLongPoll = (options.waitTimeSeconds ?? config.receiveWaitTimeSeconds) > 0;
-    const nextVisibleAtMs = isLongPoll ? await this.earliestFutureVisibleAtMs(queue, view, nowMs) : undefined;
+    const nextVisibleAtMs = isLongPoll ? await this.earliestFutureVisibleAtMs(queue, nowMs) : undefined;
     const result: ClaimResult = nextVisibleAtMs === undefined ? { ...base, messages } : { ...base, messages, nextVisibleAtMs };
     return { readKeys: state.readKeys, writes: state.writes, result };
+  }
+
+  /** The partition's index, with expired messages offered again if the retention period was raised since. */
+  private async indexOf(queue: LoadedQueue, partition: number, nowMs: number): Promise<PartitionIndex> {
+    const index = await this.indexes.partition(queue, partition, nowMs);
+    const retentionSeconds = queue.meta.config.messageRetentionSeconds;
+    if (index.retentionSeconds !== undefined && retentionSeconds > index.retentionSeconds) index.reviveExpired();
+    index.retentionSeconds = retentionSeconds;
+    return index;
   }
 
   private nextPartitionStart(name: string, partitionCount: number): number {
@@ -165,91 +186,92 @@ export class MessageClaimer {
     return start;
   }
 
-  private async scanPartition(state: ClaimState, partition: number): Promise<void> {
-    const hintId = VisibilityScanHints.idOf(state.queue.meta.name, state.queue.meta.generation, partition);
-    const fromMs = this.scanHints.startMs(hintId, state.nowMs);
-    const range = state.queue.keys.visibleRange(partition, state.nowMs, fromMs);
-    const pageRows = raftqLimits.receiveScanPageRows.value;
+  /**
+   * Standard queue: takes messages in delivery order. Nodes start at different points of the head
+   * (receive-scan-slot.ts), so receives on different nodes rarely race for a message.
+   */
+  private async claimFromMessages(state: ClaimState, partition: number, index: StandardPartitionIndex): Promise<void> {
     const rowsMax = raftqLimits.receiveScanRowsMax.value;
-    const groupsSeen = new Set<string>();
-    const isFifo = state.queue.meta.config.isFifo;
-    let gte = range.gte;
-    let isFirstPage = true;
+    const offset = firstPageOffset(this.scanSlot(), state.wanted, Number.MAX_SAFE_INTEGER);
+    const head: IndexedMessage[] = [];
+    while (head.length < offset + state.wanted) {
+      const message = this.takeMessage(state, index);
+      if (message === undefined) break;
+      head.push(message);
+    }
+    for (const candidate of rotatedRows(head, head.length === 0 ? 0 : offset % head.length)) {
+      if (state.claimed.length >= state.wanted) return;
+      await this.tryClaim(state, partition, index, candidate);
+    }
     while (state.claimed.length < state.wanted && state.rowsExamined < rowsMax) {
-      const limit = Math.min(pageRows, rowsMax - state.rowsExamined);
-      const page = await state.view.scan({ gte, lt: range.lt }, { limit });
-      let rows: readonly KeyValue[] = page;
-      if (isFirstPage) {
-        isFirstPage = false;
-        const first = page[0];
-        this.scanHints.raise(state.recorder, hintId, fromMs, first === undefined ? state.nowMs + 1 : visibleAtOfKey(first.key), state.nowMs);
-        // Nodes start at different points of a standard queue's head, so they rarely race for a message.
-        if (!isFifo) rows = rotatedRows(page, firstPageOffset(this.scanSlot(), state.wanted, page.length));
-      }
-      for (const row of rows) {
-        if (state.claimed.length >= state.wanted) return;
-        state.rowsExamined++;
-        const messageId = lastElementAsString(row.key);
-        if (!this.tryReserve(state, messageId)) continue;
-        const message = await this.readMessage(state, partition, messageId, decodeVisibilityState(row.value) === 'pending');
-        if (message === undefined) continue;
-        const groupId = message.record.messageGroupId;
-        if (isFifo && groupId !== undefined) {
-          if (groupsSeen.has(groupId)) continue;
-          groupsSeen.add(groupId);
-          await this.claimGroup(state, partition, groupId);
-        } else if (message.record.visibleAtMs <= state.nowMs) {
-          // (A later visibleAtMs means this vis row is a leftover of an earlier receive: the message is in flight.)
-          await this.claimOrMove(state, message);
-        }
-      }
-      const last = page[page.length - 1];
-      if (last === undefined || page.length < limit) return;
-      gte = keySuccessor(last.key);
+      const candidate = this.takeMessage(state, index);
+      if (candidate === undefined) return;
+      await this.tryClaim(state, partition, index, candidate);
     }
   }
 
-  /** Reads a message; undefined for an orphan vis row or an expired message (never delivered). */
-  private async readMessage(state: ClaimState, partition: number, messageId: string, isNeverReceived = false): Promise<StoredMessage | undefined> {
-    const message = await state.queue.messages.read(state.view, partition, messageId, { isNeverReceived });
-    if (message === undefined || isExpired(message.record, state.queue.meta.config.messageRetentionSeconds, state.nowMs)) return undefined;
+  private takeMessage(state: ClaimState, index: StandardPartitionIndex): IndexedMessage | undefined {
+    const message = index.take(state.nowMs);
+    if (message !== undefined) state.taken.push(() => index.release(message));
     return message;
   }
 
-  private async claimGroup(state: ClaimState, partition: number, groupId: string): Promise<void> {
+  private async tryClaim(state: ClaimState, partition: number, index: StandardPartitionIndex, candidate: IndexedMessage): Promise<void> {
+    state.rowsExamined++;
+    // The index has heard every batch the view may hold once it heard one more than when the view
+    // was taken; only then does its "never received" (no state row to read) hold for the view too.
+    const isNeverReceived = candidate.isNeverReceived && this.indexes.appliedBatches > state.batchAtView;
+    const message = await state.queue.messages.read(state.view, partition, candidate.messageId, { isNeverReceived });
+    if (message === undefined) {
+      // Gone in a view that includes the batch that indexed it: the index missed its removal.
+      if (candidate.addedInBatch <= state.batchAtView) index.dropPhantom(candidate);
+      return;
+    }
+    if (isExpired(message.record, state.queue.meta.config.messageRetentionSeconds, state.nowMs)) {
+      index.markExpired(candidate);
+      return;
+    }
+    // In flight as the view has it (the index lags the view by at most one batch).
+    if (message.record.visibleAtMs > state.nowMs) return;
+    await this.claimOrMove(state, message);
+  }
+
+  /** FIFO: takes groups whose head is visible, and claims each group's head and successors. */
+  private async claimFromGroups(state: ClaimState, partition: number, index: FifoPartitionIndex): Promise<void> {
+    while (state.claimed.length < state.wanted && state.rowsExamined < raftqLimits.receiveScanRowsMax.value) {
+      const group = index.take(state.nowMs);
+      if (group === undefined) return;
+      state.taken.push(() => index.release(group));
+      state.rowsExamined++;
+      const expiredIds = await this.claimGroup(state, partition, group.groupId);
+      if (expiredIds.length > 0) index.markExpired(group, expiredIds);
+    }
+  }
+
+  /** Claims the group's head and successors as the view has them; returns the ids of expired messages passed. */
+  private async claimGroup(state: ClaimState, partition: number, groupId: string): Promise<string[]> {
     const range = state.queue.keys.groupRange(partition, groupId);
+    const expiredIds: string[] = [];
     let gte = range.gte;
     for (;;) {
       const page = await state.view.scan({ gte, lt: range.lt }, { limit: sqsLimits.receiveMessagesMax.value + 1 });
       for (const row of page) {
-        if (state.claimed.length >= state.wanted) return;
-        state.rowsExamined++;
+        if (state.claimed.length >= state.wanted) return expiredIds;
         const messageId = decoder.decode(row.value);
-        // A message of this group is being claimed by another receive here: the group is taken.
-        if (!this.tryReserve(state, messageId)) return;
-        const message = await this.readMessage(state, partition, messageId);
+        const message = await state.queue.messages.read(state.view, partition, messageId);
         if (message === undefined) continue;
+        if (isExpired(message.record, state.queue.meta.config.messageRetentionSeconds, state.nowMs)) {
+          expiredIds.push(messageId);
+          continue;
+        }
         // The group is locked by a message in flight, or blocked by one not yet visible.
-        if (message.record.visibleAtMs > state.nowMs) return;
+        if (message.record.visibleAtMs > state.nowMs) return expiredIds;
         await this.claimOrMove(state, message);
       }
       const last = page[page.length - 1];
-      if (last === undefined || page.length <= sqsLimits.receiveMessagesMax.value) return;
+      if (last === undefined || page.length <= sqsLimits.receiveMessagesMax.value) return expiredIds;
       gte = keySuccessor(last.key);
     }
-  }
-
-  /**
-   * Marks a message as being looked at by this attempt before its row is even read, so that
-   * concurrent receives here, interleaved at every await, never pick the same one.
-   */
-  private tryReserve(state: ClaimState, messageId: string): boolean {
-    const id = claimId(state.queue, messageId);
-    if (state.reserved.has(id)) return true;
-    if (this.claimsInProgress.has(id)) return false;
-    state.reserved.add(id);
-    this.claimsInProgress.add(id);
-    return true;
   }
 
   /**
@@ -306,13 +328,11 @@ export class MessageClaimer {
     if (cached !== undefined && cached.generation === queue.meta.generation) cached.count += claimedCount;
   }
 
-  private async earliestFutureVisibleAtMs(queue: LoadedQueue, view: ReadView, nowMs: number): Promise<number | undefined> {
+  private async earliestFutureVisibleAtMs(queue: LoadedQueue, nowMs: number): Promise<number | undefined> {
     let earliest: number | undefined;
     for (let partition = 0; partition < queue.meta.partitionCount; partition++) {
-      const [row] = await view.scan(queue.keys.futureRange(partition, nowMs), { limit: 1 });
-      if (row === undefined) continue;
-      const visibleAtMs = visibleAtOfKey(row.key);
-      if (earliest === undefined || visibleAtMs < earliest) earliest = visibleAtMs;
+      const visibleAtMs = (await this.indexes.partition(queue, partition, nowMs)).nextVisibleAtMs(nowMs);
+      if (visibleAtMs !== undefined && (earliest === undefined || visibleAtMs < earliest)) earliest = visibleAtMs;
     }
     return earliest;
   }
@@ -348,18 +368,3 @@ export class MessageClaimer {
   }
 }
 
-function claimId(queue: LoadedQueue, messageId: string): string {
-  return `${queue.meta.name}/${queue.meta.generation}/${messageId}`;
-}
-
-function lastElementAsString(key: Uint8Array): string {
-  const tuple = decodeKey(key);
-  const last = tuple[tuple.length - 1];
-  return String(last);
-}
-
-/** visibleAtMs of a vis key (…, "vis", partition, visibleAtMs, order, messageId). */
-export function visibleAtOfKey(key: Uint8Array): number {
-  const tuple = decodeKey(key);
-  return Number(tuple[tuple.length - 3]);
-}

@@ -97,6 +97,11 @@ export class GenerationKeys {
     return encodeKey([...this.root, 'group', partition, groupId, sequence]);
   }
 
+  /** Every group row of a partition: all FIFO groups, each in SequenceNumber order. */
+  groupPrefix(partition: number): KeyRange {
+    return prefixRange([...this.root, 'group', partition]);
+  }
+
   groupRange(partition: number, groupId: string): KeyRange {
     return prefixRange([...this.root, 'group', partition, groupId]);
   }

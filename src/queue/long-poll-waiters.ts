@@ -6,7 +6,7 @@
  * (trap 3). Nothing re-scans in a loop: every scan follows an applied write or a timer.
  */
 import { bytesEqual, decodeKey, encodeKey } from '../storage/key-codec.js';
-import type { TxnExecutor } from '../storage/txn.js';
+import type { TxnExecutor, TxnWrite } from '../storage/txn.js';
 import type { QueueScheduler } from './queue-api.js';
 
 export class Waiter {
@@ -86,7 +86,7 @@ export class LongPollWaiters {
       this.byQueue.set(queueName, entry);
     }
     entry.waiters.add(waiter);
-    this.unsubscribe ??= this.executor.onApplied((keys) => this.onApplied(keys));
+    this.unsubscribe ??= this.executor.onApplied((writes) => this.onApplied(writes));
     return waiter;
   }
 
@@ -108,10 +108,10 @@ export class LongPollWaiters {
     this.unsubscribe = undefined;
   }
 
-  private onApplied(keys: readonly Uint8Array[]): void {
+  private onApplied(writes: readonly TxnWrite[]): void {
     if (this.byQueue.size === 0) return;
     const nowMs = this.executor.nowMs();
-    for (const key of keys) {
+    for (const { key } of writes) {
       for (const entry of this.byQueue.values()) {
         if (!startsWith(key, entry.prefix)) continue;
         const event = classify(key, nowMs);

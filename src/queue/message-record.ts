@@ -115,3 +115,8 @@ export function encodeVisibilityState(state: VisibilityState): Uint8Array {
 export function decodeVisibilityState(bytes: Uint8Array): VisibilityState {
   return bytes[0] === 0x66 ? 'inflight' : 'pending';
 }
+
+/** A vis row's value says its message was never received (so it has no state row). */
+export function isNeverReceivedVisibilityValue(bytes: Uint8Array): boolean {
+  return decodeVisibilityState(bytes) === 'pending';
+}

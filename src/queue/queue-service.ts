@@ -24,7 +24,7 @@ import { MoveTasks } from './move-tasks.js';
 import { moveMessageToDeadLetterQueue, type DeadLetterMoveInput, type DeadLetterMoveResult } from './move-message-to-dead-letter-queue.js';
 import { QueueReaper, type ReaperSweepOptions, type ReaperSweepReport } from './reaper.js';
 import { MessageSender } from './send-messages.js';
-import { VisibilityScanHints } from './visibility-scan-hints.js';
+import { QueueIndexes } from './index/queue-indexes.js';
 import type { ReceiveScanSlot } from './receive-scan-slot.js';
 import type {
   ChangeVisibilityEntry,
@@ -74,15 +74,15 @@ export class QueueService {
   private readonly claimer: MessageClaimer;
   private readonly waiters: LongPollWaiters;
   private readonly reaper: QueueReaper;
-  private readonly scanHints: VisibilityScanHints;
+  private readonly indexes: QueueIndexes;
   private readonly moveTasks: MoveTasks;
   private isClosed = false;
 
   constructor(readonly options: QueueServiceOptions) {
     this.ctx = new QueueContext(options.executor, options.accountId, options.region, options.scheduler, options, options.logger);
     this.sender = new MessageSender(this.ctx);
-    this.scanHints = new VisibilityScanHints(options.executor);
-    this.claimer = new MessageClaimer(this.ctx, options.inFlightMessagesMax, this.scanHints, options.receiveScanSlot);
+    this.indexes = new QueueIndexes(options.executor);
+    this.claimer = new MessageClaimer(this.ctx, options.inFlightMessagesMax, this.indexes, options.receiveScanSlot);
     this.waiters = new LongPollWaiters(options.executor, options.scheduler);
     this.reaper = new QueueReaper(this.ctx);
     this.moveTasks = new MoveTasks(this.ctx);
@@ -246,7 +246,7 @@ export class QueueService {
   close(): void {
     this.isClosed = true;
     this.waiters.close();
-    this.scanHints.close();
+    this.indexes.close();
   }
 }
 

@@ -53,12 +53,13 @@ export class TxnRunner {
    * created a moment ago on another node) never reaches the apply step, so nothing would
    * validate it: such an answer is derived again on a linearizable view before it is given.
    * Only an operation for which a stale answer is harmless (an empty receive, which the caller
-   * may simply repeat) opts out with `staleAnswerWithoutWritesIsAcceptable`.
+   * may simply repeat) opts out with `staleAnswerWithoutWritesIsAcceptable`. `beforeEachView`
+   * runs right before each attempt's view is requested.
    */
   async run<T>(
     operation: string,
     build: (attempt: TxnAttempt) => Promise<TxnPlan<T>>,
-    options: { staleAnswerWithoutWritesIsAcceptable?: boolean } = {},
+    options: { staleAnswerWithoutWritesIsAcceptable?: boolean; beforeEachView?: () => void } = {},
   ): Promise<T> {
     const attemptsMax = raftqLimits.queueTxnAttemptsMax.value;
     let lastOutcome = 'none';
@@ -66,6 +67,7 @@ export class TxnRunner {
     for (let attempt = 0; attempt < attemptsMax; attempt++) {
       // Retries read linearizably so they see whatever beat them.
       const isLinearizable = attempt > 0 || mustReadLinearizably;
+      options.beforeEachView?.();
       const view = await this.options.executor.readView({ linearizable: isLinearizable });
       const nowMs = this.options.executor.nowMs();
       let plan: TxnPlan<T>;

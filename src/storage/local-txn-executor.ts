@@ -8,7 +8,7 @@ import type { Clock } from '../base/clock.js';
 import type { MvccStore } from './mvcc-store.js';
 import { decodeTxnBatch, encodeTxnBatch, validateTxn } from './txn-codec.js';
 import { applyEntries, defaultTxnApplyRules, type TxnApplyRules } from './txn-apply.js';
-import type { ReadView, Txn, TxnExecutor, TxnOutcome } from './txn.js';
+import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from './txn.js';
 
 export interface LocalTxnExecutorOptions {
   readonly store: MvccStore;
@@ -24,7 +24,7 @@ export interface LocalTxnExecutorOptions {
 }
 
 export class LocalTxnExecutor implements TxnExecutor {
-  private readonly listeners = new Set<(writtenKeys: readonly Uint8Array[]) => void>();
+  private readonly listeners = new Set<(writes: readonly TxnWrite[]) => void>();
   private commitTail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: LocalTxnExecutorOptions) {}
@@ -50,7 +50,7 @@ export class LocalTxnExecutor implements TxnExecutor {
     return this.options.clock.nowMs();
   }
 
-  onApplied(listener: (writtenKeys: readonly Uint8Array[]) => void): () => void {
+  onApplied(listener: (writes: readonly TxnWrite[]) => void): () => void {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);
@@ -66,11 +66,11 @@ export class LocalTxnExecutor implements TxnExecutor {
       sync: this.options.sync ?? false,
     });
     const outcome = result.outcomes[0]?.[0] as TxnOutcome;
-    if (result.writtenKeys.length > 0) {
+    if (result.writes.length > 0) {
       const failures: unknown[] = [];
       for (const listener of [...this.listeners]) {
         try {
-          listener(result.writtenKeys);
+          listener(result.writes);
         } catch (err) {
           failures.push(err);
         }

@@ -29,7 +29,7 @@ import type { HorizonTracker } from './horizon.js';
 import { compareBytes } from './key-codec.js';
 import type { MvccStore, VersionWrite } from './mvcc-store.js';
 import { systemKey, txnExpiryRowKey, txnExpiryRows, txnRowKey } from './system-keys.js';
-import type { Txn, TxnOutcome } from './txn.js';
+import type { Txn, TxnOutcome, TxnWrite } from './txn.js';
 import { decodeTxnExpiryRowKey, decodeTxnIdRecord, encodeTxnIdRecord, isTxnIdExpired, type TxnIdRecord } from './txn-id-table.js';
 
 export interface ApplyEntry {
@@ -42,8 +42,8 @@ export interface ApplyEntry {
 export interface ApplyEntriesResult {
   /** outcomes[i][j] is the outcome of entries[i].txns[j]. */
   readonly outcomes: TxnOutcome[][];
-  /** Every key written by a committed txn, in apply order (a key may repeat). */
-  readonly writtenKeys: Uint8Array[];
+  /** Every write of a committed txn, in apply order (a key may repeat). */
+  readonly writes: TxnWrite[];
   /** Each committed write that gave a key a value it lacked, or removed the value it had, in apply order (for counting live rows without scanning). */
   readonly liveKeyChanges: LiveKeyChange[];
   /** Versions written: one per distinct key of each committed txn (a key written twice by one txn is one version). */
@@ -78,7 +78,7 @@ export interface ApplyEntriesOptions {
 }
 
 export async function applyEntries(store: MvccStore, entries: readonly ApplyEntry[], options: ApplyEntriesOptions = {}): Promise<ApplyEntriesResult> {
-  if (entries.length === 0) return { outcomes: [], writtenKeys: [], liveKeyChanges: [], versionsWritten: 0, appliedIndex: store.appliedIndex, lastCommitTs: store.lastCommitTs };
+  if (entries.length === 0) return { outcomes: [], writes: [], liveKeyChanges: [], versionsWritten: 0, appliedIndex: store.appliedIndex, lastCommitTs: store.lastCommitTs };
   const rules = options.rules ?? defaultTxnApplyRules;
   return store.applyExclusive(
     async () => {
@@ -89,7 +89,7 @@ export async function applyEntries(store: MvccStore, entries: readonly ApplyEntr
       for (const entry of entries) outcomes.push(await step.applyEntry(entry));
       txnExpiryFloorMs.set(store, step.expiryFloorMs);
       const last = entries[entries.length - 1] as ApplyEntry;
-      const result: ApplyEntriesResult = { outcomes, writtenKeys: step.writtenKeys, liveKeyChanges: step.liveKeyChanges, versionsWritten: step.versionsWritten, appliedIndex: last.index, lastCommitTs: step.lastCommitTs };
+      const result: ApplyEntriesResult = { outcomes, writes: step.writes, liveKeyChanges: step.liveKeyChanges, versionsWritten: step.versionsWritten, appliedIndex: last.index, lastCommitTs: step.lastCommitTs };
       return {
         batch: { versions: step.versions, systemWrites: step.systemWrites, appliedIndex: last.index, lastCommitTs: step.lastCommitTs, horizon: step.horizon },
         result,
@@ -121,7 +121,7 @@ interface ExpiryRow {
 class ApplyStep {
   readonly versions: VersionWrite[] = [];
   readonly systemWrites: EngineWrite[] = [];
-  readonly writtenKeys: Uint8Array[] = [];
+  readonly writes: TxnWrite[] = [];
   readonly liveKeyChanges: LiveKeyChange[] = [];
   versionsWritten = 0;
   lastCommitTs: number;
@@ -228,7 +228,7 @@ class ApplyStep {
         this.isLive.set(id, isLive);
         this.liveKeyChanges.push({ key: write.key, isLive });
       }
-      this.writtenKeys.push(write.key);
+      this.writes.push(write);
     }
     this.versionsWritten += keysWritten.size;
     this.lastCommitTs = commitTs;

@@ -74,6 +74,9 @@ export interface TxnExecutor {
   commit(txn: Txn): Promise<TxnOutcome>;
   /** The cluster clock: this node's wall clock corrected by its offset to the leader's. */
   nowMs(): number;
-  /** Called after each applied batch with every key written by committed transactions. */
-  onApplied(listener: (writtenKeys: readonly Uint8Array[]) => void): () => void;
+  /**
+   * Called after each applied batch with every write of its committed transactions, in apply
+   * order (a key may repeat). Views taken after a listener ran include that batch.
+   */
+  onApplied(listener: (writes: readonly TxnWrite[]) => void): () => void;
 }

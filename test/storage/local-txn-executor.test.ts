@@ -54,7 +54,7 @@ describe('LocalTxnExecutor', () => {
   it('tells onApplied listeners every written key until they unsubscribe', async () => {
     const { clock, executor } = await setup();
     const heard: string[][] = [];
-    const stop = executor.onApplied((keys) => heard.push(keys.map((k) => Buffer.from(k).toString('hex'))));
+    const stop = executor.onApplied((writes) => heard.push(writes.map((w) => Buffer.from(w.key).toString('hex'))));
     await executor.commit(put('a', 0, executor.nowMs(), 1));
     clock.advanceMs(1);
     await executor.commit(put('b', 0, executor.nowMs(), 2, [key(1)])); // conflicts: nothing written

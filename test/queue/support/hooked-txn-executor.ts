@@ -7,7 +7,7 @@
  */
 import { ManualClock } from '../../../src/base/clock.js';
 import { RetryableError } from '../../../src/base/errors.js';
-import type { KeyRange, KeyValue, ReadView, Txn, TxnExecutor, TxnOutcome } from '../../../src/storage/txn.js';
+import type { KeyRange, KeyValue, ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../../../src/storage/txn.js';
 
 export class CommitOutcomeUnknownError extends RetryableError {
   readonly code = 'CommitOutcomeUnknown';
@@ -15,7 +15,7 @@ export class CommitOutcomeUnknownError extends RetryableError {
 
 export abstract class HookedTxnExecutor implements TxnExecutor {
   readonly clock: ManualClock;
-  private readonly listeners = new Set<(keys: readonly Uint8Array[]) => void>();
+  private readonly listeners = new Set<(writes: readonly TxnWrite[]) => void>();
   /** Every committed txn, in order. */
   readonly commits: Txn[] = [];
   conflicts = 0;
@@ -41,7 +41,7 @@ export abstract class HookedTxnExecutor implements TxnExecutor {
    */
   staleViewTs: number | undefined;
   /** Validates and applies one txn; called one at a time. */
-  protected abstract applyTxn(txn: Txn): Promise<{ outcome: TxnOutcome; writtenKeys: readonly Uint8Array[] }>;
+  protected abstract applyTxn(txn: Txn): Promise<{ outcome: TxnOutcome; writes: readonly TxnWrite[] }>;
 
   nowMs(): number {
     return this.clock.nowMs();
@@ -58,7 +58,7 @@ export abstract class HookedTxnExecutor implements TxnExecutor {
     return view;
   }
 
-  onApplied(listener: (keys: readonly Uint8Array[]) => void): () => void {
+  onApplied(listener: (writes: readonly TxnWrite[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -72,11 +72,11 @@ export abstract class HookedTxnExecutor implements TxnExecutor {
     if (hook !== undefined) await hook(txn);
     const applied = this.commitTail.then(() => this.applyTxn(txn));
     this.commitTail = applied.catch(() => undefined);
-    const { outcome, writtenKeys } = await applied;
+    const { outcome, writes } = await applied;
     if (outcome.kind === 'committed') {
       this.commits.push(txn);
       if (this.silentCommitsCount > 0) this.silentCommitsCount--;
-      else for (const listener of this.listeners) listener(writtenKeys);
+      else for (const listener of this.listeners) listener(writes);
     } else if (outcome.kind === 'conflict') {
       this.conflicts++;
     }

@@ -3,7 +3,7 @@
  * of every key in memory.
  */
 import { compareBytes } from '../../../src/storage/key-codec.js';
-import type { KeyRange, KeyValue, ReadView, Txn, TxnOutcome } from '../../../src/storage/txn.js';
+import type { KeyRange, KeyValue, ReadView, Txn, TxnOutcome, TxnWrite } from '../../../src/storage/txn.js';
 import { HookedTxnExecutor } from './hooked-txn-executor.js';
 
 interface Version {
@@ -33,9 +33,9 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
     };
   }
 
-  protected async applyTxn(txn: Txn): Promise<{ outcome: TxnOutcome; writtenKeys: readonly Uint8Array[] }> {
+  protected async applyTxn(txn: Txn): Promise<{ outcome: TxnOutcome; writes: readonly TxnWrite[] }> {
     const previous = this.appliedTxns.get(txn.txnId);
-    if (previous !== undefined) return { outcome: previous, writtenKeys: [] };
+    if (previous !== undefined) return { outcome: previous, writes: [] };
     let outcome: TxnOutcome | undefined;
     for (const key of [...txn.readKeys, ...txn.writes.map((w) => w.key)]) {
       const entry = this.versions.get(hex(key));
@@ -45,7 +45,7 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
         break;
       }
     }
-    let writtenKeys: Uint8Array[] = [];
+    let writes: readonly TxnWrite[] = [];
     if (outcome === undefined) {
       const commitTs = Math.max(this.lastCommitTs + 1, txn.nowMs * 1000);
       this.lastCommitTs = commitTs;
@@ -61,10 +61,10 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
         entry.versions.push({ ts: commitTs, value: write.kind === 'put' ? write.value : undefined });
       }
       outcome = { kind: 'committed', commitTs };
-      writtenKeys = txn.writes.map((w) => w.key);
+      writes = txn.writes;
     }
     this.appliedTxns.set(txn.txnId, outcome);
-    return { outcome, writtenKeys };
+    return { outcome, writes };
   }
 
   private valueAt(id: string, ts: number): Uint8Array | undefined {

@@ -5,20 +5,20 @@
 import { LocalTxnExecutor } from '../../../src/storage/local-txn-executor.js';
 import { MemoryEngine } from '../../../src/storage/memory-engine.js';
 import { MvccStore } from '../../../src/storage/mvcc-store.js';
-import type { ReadView, Txn, TxnOutcome } from '../../../src/storage/txn.js';
+import type { ReadView, Txn, TxnOutcome, TxnWrite } from '../../../src/storage/txn.js';
 import { HookedTxnExecutor } from './hooked-txn-executor.js';
 
 export class StoreTxnExecutor extends HookedTxnExecutor {
   private local: LocalTxnExecutor | undefined;
-  private lastWrittenKeys: readonly Uint8Array[] = [];
+  private lastWrites: readonly TxnWrite[] = [];
 
   private async opened(): Promise<LocalTxnExecutor> {
     if (this.local === undefined) {
       const local = new LocalTxnExecutor({ store: await MvccStore.open(new MemoryEngine()), clock: this.clock });
-      // The local executor tells its listeners synchronously inside the commit: remember the keys
+      // The local executor tells its listeners synchronously inside the commit: remember the writes
       // so the hooks above can fan them out (or hold them back) themselves.
-      local.onApplied((keys) => {
-        this.lastWrittenKeys = keys;
+      local.onApplied((writes) => {
+        this.lastWrites = writes;
       });
       this.local ??= local;
     }
@@ -30,10 +30,10 @@ export class StoreTxnExecutor extends HookedTxnExecutor {
     return (await this.opened()).readView({ linearizable: true });
   }
 
-  protected async applyTxn(txn: Txn): Promise<{ outcome: TxnOutcome; writtenKeys: readonly Uint8Array[] }> {
+  protected async applyTxn(txn: Txn): Promise<{ outcome: TxnOutcome; writes: readonly TxnWrite[] }> {
     const local = await this.opened();
-    this.lastWrittenKeys = [];
+    this.lastWrites = [];
     const outcome = await local.commit(txn);
-    return { outcome, writtenKeys: outcome.kind === 'committed' ? this.lastWrittenKeys : [] };
+    return { outcome, writes: outcome.kind === 'committed' ? this.lastWrites : [] };
   }
 }

@@ -1,0 +1,19 @@
+/**
+ * What the queue index hears of an applied write to a row it mirrors, decoded once from the key
+ * (key-layout.ts): a vis row ("vis", partition, visibleAtMs, order, messageId) or a FIFO group row
+ * ("group", partition, groupId, sequence) → messageId.
+ */
+export type VisRowEvent =
+  | { readonly kind: 'put'; readonly key: Uint8Array; readonly visibleAtMs: number; readonly order: bigint; readonly messageId: string; readonly isNeverReceived: boolean }
+  | { readonly kind: 'delete'; readonly key: Uint8Array; readonly messageId: string };
+
+export type GroupRowEvent =
+  | { readonly kind: 'put'; readonly groupId: string; readonly sequence: bigint; readonly messageId: string }
+  | { readonly kind: 'delete'; readonly groupId: string; readonly sequence: bigint };
+
+/** One partition's index, fed in apply order; `endBatch` after each applied batch. */
+export interface PartitionIndexFeed {
+  applyVis(event: VisRowEvent, batch: number): void;
+  applyGroup(event: GroupRowEvent, batch: number): void;
+  endBatch(): void;
+}

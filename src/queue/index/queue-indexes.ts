@@ -1,0 +1,205 @@
+/**
+ * This node's in-memory queue indexes (DESIGN.md §11), one per partition of a queue generation
+ * that receives have asked for, kept current from the writes this replica applies.
+ *
+ * An index is built on first use from a view of the partition's vis and group rows. Writes applied
+ * while it is being built are held and replayed over it afterwards: a write either is in the
+ * build's view or was heard after registration, and replaying a put or a delete that the view
+ * already has changes nothing. Rows this replica gets without hearing of them (a snapshot install)
+ * are the one thing an index can miss: `reset` drops every index, and an index that has nothing
+ * ready is rebuilt once it is older than raftqLimits.queueIndexReloadAfterMs, so such a message
+ * waits at most that long.
+ *
+ * Indexes of a superseded generation (purge, delete) are dropped when a receive first sees the
+ * new one.
+ */
+import { raftqLimits } from '../../base/limits.js';
+import { decodeKey, keySuccessor } from '../../storage/key-codec.js';
+import type { KeyRange, ReadView, TxnExecutor, TxnWrite } from '../../storage/txn.js';
+import type { LoadedQueue } from '../queue-context.js';
+import { isNeverReceivedVisibilityValue } from '../message-record.js';
+import { FifoPartitionIndex } from './fifo-partition-index.js';
+import type { GroupRowEvent, VisRowEvent } from './index-events.js';
+import { StandardPartitionIndex } from './standard-partition-index.js';
+
+export type PartitionIndex = StandardPartitionIndex | FifoPartitionIndex;
+
+type HeldEvent = { readonly family: 'vis'; readonly event: VisRowEvent } | { readonly family: 'group'; readonly event: GroupRowEvent };
+
+interface Build {
+  readonly held: HeldEvent[];
+  readonly promise: Promise<PartitionIndex>;
+}
+
+const textDecoder = new TextDecoder();
+const loadPageRows = 4_096;
+
+export class QueueIndexes {
+  private readonly live = new Map<string, PartitionIndex>();
+  private readonly builds = new Map<string, Build>();
+  /** Generation each queue's indexes belong to: a newer one drops the older indexes. */
+  private readonly generations = new Map<string, number>();
+  private readonly unsubscribe: () => void;
+  /** Applied batches heard so far: a view taken after batch N was heard includes batch N. */
+  appliedBatches = 0;
+  /** Indexes built so far (tests and metrics). */
+  buildsCount = 0;
+
+  constructor(private readonly executor: TxnExecutor) {
+    this.unsubscribe = executor.onApplied((writes) => this.onApplied(writes));
+  }
+
+  static idOf(queueName: string, generation: number, partition: number): string {
+    return `${queueName}\u0000${generation}\u0000${partition}`;
+  }
+
+  /** The partition's index, built (or rebuilt, see above) if needed. */
+  async partition(queue: LoadedQueue, partition: number, nowMs: number): Promise<PartitionIndex> {
+    const { name, generation } = queue.meta;
+    const knownGeneration = this.generations.get(name);
+    if (knownGeneration !== generation) {
+      // A view behind the generation this node already serves (a lagging replica's): nothing to offer.
+      if (knownGeneration !== undefined && knownGeneration > generation) return emptyIndexOf(queue, nowMs);
+      this.dropQueue(name);
+      this.generations.set(name, generation);
+    }
+    const id = QueueIndexes.idOf(name, generation, partition);
+    const index = this.live.get(id);
+    if (index !== undefined && (nowMs - index.loadedAtMs <= raftqLimits.queueIndexReloadAfterMs.value || index.hasReady(nowMs))) return index;
+    const running = this.builds.get(id);
+    if (running !== undefined) return running.promise;
+    const held: HeldEvent[] = [];
+    const promise = this.build(queue, partition, nowMs, held).then(
+      (built) => {
+        this.builds.delete(id);
+        if (this.generations.get(name) === generation) this.live.set(id, built);
+        return built;
+      },
+      (error: unknown) => {
+        this.builds.delete(id);
+        throw error;
+      },
+    );
+    this.builds.set(id, { held, promise });
+    return promise;
+  }
+
+  /** Drops every index (the state they mirror was replaced, e.g. by a snapshot install). */
+  reset(): void {
+    this.live.clear();
+    this.generations.clear();
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.reset();
+  }
+
+  private async build(queue: LoadedQueue, partition: number, nowMs: number, held: HeldEvent[]): Promise<PartitionIndex> {
+    this.buildsCount++;
+    const index = emptyIndexOf(queue, nowMs);
+    const view = await this.executor.readView({ linearizable: false });
+    // A view includes at most one batch more than has been heard when it is taken; entries read
+    // from it count as added by that batch (see the phantom rule in claim-messages.ts).
+    const batch = this.appliedBatches + 1;
+    try {
+      await scanAll(view, queue.keys.visibilityPrefix(partition), (key, value) => {
+        const event = visEvent(decodeKey(key), key, value);
+        if (event !== undefined) index.applyVis(event, batch);
+      });
+      if (queue.meta.config.isFifo) {
+        await scanAll(view, queue.keys.groupPrefix(partition), (key, value) => {
+          const event = groupEvent(decodeKey(key), value);
+          if (event !== undefined) index.applyGroup(event, batch);
+        });
+      }
+    } finally {
+      view.release();
+    }
+    for (const held1 of held) {
+      if (held1.family === 'vis') index.applyVis(held1.event, batch);
+      else index.applyGroup(held1.event, batch);
+    }
+    index.endBatch();
+    return index;
+  }
+
+  private dropQueue(name: string): void {
+    const prefix = `${name}\u0000`;
+    for (const id of this.live.keys()) if (id.startsWith(prefix)) this.live.delete(id);
+    this.generations.delete(name);
+  }
+
+  private onApplied(writes: readonly TxnWrite[]): void {
+    this.appliedBatches++;
+    if (this.live.size === 0 && this.builds.size === 0) return;
+    const batch = this.appliedBatches;
+    const touched = new Set<PartitionIndex>();
+    for (const write of writes) {
+      const { key } = write;
+      // Only queue keys start with the encoded element "q" (tag 0x02, 'q', terminator).
+      if (key[0] !== 0x02 || key[1] !== 0x71 || key[2] !== 0x00) continue;
+      const tuple = decodeKey(key);
+      const family = tuple[4];
+      if (tuple[2] !== 'g' || (family !== 'vis' && family !== 'group')) continue;
+      const id = QueueIndexes.idOf(String(tuple[1]), Number(tuple[3]), Number(tuple[5]));
+      const index = this.live.get(id);
+      const build = index === undefined ? this.builds.get(id) : undefined;
+      if (index === undefined && build === undefined) continue;
+      const value = write.kind === 'put' ? write.value : undefined;
+      let held: HeldEvent | undefined;
+      if (family === 'vis') {
+        const event = visEvent(tuple, key, value);
+        if (event !== undefined) held = { family, event };
+      } else {
+        const event = groupEvent(tuple, value);
+        if (event !== undefined) held = { family, event };
+      }
+      if (held === undefined) continue;
+      if (build !== undefined) {
+        build.held.push(held);
+        continue;
+      }
+      if (index === undefined) continue;
+      if (held.family === 'vis') index.applyVis(held.event, batch);
+      else index.applyGroup(held.event, batch);
+      touched.add(index);
+    }
+    for (const index of touched) index.endBatch();
+  }
+}
+
+function emptyIndexOf(queue: LoadedQueue, nowMs: number): PartitionIndex {
+  return queue.meta.config.isFifo ? new FifoPartitionIndex(nowMs) : new StandardPartitionIndex(nowMs);
+}
+
+/** A vis row (…, "vis", partition, visibleAtMs, order, messageId); `value` undefined for a delete. */
+function visEvent(tuple: readonly unknown[], key: Uint8Array, value: Uint8Array | undefined): VisRowEvent | undefined {
+  const visibleAtMs = tuple[6];
+  const order = tuple[7];
+  const messageId = tuple[8];
+  if (typeof visibleAtMs !== 'number' || (typeof order !== 'number' && typeof order !== 'bigint') || typeof messageId !== 'string') return undefined;
+  if (value === undefined) return { kind: 'delete', key, messageId };
+  return { kind: 'put', key, visibleAtMs, order: BigInt(order), messageId, isNeverReceived: isNeverReceivedVisibilityValue(value) };
+}
+
+/** A group row (…, "group", partition, groupId, sequence) → messageId; `value` undefined for a delete. */
+function groupEvent(tuple: readonly unknown[], value: Uint8Array | undefined): GroupRowEvent | undefined {
+  const groupId = tuple[6];
+  const sequence = tuple[7];
+  if (typeof groupId !== 'string' || (typeof sequence !== 'number' && typeof sequence !== 'bigint')) return undefined;
+  if (value === undefined) return { kind: 'delete', groupId, sequence: BigInt(sequence) };
+  return { kind: 'put', groupId, sequence: BigInt(sequence), messageId: textDecoder.decode(value) };
+}
+
+async function scanAll(view: ReadView, range: KeyRange, visit: (key: Uint8Array, value: Uint8Array) => void): Promise<void> {
+  let gte = range.gte;
+  for (;;) {
+    const page = await view.scan({ gte, lt: range.lt }, { limit: loadPageRows });
+    for (const row of page) visit(row.key, row.value);
+    const last = page[page.length - 1];
+    if (last === undefined || page.length < loadPageRows) return;
+    gte = keySuccessor(last.key);
+  }
+}
+

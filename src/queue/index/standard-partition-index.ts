@@ -1,0 +1,188 @@
+/**
+ * The in-memory index of one partition of a standard queue (DESIGN.md §11): which messages a
+ * receive may take now, in delivery order, without scanning the vis rows in LevelDB.
+ *
+ * It mirrors the partition's vis rows as they are applied on this replica: one entry per message
+ * (a message has one vis row at a time). A message is delivered in enqueue order: its position is
+ * where its first vis row put it (send time plus delay, then the send's order), and a receive or a
+ * visibility change moves the deadline, never the position, so a message whose visibility lapses
+ * goes back ahead of messages sent after it, as on SQS. Messages not yet visible wait in a heap by
+ * deadline and join the ready heap when it passes.
+ *
+ * It is never the truth: a receive takes candidates from here and still reads and validates the
+ * message's rows in its transaction; a stale entry costs a skip or a conflict, never a wrong
+ * delivery. Candidates are taken exclusively ('taken') until the receive releases them, so
+ * concurrent receives on this node take disjoint messages.
+ */
+import { bytesEqual } from '../../storage/key-codec.js';
+import { MinHeap } from '../../base/min-heap.js';
+import type { GroupRowEvent, PartitionIndexFeed, VisRowEvent } from './index-events.js';
+
+export type EntryStatus = 'queued' | 'taken' | 'expired';
+
+export interface IndexedMessage {
+  readonly messageId: string;
+  /** Delivery position: the first vis row's time and order. */
+  readonly rankMs: number;
+  readonly rankOrder: bigint;
+  visKey: Uint8Array;
+  visibleAtMs: number;
+  /** The vis row says the message was never received: it has no state row to read. */
+  isNeverReceived: boolean;
+  status: EntryStatus;
+  /** Applied batch that created it: a view taken after that batch must see the message. */
+  readonly addedInBatch: number;
+  /** Bumped at every reschedule: heap slots with an older stamp are stale. */
+  stamp: number;
+  /** Deleted by the batch being applied (a put later in the batch revives it: a moved vis row). */
+  isDeletedInBatch: boolean;
+}
+
+interface HeapSlot {
+  readonly message: IndexedMessage;
+  readonly stamp: number;
+}
+
+export class StandardPartitionIndex implements PartitionIndexFeed {
+  private readonly byId = new Map<string, IndexedMessage>();
+  private readonly ready = new MinHeap<HeapSlot>((a, b) => isEarlierRank(a.message, b.message));
+  private readonly waiting = new MinHeap<HeapSlot>((a, b) => a.message.visibleAtMs < b.message.visibleAtMs);
+  private readonly deletedInBatch: IndexedMessage[] = [];
+
+  readonly kind = 'standard';
+  /** The retention period receives last judged expiry by: a longer one offers expired messages again. */
+  retentionSeconds: number | undefined;
+
+  constructor(readonly loadedAtMs: number) {}
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  applyVis(event: VisRowEvent, batch: number): void {
+    const existing = this.byId.get(event.messageId);
+    if (event.kind === 'delete') {
+      // A delete of a row the entry no longer points at (replayed after a load) changes nothing.
+      if (existing === undefined || !bytesEqual(existing.visKey, event.key)) return;
+      existing.isDeletedInBatch = true;
+      this.deletedInBatch.push(existing);
+      return;
+    }
+    if (existing !== undefined) {
+      existing.isDeletedInBatch = false;
+      existing.visKey = event.key;
+      existing.visibleAtMs = event.visibleAtMs;
+      existing.isNeverReceived = event.isNeverReceived;
+      if (existing.status === 'queued') this.schedule(existing);
+      return;
+    }
+    const message: IndexedMessage = {
+      messageId: event.messageId,
+      rankMs: event.visibleAtMs,
+      rankOrder: event.order,
+      visKey: event.key,
+      visibleAtMs: event.visibleAtMs,
+      isNeverReceived: event.isNeverReceived,
+      status: 'queued',
+      addedInBatch: batch,
+      stamp: 0,
+      isDeletedInBatch: false,
+    };
+    this.byId.set(message.messageId, message);
+    this.schedule(message);
+  }
+
+  applyGroup(_event: GroupRowEvent, _batch: number): void {}
+
+  endBatch(): void {
+    for (const message of this.deletedInBatch) {
+      if (message.isDeletedInBatch && this.byId.get(message.messageId) === message) this.byId.delete(message.messageId);
+    }
+    this.deletedInBatch.length = 0;
+  }
+
+  /** The next message a receive may take at `nowMs`, in delivery order; it is 'taken' until released. */
+  take(nowMs: number): IndexedMessage | undefined {
+    this.promote(nowMs);
+    for (;;) {
+      const slot = this.ready.pop();
+      if (slot === undefined) return undefined;
+      if (!this.isCurrent(slot)) continue;
+      slot.message.status = 'taken';
+      return slot.message;
+    }
+  }
+
+  /** Gives back a taken message: it is queued again at its (possibly new) deadline. */
+  release(message: IndexedMessage): void {
+    if (message.status !== 'taken' || this.byId.get(message.messageId) !== message) return;
+    message.status = 'queued';
+    this.schedule(message);
+  }
+
+  /** Past its retention period: never offered again (the reaper deletes its rows, which removes it). */
+  markExpired(message: IndexedMessage): void {
+    if (this.byId.get(message.messageId) === message) message.status = 'expired';
+  }
+
+  /** Expired messages are offered again (the retention period was raised). */
+  reviveExpired(): void {
+    for (const message of this.byId.values()) {
+      if (message.status !== 'expired') continue;
+      message.status = 'queued';
+      this.schedule(message);
+    }
+  }
+
+  /** The entry's data row is gone in a view that must have seen it: it is not a message any more. */
+  dropPhantom(message: IndexedMessage): void {
+    if (this.byId.get(message.messageId) === message) this.byId.delete(message.messageId);
+  }
+
+  /** The earliest deadline after `nowMs` of a message not yet visible (for long-poll timers). */
+  nextVisibleAtMs(nowMs: number): number | undefined {
+    this.promote(nowMs);
+    for (;;) {
+      const slot = this.waiting.peek();
+      if (slot === undefined) return undefined;
+      if (this.isCurrent(slot)) return slot.message.visibleAtMs;
+      this.waiting.pop();
+    }
+  }
+
+  /** Whether any message may be taken at `nowMs`. */
+  hasReady(nowMs: number): boolean {
+    this.promote(nowMs);
+    for (;;) {
+      const slot = this.ready.peek();
+      if (slot === undefined) return false;
+      if (this.isCurrent(slot)) return true;
+      this.ready.pop();
+    }
+  }
+
+  private schedule(message: IndexedMessage): void {
+    message.stamp++;
+    this.waiting.push({ message, stamp: message.stamp });
+  }
+
+  private promote(nowMs: number): void {
+    for (;;) {
+      const slot = this.waiting.peek();
+      if (slot === undefined || slot.message.visibleAtMs > nowMs) return;
+      this.waiting.pop();
+      if (this.isCurrent(slot)) this.ready.push(slot);
+    }
+  }
+
+  private isCurrent(slot: HeapSlot): boolean {
+    const { message } = slot;
+    return message.status === 'queued' && message.stamp === slot.stamp && this.byId.get(message.messageId) === message;
+  }
+}
+
+function isEarlierRank(a: IndexedMessage, b: IndexedMessage): boolean {
+  if (a.rankMs !== b.rankMs) return a.rankMs < b.rankMs;
+  if (a.rankOrder !== b.rankOrder) return a.rankOrder < b.rankOrder;
+  return a.messageId < b.messageId;
+}
