@@ -59,6 +59,8 @@ export const raftqLimits = {
   presignedUrlExpirySecondsMax: limit(604_800, 'seconds', 'AWS: X-Amz-Expires of a presigned SigV4 URL is at most 7 days.'),
   gatewayRequestTimeoutMs: limit(15_000, 'milliseconds', 'Time a request may take beyond its long-poll wait before the gateway answers a retryable 503 (outcome unknown) instead of leaving the client hanging.'),
   gatewayDrainTimeoutMs: limit(10_000, 'milliseconds', 'Time close() waits for in-flight requests (long polls are woken first) before it drops the remaining connections.'),
+  oversizeBodyDiscardBytesMax: limit(64 * 1_048_576, 'bytes', 'Bytes of a refused oversize body read and thrown away after its 413, so that a client still sending receives the answer instead of a connection reset; a longer body is cut with a reset.'),
+  oversizeBodyDiscardMs: limit(10_000, 'milliseconds', 'Time a refused oversize body is read and thrown away after its 413 before the connection is cut, so that a client trickling a huge body cannot hold it open.'),
   fifoPartitionsMax: limit(64, 'partitions', 'High-throughput FIFO partitions per queue (power of two); bounds the receive fan-out.'),
   receiveScanRowsMax: limit(1_000, 'rows', 'Visibility-index rows one receive may examine before it answers with what it found (trap 11 needs more than one page, but not unbounded work).'),
   approximateCountRowsMax: limit(100_000, 'rows', 'Rows ApproximateNumberOf* may count exactly; beyond it the count is an estimate (trap 18).'),

@@ -1,5 +1,6 @@
 import { SqsApiError, type AwsErrorDefinition } from './errors.js';
 import type { ModelStructure, ModelValue, SqsServiceModel } from './service-model.js';
+import { decodeStrictUtf8 } from './strict-utf8.js';
 
 /**
  * The AWS JSON 1.0 protocol, driven by the service model: a request body is a JSON object whose
@@ -8,6 +9,18 @@ import type { ModelStructure, ModelValue, SqsServiceModel } from './service-mode
  */
 
 export const jsonContentType = 'application/x-amz-json-1.0';
+
+/**
+ * A JSON body as text. JSON text is UTF-8 (RFC 8259), and a body that is not cannot be parsed: a
+ * SerializationException, as for any other body that is not JSON, rather than a lossy decode that
+ * would store U+FFFD in place of the bytes the client sent.
+ */
+export function jsonBodyText(body: Uint8Array): string {
+  const decoded = decodeStrictUtf8(body);
+  if ('text' in decoded) return decoded.text;
+  const byte = decoded.invalidByte.toString(16).toUpperCase().padStart(2, '0');
+  throw new SqsApiError('SerializationException', `The request body is not valid JSON: it is not valid UTF-8 (byte 0x${byte} at offset ${decoded.invalidOffset}).`);
+}
 
 /** Decodes and type-checks a JSON request body against the operation's input shape. */
 export function decodeJsonRequest(model: SqsServiceModel, inputShape: string | undefined, bodyText: string): ModelStructure {
@@ -46,7 +59,9 @@ function decodeValue(model: SqsServiceModel, shapeName: string, raw: unknown, pa
       if (!isPlainObject(raw)) throw typeMismatch(path, 'a map', raw);
       const out: ModelStructure = {};
       for (const [key, entry] of Object.entries(raw)) {
-        if (entry === null || entry === undefined) continue;
+        // A key without a value is refused rather than dropped: dropping it would quietly change
+        // what the client asked for (a message attribute, a queue attribute, a tag).
+        if (entry === null || entry === undefined) throw typeMismatch(`${path}.${key}`, 'a value', entry);
         out[key] = decodeValue(model, shape.value.shape, entry, `${path}.${key}`);
       }
       return out;

@@ -96,7 +96,16 @@ function parseAttributeValue(name: string, value: ModelStructure, kind: 'user' |
   }
   const hasList = (value['StringListValues'] as ModelValue[] | undefined)?.length || (value['BinaryListValues'] as ModelValue[] | undefined)?.length;
   if (hasList) throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}': list values (StringListValues, BinaryListValues) are not supported.`);
-  if (isBinaryDataType(dataType)) {
+  // One value, in the field its type takes: storing one and dropping the other would change the
+  // message behind the client's back (and its MD5 would no longer match what the client sent).
+  const hasStringValue = value['StringValue'] !== undefined;
+  const hasBinaryValue = value['BinaryValue'] !== undefined;
+  if (hasStringValue && hasBinaryValue) throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}' must have a single value.`);
+  const field = isBinaryDataType(dataType) ? 'Binary' : 'String';
+  if (field === 'Binary' ? hasStringValue : hasBinaryValue) {
+    throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}' with type '${dataType}' must use field '${field}'.`);
+  }
+  if (field === 'Binary') {
     const binaryValue = value['BinaryValue'] as Uint8Array | undefined;
     if (binaryValue === undefined || binaryValue.byteLength === 0) {
       throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}' must contain a non-empty value of type 'Binary'.`);

@@ -3,6 +3,7 @@ import type { EncodedError } from './json-protocol.js';
 import { isBase64 } from './json-protocol.js';
 import { queryListMemberNames, queryMapNames, queryXmlNamespace } from './query-names.js';
 import type { ModelStructure, ModelValue, ShapeRef, SqsServiceModel } from './service-model.js';
+import { decodeStrictUtf8 } from './strict-utf8.js';
 
 /**
  * The AWS query protocol: a request is a flat list of `Name=value` pairs (a form POST body or a
@@ -12,6 +13,18 @@ import type { ModelStructure, ModelValue, ShapeRef, SqsServiceModel } from './se
  */
 
 export const xmlContentType = 'text/xml';
+
+/**
+ * A form body as text. Its bytes must be UTF-8, like the percent-escaped bytes inside it: bytes
+ * that are not are a MalformedQueryString, the same as an escape that decodes to them, rather than
+ * U+FFFD stored in place of what the client sent.
+ */
+export function formBodyText(body: Uint8Array): string {
+  const decoded = decodeStrictUtf8(body);
+  if ('text' in decoded) return decoded.text;
+  const byte = decoded.invalidByte.toString(16).toUpperCase().padStart(2, '0');
+  throw new SqsApiError('MalformedQueryString', `The request body is not valid UTF-8 (byte 0x${byte} at offset ${decoded.invalidOffset}).`);
+}
 
 /** Splits a form-encoded string strictly: a bad percent escape is a MalformedQueryString. */
 export function parseFormParameters(text: string): Map<string, string> {
@@ -108,11 +121,15 @@ function decodeMember(model: SqsServiceModel, member: string, ref: ShapeRef, par
       if (items.length === 0) continue;
       const out: ModelStructure = {};
       for (const [index, entryNode] of items) {
+        // An entry is a key and its value, both required: half an entry is refused rather than
+        // dropped, since dropping it would quietly change what the client asked for.
+        const entryName = `${path}${stem}.${index}`;
         const key = entryNode.children.get(names.key)?.value;
+        if (key === undefined) throw missingEntryPart(`${entryName}.${names.key}`);
         const valueNode = entryNode.children.get(names.value);
-        if (key === undefined || valueNode === undefined) continue;
-        const value = decodeNode(model, shape.value, valueNode, `${path}${stem}.${index}.${names.value}`);
-        if (value !== undefined && !(key in out)) out[key] = value;
+        const value = valueNode === undefined ? undefined : decodeNode(model, shape.value, valueNode, `${entryName}.${names.value}`);
+        if (value === undefined) throw missingEntryPart(`${entryName}.${names.value}`);
+        if (!(key in out)) out[key] = value;
       }
       return out;
     }
@@ -120,6 +137,10 @@ function decodeMember(model: SqsServiceModel, member: string, ref: ShapeRef, par
   }
   const node = parent.children.get(member);
   return node === undefined ? undefined : decodeNode(model, ref, node, path + member);
+}
+
+function missingEntryPart(name: string): SqsApiError {
+  return new SqsApiError('MissingParameter', `The request must contain the parameter ${name}.`);
 }
 
 function decodeNode(model: SqsServiceModel, ref: ShapeRef, node: ParamNode, name: string): ModelValue | undefined {

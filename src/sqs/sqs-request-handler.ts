@@ -3,8 +3,8 @@ import { raftqLimits, sqsLimits } from '../base/limits.js';
 import type { QueueService } from '../queue/queue-service.js';
 import type { ActionContext } from './action-context.js';
 import { SqsApiError, toSqsApiError } from './errors.js';
-import { decodeJsonRequest, encodeJsonError, encodeJsonResponse, jsonContentType } from './json-protocol.js';
-import { decodeQueryRequest, encodeXmlError, encodeXmlResponse, parseFormParameters, xmlContentType } from './query-protocol.js';
+import { decodeJsonRequest, encodeJsonError, encodeJsonResponse, jsonBodyText, jsonContentType } from './json-protocol.js';
+import { decodeQueryRequest, encodeXmlError, encodeXmlResponse, formBodyText, parseFormParameters, xmlContentType } from './query-protocol.js';
 import { buildQueueUrl, queueNameFromPath } from './queue-url.js';
 import type { ModelStructure, SqsServiceModel } from './service-model.js';
 import type { SigV4Verifier } from './sigv4-verifier.js';
@@ -80,9 +80,9 @@ export class SqsRequestHandler {
       if (protocol === 'json') {
         action = jsonAction(target ?? '', this.options.model.targetPrefix);
         const operation = this.requireOperation(action, protocol);
-        input = decodeJsonRequest(this.options.model, operation.inputShape, request.body.toString('utf8'));
+        input = decodeJsonRequest(this.options.model, operation.inputShape, jsonBodyText(request.body));
       } else {
-        const params = request.method === 'POST' ? mergeParams(urlParams, parseFormParameters(request.body.toString('utf8'))) : urlParams;
+        const params = request.method === 'POST' ? mergeParams(urlParams, parseFormParameters(formBodyText(request.body))) : urlParams;
         action = params.get('Action');
         if (action === undefined || action === '') throw new SqsApiError('MissingAction', 'The request must contain the parameter Action.');
         const operation = this.requireOperation(action, protocol);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,9 +15,9 @@ import { SqsRequestHandler, type GatewayLogger } from './sqs-request-handler.js'
 
 /**
  * The SQS endpoint of a node: node:http with keep-alive, both AWS protocols on one port. The body
- * size limit is enforced before buffering (Content-Length first, then while streaming), and
- * close() drains: it stops accepting, ends long polls, waits for in-flight requests (bounded), then
- * drops what is left.
+ * size limit is enforced before buffering (Content-Length first, then while streaming) with a 413
+ * the client can read before the connection closes, and close() drains: it stops accepting, ends
+ * long polls, waits for in-flight requests (bounded), then drops what is left.
  */
 
 export interface SqsServerOptions {
@@ -128,7 +129,7 @@ async function serveRequest(
   try {
     const body = await readBodyBounded(req);
     if (body === undefined) {
-      respondTooLarge(req, res);
+      await respondTooLarge(req, res, controller.signal);
       return;
     }
     const current = handler();
@@ -152,7 +153,10 @@ async function serveRequest(
   }
 }
 
-/** The body, or undefined as soon as it is known to exceed httpRequestBytesMax (nothing more is buffered). */
+/**
+ * The body, or undefined as soon as it is known to exceed httpRequestBytesMax (nothing more is
+ * buffered; what is still arriving is left to respondTooLarge).
+ */
 function readBodyBounded(req: IncomingMessage): Promise<Buffer | undefined> {
   const max = raftqLimits.httpRequestBytesMax.value;
   const declared = Number(req.headers['content-length']);
@@ -160,33 +164,85 @@ function readBodyBounded(req: IncomingMessage): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    let isOver = false;
-    req.on('data', (chunk: Buffer) => {
-      if (isOver) return;
+    const onData = (chunk: Buffer) => {
       total += chunk.byteLength;
       if (total > max) {
-        isOver = true;
+        req.off('data', onData);
+        req.pause();
         chunks.length = 0;
         resolve(undefined);
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => {
-      if (!isOver) resolve(Buffer.concat(chunks, total));
+      if (total <= max) resolve(Buffer.concat(chunks, total));
     });
     req.on('error', reject);
   });
 }
 
-function respondTooLarge(req: IncomingMessage, res: ServerResponse): void {
+/**
+ * Answers an oversize body with a 413 in the request's protocol, then closes the connection. The
+ * answer goes out at once, but the connection is closed only once the client has finished sending:
+ * closing a socket with unread bytes in it sends a reset, and a client still writing its body
+ * then sees ECONNRESET instead of the answer waiting in its receive buffer. So the rest of the
+ * body is read and thrown away (bounded in bytes and time), and only a client that goes past the
+ * bounds is cut.
+ */
+async function respondTooLarge(req: IncomingMessage, res: ServerResponse, signal: AbortSignal): Promise<void> {
   const definition = awsErrors.RequestEntityTooLarge;
   const message = `The request body is larger than ${raftqLimits.httpRequestBytesMax.value} bytes.`;
-  const encoded = req.headers['x-amz-target'] !== undefined ? encodeJsonError(definition, message) : encodeXmlError(definition, message, 'none');
+  const requestId = randomUUID();
+  // The same protocol choice as the request handler's: a target, or a JSON-typed body.
+  const isJson = req.headers['x-amz-target'] !== undefined || (req.headers['content-type'] ?? '').startsWith('application/x-amz-json');
+  const encoded = isJson ? encodeJsonError(definition, message) : encodeXmlError(definition, message, requestId);
   const payload = Buffer.from(encoded.body, 'utf8');
-  // The rest of the body is not read: close the connection after answering instead of draining it.
-  res.writeHead(encoded.status, { ...encoded.headers, 'content-length': String(payload.byteLength), connection: 'close' });
-  res.end(payload, () => req.destroy());
+  res.writeHead(encoded.status, { ...encoded.headers, 'x-amzn-requestid': requestId, 'content-length': String(payload.byteLength), connection: 'close' });
+  res.write(payload);
+  if (await discardRestOfBody(req, signal)) {
+    await new Promise<void>((resolve) => {
+      res.once('close', resolve);
+      res.end(resolve);
+    });
+  } else {
+    res.destroy();
+  }
+}
+
+/**
+ * Reads and throws away what remains of a request body: true once it has all arrived, false if it
+ * went past oversizeBodyDiscardBytesMax or oversizeBodyDiscardMs, the client went away or the
+ * server is closing.
+ */
+function discardRestOfBody(req: IncomingMessage, signal: AbortSignal): Promise<boolean> {
+  if (req.complete) return Promise.resolve(true);
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise<boolean>((resolve) => {
+    let discardedBytes = 0;
+    const finish = (isComplete: boolean) => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      signal.removeEventListener('abort', onAbort);
+      resolve(isComplete);
+    };
+    const onData = (chunk: Buffer) => {
+      discardedBytes += chunk.byteLength;
+      if (discardedBytes > raftqLimits.oversizeBodyDiscardBytesMax.value) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onClose = () => finish(req.complete);
+    const onAbort = () => finish(false);
+    const timer = setTimeout(() => finish(false), raftqLimits.oversizeBodyDiscardMs.value);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onClose);
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.resume();
+  });
 }
 
 /** True if `promise` settled within `timeoutMs`. */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SqsApiError } from '../../src/sqs/errors.js';
 import { md5OfMessageAttributes, md5OfMessageBody } from '../../src/sqs/message-md5.js';
-import { findInvalidCharacter, isSqsNumber, parseMessageAttributes, validateBatchEntries } from '../../src/sqs/message-validation.js';
+import { findInvalidCharacter, isSqsNumber, parseMessageAttributes, parseMessageSystemAttributes, validateBatchEntries } from '../../src/sqs/message-validation.js';
 import { validateQueueName } from '../../src/sqs/queue-url.js';
 
 function errorOf(fn: () => unknown): SqsApiError {
@@ -74,10 +74,22 @@ describe('message attributes', () => {
     [{ a: { DataType: 'Binary' } }, "non-empty value of type 'Binary'"],
     [{ a: { DataType: 'Number', StringValue: 'twelve' } }, 'to a number'],
     [{ a: { DataType: 'String', StringValue: 'bad\u0001' } }, 'invalid character'],
+    [{ a: { DataType: 'String', StringValue: 'x', BinaryValue: new Uint8Array([1]) } }, "Message (user) attribute 'a' must have a single value."],
+    [{ a: { DataType: 'Binary', StringValue: '', BinaryValue: new Uint8Array([1]) } }, "Message (user) attribute 'a' must have a single value."],
+    [{ a: { DataType: 'String', BinaryValue: new Uint8Array([1]) } }, "Message (user) attribute 'a' with type 'String' must use field 'String'."],
+    [{ a: { DataType: 'Number', BinaryValue: new Uint8Array([1]) } }, "Message (user) attribute 'a' with type 'Number' must use field 'String'."],
+    [{ a: { DataType: 'Binary.png', StringValue: 'AQ==' } }, "Message (user) attribute 'a' with type 'Binary.png' must use field 'Binary'."],
   ])('refuses %j with InvalidParameterValue', (attributes, fragment) => {
     const err = errorOf(() => parseMessageAttributes(attributes));
     expect(err.definition.name).toBe('InvalidParameterValue');
     expect(err.message).toContain(fragment);
+  });
+
+  it('refuses a system attribute with two values or its value in the wrong field', () => {
+    const both = errorOf(() => parseMessageSystemAttributes({ AWSTraceHeader: { DataType: 'String', StringValue: 'Root=1', BinaryValue: new Uint8Array([1]) } }));
+    expect(both.message).toBe("Message (system) attribute 'AWSTraceHeader' must have a single value.");
+    const wrongField = errorOf(() => parseMessageSystemAttributes({ AWSTraceHeader: { DataType: 'String', BinaryValue: new Uint8Array([1]) } }));
+    expect(wrongField.message).toBe("Message (system) attribute 'AWSTraceHeader' with type 'String' must use field 'String'.");
   });
 
   it('refuses more than 10 attributes', () => {

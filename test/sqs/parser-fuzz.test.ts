@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { isUtf8 } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { defaultSqsServiceModel } from '../../src/sqs/service-model.js';
 import { makeGateway, xmlText } from './support/gateway-harness.js';
@@ -68,12 +69,74 @@ describe('the gateway under arbitrary input', () => {
   });
 });
 
+describe('message bodies as bytes', () => {
+  // Bytes JSON carries raw inside a string: anything but '"', '\\' and control characters.
+  const stringByte = fc.integer({ min: 0x20, max: 0xff }).filter((b) => b !== 0x22 && b !== 0x5c);
+
+  it('stores exactly the text a JSON body spells, or refuses it and stores nothing', async () => {
+    const gw = makeGateway();
+    await gw.json('CreateQueue', { QueueName: 'q' });
+    const messages = () => gw.fake.queues.get('q')?.messages ?? [];
+    await fc.assert(
+      fc.asyncProperty(fc.array(stringByte, { minLength: 1, maxLength: 24 }), async (bodyBytes) => {
+        const before = messages().length;
+        const raw = Buffer.concat([Buffer.from('{"QueueUrl":"http://h/1/q","MessageBody":"'), Buffer.from(bodyBytes), Buffer.from('"}')]);
+        const res = await gw.handler.handle(
+          { method: 'POST', rawUrl: '/', rawHeaders: ['X-Amz-Target', 'AmazonSQS.SendMessage', 'Content-Type', 'application/x-amz-json-1.0'], body: raw },
+          new AbortController().signal,
+        );
+        if (isUtf8(Buffer.from(bodyBytes))) {
+          expect(res.status).toBe(200);
+          expect(messages().at(-1)?.entry.body).toBe(Buffer.from(bodyBytes).toString('utf8'));
+        } else {
+          expect(res.status).toBe(400);
+          expect(res.headers['x-amzn-query-error']).toBe('SerializationException;Sender');
+          expect(messages()).toHaveLength(before);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('stores exactly the text a form body spells, raw or escaped, or refuses it and stores nothing', async () => {
+    const gw = makeGateway();
+    await gw.json('CreateQueue', { QueueName: 'q' });
+    const messages = () => gw.fake.queues.get('q')?.messages ?? [];
+    const formByte = fc.integer({ min: 0x30, max: 0xff });
+    await fc.assert(
+      fc.asyncProperty(fc.array(formByte, { minLength: 1, maxLength: 24 }), fc.boolean(), async (bodyBytes, isEscaped) => {
+        const before = messages().length;
+        const value = isEscaped ? Buffer.from(bodyBytes.map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')) : Buffer.from(bodyBytes);
+        const res = await gw.handler.handle(
+          { method: 'POST', rawUrl: '/', rawHeaders: ['Content-Type', 'application/x-www-form-urlencoded'], body: Buffer.concat([Buffer.from('Action=SendMessage&QueueUrl=http%3A%2F%2Fh%2F1%2Fq&MessageBody='), value]) },
+          new AbortController().signal,
+        );
+        if (isUtf8(Buffer.from(bodyBytes))) {
+          // Bytes from 0x30 up hold no '%', '+', '&' or '=': the raw form spells the body itself.
+          expect(res.status).toBe(200);
+          expect(messages().at(-1)?.entry.body).toBe(Buffer.from(bodyBytes).toString('utf8'));
+        } else {
+          expect(xmlText(res.body, 'Code')).toBe('MalformedQueryString');
+          expect(messages()).toHaveLength(before);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('the query decoder under hostile sizes', () => {
   it('decodes a request claiming 40,000 batch entries in linear time, then refuses it', async () => {
     const gw = makeGateway();
     await gw.json('CreateQueue', { QueueName: 'q' });
     const parts = ['Action=SendMessageBatch', 'QueueUrl=http%3A%2F%2Fh%2F1%2Fq'];
-    for (let i = 1; i <= 40_000; i++) parts.push(`SendMessageBatchRequestEntry.${i}.Id=e${i}`, `SendMessageBatchRequestEntry.${i}.MessageAttribute.1.Name=a`);
+    for (let i = 1; i <= 40_000; i++) {
+      parts.push(
+        `SendMessageBatchRequestEntry.${i}.Id=e${i}`,
+        `SendMessageBatchRequestEntry.${i}.MessageAttribute.1.Name=a`,
+        `SendMessageBatchRequestEntry.${i}.MessageAttribute.1.Value.DataType=String`,
+      );
+    }
     const startedMs = performance.now();
     const res = await gw.query(parts.join('&'));
     const elapsedMs = performance.now() - startedMs;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { decodeJsonRequest, encodeJsonResponse } from '../../src/sqs/json-protocol.js';
-import { decodeQueryRequest, encodeXmlResponse, escapeXml, parseFormParameters } from '../../src/sqs/query-protocol.js';
+import { SqsApiError } from '../../src/sqs/errors.js';
+import { decodeJsonRequest, encodeJsonResponse, jsonBodyText } from '../../src/sqs/json-protocol.js';
+import { decodeQueryRequest, encodeXmlResponse, escapeXml, formBodyText, parseFormParameters } from '../../src/sqs/query-protocol.js';
 import { defaultSqsServiceModel } from '../../src/sqs/service-model.js';
 import { sqsActions } from '../../src/sqs/sqs-actions.js';
 
@@ -49,12 +50,51 @@ describe('query decoding', () => {
     expect(decodeQueryRequest(model, 'TagQueueRequest', parseFormParameters('QueueUrl=u&Tag.1.Key=k1&Tag.1.Value=v1&Tag.2.Key=k2&Tag.2.Value='))).toEqual({ QueueUrl: 'u', Tags: { k1: 'v1', k2: '' } });
     expect(decodeQueryRequest(model, 'UntagQueueRequest', parseFormParameters('QueueUrl=u&TagKey.1=k1&TagKey.2=k2'))).toEqual({ QueueUrl: 'u', TagKeys: ['k1', 'k2'] });
   });
+
+  it.each([
+    ['TagQueueRequest', 'Tag.1.Key=k1', 'Tag.1.Value'],
+    ['TagQueueRequest', 'Tag.1.Key=k1&Tag.1.Value=v1&Tag.2.Value=v2', 'Tag.2.Key'],
+    ['CreateQueueRequest', 'Attribute.1.Name=DelaySeconds', 'Attribute.1.Value'],
+    ['CreateQueueRequest', 'Attribute.1.Nmae=DelaySeconds&Attribute.1.Value=5', 'Attribute.1.Name'],
+    ['SendMessageRequest', 'MessageAttribute.1.Name=a', 'MessageAttribute.1.Value'],
+    ['SendMessageRequest', 'MessageAttribute.1.Name=a&MessageAttribute.1.Value=x', 'MessageAttribute.1.Value'],
+    ['SendMessageRequest', 'MessageAttributes.1.Name=a', 'MessageAttributes.1.Value'],
+    ['SendMessageRequest', 'MessageSystemAttribute.1.Value.DataType=String', 'MessageSystemAttribute.1.Name'],
+    ['SendMessageBatchRequest', 'SendMessageBatchRequestEntry.1.Id=a&SendMessageBatchRequestEntry.1.MessageAttribute.3.Name=x', 'SendMessageBatchRequestEntry.1.MessageAttribute.3.Value'],
+  ])('refuses a map entry with only half of its pair (%s %s) with MissingParameter', (shape, query, missing) => {
+    let err: unknown;
+    try {
+      decodeQueryRequest(model, shape, parseFormParameters(`QueueUrl=u&${query}`));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SqsApiError);
+    expect((err as SqsApiError).code).toBe('MissingParameter');
+    expect((err as SqsApiError).message).toBe(`The request must contain the parameter ${missing}.`);
+  });
+
+  it('reads a form body only if it is UTF-8', () => {
+    expect(formBodyText(Buffer.from('MessageBody=é😀', 'utf8'))).toBe('MessageBody=é😀');
+    expect(() => formBodyText(Buffer.from([0x61, 0x3d, 0xe9]))).toThrow(/not valid UTF-8 \(byte 0xE9 at offset 2\)/);
+  });
 });
 
 describe('JSON decoding', () => {
   it('decodes base64 blobs and ignores members the model does not have', () => {
     const input = decodeJsonRequest(model, 'SendMessageRequest', JSON.stringify({ QueueUrl: 'u', MessageBody: 'b', Unknown: 1, MessageAttributes: { a: { DataType: 'Binary', BinaryValue: 'AAEC' } } }));
     expect(input).toEqual({ QueueUrl: 'u', MessageBody: 'b', MessageAttributes: { a: { DataType: 'Binary', BinaryValue: new Uint8Array([0, 1, 2]) } } });
+  });
+
+  it('refuses a map key whose value is null rather than dropping it', () => {
+    expect(() => decodeJsonRequest(model, 'SendMessageRequest', JSON.stringify({ QueueUrl: 'u', MessageBody: 'b', MessageAttributes: { a: null } }))).toThrow(
+      'Value for MessageAttributes.a must be a value, not null.',
+    );
+    expect(() => decodeJsonRequest(model, 'TagQueueRequest', JSON.stringify({ QueueUrl: 'u', Tags: { team: null } }))).toThrow('Value for Tags.team must be a value, not null.');
+  });
+
+  it('reads a body only if it is UTF-8, keeping a byte-order mark', () => {
+    expect(jsonBodyText(Buffer.from('\ufeff{"a":"é"}', 'utf8'))).toBe('\ufeff{"a":"é"}');
+    expect(() => jsonBodyText(Buffer.from([0x7b, 0x22, 0xc0, 0xaf, 0x22, 0x7d]))).toThrow('The request body is not valid JSON: it is not valid UTF-8 (byte 0xC0 at offset 2).');
   });
 });
 

@@ -36,9 +36,9 @@ describe('the SQS server', () => {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(tooBig) },
       body: Buffer.alloc(tooBig, 'a'),
-    }).catch((err: unknown) => err as Error);
-    // Either the 413 arrives or the server closed the socket while the client was still writing.
-    if (res instanceof Error) return;
+    });
+    // The answer arrives whole although the client was still writing: the server reads and throws
+    // away the rest of the body before it closes, instead of resetting the connection.
     expect(res.statusCode).toBe(413);
     expect(await res.body.text()).toContain('<Code>RequestEntityTooLarge</Code>');
   });
@@ -49,8 +49,7 @@ describe('the SQS server', () => {
     async function* chunks() {
       for (let sent = 0; sent <= raftqLimits.httpRequestBytesMax.value; sent += chunk.byteLength) yield chunk;
     }
-    const res = await request(`${gateway.endpoint}/`, { method: 'POST', headers: { 'x-amz-target': 'AmazonSQS.ListQueues' }, body: Readable.from(chunks()) }).catch((err: unknown) => err as Error);
-    if (res instanceof Error) return;
+    const res = await request(`${gateway.endpoint}/`, { method: 'POST', headers: { 'x-amz-target': 'AmazonSQS.ListQueues' }, body: Readable.from(chunks()) });
     expect(res.statusCode).toBe(413);
     expect(res.headers['x-amzn-query-error']).toBe('RequestEntityTooLarge;Sender');
   });
