@@ -1,0 +1,134 @@
+/**
+ * What one produced and one consumed message cost the queue layer: keys and bytes written
+ * through transactions, and CPU, over the real storage layer (MVCC store, OCC apply step) on
+ * LevelDB in one process — no Raft, no HTTP. Prefills a backlog with SendMessageBatch(10), then
+ * drains it with ReceiveMessage(10) + DeleteMessageBatch from several concurrent consumers, and
+ * reports each phase per message. Also the time to build the receive index of the backlog.
+ *
+ *   npm run bench:write-cost -- [--messages N] [--body-bytes B] [--consumers C] [--fifo] [--engine level|memory] [--cpu-prof-dir DIR]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Session } from 'node:inspector/promises';
+import { writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { SystemClock } from '../src/base/clock.js';
+import { QueueService } from '../src/queue/queue-service.js';
+import type { SendEntry } from '../src/queue/queue-api.js';
+import type { Engine } from '../src/storage/engine.js';
+import { LevelEngine } from '../src/storage/level-engine.js';
+import { LocalTxnExecutor } from '../src/storage/local-txn-executor.js';
+import { MemoryEngine } from '../src/storage/memory-engine.js';
+import { MvccStore } from '../src/storage/mvcc-store.js';
+import { WriteTally } from './write-cost/write-tally.js';
+
+const { values } = parseArgs({
+  options: {
+    messages: { type: 'string', default: '20000' },
+    'body-bytes': { type: 'string', default: '1024' },
+    consumers: { type: 'string', default: '8' },
+    fifo: { type: 'boolean', default: false },
+    engine: { type: 'string', default: 'level' },
+    'cpu-prof-dir': { type: 'string' },
+  },
+});
+const messageCount = Number(values.messages);
+const body = 'x'.repeat(Number(values['body-bytes']));
+const consumers = Number(values.consumers);
+const isFifo = values.fifo === true;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'raftq-write-cost-'));
+  const engine: Engine = values.engine === 'memory' ? new MemoryEngine() : await LevelEngine.open(dir);
+  const executor = new LocalTxnExecutor({ store: await MvccStore.open(engine), clock: new SystemClock(), isEncodingRoundTrip: true });
+  const tally = new WriteTally();
+  executor.onApplied((writes) => tally.add(writes));
+  const service = new QueueService({
+    executor,
+    accountId: '000000000000',
+    region: 'us-east-1',
+    newId: () => randomUUID(),
+    scheduler: { setTimerMs: (delayMs, fn) => { const t = setTimeout(fn, delayMs); return () => clearTimeout(t); } },
+  });
+  const queue = isFifo ? 'cost.fifo' : 'cost';
+  await service.createQueue({ name: queue, attributes: isFifo ? { FifoQueue: 'true' } : {}, tags: {} });
+  console.log(`${isFifo ? 'FIFO' : 'standard'} queue, ${messageCount} messages of ${body.length} B, ${consumers} consumers, ${values.engine} engine`);
+
+  const produce = await measure(tally, async () => {
+    for (let i = 0; i < messageCount; i += 10) {
+      const entries: SendEntry[] = Array.from({ length: Math.min(10, messageCount - i) }, (_, j) => ({
+        entryId: `e${j}`,
+        body,
+        messageAttributes: {},
+        systemAttributes: {},
+        ...(isFifo ? { messageGroupId: `g${(i + j) % 64}`, messageDeduplicationId: `d${i + j}` } : {}),
+      }));
+      await service.sendMessages(queue, entries, { senderId: 'bench' });
+      if (i % 10_000 === 0) process.stderr.write(`\r  prefilled ${i} / ${messageCount}`);
+    }
+    process.stderr.write('\n');
+    return messageCount;
+  });
+  report('produce (SendMessageBatch of 10)', produce);
+
+  const profiler = values['cpu-prof-dir'] === undefined ? undefined : new Session();
+  if (profiler !== undefined) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.start');
+  }
+  let received = 0;
+  const consume = await measure(tally, async () => {
+    await Promise.all(
+      Array.from({ length: consumers }, async () => {
+        for (;;) {
+          const messages = await service.receiveMessages(queue, { maxMessages: 10, waitTimeSeconds: 0, visibilityTimeoutSeconds: 60 });
+          if (messages.length === 0) return;
+          received += messages.length;
+          await service.deleteMessages(queue, messages.map((m, k) => ({ entryId: `d${k}`, receiptHandle: m.receiptHandle })));
+        }
+      }),
+    );
+    return received;
+  });
+  if (profiler !== undefined && values['cpu-prof-dir'] !== undefined) {
+    const { profile } = await profiler.post('Profiler.stop');
+    const file = join(values['cpu-prof-dir'], `write-cost-consume-${Date.now()}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    console.log(`consume profile: ${file}`);
+  }
+  report('consume (ReceiveMessage of 10 + DeleteMessageBatch)', consume);
+  service.close();
+  await engine.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+interface Phase {
+  readonly messages: number;
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly keys: number;
+  readonly bytes: number;
+  readonly byFamily: ReadonlyMap<string, number>;
+}
+
+async function measure(tally: WriteTally, body: () => Promise<number>): Promise<Phase> {
+  tally.reset();
+  const cpuBefore = process.cpuUsage();
+  const startedMs = performance.now();
+  const messages = await body();
+  const wallMs = performance.now() - startedMs;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { messages, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, keys: tally.keys, bytes: tally.bytes, byFamily: new Map(tally.byFamily) };
+}
+
+function report(name: string, phase: Phase): void {
+  const per = (n: number) => (n / Math.max(1, phase.messages)).toFixed(2);
+  console.log(`${name}: ${phase.messages} messages, ${Math.round((phase.messages / phase.wallMs) * 1000)} msgs/s, CPU ${((phase.cpuMs / Math.max(1, phase.messages)) * 1000).toFixed(0)} µs/msg`);
+  console.log(`  per message: ${per(phase.keys)} keys written, ${per(phase.bytes)} bytes written (key + value)`);
+  console.log(`  keys by family: ${[...phase.byFamily].map(([family, n]) => `${family} ${per(n)}`).join(', ')}`);
+}
+
+await main();
