@@ -135,7 +135,7 @@ export const raftLimits = {
   clockSampleIntervalMs: limit(1_000, 'milliseconds', 'How often a follower samples the leader clock for its cluster-clock offset.'),
   logMirrorBytesMax: limit(256 * 1_048_576, 'bytes', 'Log bytes kept since the last snapshot (the in-memory mirror of the log tail); reaching it triggers a snapshot early, so memory stays bounded under large entries.'),
   snapshotCatchUpEntries: limit(1_000, 'entries', 'Entries kept behind a snapshot when compacting, so a follower that is only a little behind catches up from the log instead of a full snapshot.'),
-  learnerCatchUpEntries: limit(64, 'entries', 'A learner is promoted to voter once its log is within this many entries of the leader\'s.'),
+  learnerCatchUpEntries: limit(64, 'entries', 'A learner is promoted to voter once it has acknowledged the leader\'s log up to the leader\'s last index when the leader first saw it, answered within the last three election timeouts, and is within this many entries of the leader\'s last index.'),
   snapshotSendTimeoutMs: limit(120_000, 'milliseconds', 'A snapshot stream that has not finished by then is abandoned and reported as failed, so Raft retries it.'),
   shutdownDrainMs: limit(5_000, 'milliseconds', 'On SIGTERM, how long the node waits for in-flight requests and a leadership transfer before exiting.'),
   stateCompactionDelayMs: limit(30_000, 'milliseconds', 'How long after the reaper emptied a range (or deletes piled up in a queue generation) the node compacts it in LevelDB: long enough for the MVCC horizon (mvccHistoryMs) and a garbage-collection pass to remove the deletion markers first.'),

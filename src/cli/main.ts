@@ -9,6 +9,7 @@
  *   raftq leader transfer ID [--admin …]
  *   raftq backup --out FILE [--admin …]          a consistent backup of a running cluster
  *   raftq restore FILE --data-dir DIR            a one-node cluster from a backup
+ *   raftq recover --data-dir DIR --id ID         a stopped survivor of a lost quorum becomes a one-node cluster
  *   raftq certs --nodes ID=HOST,…;… [--out DIR]  a CA and node certificates for mutual TLS
  */
 import { adminCall } from './admin-client.js';
@@ -32,6 +33,8 @@ const usage = `Usage:
   raftq leader transfer ID [--admin HOST:PORT]
   raftq backup --out FILE [--admin HOST:PORT]    back up a running cluster through any node
   raftq restore FILE --data-dir DIR [--id n1]    make a one-node cluster from a backup
+  raftq recover --data-dir DIR --id ID           after losing a quorum for good: make a stopped
+                                                 survivor a one-node cluster with the data it has
   raftq certs --nodes n1=HOST;n2=HOST [--out DIR]  make a CA and node certificates`;
 
 async function adminCommand(words: readonly string[], argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
@@ -89,6 +92,11 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<vo
       const { restoreCommand, restoreFlags } = await import('./restore-command.js');
       if (wantsHelp) return void process.stdout.write(`${helpText('restore FILE', restoreFlags)}\n`);
       return restoreCommand(rest, env);
+    }
+    case 'recover': {
+      const { recoverCommand, recoverFlags, recoverHelp } = await import('./recover-command.js');
+      if (wantsHelp) return void process.stdout.write(`${helpText('recover', recoverFlags)}\n${recoverHelp}\n`);
+      return recoverCommand(rest, env);
     }
     case 'certs': {
       const { certsCommand, certsFlags } = await import('./certs-command.js');

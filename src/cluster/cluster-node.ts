@@ -554,6 +554,7 @@ export class ClusterNode implements TxnExecutor {
   /** A Raft message from a peer: into the core, unless the loop stopped or tail repair holds it back. */
   private stepFromPeer(message: RaftMessage): void {
     if (!this.isLoopRunning) return;
+    if (message.type === MessageType.AppResp || message.type === MessageType.HeartbeatResp) this.membershipAdmin.peerAnswered(message.from);
     const admitted = this.tailRepairGuard.admit(message, this.logStore.lastIndex());
     if (admitted === null) return;
     this.raw.step(admitted);

@@ -331,6 +331,29 @@ export class LevelLogStore implements RaftStorage {
     this.mirrorBytes = 0;
   }
 
+  /**
+   * Offline recovery only (`raftq recover`): makes `membership` the configuration wherever the log
+   * records one — the current membership and the snapshot's — in one synced batch. Its index must
+   * cover every conf change entry in the log, so that none of them is applied over it later.
+   */
+  async replaceMembership(membership: Membership): Promise<void> {
+    assert(membership.index >= this.lastIndex() && membership.index >= this.membership.index, `replaceMembership: index ${membership.index} below the log's last index or current membership`);
+    const batch = this.db.batch();
+    batch.put(confStateKey, sealValue(confStateKey, encodeMembership(membership)));
+    const snapshotMeta: SnapshotMeta = { ...this.snapshotMeta, confState: membership.confState };
+    let snapshotData = this.snapshotData;
+    // Without a snapshot (index 0) nothing is stored: the next open derives it from the membership.
+    if (snapshotMeta.index > 0) {
+      snapshotData = encodeMembership({ ...membership, index: snapshotMeta.index });
+      batch.put(snapshotKey, sealValue(snapshotKey, encodeSnapshotMeta(snapshotMeta)));
+      batch.put(snapshotDataKey, sealValue(snapshotDataKey, snapshotData));
+    }
+    await batch.write({ sync: true });
+    this.membership = membership;
+    this.snapshotMeta = snapshotMeta;
+    this.snapshotData = snapshotData;
+  }
+
   async close(): Promise<void> {
     await this.db.close();
   }

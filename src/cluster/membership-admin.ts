@@ -1,8 +1,10 @@
 /**
  * Membership changes and leadership transfer, callable on any node: a follower forwards the
  * request to the leader over gRPC. A new member joins as a learner and is promoted to voter by the
- * leader once its log has caught up (raftLimits.learnerCatchUpEntries); removing the leader first
- * hands leadership to the most caught-up voter.
+ * leader once it has acknowledged the leader's log and answers it (learner-promotion.ts); a
+ * learner that never answers (a wrong address, a machine not up yet) stays a learner, counts for
+ * nothing, and can be removed. Removing the leader first hands leadership to the most caught-up
+ * voter.
  */
 import { raftLimits } from '../base/limits.js';
 import type { raftq } from '../gen/proto.js';
@@ -10,6 +12,7 @@ import { ConfChangeInvalidError, ProposalDroppedError } from '../raft/errors.js'
 import type { ConfChange } from '../raft/types.js';
 import type { ClusterNode } from './cluster-node.js';
 import { MembershipChangeError } from './errors.js';
+import { LearnerPromotion } from './learner-promotion.js';
 import { parseHostPort } from './node-config.js';
 
 /** How long a membership call waits for its change to apply (and a learner to be promoted). */
@@ -19,8 +22,26 @@ const utf8 = new TextEncoder();
 
 export type MemberAddStatus = 'voter' | 'learner';
 
+/** How many election timeouts back a learner's last answer still counts as recent. */
+const learnerRecentElectionTimeouts = 3;
+
 export class MembershipAdmin {
-  constructor(private readonly node: ClusterNode) {}
+  private readonly promotion: LearnerPromotion;
+
+  constructor(private readonly node: ClusterNode) {
+    const { config } = node;
+    this.promotion = new LearnerPromotion({
+      // The host clock, uncorrected: the window measures time on this node only.
+      clock: { nowMs: () => node.clock.wallMs() },
+      recentWindowMs: learnerRecentElectionTimeouts * config.electionTimeoutTicks * config.tickMs,
+      catchUpEntries: raftLimits.learnerCatchUpEntries.value,
+    });
+  }
+
+  /** A peer answered this node's appends or heartbeats (what tells the leader a learner is there). */
+  peerAnswered(peerId: string): void {
+    this.promotion.heardFrom(peerId);
+  }
 
   async addMember(nodeId: string, raftAddress: string): Promise<MemberAddStatus> {
     if (!nodeIdPattern.test(nodeId)) throw new MembershipChangeError(`add ${nodeId}`, 'node ids are 1-64 of [A-Za-z0-9_.-]');
@@ -52,7 +73,13 @@ export class MembershipAdmin {
       this.node.logger.info({ nodeId, raftAddress }, 'added a learner; it becomes a voter once caught up');
     }
     const isVoter = (): boolean => this.node.confState().voters.includes(nodeId);
-    return (await this.until(isVoter, deadlineMs)) ? 'voter' : 'learner';
+    if (await this.until(isVoter, deadlineMs)) return 'voter';
+    const wait = this.learnerWait(nodeId);
+    this.node.logger.warn(
+      { nodeId, raftAddress, ...wait },
+      'the new member has not caught up: it stays a learner (counting for nothing) until it has; if its address is wrong, remove it with raftq members remove',
+    );
+    return 'learner';
   }
 
   async removeMember(nodeId: string): Promise<void> {
@@ -110,22 +137,27 @@ export class MembershipAdmin {
     await this.until(() => !this.node.isLeader(), Math.min(deadlineMs, Date.now() + this.transferTimeoutMs()));
   }
 
-  /** Leader, in the loop: promote the first learner whose log has caught up. */
+  /** Leader, in the loop: promote the first learner that has caught up and answers (learner-promotion.ts). */
   maybePromoteLearner(): void {
     const status = this.node.raftStatus();
     if (status.role !== 'leader') return;
-    for (const learner of status.confState.learners) {
-      const progress = status.progress.get(learner);
-      if (progress === undefined || progress.match < status.lastIndex - raftLimits.learnerCatchUpEntries.value) continue;
-      const address = this.node.membership().addresses[learner] ?? '';
-      try {
-        this.node.proposeConfChange({ kind: 'addVoter', nodeId: learner, context: utf8.encode(address) });
-        this.node.logger.info({ nodeId: learner, match: progress.match, lastIndex: status.lastIndex }, 'promoting a caught-up learner to voter');
-      } catch (error) {
-        if (!(error instanceof ProposalDroppedError)) throw error;
-      }
-      return;
+    const candidate = this.promotion.nextToPromote(status);
+    if (candidate === null) return;
+    const address = this.node.membership().addresses[candidate.nodeId] ?? '';
+    try {
+      this.node.proposeConfChange({ kind: 'addVoter', nodeId: candidate.nodeId, context: utf8.encode(address) });
+      this.node.logger.info({ ...candidate, lastIndex: status.lastIndex }, 'promoting a caught-up learner to voter');
+    } catch (error) {
+      if (!(error instanceof ProposalDroppedError)) throw error;
     }
+  }
+
+  /** Leader: what learner `nodeId` still lacks to be promoted (its match, target and last answer); {} elsewhere. */
+  private learnerWait(nodeId: string): { match?: number; targetIndex?: number; lastHeardAgoMs?: number | null } {
+    const status = this.node.raftStatus();
+    if (status.role !== 'leader') return {};
+    const wait = this.promotion.learners(status).find((learner) => learner.nodeId === nodeId);
+    return wait === undefined ? {} : { match: wait.match, targetIndex: wait.targetIndex, lastHeardAgoMs: wait.lastHeardAgoMs };
   }
 
   /** Runs a membership call for a gRPC handler, as a MembershipResponse. */

@@ -71,6 +71,11 @@ export class ProcessCluster {
     return spec;
   }
 
+  /** Node `id`'s data directory (kept across restarts until close()). */
+  dataDir(id: string): string {
+    return join(this.dir.path, id);
+  }
+
   logFile(id: string): string {
     return join(this.dir.path, `${id}.log`);
   }
@@ -79,7 +84,7 @@ export class ProcessCluster {
   spawnNode(id: string, options: { peers: readonly string[]; join?: boolean; args?: readonly string[] }): ChildProcess {
     const spec = this.spec(id);
     const args = [
-      mainScript, 'serve', '--id', id, '--data-dir', join(this.dir.path, id),
+      mainScript, 'serve', '--id', id, '--data-dir', this.dataDir(id),
       '--sqs-listen', `127.0.0.1:${spec.sqsPort}`, '--admin-listen', `127.0.0.1:${spec.adminPort}`, '--raft-listen', `127.0.0.1:${spec.raftPort}`,
       '--peers', this.peerList(options.peers), '--debug-endpoints', '--tick-ms', '20',
       ...(options.join === true ? ['--join'] : []), ...this.extraArgs, ...(options.args ?? []),
