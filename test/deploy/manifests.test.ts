@@ -11,7 +11,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raftLimits } from '../../src/base/limits.js';
 import { makeTempDir } from '../support/temp-dir.js';
-import { NodeProcess, sqsClient } from './support/node-process.js';
+import { NodeProcess, sqsClient, waitFor } from './support/node-process.js';
 import { assembleRuntimeStage, runtimeStageOf } from './support/image-layout.js';
 import { AddressMap, deployFile, parseDockerfile, serveEnvNames } from './support/deploy-files.js';
 
@@ -178,8 +178,16 @@ describe('the Kubernetes manifests', () => {
   const podLabels = statefulSet?.spec.template.metadata.labels;
   const selects = (selector: Json): boolean => Object.entries(selector as Record<string, string>).every(([k, v]) => podLabels[k] === v);
 
+  const podDir = makeTempDir('deploy-kubernetes');
+  let podProcess: NodeProcess | null = null;
+
   beforeAll(() => {
     expect(statefulSet).toBeDefined();
+  });
+
+  afterAll(async () => {
+    await podProcess?.kill();
+    podDir.cleanup();
   });
 
   it('run three pods whose peers are the headless service\'s DNS names', () => {
@@ -211,6 +219,44 @@ describe('the Kubernetes manifests', () => {
     expect(envOf('RAFTQ_ADMIN_LISTEN').value).toMatch(/^0\.0\.0\.0:/);
     expect(envOf('RAFTQ_ADMIN_TOKEN').valueFrom.secretKeyRef.key).toBe('admin-token');
     expect(envOf('RAFTQ_CLUSTER_SECRET').valueFrom.secretKeyRef.key).toBe('cluster-secret');
+  });
+
+  it('point Prometheus\'s scrape annotations at a port and path that answer without a token; the admin port keeps /metrics behind it', async () => {
+    const annotations = statefulSet.spec.template.metadata.annotations as Record<string, string>;
+    expect(annotations['prometheus.io/scrape']).toBe('true');
+    const scrapePort = Number(annotations['prometheus.io/port']);
+    const scrapePath = annotations['prometheus.io/path'] as string;
+    expect((container.ports as Json[]).map((p) => p.containerPort)).toContain(scrapePort);
+    // Pod raftq-0 as a process with the container's environment and the image's entrypoint: the
+    // pod's DNS name and its peers' become loopback ports; secrets are test values.
+    const podName = `${statefulSet.metadata.name}-0`;
+    const podHost = `${podName}.${statefulSet.spec.serviceName}.raftq.svc.cluster.local`;
+    const addresses = new AddressMap(() => true);
+    const adminToken = 'k8s-admin-token';
+    const dataDir = join(podDir.path, podName);
+    const env: Record<string, string> = { PATH: process.env['PATH'] ?? '' };
+    for (const e of container.env as Json[]) {
+      const secretKey = e.valueFrom?.secretKeyRef?.key as string | undefined;
+      const raw: string = e.valueFrom?.fieldRef?.fieldPath === 'metadata.name' ? podName : secretKey === 'admin-token' ? adminToken : secretKey !== undefined ? `k8s-${secretKey}` : e.value;
+      env[e.name] = onThisMachine(await addresses.rewrite(raw.replace(/\b0\.0\.0\.0:/g, `${podHost}:`), podName), dataDir, imageAppDir());
+    }
+    const entrypoint = jsonArray(dockerfile.find((line) => line.instruction === 'ENTRYPOINT')?.args ?? '[]');
+    const argv = [...entrypoint.slice(1), ...(container.args as string[])].map((arg) => onThisMachine(arg, dataDir, imageAppDir()));
+    podProcess = new NodeProcess(podName, argv, env, join(podDir.path, `${podName}.log`), env['RAFTQ_ADMIN_LISTEN'] as string, { cwd: imageAppDir() });
+    const scrapeUrl = `http://${await addresses.rewrite(`${podHost}:${scrapePort}`, podName)}${scrapePath}`;
+    // Its peers are not running, so it has no leader: metrics answer all the same.
+    let scrape: Response | null = null;
+    await waitFor(async () => {
+      if (!(podProcess as NodeProcess).isRunning) throw new Error(`${podName} exited:\n${(podProcess as NodeProcess).tail()}`);
+      scrape = await fetch(scrapeUrl, { signal: AbortSignal.timeout(3_000) }).catch(() => null);
+      return scrape !== null;
+    }, 30_000, `${podName} to answer on ${scrapeUrl}`);
+    const answer = scrape as unknown as Response;
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toMatch(/^# TYPE raftq_raft_term gauge$/m);
+    const adminMetrics = `http://${env['RAFTQ_ADMIN_LISTEN']}/metrics`;
+    expect((await fetch(adminMetrics)).status).toBe(401);
+    expect((await fetch(adminMetrics, { headers: { authorization: `Bearer ${adminToken}` } })).status).toBe(200);
   });
 
   it('keep at most one pod unavailable, one pod per machine, requested resources and time to hand over', () => {
