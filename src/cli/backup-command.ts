@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { decodeBackup, type BackupHeader } from '../admin/backup-format.js';
-import { adminSecretHeader } from './admin-client.js';
+import { adminSecretHeader, fetchAdmin } from './admin-client.js';
 import { parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
 
 export const backupFlags: readonly FlagSpec[] = [
@@ -50,7 +50,7 @@ export async function backupCommand(argv: readonly string[], env: NodeJS.Process
   if (clusterSecret !== '') headers[adminSecretHeader] = clusterSecret;
   if (adminToken !== '') headers['authorization'] = `Bearer ${adminToken}`;
   const startedMs = Date.now();
-  const response = await fetch(`http://${admin}/backup`, { headers });
+  const response = await fetchAdmin(admin, '/backup', { headers }, null);
   if (!response.ok || response.body === null) throw new BackupDownloadError(admin, response.status, (await response.text()).trim());
   try {
     await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), createWriteStream(partial));

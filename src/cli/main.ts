@@ -15,6 +15,7 @@
 import { adminCall } from './admin-client.js';
 import { clusterCommand, clusterFlags } from './cluster-command.js';
 import { helpText, parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
+import { requireSupportedNodeVersion } from './node-version.js';
 import { serveFlags } from './serve-options.js';
 
 const adminFlags: readonly FlagSpec[] = [
@@ -66,6 +67,7 @@ async function adminCommand(words: readonly string[], argv: readonly string[], e
 }
 
 async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  requireSupportedNodeVersion();
   const [command, ...rest] = argv;
   const wantsHelp = rest.includes('--help') || rest.includes('-h');
   switch (command) {

@@ -7,12 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
+import { startMetricsServer, type MetricsServer } from '../admin/metrics-server.js';
 import { ClusterNode } from '../cluster/cluster-node.js';
 import { parseHostPort } from '../cluster/node-config.js';
 import { QueueService } from '../queue/queue-service.js';
 import { cachedReceiveScanSlot } from '../queue/receive-scan-slot.js';
 import { startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
 import { resolveServeOptions, type ServeOptions } from './serve-options.js';
+import { listeningOn, openingDataDir } from './start-up-errors.js';
 import { startStateUpkeep } from './state-upkeep.js';
 
 const reaperIntervalMsDefault = 1_000;
@@ -26,11 +28,13 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
     logger.fatal({ err: error }, 'fatal error; exiting');
     process.exit(1);
   };
-  node = await ClusterNode.open({ config: options.node, logger, onFatal: fatal });
-  const admin = await startAdmin(options, node, logger);
-  const gateway = await startGateway(options, node, logger);
+  // Each step that binds an address or opens the data directory says, if it fails, which flag to fix.
+  node = await openingDataDir(() => listeningOn('raft-listen', options.node.raftListen, () => ClusterNode.open({ config: options.node, logger, onFatal: fatal })));
+  const admin = await listeningOn('admin-listen', options.adminListen, () => startAdmin(options, node, logger));
+  const metrics = options.metricsListen === null ? null : await listeningOn('metrics-listen', options.metricsListen, () => startMetrics(options.metricsListen as string, node, logger));
+  const gateway = await listeningOn('sqs-listen', options.sqsListen, () => startGateway(options, node, logger));
   logger.info(
-    { id: options.node.id, sqs: options.sqsListen, admin: options.adminListen, raft: options.node.raftListen, dataDir: options.node.dataDir },
+    { id: options.node.id, sqs: options.sqsListen, admin: options.adminListen, metrics: options.metricsListen, raft: options.node.raftListen, dataDir: options.node.dataDir },
     'raftq node serving',
   );
 
@@ -42,6 +46,7 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
     void (async () => {
       await gateway.close();
       await node.stop({ transferLeadership: true });
+      await metrics?.close();
       await admin.close();
       logger.info({ durationMs: Date.now() - started }, 'shut down');
       logger.flush?.();
@@ -55,6 +60,11 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
 async function startAdmin(options: ServeOptions, node: ClusterNode, logger: Logger): Promise<AdminServer> {
   const { host, port } = parseHostPort('admin-listen', options.adminListen);
   return startAdminServer({ host, port, node, logger, isDebugEnabled: options.isDebugEnabled, clusterSecret: options.node.clusterSecret, adminToken: options.adminToken });
+}
+
+function startMetrics(metricsListen: string, node: ClusterNode, logger: Logger): Promise<MetricsServer> {
+  const { host, port } = parseHostPort('metrics-listen', metricsListen);
+  return startMetricsServer({ host, port, registry: node.metrics.registry, logger });
 }
 
 interface Gateway {

@@ -21,6 +21,7 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'tls-key', kind: 'string', description: 'PEM private key of --tls-cert' },
   { name: 'tls-ca', kind: 'string', description: 'PEM CA that signed every node\'s certificate (turns on mutual TLS)' },
   { name: 'admin-token', kind: 'string', description: 'Bearer token for every admin call but /health and /ready; needed when --admin-listen is not loopback' },
+  { name: 'metrics-listen', kind: 'string', description: 'HOST:PORT serving only GET /metrics, without the admin token (for Prometheus scrapes)', defaultText: 'off' },
   { name: 'sqs-tls-cert', kind: 'string', description: 'PEM certificate for the SQS endpoint (turns HTTPS on)' },
   { name: 'sqs-tls-key', kind: 'string', description: 'PEM private key of --sqs-tls-cert' },
   { name: 'credentials-file', kind: 'string', description: 'JSON credentials; turns SigV4 verification on' },
@@ -39,6 +40,8 @@ export interface ServeOptions {
   readonly adminListen: string;
   /** '' when the admin port is on loopback and open to local callers. */
   readonly adminToken: string;
+  /** HOST:PORT of the token-free metrics port, or null for none. */
+  readonly metricsListen: string | null;
   readonly credentialsFile: string | null;
   /** HTTPS on the SQS endpoint, or null for HTTP. */
   readonly sqsTls: { readonly certFile: string; readonly keyFile: string } | null;
@@ -61,6 +64,8 @@ export function resolveServeOptions(argv: readonly string[], env: NodeJS.Process
   if (adminToken === '' && !isLoopbackHost(parseHostPort('admin-listen', adminListen).host)) {
     throw new UsageError(`--admin-listen ${adminListen} is not a loopback address: set --admin-token (or RAFTQ_ADMIN_TOKEN) so that only /health and /ready answer without it`);
   }
+  const metricsListen = stringFlag(values, 'metrics-listen') ?? null;
+  if (metricsListen !== null) parseHostPort('metrics-listen', metricsListen);
   const peersText = stringFlag(values, 'peers');
   const join = booleanFlag(values, 'join');
   const peers = peersText === undefined ? (join ? {} : { [id]: raftListen }) : parsePeerList('peers', peersText);
@@ -91,6 +96,7 @@ export function resolveServeOptions(argv: readonly string[], env: NodeJS.Process
     sqsListen,
     adminListen,
     adminToken,
+    metricsListen,
     credentialsFile: stringFlag(values, 'credentials-file') ?? null,
     sqsTls: sqsTlsOf(stringFlag(values, 'sqs-tls-cert'), stringFlag(values, 'sqs-tls-key')),
     logLevel,

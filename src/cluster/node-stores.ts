@@ -3,7 +3,6 @@
  * bootstrap membership the first time), a snapshot install a crash interrupted (finished now), the
  * state under DATA/state, and the Raft core, told what the state has already applied.
  */
-import { mkdirSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -11,6 +10,7 @@ import { assert } from '../base/assert.js';
 import { raftLimits } from '../base/limits.js';
 import { SeededPrng } from '../base/prng.js';
 import { RawNode } from '../raft/raw-node.js';
+import { openDataDirStore, prepareDataDir } from './data-dir.js';
 import { LevelLogStore, type Membership } from './level-log-store.js';
 import type { NodeConfig } from './node-config.js';
 import { recoverStateInstall, statePaths } from './state-install.js';
@@ -24,16 +24,16 @@ export interface NodeStores {
 
 /** Opens the log and state under config.dataDir (finishing an interrupted snapshot install) and builds the core over them. */
 export async function openNodeStores(config: NodeConfig, logger: Logger): Promise<NodeStores> {
-  mkdirSync(config.dataDir, { recursive: true });
+  prepareDataDir(config.dataDir);
   const bootstrap: Membership = {
     confState: config.join ? { voters: [], learners: [] } : { voters: Object.keys(config.peers).sort(), learners: [] },
     index: 0,
     addresses: config.peers,
   };
-  const logStore = await LevelLogStore.open(join(config.dataDir, 'raft'), bootstrap);
+  const logStore = await openDataDirStore(config.dataDir, 'raft', () => LevelLogStore.open(join(config.dataDir, 'raft'), bootstrap));
   const recovered = await recoverStateInstall(config.dataDir, logStore);
   if (recovered !== null) logger.info({ snapshotIndex: recovered.meta.index }, 'finished a snapshot install interrupted by a crash');
-  const state = await StateStore.open(statePaths(config.dataDir).live);
+  const state = await openDataDirStore(config.dataDir, 'state', () => StateStore.open(statePaths(config.dataDir).live));
   const hardState = logStore.initialState().hardState;
   const compactedIndex = logStore.firstIndex() - 1;
   assert(

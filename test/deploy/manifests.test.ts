@@ -5,12 +5,14 @@
  * name only metrics a running node exports.
  */
 import { execFile } from 'node:child_process';
+import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raftLimits } from '../../src/base/limits.js';
 import { makeTempDir } from '../support/temp-dir.js';
-import { NodeProcess, repoRoot } from './support/node-process.js';
+import { NodeProcess, sqsClient, waitFor } from './support/node-process.js';
+import { assembleRuntimeStage, runtimeStageOf } from './support/image-layout.js';
 import { AddressMap, deployFile, parseDockerfile, serveEnvNames } from './support/deploy-files.js';
 
 type Json = any;
@@ -26,10 +28,22 @@ function jsonArray(args: string): string[] {
   return parsed as string[];
 }
 
-/** The image's paths on this machine: /app is the checkout, the data volume a temp dir. */
-function onThisMachine(arg: string, dataDir: string): string {
-  return arg.replace(/^\/app\//, `${repoRoot}/`).replace('/var/lib/raftq', dataDir);
+/** The image's paths on this machine: /app is `appDir`, the data volume a temp dir. */
+function onThisMachine(arg: string, dataDir: string, appDir: string): string {
+  return arg.replace(/^\/app\//, `${appDir}/`).replace('/var/lib/raftq', dataDir);
 }
+
+/** The image's /app, laid out once per file from the Dockerfile's runtime COPY lines (image-layout.ts). */
+const imageApp = makeTempDir('deploy-image-app');
+let isImageAppAssembled = false;
+function imageAppDir(): string {
+  if (!isImageAppAssembled) {
+    assembleRuntimeStage(runtimeStageOf(dockerfile), imageApp.path);
+    isImageAppAssembled = true;
+  }
+  return imageApp.path;
+}
+afterAll(() => imageApp.cleanup());
 
 function runHealthcheck(test: string[], adminAddress: string): Promise<number> {
   expect(test[0]).toBe('CMD');
@@ -62,17 +76,29 @@ describe('the image', () => {
     dir.cleanup();
   });
 
-  it('its start command (entrypoint and default arguments) serves a one-node cluster', async () => {
+  it('holds what a node reads at run time: its start command, from exactly the runtime stage\'s COPY lines, serves SQS', async () => {
+    expect(runtimeStageOf(dockerfile).workdir).toBe('/app');
+    const appDir = imageAppDir();
     const entrypoint = jsonArray(dockerfile.find((line) => line.instruction === 'ENTRYPOINT')?.args ?? '[]');
     const cmd = jsonArray(dockerfile.find((line) => line.instruction === 'CMD')?.args ?? '[]');
     expect(cmd[0]).toBe('serve');
     const addresses = new AddressMap(() => false);
-    const argv = await Promise.all([...entrypoint.slice(1), ...cmd].map(async (arg) => onThisMachine(await addresses.rewrite(arg, 'image'), dir.path)));
+    const argv = await Promise.all([...entrypoint.slice(1), ...cmd].map(async (arg) => onThisMachine(await addresses.rewrite(arg, 'image'), dir.path, appDir)));
     const adminListen = await addresses.rewrite('127.0.0.1:9325', 'image');
-    const env = { PATH: process.env['PATH'] ?? '', RAFTQ_ADMIN_LISTEN: adminListen, RAFTQ_RAFT_LISTEN: await addresses.rewrite('127.0.0.1:9326', 'image') };
-    node = new NodeProcess('image', argv, env, join(dir.path, 'image.log'), adminListen);
+    const sqsListen = await addresses.rewrite('0.0.0.0:9324', 'image');
+    const env = { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', RAFTQ_ADMIN_LISTEN: adminListen, RAFTQ_RAFT_LISTEN: await addresses.rewrite('127.0.0.1:9326', 'image') };
+    node = new NodeProcess('image', argv, env, join(dir.path, 'image.log'), adminListen, { cwd: appDir });
     await node.waitReady();
     expect((await node.status()).role).toBe('leader');
+    const sqs = sqsClient(`http://${sqsListen}`);
+    try {
+      const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'image-check' }));
+      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: 'from the image layout' }));
+      const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 5 }));
+      expect(received.Messages?.map((m) => m.Body)).toEqual(['from the image layout']);
+    } finally {
+      sqs.destroy();
+    }
     expect(await node.stop()).toBe(0);
   });
 });
@@ -113,10 +139,10 @@ describe('the compose file', () => {
         // A container listening on 0.0.0.0 is reached by its service name.
         const interpolated = value.replace(/\$\{RAFTQ_CLUSTER_SECRET:\?[^}]*\}/, 'compose-secret').replace(/\b0\.0\.0\.0:/g, `${name}:`);
         expect(interpolated).not.toContain('${');
-        env[key] = onThisMachine(await addresses.rewrite(interpolated, name), join(dir.path, name));
+        env[key] = onThisMachine(await addresses.rewrite(interpolated, name), join(dir.path, name), imageAppDir());
       }
-      const argv = [...entrypoint.slice(1), ...(service.command as string[])].map((arg) => onThisMachine(arg, join(dir.path, name)));
-      nodes.set(name, new NodeProcess(name, argv, env, join(dir.path, `${name}.log`), env['RAFTQ_ADMIN_LISTEN'] as string));
+      const argv = [...entrypoint.slice(1), ...(service.command as string[])].map((arg) => onThisMachine(arg, join(dir.path, name), imageAppDir()));
+      nodes.set(name, new NodeProcess(name, argv, env, join(dir.path, `${name}.log`), env['RAFTQ_ADMIN_LISTEN'] as string, { cwd: imageAppDir() }));
     }
     await Promise.all([...nodes.values()].map((node) => node.waitReady()));
     const n1 = nodes.get('n1') as NodeProcess;
@@ -152,8 +178,16 @@ describe('the Kubernetes manifests', () => {
   const podLabels = statefulSet?.spec.template.metadata.labels;
   const selects = (selector: Json): boolean => Object.entries(selector as Record<string, string>).every(([k, v]) => podLabels[k] === v);
 
+  const podDir = makeTempDir('deploy-kubernetes');
+  let podProcess: NodeProcess | null = null;
+
   beforeAll(() => {
     expect(statefulSet).toBeDefined();
+  });
+
+  afterAll(async () => {
+    await podProcess?.kill();
+    podDir.cleanup();
   });
 
   it('run three pods whose peers are the headless service\'s DNS names', () => {
@@ -185,6 +219,44 @@ describe('the Kubernetes manifests', () => {
     expect(envOf('RAFTQ_ADMIN_LISTEN').value).toMatch(/^0\.0\.0\.0:/);
     expect(envOf('RAFTQ_ADMIN_TOKEN').valueFrom.secretKeyRef.key).toBe('admin-token');
     expect(envOf('RAFTQ_CLUSTER_SECRET').valueFrom.secretKeyRef.key).toBe('cluster-secret');
+  });
+
+  it('point Prometheus\'s scrape annotations at a port and path that answer without a token; the admin port keeps /metrics behind it', async () => {
+    const annotations = statefulSet.spec.template.metadata.annotations as Record<string, string>;
+    expect(annotations['prometheus.io/scrape']).toBe('true');
+    const scrapePort = Number(annotations['prometheus.io/port']);
+    const scrapePath = annotations['prometheus.io/path'] as string;
+    expect((container.ports as Json[]).map((p) => p.containerPort)).toContain(scrapePort);
+    // Pod raftq-0 as a process with the container's environment and the image's entrypoint: the
+    // pod's DNS name and its peers' become loopback ports; secrets are test values.
+    const podName = `${statefulSet.metadata.name}-0`;
+    const podHost = `${podName}.${statefulSet.spec.serviceName}.raftq.svc.cluster.local`;
+    const addresses = new AddressMap(() => true);
+    const adminToken = 'k8s-admin-token';
+    const dataDir = join(podDir.path, podName);
+    const env: Record<string, string> = { PATH: process.env['PATH'] ?? '' };
+    for (const e of container.env as Json[]) {
+      const secretKey = e.valueFrom?.secretKeyRef?.key as string | undefined;
+      const raw: string = e.valueFrom?.fieldRef?.fieldPath === 'metadata.name' ? podName : secretKey === 'admin-token' ? adminToken : secretKey !== undefined ? `k8s-${secretKey}` : e.value;
+      env[e.name] = onThisMachine(await addresses.rewrite(raw.replace(/\b0\.0\.0\.0:/g, `${podHost}:`), podName), dataDir, imageAppDir());
+    }
+    const entrypoint = jsonArray(dockerfile.find((line) => line.instruction === 'ENTRYPOINT')?.args ?? '[]');
+    const argv = [...entrypoint.slice(1), ...(container.args as string[])].map((arg) => onThisMachine(arg, dataDir, imageAppDir()));
+    podProcess = new NodeProcess(podName, argv, env, join(podDir.path, `${podName}.log`), env['RAFTQ_ADMIN_LISTEN'] as string, { cwd: imageAppDir() });
+    const scrapeUrl = `http://${await addresses.rewrite(`${podHost}:${scrapePort}`, podName)}${scrapePath}`;
+    // Its peers are not running, so it has no leader: metrics answer all the same.
+    let scrape: Response | null = null;
+    await waitFor(async () => {
+      if (!(podProcess as NodeProcess).isRunning) throw new Error(`${podName} exited:\n${(podProcess as NodeProcess).tail()}`);
+      scrape = await fetch(scrapeUrl, { signal: AbortSignal.timeout(3_000) }).catch(() => null);
+      return scrape !== null;
+    }, 30_000, `${podName} to answer on ${scrapeUrl}`);
+    const answer = scrape as unknown as Response;
+    expect(answer.status).toBe(200);
+    expect(await answer.text()).toMatch(/^# TYPE raftq_raft_term gauge$/m);
+    const adminMetrics = `http://${env['RAFTQ_ADMIN_LISTEN']}/metrics`;
+    expect((await fetch(adminMetrics)).status).toBe(401);
+    expect((await fetch(adminMetrics, { headers: { authorization: `Bearer ${adminToken}` } })).status).toBe(200);
   });
 
   it('keep at most one pod unavailable, one pod per machine, requested resources and time to hand over', () => {

@@ -32,10 +32,10 @@ export class NodeProcess {
     readonly env: NodeJS.ProcessEnv,
     readonly logFile: string,
     readonly adminAddress: string,
-    options: { command?: string } = {},
+    options: { command?: string; cwd?: string } = {},
   ) {
     const out = openSync(logFile, 'a');
-    this.child = spawn(options.command ?? process.execPath, argv, { stdio: ['ignore', out, out], env });
+    this.child = spawn(options.command ?? process.execPath, argv, { stdio: ['ignore', out, out], env, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     closeSync(out);
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
   }
