@@ -113,7 +113,7 @@ export function parseMetrics(text: string): NodeMetricsSample {
     const value = (name: string) => (line.startsWith(`${name} `) ? Number(line.slice(name.length + 1)) : undefined);
     deadVersions = value('raftq_state_versions{kind="dead"}') ?? deadVersions;
     tombstonedRows = value('raftq_reaper_tombstoned_rows') ?? tombstonedRows;
-    gcPasses = value('raftq_state_gc_passes') ?? gcPasses;
+    gcPasses = value('raftq_state_gc_passes_total') ?? gcPasses;
     compactions = value('raftq_state_compaction_seconds_count') ?? compactions;
   }
   const liveRows = Object.values(rowsByFamily).reduce((sum, n) => sum + n, 0);

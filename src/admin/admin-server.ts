@@ -1,6 +1,7 @@
 /**
- * The admin port (DESIGN.md §6): GET /health, /ready, /status, /metrics; membership and leader
- * transfer for `raftq members` and `raftq leader transfer`; debug calls when enabled. Loopback by
+ * The admin port (DESIGN.md §6): GET /health, /ready, /status, /metrics; the queues (/queues…,
+ * queue-routes.ts); membership and leader transfer for `raftq members` and `raftq leader
+ * transfer`; debug calls when enabled. Loopback by
  * default. Calls that change the cluster need the cluster secret (header x-raftq-cluster-secret)
  * when the node has one.
  */
@@ -13,6 +14,8 @@ import { debugClockOffset, debugKeys, debugLoad, debugSnapshot, debugTxn } from 
 import { HttpError, readJsonBody, sendJson } from './http-json.js';
 import { requireAdminToken } from './admin-token.js';
 import { streamBackup } from './backup-route.js';
+import { routeQueues } from './queue-routes.js';
+import type { QueueService } from '../queue/queue-service.js';
 
 export interface AdminServerOptions {
   readonly host: string;
@@ -23,6 +26,8 @@ export interface AdminServerOptions {
   readonly clusterSecret: string;
   /** Bearer token for every call but /health and /ready; '' (the default) when on loopback. */
   readonly adminToken?: string;
+  /** The queues /queues… shows and acts on (queue-routes.ts); without it those calls answer 503. */
+  readonly queueService?: QueueService;
 }
 
 export interface AdminServer {
@@ -100,6 +105,7 @@ async function route(options: AdminServerOptions, request: IncomingMessage, resp
     await node.membershipAdmin.transferLeader(id);
     return sendJson(response, 200, { leader: node.leaderId() });
   }
+  if (await routeQueues(options.queueService, method, url, request, response)) return;
   if (path.startsWith('/debug/')) {
     if (!options.isDebugEnabled) throw new HttpError(404, 'debug endpoints are off (start the node with --debug-endpoints)');
     requireSecret(options, request);

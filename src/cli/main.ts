@@ -11,6 +11,8 @@
  *   raftq restore FILE --data-dir DIR            a one-node cluster from a backup
  *   raftq recover --data-dir DIR --id ID         a stopped survivor of a lost quorum becomes a one-node cluster
  *   raftq certs --nodes ID=HOST,…;… [--out DIR]  a CA and node certificates for mutual TLS
+ *   raftq queues | peek | purge | redrive | send   the queues (queue-commands.ts)
+ *   raftq --version
  */
 import { adminCall } from './admin-client.js';
 import { clusterCommand, clusterFlags } from './cluster-command.js';
@@ -36,7 +38,13 @@ const usage = `Usage:
   raftq restore FILE --data-dir DIR [--id n1]    make a one-node cluster from a backup
   raftq recover --data-dir DIR --id ID           after losing a quorum for good: make a stopped
                                                  survivor a one-node cluster with the data it has
-  raftq certs --nodes n1=HOST;n2=HOST [--out DIR]  make a CA and node certificates`;
+  raftq certs --nodes n1=HOST;n2=HOST [--out DIR]  make a CA and node certificates
+  raftq queues [--output table|json]             list the queues with their counts
+  raftq peek QUEUE [--limit N]                   show messages without receiving them
+  raftq purge QUEUE                              delete every message of a queue
+  raftq redrive DLQ                              move a dead-letter queue's messages back
+  raftq send QUEUE BODY                          send a test message
+  raftq --version                                print the version`;
 
 async function adminCommand(words: readonly string[], argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { values, positionals } = parseFlags(argv, adminFlags, env, { allowConfigFile: false });
@@ -105,6 +113,19 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<vo
       if (wantsHelp) return void process.stdout.write(`${helpText('certs', certsFlags)}\n`);
       return certsCommand(rest, env);
     }
+    case 'queues':
+    case 'peek':
+    case 'purge':
+    case 'redrive':
+    case 'send': {
+      const { queueCommand, queueCommandFlags } = await import('./queue-commands.js');
+      if (wantsHelp) return void process.stdout.write(`${helpText(command, queueCommandFlags[command] ?? [])}\n`);
+      return queueCommand(command, rest, env, (text) => process.stdout.write(text));
+    }
+    case '--version':
+    case 'version':
+      process.stdout.write(`raftq ${(await import('./version.js')).raftqVersion()}\n`);
+      return;
     case undefined:
     case 'help':
     case '--help':

@@ -16,6 +16,9 @@ import { startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
 import { resolveServeOptions, type ServeOptions } from './serve-options.js';
 import { listeningOn, openingDataDir } from './start-up-errors.js';
 import { startStateUpkeep } from './state-upkeep.js';
+import { registerQueueMetrics } from '../admin/queue-metrics.js';
+import type { SqsRequestObserver } from '../sqs/request-observer.js';
+import { gatewayActions } from '../sqs/sqs-actions.js';
 
 const reaperIntervalMsDefault = 1_000;
 
@@ -30,9 +33,14 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   };
   // Each step that binds an address or opens the data directory says, if it fails, which flag to fix.
   node = await openingDataDir(() => listeningOn('raft-listen', options.node.raftListen, () => ClusterNode.open({ config: options.node, logger, onFatal: fatal })));
-  const admin = await listeningOn('admin-listen', options.adminListen, () => startAdmin(options, node, logger));
+  const queueService = openQueueService(node, logger);
+  registerQueueMetrics(node.metrics.registry, queueService, {
+    queuesMax: options.metricsQueuesMax,
+    onError: (error) => logger.warn({ err: error }, 'queue metrics: could not read the queues'),
+  });
+  const admin = await listeningOn('admin-listen', options.adminListen, () => startAdmin(options, node, queueService, logger));
   const metrics = options.metricsListen === null ? null : await listeningOn('metrics-listen', options.metricsListen, () => startMetrics(options.metricsListen as string, node, logger));
-  const gateway = await listeningOn('sqs-listen', options.sqsListen, () => startGateway(options, node, logger));
+  const gateway = await listeningOn('sqs-listen', options.sqsListen, () => startGateway(options, node, queueService, logger));
   logger.info(
     { id: options.node.id, sqs: options.sqsListen, admin: options.adminListen, metrics: options.metricsListen, raft: options.node.raftListen, dataDir: options.node.dataDir },
     'raftq node serving',
@@ -57,9 +65,9 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-async function startAdmin(options: ServeOptions, node: ClusterNode, logger: Logger): Promise<AdminServer> {
+async function startAdmin(options: ServeOptions, node: ClusterNode, queueService: QueueService, logger: Logger): Promise<AdminServer> {
   const { host, port } = parseHostPort('admin-listen', options.adminListen);
-  return startAdminServer({ host, port, node, logger, isDebugEnabled: options.isDebugEnabled, clusterSecret: options.node.clusterSecret, adminToken: options.adminToken });
+  return startAdminServer({ host, port, node, logger, isDebugEnabled: options.isDebugEnabled, clusterSecret: options.node.clusterSecret, adminToken: options.adminToken, queueService });
 }
 
 function startMetrics(metricsListen: string, node: ClusterNode, logger: Logger): Promise<MetricsServer> {
@@ -71,10 +79,9 @@ interface Gateway {
   close(): Promise<void>;
 }
 
-/** The SQS endpoint over the queue layer; the leader also runs the reaper on its tick. */
-async function startGateway(options: ServeOptions, node: ClusterNode, logger: Logger): Promise<Gateway> {
+function openQueueService(node: ClusterNode, logger: Logger): QueueService {
   const queueLogger = logger.child({ layer: 'queue' });
-  const queueService = new QueueService({
+  return new QueueService({
     executor: node,
     accountId: '000000000000',
     region: 'us-east-1',
@@ -89,6 +96,10 @@ async function startGateway(options: ServeOptions, node: ClusterNode, logger: Lo
     receiveScanSlot: cachedReceiveScanSlot(node.id, () => node.membership().confState.voters),
     logger: { info: (fields, message) => queueLogger.info(fields, message), warn: (fields, message) => queueLogger.warn(fields, message) },
   });
+}
+
+/** The SQS endpoint over the queue layer; the leader also runs the reaper on its tick. */
+async function startGateway(options: ServeOptions, node: ClusterNode, queueService: QueueService, logger: Logger): Promise<Gateway> {
   const { host, port } = parseHostPort('sqs-listen', options.sqsListen);
   const sqsLogger = logger.child({ layer: 'sqs' });
   const server: SqsServer = await startSqsServer({
@@ -99,6 +110,7 @@ async function startGateway(options: ServeOptions, node: ClusterNode, logger: Lo
     ...(options.sqsTls === null ? {} : { tls: { certPem: readFileSync(options.sqsTls.certFile), keyPem: readFileSync(options.sqsTls.keyFile) } }),
     logger: sqsLogger,
     clock: node.clock,
+    observer: sqsRequestObserver(node, options.isAccessLogOn ? logger.child({ layer: 'access' }) : undefined),
   });
   // Only the leader reaps and steps move tasks (DESIGN.md §4): followers never propose cleanup.
   const upkeep = startStateUpkeep({ node, queueService, reaperIntervalMs: options.reaperIntervalMs ?? reaperIntervalMsDefault, logger: logger.child({ layer: 'upkeep' }) });
@@ -108,5 +120,18 @@ async function startGateway(options: ServeOptions, node: ClusterNode, logger: Lo
       await server.close();
       queueService.close();
     },
+  };
+}
+
+/** Counts every SQS request in /metrics and, with --access-log, logs it as one JSON line. */
+function sqsRequestObserver(node: ClusterNode, accessLogger: Logger | undefined): SqsRequestObserver {
+  return (record) => {
+    // Only actions the gateway serves become label values: a request may name any string.
+    const action = record.action !== undefined && Object.hasOwn(gatewayActions, record.action) ? record.action : 'unknown';
+    node.metrics.noteSqsRequest(action, record.code, record.durationMs / 1000);
+    accessLogger?.info(
+      { action, queue: record.queueName ?? null, status: record.status, code: record.code, ms: Math.round(record.durationMs * 1000) / 1000 },
+      'sqs request',
+    );
   };
 }

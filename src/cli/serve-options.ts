@@ -25,6 +25,8 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'sqs-tls-cert', kind: 'string', description: 'PEM certificate for the SQS endpoint (turns HTTPS on)' },
   { name: 'sqs-tls-key', kind: 'string', description: 'PEM private key of --sqs-tls-cert' },
   { name: 'credentials-file', kind: 'string', description: 'JSON credentials; turns SigV4 verification on' },
+  { name: 'access-log', kind: 'boolean', description: 'Log one JSON line per SQS request: action, queue, status, code, ms' },
+  { name: 'metrics-queues-max', kind: 'number', description: 'Queues with series of their own in /metrics (the first in name order); the rest are summed into queue="(other)"', defaultText: '100' },
   { name: 'log-level', kind: 'string', description: 'pino level: fatal, error, warn, info, debug, trace, silent', defaultText: 'info' },
   { name: 'reaper-interval-ms', kind: 'number', description: 'Reaper tick on the leader, in ms (retention, purged and deleted queues, expired rows)', defaultText: '1000' },
   { name: 'debug-endpoints', kind: 'boolean', description: 'Enable admin debug calls (POST /debug/txn, /debug/clock-offset, /debug/snapshot) for tests and fault injection' },
@@ -48,7 +50,12 @@ export interface ServeOptions {
   readonly logLevel: string;
   readonly reaperIntervalMs: number | null;
   readonly isDebugEnabled: boolean;
+  readonly isAccessLogOn: boolean;
+  readonly metricsQueuesMax: number;
 }
+
+/** Queues with series of their own in /metrics by default (admin/queue-metrics.ts). */
+const metricsQueuesMaxDefault = 100;
 
 const logLevels = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -102,7 +109,15 @@ export function resolveServeOptions(argv: readonly string[], env: NodeJS.Process
     logLevel,
     reaperIntervalMs: numberFlag(values, 'reaper-interval-ms') ?? null,
     isDebugEnabled: booleanFlag(values, 'debug-endpoints'),
+    isAccessLogOn: booleanFlag(values, 'access-log'),
+    metricsQueuesMax: metricsQueuesMaxOf(numberFlag(values, 'metrics-queues-max')),
   };
+}
+
+function metricsQueuesMaxOf(value: number | undefined): number {
+  if (value === undefined) return metricsQueuesMaxDefault;
+  if (!Number.isInteger(value) || value < 0) throw new UsageError(`--metrics-queues-max must be an integer >= 0, got ${value}`);
+  return value;
 }
 
 function sqsTlsOf(certFile: string | undefined, keyFile: string | undefined): ServeOptions['sqsTls'] {

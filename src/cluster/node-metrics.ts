@@ -25,11 +25,29 @@ export class NodeMetrics {
   readonly snapshotInstalls = new Counter({ name: 'raftq_snapshot_installs_total', help: 'Snapshots received and installed', registers: [this.registry] });
   readonly snapshotsTaken = new Counter({ name: 'raftq_snapshots_taken_total', help: 'Local snapshots taken (followed by log compaction)', registers: [this.registry] });
   readonly readIndexSeconds = new Histogram({ name: 'raftq_read_index_seconds', help: 'Latency of confirming a read index', buckets: latencyBucketsSeconds, registers: [this.registry] });
-  readonly droppedRaftMessages = new Gauge({ name: 'raftq_peer_dropped_messages', help: 'Raft messages dropped because a peer send queue was full', labelNames: ['peer'], registers: [this.registry] });
-  readonly clockOffsetMs = new Gauge({ name: 'raftq_cluster_clock_offset_ms', help: 'Offset of the cluster clock from this host\'s wall clock', registers: [this.registry] });
+  readonly droppedRaftMessages = new Counter({ name: 'raftq_peer_dropped_messages_total', help: 'Raft messages dropped because a peer send queue was full', labelNames: ['peer'], registers: [this.registry] });
+  readonly clockOffsetSeconds = new Gauge({ name: 'raftq_cluster_clock_offset_seconds', help: 'Offset of the cluster clock from this host\'s wall clock', registers: [this.registry] });
+  readonly sqsRequests = new Counter({ name: 'raftq_sqs_requests_total', help: 'SQS requests answered by this node, by action and result code (OK, or the AWS error code)', labelNames: ['action', 'code'], registers: [this.registry] });
+  readonly sqsRequestSeconds = new Histogram({ name: 'raftq_sqs_request_duration_seconds', help: 'Time from a whole SQS request read to its answer, by action (a long poll counts its wait)', labelNames: ['action'], buckets: [...latencyBucketsSeconds, 5, 10, 20, 30], registers: [this.registry] });
+  /** The transport's running totals of dropped messages, per peer, last seen: the counter grows by the difference. */
+  private readonly droppedSeen = new Map<string, number>();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'raftq_' });
+  }
+
+  /** `total`: the peer link's running count of dropped messages (it starts again from 0 on a new link). */
+  noteDroppedRaftMessages(peer: string, total: number): void {
+    const seen = this.droppedSeen.get(peer) ?? 0;
+    const grown = total >= seen ? total - seen : total;
+    this.droppedSeen.set(peer, total);
+    if (grown > 0) this.droppedRaftMessages.inc({ peer }, grown);
+  }
+
+  /** One answered SQS request (sqs-request-handler.ts's observer). `action` is 'unknown' when the request named none. */
+  noteSqsRequest(action: string, code: string, durationSeconds: number): void {
+    this.sqsRequests.inc({ action, code });
+    this.sqsRequestSeconds.observe({ action }, durationSeconds);
   }
 
   setRole(role: string): void {

@@ -106,7 +106,7 @@ export class NodeStatusReporter {
     metrics.lastIndex.set(logStore.lastIndex());
     metrics.logBytes.set(logStore.logBytes());
     metrics.setRole(this.role());
-    metrics.clockOffsetMs.set(clock.leaderOffsetMs() + clock.artificialOffset());
-    for (const [peer, stats] of Object.entries(this.parts.transport().linkStats())) metrics.droppedRaftMessages.set({ peer }, stats.dropped);
+    metrics.clockOffsetSeconds.set((clock.leaderOffsetMs() + clock.artificialOffset()) / 1000);
+    for (const [peer, stats] of Object.entries(this.parts.transport().linkStats())) metrics.noteDroppedRaftMessages(peer, stats.dropped);
   }
 }

@@ -63,14 +63,14 @@ export class StateMetrics {
         if (rows !== undefined) this.set(rows);
       },
     });
-    new Gauge({
-      name: 'raftq_state_gc_passes',
-      help: 'Complete garbage-collection passes over the state since it was opened',
+    new Counter({
+      name: 'raftq_state_gc_passes_total',
+      help: 'Complete garbage-collection passes over the state since it was opened (starts again from 0 after a snapshot install)',
       registers,
       collect() {
         this.reset();
         const state = sources.state();
-        if (state !== null) this.set(state.mvcc.gcStats.passesCompleted);
+        if (state !== null) this.inc(state.mvcc.gcStats.passesCompleted);
       },
     });
     new Gauge({

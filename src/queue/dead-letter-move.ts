@@ -44,6 +44,8 @@ export class DeadLetterMover {
       this.check = await checkRedriveTarget(this.ctx, this.view, { name: this.source.meta.name, isFifo: this.source.meta.config.isFifo }, policy.deadLetterTargetArn);
       if (this.check.kind === 'refused') {
         this.ctx.redriveSkippedCount++;
+        const sourceName = this.source.meta.name;
+        this.ctx.whenSettled(this.view, () => this.ctx.activity.noteRedriveSkipped(sourceName));
         this.ctx.logger.warn(
           { queueName: this.source.meta.name, deadLetterTargetArn: policy.deadLetterTargetArn, reason: this.check.reason },
           'dead-letter move skipped: the message stays in its queue',
@@ -86,6 +88,8 @@ export class DeadLetterMover {
       ...(sequenceNumber !== undefined ? { sequenceNumber } : {}),
     };
     out.writes.push(...this.source.messages.deleteWrites(message), ...target.messages.insertWrites(copy));
+    const sourceName = this.source.meta.name;
+    this.ctx.whenSettled(this.view, () => this.ctx.activity.noteDeadLettered(sourceName));
     return true;
   }
 }

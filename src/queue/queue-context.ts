@@ -8,6 +8,7 @@ import type { ReadView, TxnExecutor } from '../storage/txn.js';
 import { QueueDoesNotExistError } from './errors.js';
 import { GenerationKeys, queueKeys } from './key-layout.js';
 import { MessageStore } from './message-store.js';
+import { QueueActivity } from './queue-activity.js';
 import type { QueueLogger, QueueScheduler } from './queue-api.js';
 import { decodeGeneration, MetaCache, type QueueMeta } from './queue-meta.js';
 import { TxnRunner } from './txn-runner.js';
@@ -32,6 +33,10 @@ export class QueueContext {
   readonly newId: () => string;
   /** Redrives skipped because the dead-letter queue was missing or mismatched (trap 17). */
   redriveSkippedCount = 0;
+  /** Per-queue counts for /metrics (queue-activity.ts). */
+  readonly activity = new QueueActivity();
+  /** What attempts noted against their view, kept until the attempt settles (or is dropped with its view). */
+  private readonly pendingByView = new WeakMap<ReadView, Array<() => void>>();
 
   constructor(
     readonly executor: TxnExecutor,
@@ -42,8 +47,25 @@ export class QueueContext {
     logger: QueueLogger | undefined,
   ) {
     this.newId = idSource.newId ?? idFromPrng(idSource.prng);
-    this.runner = new TxnRunner({ executor, newId: this.newId });
+    this.runner = new TxnRunner({ executor, newId: this.newId, onSettled: (view) => this.settle(view) });
     this.logger = logger ?? silentLogger;
+  }
+
+  /**
+   * Runs `note` if and when the transaction attempt that read `view` settles (committed, or
+   * answered without writes); never for an attempt that lost to a conflict and was rebuilt.
+   */
+  whenSettled(view: ReadView, note: () => void): void {
+    const pending = this.pendingByView.get(view);
+    if (pending === undefined) this.pendingByView.set(view, [note]);
+    else pending.push(note);
+  }
+
+  private settle(view: ReadView): void {
+    const pending = this.pendingByView.get(view);
+    if (pending === undefined) return;
+    this.pendingByView.delete(view);
+    for (const note of pending) note();
   }
 
   queueArn(name: string): string {

@@ -5,7 +5,7 @@
  */
 import type { Prng } from '../base/prng.js';
 import type { TxnExecutor } from '../storage/txn.js';
-import { TxnRetriesExhaustedError } from './errors.js';
+import { QueueDoesNotExistError, TxnRetriesExhaustedError } from './errors.js';
 import { MessageClaimer } from './claim-messages.js';
 import { changeMessageVisibility, deleteMessages } from './handle-operations.js';
 import { LongPollWaiters } from './long-poll-waiters.js';
@@ -25,6 +25,9 @@ import { moveMessageToDeadLetterQueue, type DeadLetterMoveInput, type DeadLetter
 import { QueueReaper, type ReaperSweepOptions, type ReaperSweepReport } from './reaper.js';
 import { MessageSender } from './send-messages.js';
 import { QueueIndexes } from './index/queue-indexes.js';
+import { peekMessages, type PeekedMessage } from './peek-messages.js';
+import type { QueueActivityCounts } from './queue-activity.js';
+import { summarizeQueue, summarizeQueues, type QueueSummary } from './queue-overview.js';
 import type { ReceiveScanSlot } from './receive-scan-slot.js';
 import type {
   ChangeVisibilityEntry,
@@ -46,6 +49,9 @@ import type {
 
 export type * from './queue-api.js';
 export type { ReaperSweepOptions, ReaperSweepReport } from './reaper.js';
+export type { PeekedMessage, PeekedState } from './peek-messages.js';
+export type { QueueActivityCounts } from './queue-activity.js';
+export type { QueueSummary } from './queue-overview.js';
 export { reapedRowsByFamily } from './reaper-report.js';
 export { receiveScanSlotOf, type ReceiveScanSlot } from './receive-scan-slot.js';
 
@@ -128,6 +134,13 @@ export class QueueService {
    * message is claimed, the wait ends or `signal` aborts (then the answer is empty).
    */
   async receiveMessages(name: string, options: ReceiveOptions): Promise<ReceivedMessage[]> {
+    const messages = await this.receiveUntilDone(name, options);
+    // AWS's NumberOfEmptyReceives: a ReceiveMessage call that answered no message.
+    if (messages.length === 0) this.ctx.activity.noteEmptyReceive(name);
+    return messages;
+  }
+
+  private async receiveUntilDone(name: string, options: ReceiveOptions): Promise<ReceivedMessage[]> {
     const startMs = this.ctx.executor.nowMs();
     const waiter = options.waitTimeSeconds === 0 ? undefined : this.waiters.add(name);
     try {
@@ -230,6 +243,39 @@ export class QueueService {
   /** The ARN AWS would give this queue (arn:aws:sqs:REGION:ACCOUNT:NAME). */
   queueArn(name: string): string {
     return this.ctx.queueArn(name);
+  }
+
+  /**
+   * Operator view: every live queue's type, counts, oldest message age and dead-letter target,
+   * from one view. Linearizable by default; /metrics reads the local replica instead (no leader
+   * round trip per scrape, and a follower still answers).
+   */
+  async queueSummaries(options: { linearizable: boolean } = { linearizable: true }): Promise<QueueSummary[]> {
+    const view = await this.ctx.executor.readView(options);
+    try {
+      return await summarizeQueues(this.ctx, view, this.ctx.executor.nowMs());
+    } finally {
+      view.release();
+    }
+  }
+
+  /** One queue's summary on a linearizable view; throws QueueDoesNotExistError. */
+  queueSummary(name: string): Promise<QueueSummary> {
+    return this.ctx.runner.read(async (view, nowMs) => {
+      const summary = await summarizeQueue(this.ctx, view, name, nowMs);
+      if (summary === undefined) throw new QueueDoesNotExistError(name);
+      return summary;
+    });
+  }
+
+  /** Up to `limit` messages as they are, on one linearizable view, writing nothing (peek-messages.ts). */
+  peekMessages(name: string, limit: number): Promise<PeekedMessage[]> {
+    return this.ctx.runner.read(async (view, nowMs) => peekMessages(view, await this.ctx.loadQueue(view, name), nowMs, limit));
+  }
+
+  /** Per-queue counts of dead-letter moves, skipped moves and empty receives on this node (queue-activity.ts). */
+  activityByQueue(): Map<string, QueueActivityCounts> {
+    return this.ctx.activity.snapshot();
   }
 
   /** Observability: dead-letter moves skipped because the target was missing or mismatched. */

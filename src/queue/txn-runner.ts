@@ -28,6 +28,12 @@ export interface TxnAttempt {
 export interface TxnRunnerOptions {
   readonly executor: TxnExecutor;
   readonly newId: () => string;
+  /**
+   * Called with the view of the attempt whose plan became the operation's answer (it committed,
+   * or had nothing to write), before the answer is returned: what the plan noted against that
+   * view (queue-activity.ts) happened; what earlier, conflicting attempts noted did not.
+   */
+  readonly onSettled?: (view: ReadView) => void;
 }
 
 export class TxnRunner {
@@ -82,13 +88,19 @@ export class TxnRunner {
         view.release();
       }
       if (plan.writes.length === 0) {
-        if (isLinearizable || options.staleAnswerWithoutWritesIsAcceptable === true) return plan.result;
+        if (isLinearizable || options.staleAnswerWithoutWritesIsAcceptable === true) {
+          this.options.onSettled?.(view);
+          return plan.result;
+        }
         mustReadLinearizably = true;
         lastOutcome = 'stale-answer';
         continue;
       }
       const outcome = await this.commitOnce({ txnId: this.options.newId(), startTs: view.ts, nowMs, readKeys: plan.readKeys, writes: plan.writes });
-      if (outcome.kind === 'committed') return plan.result;
+      if (outcome.kind === 'committed') {
+        this.options.onSettled?.(view);
+        return plan.result;
+      }
       lastOutcome = outcome.kind;
     }
     throw new TxnRetriesExhaustedError(operation, attemptsMax, lastOutcome);

@@ -9,6 +9,7 @@ import { buildQueueUrl, queueNameFromPath } from './queue-url.js';
 import type { ModelStructure, SqsServiceModel } from './service-model.js';
 import type { SigV4Verifier } from './sigv4-verifier.js';
 import { gatewayActions } from './sqs-actions.js';
+import { queueNameOfInput, type SqsRequestObserver } from './request-observer.js';
 
 /**
  * One SQS request from bytes to bytes, without a socket: protocol detection, SigV4, decoding
@@ -30,6 +31,9 @@ export interface GatewayResponse {
   readonly body: string;
   /** The action, when the request named a known one (for logs and metrics). */
   readonly action?: string;
+  /** The queue the request addressed, and the AWS error code of an error answer (for logs and metrics). */
+  readonly queueName?: string;
+  readonly code?: string;
 }
 
 export interface GatewayLogger {
@@ -50,6 +54,8 @@ export interface SqsRequestHandlerOptions {
   /** The scheme of queue URLs: https when the endpoint serves TLS. */
   readonly scheme?: 'http' | 'https';
   readonly newRequestId?: () => string;
+  /** Told about every answered request (request-observer.ts). */
+  readonly observer?: SqsRequestObserver;
 }
 
 type Protocol = 'json' | 'query';
@@ -62,6 +68,13 @@ export class SqsRequestHandler {
   }
 
   async handle(request: GatewayRequest, signal: AbortSignal): Promise<GatewayResponse> {
+    const startedAtMs = performance.now();
+    const response = await this.respond(request, signal);
+    this.options.observer?.({ action: response.action, queueName: response.queueName, status: response.status, code: response.code ?? 'OK', durationMs: performance.now() - startedAtMs });
+    return response;
+  }
+
+  private async respond(request: GatewayRequest, signal: AbortSignal): Promise<GatewayResponse> {
     const requestId = this.newRequestId();
     const headers = headerMap(request.rawHeaders);
     const target = headers.get('x-amz-target');
@@ -69,6 +82,7 @@ export class SqsRequestHandler {
     const isJsonBody = (headers.get('content-type') ?? '').startsWith('application/x-amz-json');
     const protocol: Protocol = target !== undefined || isJsonBody ? 'json' : 'query';
     let action: string | undefined;
+    let queueName: string | undefined;
     try {
       if (request.method !== 'POST' && request.method !== 'GET') throw new SqsApiError('MethodNotAllowed', `The HTTP method ${request.method} is not allowed; SQS requests are POST (or GET for the query protocol).`);
       const queryIndex = request.rawUrl.indexOf('?');
@@ -91,16 +105,17 @@ export class SqsRequestHandler {
       const operation = this.requireOperation(action, protocol);
       this.fillQueueUrlFromPath(operation.inputShape, input, path, headers);
       this.checkRequiredMembers(operation.inputShape, input);
+      queueName = queueNameOfInput(input);
       const handler = gatewayActions[action];
       if (handler === undefined) throw new SqsApiError('InvalidAction', `The action ${action} is not valid for this endpoint.`);
       const output = await this.runWithDeadline(action, signal, (actionSignal) =>
         handler(this.actionContext(headers, senderId, actionSignal), input),
       );
       return protocol === 'json'
-        ? { status: 200, headers: { 'content-type': jsonContentType, 'x-amzn-requestid': requestId }, body: encodeJsonResponse(this.options.model, operation.outputShape, output), action }
-        : { status: 200, headers: { 'content-type': xmlContentType, 'x-amzn-requestid': requestId }, body: encodeXmlResponse(this.options.model, action, operation.outputShape, output, requestId), action };
+        ? { status: 200, headers: { 'content-type': jsonContentType, 'x-amzn-requestid': requestId }, body: encodeJsonResponse(this.options.model, operation.outputShape, output), action, ...(queueName === undefined ? {} : { queueName }) }
+        : { status: 200, headers: { 'content-type': xmlContentType, 'x-amzn-requestid': requestId }, body: encodeXmlResponse(this.options.model, action, operation.outputShape, output, requestId), action, ...(queueName === undefined ? {} : { queueName }) };
     } catch (err) {
-      return this.errorResponse(err, protocol, requestId, action);
+      return { ...this.errorResponse(err, protocol, requestId, action), ...(queueName === undefined ? {} : { queueName }) };
     }
   }
 
@@ -182,7 +197,7 @@ export class SqsRequestHandler {
       this.options.logger.error({ err: apiError.cause ?? apiError, action, requestId, code: apiError.code }, `SQS ${action ?? 'request'} failed: ${apiError.message}`);
     }
     const encoded = protocol === 'json' ? encodeJsonError(apiError.definition, apiError.message) : encodeXmlError(apiError.definition, apiError.message, requestId);
-    return { status: encoded.status, headers: { ...encoded.headers, 'x-amzn-requestid': requestId }, body: encoded.body, ...(action !== undefined ? { action } : {}) };
+    return { status: encoded.status, headers: { ...encoded.headers, 'x-amzn-requestid': requestId }, body: encoded.body, code: apiError.code, ...(action !== undefined ? { action } : {}) };
   }
 }
 

@@ -12,6 +12,7 @@ import { encodeXmlError } from './query-protocol.js';
 import { defaultSqsServiceModel, type SqsServiceModel } from './service-model.js';
 import { SigV4Verifier } from './sigv4-verifier.js';
 import { SqsRequestHandler, type GatewayLogger } from './sqs-request-handler.js';
+import type { SqsRequestObserver } from './request-observer.js';
 
 /**
  * The SQS endpoint of a node: node:http with keep-alive, both AWS protocols on one port. The body
@@ -34,6 +35,8 @@ export interface SqsServerOptions {
   readonly model?: SqsServiceModel;
   /** PEM certificate and key: serve HTTPS instead of HTTP (queue URLs then say https). */
   readonly tls?: { readonly certPem: Buffer; readonly keyPem: Buffer };
+  /** Told about every answered request: metrics and the access log. */
+  readonly observer?: SqsRequestObserver;
 }
 
 export interface SqsServer {
@@ -94,6 +97,7 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
     defaultHost: `${options.host}:${port}`,
     scheme: options.tls === undefined ? 'http' : 'https',
     ...(verifier !== undefined ? { verifier } : {}),
+    ...(options.observer !== undefined ? { observer: options.observer } : {}),
   });
   options.logger.info({ host: options.host, port, accountId }, 'SQS gateway listening');
 

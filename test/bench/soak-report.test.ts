@@ -29,7 +29,7 @@ describe('soak verdict', () => {
   });
 
   it('reads live keys, dead versions and tombstoned rows from /metrics text', () => {
-    const text = ['raftq_state_rows{family="data"} 5', 'raftq_state_rows{family="vis"} 7', 'raftq_state_versions{kind="dead"} 11', 'raftq_reaper_tombstoned_rows 3', 'raftq_state_gc_passes 2'].join('\n');
+    const text = ['raftq_state_rows{family="data"} 5', 'raftq_state_rows{family="vis"} 7', 'raftq_state_versions{kind="dead"} 11', 'raftq_reaper_tombstoned_rows 3', 'raftq_state_gc_passes_total 2'].join('\n');
     expect(parseMetrics(text)).toMatchObject({ liveRows: 12, deadVersions: 11, tombstonedRows: 3, gcPasses: 2 });
   });
 });

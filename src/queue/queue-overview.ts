@@ -1,0 +1,88 @@
+/**
+ * What an operator sees of the queues (the admin port's /queues and the queue metrics): each
+ * queue's type, exact message counts as GetQueueAttributes gives them, the age of its oldest
+ * message and its dead-letter target — all from one read view, changing nothing.
+ */
+import { decodeKey, keySuccessor } from '../storage/key-codec.js';
+import type { ReadView } from '../storage/txn.js';
+import { globalKeys, type GenerationKeys } from './key-layout.js';
+import { countMessages } from './message-counts.js';
+import type { QueueContext } from './queue-context.js';
+import { parseQueueArn } from './redrive-policy.js';
+
+export interface QueueSummary {
+  readonly name: string;
+  readonly type: 'standard' | 'fifo';
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+  /** Whole seconds since the oldest message's retention period started; 0 for an empty queue. */
+  readonly oldestMessageAgeSeconds: number;
+  /** The name of the queue its RedrivePolicy sends messages to, or null. */
+  readonly deadLetterTarget: string | null;
+  /** False when the queue had more rows than the count scan reads (message-counts.ts): the counts are lower bounds. */
+  readonly isExact: boolean;
+}
+
+const namePageRows = 1_000;
+
+/** Every live queue's name, in name order. */
+export async function queueNames(view: ReadView): Promise<string[]> {
+  const names: string[] = [];
+  let { gte } = globalKeys.queueIndexRange();
+  const { lt } = globalKeys.queueIndexRange();
+  for (;;) {
+    const page = await view.scan({ gte, lt }, { limit: namePageRows });
+    for (const row of page) names.push(String(decodeKey(row.key).at(-1)));
+    const last = page.at(-1);
+    if (last === undefined || page.length < namePageRows) return names;
+    gte = keySuccessor(last.key);
+  }
+}
+
+/** One queue's summary on `view`, or undefined when it does not exist there. */
+export async function summarizeQueue(ctx: QueueContext, view: ReadView, name: string, nowMs: number): Promise<QueueSummary | undefined> {
+  const queue = await ctx.maybeLoadQueue(view, name);
+  if (queue === undefined) return undefined;
+  const { meta } = queue;
+  const counts = await countMessages(view, queue.keys, meta.partitionCount, nowMs);
+  const oldestStartMs = await oldestRetentionStartMs(view, queue.keys, meta.partitionCount);
+  const targetArn = meta.config.redrivePolicy?.deadLetterTargetArn;
+  return {
+    name,
+    type: meta.config.isFifo ? 'fifo' : 'standard',
+    visible: counts.visible,
+    inFlight: counts.inFlight,
+    delayed: counts.delayed,
+    oldestMessageAgeSeconds: oldestStartMs === undefined ? 0 : Math.max(0, Math.floor((nowMs - oldestStartMs) / 1000)),
+    deadLetterTarget: targetArn === undefined ? null : (parseQueueArn(targetArn)?.queueName ?? targetArn),
+    isExact: counts.isExact,
+  };
+}
+
+/** Every live queue's summary, in name order, from one view. */
+export async function summarizeQueues(ctx: QueueContext, view: ReadView, nowMs: number): Promise<QueueSummary[]> {
+  const summaries: QueueSummary[] = [];
+  for (const name of await queueNames(view)) {
+    const summary = await summarizeQueue(ctx, view, name, nowMs);
+    if (summary !== undefined) summaries.push(summary);
+  }
+  return summaries;
+}
+
+/**
+ * The earliest retention start among the queue's messages: the first row of each partition's age
+ * index (ordered by it). That is the send time, except for a FIFO dead-letter copy (whose
+ * retention AWS restarts when it moves).
+ */
+async function oldestRetentionStartMs(view: ReadView, keys: GenerationKeys, partitionCount: number): Promise<number | undefined> {
+  let oldest: number | undefined;
+  for (let partition = 0; partition < partitionCount; partition++) {
+    const [first] = await view.scan(keys.agePrefix(partition), { limit: 1 });
+    if (first === undefined) continue;
+    // ("q", name, "g", gen, "age", partition, retentionStartMs, messageId)
+    const startMs = Number(decodeKey(first.key)[6]);
+    if (oldest === undefined || startMs < oldest) oldest = startMs;
+  }
+  return oldest;
+}
