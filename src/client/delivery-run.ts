@@ -58,9 +58,10 @@ export class DeliveryRun {
   }
 
   /**
-   * Runs the handler and settles the message. Resolves true when the handler completed (the
-   * message is acknowledged, or left to its timeout if the delete kept failing), false when it
-   * failed, was abandoned, or did not run because the lease was lost while the message waited.
+   * Runs the handler and settles the message. Resolves true when the handler completed and the
+   * message was deleted; false when the handler failed or was abandoned, when the delete kept
+   * failing (the message comes back after its timeout, a repeat), or when the lease was lost
+   * while the message waited and the handler never ran.
    */
   async run(): Promise<boolean> {
     if (this.lease.isLost) return false;
@@ -74,10 +75,7 @@ export class DeliveryRun {
     await this.lease.stop();
     // Given up at the end of the grace period: the consumer has returned, so say nothing more.
     if (this.isAbandoned) return false;
-    if (failure === undefined) {
-      await this.withAttempts('acknowledge', () => this.ctx.deleter.delete(this.receiptHandle));
-      return true;
-    }
+    if (failure === undefined) return this.withAttempts('acknowledge', () => this.ctx.deleter.delete(this.receiptHandle));
     await this.settleFailure(failure.error);
     return false;
   }

@@ -6,9 +6,10 @@
  *
  * A FIFO receive hands back a group's head together with its successors. Running them at once,
  * or running a successor while the head waits for its retry, would break the order the queue
- * promises. So when a message does not complete (its handler failed, or its lease was lost while
- * it waited), the lane's messages that have not started go back to the queue unprocessed: the
- * queue then delivers the group again from the message that did not complete.
+ * promises. So when a message does not complete (its handler failed, its delete kept failing, or
+ * its lease was lost while it waited), the lane's messages that have not started go back to the
+ * queue unprocessed: the queue then delivers the group again from the message that did not
+ * complete.
  *
  * Pure bookkeeping: running a message and sending messages back are the caller's.
  */

@@ -187,6 +187,40 @@ describe('consume() on a FIFO queue', () => {
     expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 0, notVisible: 0 });
   });
 
+  it('sends a group\'s later messages back when a handled message cannot be deleted, so that its repeat still comes first', async () => {
+    const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5, isFifo: true });
+    await sendToGroup(queueUrl, 'undeletable', ['a', 'b', 'c']);
+    // The first acknowledgement is refused as the sender's fault (no repeat): a stays on the queue.
+    const client = fixture.newClient();
+    let isFirstDelete = true;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'DeleteMessageBatchCommand' || !isFirstDelete) return next(args);
+        isFirstDelete = false;
+        const entries = (args.input as { Entries: Array<{ Id: string }> }).Entries;
+        const Failed = entries.map(({ Id }) => ({ Id, Code: 'ReceiptHandleIsInvalid', SenderFault: true, Message: 'refused by the test' }));
+        return { output: { Successful: [], Failed, $metadata: {} }, response: {} } as Awaited<ReturnType<typeof next>>;
+      },
+      { step: 'initialize', name: 'refuseFirstDelete' },
+    );
+    const calls: string[] = [];
+    const cDone = deferred();
+    const consumer = startConsumer({
+      queueUrl,
+      client,
+      parallelism: 4,
+      visibilityTimeoutSeconds: 1,
+      handler: (delivery) => {
+        calls.push(`${delivery.message.body}${delivery.receiveCount}`);
+        if (delivery.message.body === 'c') cDone.resolve();
+      },
+    });
+    await within(cDone.promise, 15_000, 'the last message handled');
+    await consumer.stop();
+    expect(calls).toEqual(['a1', 'a2', 'b2', 'c2']);
+    expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 0, notVisible: 0 });
+  });
+
   it('releases the messages waiting their turn at once when stopped, and runs none of them', async () => {
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5, isFifo: true });
     await sendToGroup(queueUrl, 'stopped', ['a', 'b', 'c']);
