@@ -90,7 +90,7 @@ export const raftqLimits = {
   deadLetterCauseNameCharsMax: limit(256, 'characters', 'Error name a dead letter records (MoveMessageToDeadLetterQueue refuses longer, the client truncates): a class name, not a story.'),
   deadLetterCauseCodeCharsMax: limit(256, 'characters', 'Error code a dead letter records, bounded like the name.'),
   deadLetterCauseMessageCharsMax: limit(1_024, 'characters', 'Public error message a dead letter records: enough to act on, small beside a 1 MiB message, so the cause never pushes a copy past the size limit by much.'),
-  consumerParallelismMax: limit(1_000, 'messages', 'Messages one consume() handles at once: each holds a lease that is extended on a timer, so the count bounds memory and ChangeMessageVisibility traffic.'),
+  consumerParallelismMax: limit(1_000, 'messages', 'Messages one consume() handles at once (on a FIFO queue, groups it holds, each with up to 10 messages waiting their turn): each held message has a lease that is extended on a timer, so the count bounds memory and ChangeMessageVisibility traffic.'),
   consumerLeaseExtensionsPerTimeout: limit(3, 'extensions', 'A running handler\'s lease is renewed this many times per visibility timeout, so two renewals can fail or be slow before the message becomes visible to another consumer.'),
   consumerGracePeriodMsDefault: limit(30_000, 'milliseconds', 'How long a stopping consumer waits for running handlers when gracePeriodMs is not given; past it their messages are abandoned and reappear after their visibility timeout.'),
   consumerGracePeriodMsMax: limit(43_200_000, 'milliseconds', 'Longest grace period: the 12 hours a lease can be extended to after its receive.'),

@@ -2,21 +2,27 @@
  * consume(): runs a handler on the messages of one queue, up to `parallelism` at once, until the
  * signal aborts. Delivery is at least once; see delivery-run.ts for what happens to each message.
  *
+ * On a FIFO queue, a group's messages run one after another in SequenceNumber order, and groups run
+ * side by side (group-sequencer.ts); `parallelism` bounds the groups in hand, and on a standard
+ * queue the messages, each on its own.
+ *
  * An idle consumer long-polls (WaitTimeSeconds 20) instead of sleeping in a loop. On abort it
  * stops receiving at once (the long poll in progress is cancelled), lets running handlers finish
  * within the grace period, and resolves. It rejects only when the queue itself fails: it does not
  * exist or cannot be read, has no RedrivePolicy, or keeps failing past consumerQueueFailuresMax
  * receives in a row. A handler's failure never ends it.
  */
-import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import { raftqLimits, sqsLimits } from '../base/limits.js';
 import { backoffMs, sleepMs } from './backoff.js';
 import { resolveConsumerOptions, type ConsumeOptions, type ConsumerPolicy } from './consumer-options.js';
 import { DeleteBatcher } from './delete-batcher.js';
 import { DeliveryRun } from './delivery-run.js';
 import { ClientOptionsError, DeadLetterQueueMissingError, QueueFailedError } from './errors.js';
+import { GroupSequencer, type SequencedMessage } from './group-sequencer.js';
 import { readQueueSettings, type QueueSettings } from './queue-settings.js';
 import { isAbortFailure, isTransientSqsFailure } from './sqs-failure.js';
+import { releaseToQueue } from './visibility-release.js';
 
 /**
  * Consumes until `options.signal` aborts. Options are checked before anything else happens, and a
@@ -27,10 +33,17 @@ export function consume(options: ConsumeOptions): Promise<void> {
   return new QueueConsumer(policy).run();
 }
 
+/** A received message the consumer holds, running or waiting its turn in its group. */
+interface HeldMessage extends SequencedMessage {
+  readonly delivery: DeliveryRun;
+}
+
 class QueueConsumer {
   private readonly client: SQSClient;
   private readonly ownsClient: boolean;
-  private readonly running = new Map<DeliveryRun, Promise<void>>();
+  /** Deliveries whose handler is running, which the end of the grace period abandons. */
+  private readonly running = new Set<DeliveryRun>();
+  private readonly sequencer: GroupSequencer<HeldMessage>;
   private slotFreed: (() => void) | undefined;
   private readonly deleter: DeleteBatcher;
 
@@ -38,9 +51,17 @@ class QueueConsumer {
     this.ownsClient = policy.client === undefined;
     this.client = policy.client ?? new SQSClient({});
     this.deleter = new DeleteBatcher(this.client, policy.queueUrl);
+    this.sequencer = new GroupSequencer<HeldMessage>({
+      run: (held) => this.runDelivery(held.delivery),
+      release: (held) => this.release(held.map((h) => h.delivery)),
+      laneEnded: () => this.slotFreed?.(),
+    });
   }
 
   async run(): Promise<void> {
+    // Messages waiting their turn go back the moment the consumer is told to stop.
+    const stopSequencer = () => this.sequencer.stop();
+    this.policy.signal.addEventListener('abort', stopSequencer, { once: true });
     try {
       const settings = await this.start();
       if (settings === undefined) return;
@@ -53,6 +74,7 @@ class QueueConsumer {
       await this.drain();
       if (failure !== undefined) throw failure;
     } finally {
+      this.policy.signal.removeEventListener('abort', stopSequencer);
       if (this.ownsClient) this.client.destroy();
     }
   }
@@ -88,7 +110,7 @@ class QueueConsumer {
       if (signal.aborted) return;
       let messages: Message[];
       try {
-        messages = await this.receive(Math.min(parallelism - this.running.size, sqsLimits.receiveMessagesMax.value), visibilityTimeoutSeconds);
+        messages = await this.receive(Math.min(parallelism - this.sequencer.laneCount, sqsLimits.receiveMessagesMax.value), visibilityTimeoutSeconds);
         failuresInARow = 0;
       } catch (error) {
         if (signal.aborted || isAbortFailure(error)) return;
@@ -100,11 +122,9 @@ class QueueConsumer {
         await sleepMs(backoffMs(failuresInARow), signal);
         continue;
       }
-      if (signal.aborted) {
-        await this.release(messages);
-        return;
-      }
-      for (const message of messages) this.begin(settings, visibilityTimeoutSeconds, message);
+      // Received as the consumer stopped, they go back at once (a stopped sequencer releases what
+      // it is given) rather than stay hidden until their timeout ends.
+      this.sequencer.add(this.hold(settings, visibilityTimeoutSeconds, messages));
     }
   }
 
@@ -120,20 +140,33 @@ class QueueConsumer {
     return this.client.send(command, { abortSignal: this.policy.signal }).then((output) => output.Messages ?? []);
   }
 
-  private begin(settings: QueueSettings, visibilityTimeoutSeconds: number, message: Message): void {
-    if (message.ReceiptHandle === undefined) return;
+  /** Starts keeping every received message hidden, whether it runs now or waits its turn in its group. */
+  private hold(settings: QueueSettings, visibilityTimeoutSeconds: number, messages: readonly Message[]): HeldMessage[] {
     const context = { client: this.client, policy: this.policy, settings, visibilityTimeoutSeconds, deleter: this.deleter };
-    const run = new DeliveryRun(context, message, message.ReceiptHandle);
-    const done = run.run().finally(() => {
-      this.running.delete(run);
-      this.slotFreed?.();
-    });
-    this.running.set(run, done);
+    const held: HeldMessage[] = [];
+    for (const message of messages) {
+      if (message.ReceiptHandle === undefined) continue;
+      const delivery = new DeliveryRun(context, message, message.ReceiptHandle);
+      delivery.hold();
+      // Standard queues may carry group ids too (fair queues); only a FIFO queue orders by them.
+      const groupId = settings.isFifo ? message.Attributes?.['MessageGroupId'] : undefined;
+      held.push({ delivery, groupId, sequenceNumber: sequenceNumberOf(message) });
+    }
+    return held;
   }
 
-  /** Resolves when fewer than `parallelism` deliveries run, or when the consumer is stopped. */
+  private async runDelivery(delivery: DeliveryRun): Promise<boolean> {
+    this.running.add(delivery);
+    try {
+      return await delivery.run();
+    } finally {
+      this.running.delete(delivery);
+    }
+  }
+
+  /** Resolves when fewer than `parallelism` lanes (groups, or standard messages) are in hand, or when the consumer is stopped. */
   private freeSlot(): Promise<void> {
-    if (this.running.size < this.policy.parallelism) return Promise.resolve();
+    if (this.sequencer.laneCount < this.policy.parallelism) return Promise.resolve();
     return new Promise((resolve) => {
       const onAbort = () => done();
       const done = () => {
@@ -146,25 +179,24 @@ class QueueConsumer {
     });
   }
 
-  /** Messages received as the consumer stopped go back at once rather than after their timeout. */
-  private async release(messages: Message[]): Promise<void> {
-    const entries = messages.filter((m) => m.ReceiptHandle !== undefined).map((m, index) => ({ Id: String(index), ReceiptHandle: m.ReceiptHandle as string, VisibilityTimeout: 0 }));
-    if (entries.length === 0) return;
-    try {
-      await this.client.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: this.policy.queueUrl, Entries: entries }));
-    } catch (error) {
-      this.report(error, 'release');
-    }
+  /** Messages that will not run now go back at once rather than after their timeout. */
+  private async release(deliveries: readonly DeliveryRun[]): Promise<void> {
+    const receiptHandles = await Promise.all(deliveries.map((delivery) => delivery.letGo()));
+    await releaseToQueue(this.client, this.policy.queueUrl, receiptHandles, (error) => this.report(error, 'release'));
   }
 
-  /** Waits for running handlers up to the grace period, then abandons those still running. */
+  /**
+   * Releases the messages not started, waits for running handlers up to the grace period, then
+   * abandons those still running.
+   */
   private async drain(): Promise<void> {
-    if (this.running.size === 0) return;
+    this.sequencer.stop();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.policy.gracePeriodMs)));
-    await Promise.race([Promise.allSettled(this.running.values()), graceOver]);
+    const graceOver = new Promise<'grace over'>((resolve) => (timer = setTimeout(() => resolve('grace over'), this.policy.gracePeriodMs)));
+    const outcome = await Promise.race([this.sequencer.settled(), graceOver]);
     clearTimeout(timer);
-    for (const run of this.running.keys()) run.abandon();
+    if (outcome !== 'grace over') return;
+    for (const delivery of this.running) delivery.abandon();
   }
 
   private report(error: unknown, stage: 'receive' | 'release'): void {
@@ -174,4 +206,11 @@ class QueueConsumer {
       // See DeliveryRun.report.
     }
   }
+}
+
+/** The FIFO SequenceNumber (a decimal string of up to 128 bits); undefined when absent or not a number. */
+function sequenceNumberOf(message: Message): bigint | undefined {
+  const text = message.Attributes?.['SequenceNumber'];
+  if (text === undefined || !/^[0-9]+$/.test(text)) return undefined;
+  return BigInt(text);
 }

@@ -3,6 +3,9 @@
  * success deletes the message, a failure makes it visible again after the retry delay, and a
  * failure marked doNotRetry — or the failure of the last delivery maxReceiveCount allows —
  * dead-letters it with its cause. A message is removed at acknowledgement, never at receipt.
+ *
+ * The lease is held from receipt, not from the handler's start: a FIFO message waiting for the
+ * earlier messages of its group stays hidden from other consumers as long as it waits.
  */
 import { ChangeMessageVisibilityCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { raftqLimits } from '../base/limits.js';
@@ -49,7 +52,19 @@ export class DeliveryRun {
     this.delivery = { message: received, receiveCount: receiveCountOf(message), lease: { receiptHandle, signal: this.lease.signal } };
   }
 
-  async run(): Promise<void> {
+  /** Starts keeping the message hidden; called when it is received, before its turn comes. */
+  hold(): void {
+    this.lease.start();
+  }
+
+  /**
+   * Runs the handler and settles the message. Resolves true when the handler completed and the
+   * message was deleted; false when the handler failed or was abandoned, when the delete kept
+   * failing (the message comes back after its timeout, a repeat), or when the lease was lost
+   * while the message waited and the handler never ran.
+   */
+  async run(): Promise<boolean> {
+    if (this.lease.isLost) return false;
     this.lease.start();
     let failure: { error: unknown } | undefined;
     try {
@@ -59,15 +74,23 @@ export class DeliveryRun {
     }
     await this.lease.stop();
     // Given up at the end of the grace period: the consumer has returned, so say nothing more.
-    if (this.isAbandoned) return;
-    if (failure === undefined) {
-      await this.withAttempts('acknowledge', () => this.ctx.deleter.delete(this.receiptHandle));
-      return;
-    }
-    this.report(failure.error, 'handler');
+    if (this.isAbandoned) return false;
+    if (failure === undefined) return this.withAttempts('acknowledge', () => this.ctx.deleter.delete(this.receiptHandle));
+    await this.settleFailure(failure.error);
+    return false;
+  }
+
+  /** Will not run: stops the lease (waiting for a renewal in flight) so that the caller can release the message. */
+  async letGo(): Promise<string> {
+    await this.lease.stop();
+    return this.receiptHandle;
+  }
+
+  private async settleFailure(error: unknown): Promise<void> {
+    this.report(error, 'handler');
     const maxReceiveCount = this.ctx.settings.redrivePolicy?.maxReceiveCount ?? Number.POSITIVE_INFINITY;
-    if (isNotRetryable(failure.error) || this.delivery.receiveCount >= maxReceiveCount) {
-      const isMoved = await this.deadLetter(failure.error);
+    if (isNotRetryable(error) || this.delivery.receiveCount >= maxReceiveCount) {
+      const isMoved = await this.deadLetter(error);
       if (isMoved) return;
     }
     const delaySeconds = retryDelaySecondsFor(this.ctx.policy, this.delivery.receiveCount);

@@ -1,7 +1,9 @@
 /**
  * Keeps one received message invisible while its handler runs: ChangeMessageVisibility to the
  * full visibility timeout, consumerLeaseExtensionsPerTimeout times per timeout, so a slow or
- * failed renewal or two still leaves the message hidden. It stops when the handler returns.
+ * failed renewal or two still leaves the message hidden. It starts when the message is received
+ * (a FIFO message may wait for its group's earlier ones before its handler runs) and stops when
+ * the handler returns or the message is given back unprocessed.
  *
  * When a renewal is refused (the handle no longer holds the message) or none has succeeded for a
  * whole timeout, the lease is lost: the message may be with another consumer now, and the lease's
@@ -36,6 +38,7 @@ export class LeaseKeeper {
   private timer: ReturnType<typeof setInterval> | undefined;
   private renewal: Promise<void> | undefined;
   private heldUntilMs: number;
+  private isStopped = false;
 
   constructor(private readonly options: LeaseKeeperOptions) {
     this.heldUntilMs = Date.now() + options.visibilityTimeoutSeconds * 1000;
@@ -49,13 +52,16 @@ export class LeaseKeeper {
     return this.controller.signal.aborted;
   }
 
+  /** Starts renewing; does nothing when already renewing, stopped or lost. */
   start(): void {
+    if (this.timer !== undefined || this.isStopped || this.isLost) return;
     const periodMs = (this.options.visibilityTimeoutSeconds * 1000) / raftqLimits.consumerLeaseExtensionsPerTimeout.value;
     this.timer = setInterval(() => this.maybeRenew(), periodMs);
   }
 
   /** Stops renewing and waits for a renewal in flight, so none lands after the caller's own change. */
   async stop(): Promise<void> {
+    this.isStopped = true;
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     await this.renewal;
