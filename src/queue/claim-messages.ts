@@ -26,7 +26,6 @@ import { keySuccessor } from '../storage/key-codec.js';
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { DeadLetterMover } from './dead-letter-move.js';
 import { OverLimitError } from './errors.js';
-import { countInFlight } from './message-counts.js';
 import { isExpired, isInFlight, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import type { FifoPartitionIndex } from './index/fifo-partition-index.js';
@@ -128,7 +127,7 @@ export class MessageClaimer {
       const replay = await this.replayAttempt(queue, view, attemptId, nowMs);
       if (replay !== undefined && replay.length > 0) return { readKeys: queue.readKeys, writes: [], result: { ...base, messages: replay } };
     }
-    await this.checkInFlightLimit(queue, view, nowMs);
+    await this.checkInFlightLimit(queue, nowMs);
     const state: ClaimState = {
       queue,
       view,
@@ -211,7 +210,9 @@ export class MessageClaimer {
   }
 
   private takeMessage(state: ClaimState, index: StandardPartitionIndex): IndexedMessage | undefined {
-    const message = index.take(state.nowMs);
+    // isExpired: expired once nowMs >= retentionStartMs + retention, i.e. retentionStartMs < nowMs - retention + 1.
+    const expiredBeforeMs = state.nowMs - state.queue.meta.config.messageRetentionSeconds * 1000 + 1;
+    const message = index.take(state.nowMs, expiredBeforeMs);
     if (message !== undefined) state.taken.push(() => index.release(message));
     return message;
   }
@@ -310,14 +311,16 @@ export class MessageClaimer {
     return messages;
   }
 
-  private async checkInFlightLimit(queue: LoadedQueue, view: ReadView, nowMs: number): Promise<void> {
+  private async checkInFlightLimit(queue: LoadedQueue, nowMs: number): Promise<void> {
     const limit = this.inFlightMessagesMax ?? (queue.meta.config.isFifo ? sqsLimits.inFlightMessagesFifoMax.value : sqsLimits.inFlightMessagesStandardMax.value);
     const cached = this.inFlightCounts.get(queue.meta.name);
     let count: number;
     if (cached !== undefined && cached.generation === queue.meta.generation && nowMs - cached.atMs < raftqLimits.inFlightCountCacheMs.value) {
       count = cached.count;
     } else {
-      count = await countInFlight(view, queue.keys, queue.meta.partitionCount, nowMs, limit);
+      // From the index (a count over memory, no scan); like every count here it is approximate.
+      count = 0;
+      for (let partition = 0; partition < queue.meta.partitionCount; partition++) count += (await this.indexes.partition(queue, partition, nowMs)).inFlightCount(nowMs);
       this.inFlightCounts.set(queue.meta.name, { generation: queue.meta.generation, atMs: nowMs, count });
     }
     if (count >= limit) throw new OverLimitError('messages in flight', count, limit);

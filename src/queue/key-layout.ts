@@ -59,6 +59,11 @@ export class GenerationKeys {
     return encodeKey([...this.root, 'state', partition, messageId]);
   }
 
+  /** Every state row of a partition. */
+  receiveStatePrefix(partition: number): KeyRange {
+    return prefixRange([...this.root, 'state', partition]);
+  }
+
   visibility(partition: number, visibleAtMs: number, order: bigint, messageId: string): Uint8Array {
     return encodeKey([...this.root, 'vis', partition, visibleAtMs, order, messageId]);
   }

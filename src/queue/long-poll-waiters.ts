@@ -1,12 +1,13 @@
 /**
  * Long-poll waiters, parked per queue on the node that took the request. One executor.onApplied
- * listener looks at every applied key: a write into a waiting queue's meta, group index, or vis
- * rows at or before now wakes that queue's waiters; a vis row in the future only moves their
- * timer earlier. A woken waiter runs one receive attempt, which re-reads meta and generation
+ * listener looks at every applied write: a write into a waiting queue's meta or group index, a
+ * vis row at or before now, or a state row that makes a message visible by now wakes that queue's
+ * waiters; one in the future only moves their timer earlier. A woken waiter runs one receive attempt, which re-reads meta and generation
  * (trap 3). Nothing re-scans in a loop: every scan follows an applied write or a timer.
  */
 import { bytesEqual, decodeKey, encodeKey } from '../storage/key-codec.js';
 import type { TxnExecutor, TxnWrite } from '../storage/txn.js';
+import { visibleAtMsOfReceiveState } from './receive-state.js';
 import type { QueueScheduler } from './queue-api.js';
 
 export class Waiter {
@@ -111,10 +112,10 @@ export class LongPollWaiters {
   private onApplied(writes: readonly TxnWrite[]): void {
     if (this.byQueue.size === 0) return;
     const nowMs = this.executor.nowMs();
-    for (const { key } of writes) {
+    for (const write of writes) {
       for (const entry of this.byQueue.values()) {
-        if (!startsWith(key, entry.prefix)) continue;
-        const event = classify(key, nowMs);
+        if (!startsWith(write.key, entry.prefix)) continue;
+        const event = classify(write, nowMs);
         for (const waiter of entry.waiters) {
           if (event.kind === 'wake') waiter.notify();
           else if (event.kind === 'hint') waiter.hint(event.visibleAtMs);
@@ -126,15 +127,21 @@ export class LongPollWaiters {
 
 type KeyEvent = { kind: 'wake' } | { kind: 'hint'; visibleAtMs: number } | { kind: 'ignore' };
 
-/** ("q", name, "meta") | ("q", name, "g", gen, "vis" | "group", …). */
-function classify(key: Uint8Array, nowMs: number): KeyEvent {
-  const tuple = decodeKey(key);
+/**
+ * ("q", name, "meta") | ("q", name, "g", gen, "vis" | "group" | "state", …): a message sent (vis),
+ * a group that moved on (group), a received message whose visibility changed (state: the time is
+ * in the row's value; a delete goes with the message's own).
+ */
+function classify(write: TxnWrite, nowMs: number): KeyEvent {
+  const tuple = decodeKey(write.key);
   if (tuple[2] === 'meta') return { kind: 'wake' };
   if (tuple[2] !== 'g') return { kind: 'ignore' };
   const family = tuple[4];
   if (family === 'group') return { kind: 'wake' };
-  if (family !== 'vis') return { kind: 'ignore' };
-  const visibleAtMs = Number(tuple[6]);
+  let visibleAtMs: number | undefined;
+  if (family === 'vis') visibleAtMs = Number(tuple[6]);
+  else if (family === 'state' && write.kind === 'put') visibleAtMs = visibleAtMsOfReceiveState(write.value) ?? nowMs;
+  if (visibleAtMs === undefined) return { kind: 'ignore' };
   return visibleAtMs <= nowMs ? { kind: 'wake' } : { kind: 'hint', visibleAtMs };
 }
 

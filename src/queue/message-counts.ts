@@ -1,16 +1,19 @@
 /**
- * ApproximateNumberOfMessages / NotVisible / Delayed by a bounded scan of the vis index of every
- * partition (trap 18). Rows at or before now are visible; later rows are in flight or delayed,
- * which the row's value tells apart. Exact while the queue has at most
- * raftqLimits.approximateCountRowsMax rows; beyond that the scan stops and the counts are lower
- * bounds (`isExact` false). No counter rows are kept: a counter every send, receive and delete
- * wrote would make all of them conflict with one another.
+ * ApproximateNumberOfMessages / NotVisible / Delayed by bounded scans of every partition (trap 18).
+ * A message's vis row stays where the send put it (message-store.ts), so the vis rows say which
+ * messages exist and which were never received and are still delayed; the state rows say which
+ * received messages are in flight now. Visible is the rest, less the messages past their retention
+ * period that the reaper has not removed yet (their age rows before the cutoff). Exact while the
+ * queue has at most raftqLimits.approximateCountRowsMax rows of each kind; beyond that the scan
+ * stops and the counts are lower bounds (`isExact` false). No counter rows are kept: a counter
+ * every send, receive and delete wrote would make all of them conflict with one another.
  */
 import { raftqLimits } from '../base/limits.js';
 import type { KeyRange, ReadView } from '../storage/txn.js';
-import { keySuccessor } from '../storage/key-codec.js';
+import { decodeKey, keySuccessor } from '../storage/key-codec.js';
 import type { GenerationKeys } from './key-layout.js';
 import { decodeVisibilityState } from './message-record.js';
+import { decodeReceiveState } from './receive-state.js';
 
 export interface MessageCounts {
   readonly visible: number;
@@ -49,39 +52,51 @@ export async function countMessages(
   keys: GenerationKeys,
   partitionCount: number,
   nowMs: number,
+  retentionSeconds: number,
   rowsMax = raftqLimits.approximateCountRowsMax.value,
 ): Promise<MessageCounts> {
-  let visible = 0;
+  let present = 0;
   let inFlight = 0;
   let delayed = 0;
+  let expired = 0;
   let isExact = true;
   let budget = rowsMax;
-  for (let partition = 0; partition < partitionCount; partition++) {
-    const visibleScan = await scanBounded(view, keys.visibleRange(partition, nowMs), budget, () => true);
-    visible += visibleScan.rows;
-    budget -= visibleScan.rows;
-    const futureScan = await scanBounded(view, keys.futureRange(partition, nowMs), budget, (_key, value) => {
-      if (decodeVisibilityState(value) === 'inflight') inFlight++;
-      else delayed++;
+  for (let partition = 0; partition < partitionCount && isExact; partition++) {
+    const visScan = await scanBounded(view, keys.visibilityPrefix(partition), budget, (key, value) => {
+      // A future vis row of a never-received message is delayed; every other message is visible or in flight.
+      if (visibleAtOfVisKey(key) > nowMs && decodeVisibilityState(value) === 'pending') delayed++;
+      else present++;
       return true;
     });
-    budget -= futureScan.rows;
-    if (!visibleScan.isComplete || !futureScan.isComplete) {
-      isExact = false;
-      break;
-    }
+    const stateScan = await scanBounded(view, keys.receiveStatePrefix(partition), budget, (_key, value) => {
+      if (decodeReceiveState(value).state.visibleAtMs > nowMs) inFlight++;
+      return true;
+    });
+    const expiredScan = await scanBounded(view, keys.ageRangeBefore(partition, nowMs - retentionSeconds * 1000 + 1), budget, () => {
+      expired++;
+      return true;
+    });
+    budget -= Math.max(visScan.rows, stateScan.rows, expiredScan.rows);
+    isExact = visScan.isComplete && stateScan.isComplete && expiredScan.isComplete;
   }
+  const visible = Math.max(0, present - inFlight - expired);
   return { visible, inFlight, delayed, isExact };
 }
 
-/** In-flight messages, counting at most `countMax` + 1 (enough to decide OverLimit). */
+/** Received messages not yet visible again, counting at most `countMax` + 1 (enough to decide OverLimit). */
 export async function countInFlight(view: ReadView, keys: GenerationKeys, partitionCount: number, nowMs: number, countMax: number): Promise<number> {
   let inFlight = 0;
   for (let partition = 0; partition < partitionCount && inFlight <= countMax; partition++) {
-    await scanBounded(view, keys.futureRange(partition, nowMs), 2 * (countMax + 1), (_key, value) => {
-      if (decodeVisibilityState(value) === 'inflight') inFlight++;
+    await scanBounded(view, keys.receiveStatePrefix(partition), Number.MAX_SAFE_INTEGER, (_key, value) => {
+      if (decodeReceiveState(value).state.visibleAtMs > nowMs) inFlight++;
       return inFlight <= countMax;
     });
   }
   return inFlight;
+}
+
+/** visibleAtMs of a vis key (…, "vis", partition, visibleAtMs, order, messageId). */
+function visibleAtOfVisKey(key: Uint8Array): number {
+  const tuple = decodeKey(key);
+  return Number(tuple[tuple.length - 3]);
 }

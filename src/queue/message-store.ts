@@ -5,7 +5,14 @@
  * - the state row ("state", partition, messageId): the receive state (receive-state.ts), written
  *   by every receive and visibility change, absent until the first receive; when present it
  *   overrides the data row's receive fields;
- * - the index rows: vis (what receives scan), age (what retention scans), group (FIFO order).
+ * - the index rows: vis (the message's place in the queue: where the send put it, by its first
+ *   visibility time and order; what the queue index is built from), age (what retention scans),
+ *   group (FIFO order).
+ *
+ * A receive or a visibility change writes the state row alone: the vis row stays where the send
+ * put it, and the state row says when the message is visible now. (State rows of the older JSON
+ * layout belong to messages whose vis row moved with every receive; the first change to such a
+ * message puts its vis row back where the send put it.)
  *
  * OCC: a transaction that decides from a message reads both its data key (does the message still
  * exist?) and its state key (who holds it, when is it visible?) — `StoredMessage.readKeys` — so a
@@ -25,6 +32,12 @@ export interface StoredMessage {
   readonly hasStateRow: boolean;
   readonly dataKey: Uint8Array;
   readonly stateKey: Uint8Array;
+  /** The key of the message's vis row as it is stored. */
+  readonly visKey: Uint8Array;
+  /** The vis row is not where the send put it (a state row of the older layout moved it). */
+  readonly isVisRowMoved: boolean;
+  /** The send's visibility time: where the vis row belongs. */
+  readonly initialVisibleAtMs: number;
   /** The keys a decision about this message depends on: its data row and its state row. */
   readonly readKeys: readonly [Uint8Array, Uint8Array];
 }
@@ -44,9 +57,12 @@ export class MessageStore {
     const [dataBytes, stateBytes] = await Promise.all([view.get(dataKey), options.isNeverReceived === true ? undefined : view.get(stateKey)]);
     if (dataBytes === undefined) return undefined;
     const initial = decodeMessageRecord(dataBytes);
-    const found = { dataKey, stateKey, readKeys: [dataKey, stateKey] as const };
-    if (stateBytes === undefined) return { ...found, record: initial, hasStateRow: false };
-    return { ...found, record: withReceiveState(initial, decodeReceiveState(stateBytes)), hasStateRow: true };
+    const found = { dataKey, stateKey, readKeys: [dataKey, stateKey] as const, initialVisibleAtMs: initial.visibleAtMs };
+    const initialVisKey = this.keys.visibility(partition, initial.visibleAtMs, initial.order, messageId);
+    if (stateBytes === undefined) return { ...found, record: initial, hasStateRow: false, visKey: initialVisKey, isVisRowMoved: false };
+    const { state, isMovingVisRow } = decodeReceiveState(stateBytes);
+    const visKey = isMovingVisRow ? this.keys.visibility(partition, state.visibleAtMs, initial.order, messageId) : initialVisKey;
+    return { ...found, record: withReceiveState(initial, state), hasStateRow: true, visKey, isVisRowMoved: isMovingVisRow };
   }
 
   /**
@@ -61,7 +77,7 @@ export class MessageStore {
     const vouch = options.isNewMessageId ? { isNewKey: true as const } : {};
     const writes: TxnWrite[] = [
       { kind: 'put', key: keys.data(record.partition, record.messageId), value: encodeMessageRecord(record), ...vouch },
-      { kind: 'put', key: this.visibilityKey(record), value: encodeVisibilityState(record.receiptToken === undefined ? 'pending' : 'inflight'), ...vouch },
+      { kind: 'put', key: this.visibilityKey(record), value: encodeVisibilityState(record.receiptToken === undefined ? 'pending' : 'inflight', record.retentionStartMs), ...vouch },
       { kind: 'put', key: keys.age(record.partition, record.retentionStartMs, record.messageId), value: new Uint8Array(0), ...vouch },
     ];
     if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
@@ -71,15 +87,17 @@ export class MessageStore {
   }
 
   /**
-   * A receive or visibility change from `before` to `after` (same message, other receive state):
-   * the vis row moves (no delete when its key stays) and the state row is written. The data row
-   * is not touched.
+   * A receive or visibility change to `after` (same message, other receive state): the state row
+   * is written; the data and vis rows are not touched (but a vis row an older layout moved goes
+   * back where the send put it).
    */
   receiveStateWrites(message: StoredMessage, after: MessageRecord): TxnWrite[] {
-    const before = message.record;
     const writes: TxnWrite[] = [];
-    if (before.visibleAtMs !== after.visibleAtMs) writes.push({ kind: 'delete', key: this.visibilityKey(before) });
-    writes.push({ kind: 'put', key: this.visibilityKey(after), value: encodeVisibilityState(after.receiptToken === undefined ? 'pending' : 'inflight') });
+    if (message.isVisRowMoved) {
+      const { partition, order, messageId } = message.record;
+      writes.push({ kind: 'delete', key: message.visKey });
+      writes.push({ kind: 'put', key: this.keys.visibility(partition, message.initialVisibleAtMs, order, messageId), value: encodeVisibilityState('inflight', message.record.retentionStartMs) });
+    }
     writes.push({ kind: 'put', key: message.stateKey, value: encodeReceiveState(receiveStateOf(after)) });
     return writes;
   }
@@ -90,7 +108,7 @@ export class MessageStore {
     const { record } = message;
     const writes: TxnWrite[] = [
       { kind: 'delete', key: message.dataKey },
-      { kind: 'delete', key: this.visibilityKey(record) },
+      { kind: 'delete', key: message.visKey },
       { kind: 'delete', key: keys.age(record.partition, record.retentionStartMs, record.messageId) },
     ];
     if (message.hasStateRow) writes.push({ kind: 'delete', key: message.stateKey });

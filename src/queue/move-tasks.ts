@@ -14,6 +14,7 @@ import { InvalidParameterValueError, ResourceNotFoundError, UnsupportedOperation
 import { globalKeys, queueKeys } from './key-layout.js';
 import { isExpired, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
+import { countMessages } from './message-counts.js';
 import { partitionOfGroup } from './partitioning.js';
 import type { MoveTaskInfo, MoveTaskStatus, StartMoveTaskOptions } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
@@ -239,7 +240,8 @@ async function visibleMessages(view: ReadView, queue: LoadedQueue, nowMs: number
         const tuple = decodeKey(row.key);
         const message = await queue.messages.read(view, partition, String(tuple[tuple.length - 1]));
         if (message === undefined) continue;
-        if (!isExpired(message.record, queue.meta.config.messageRetentionSeconds, nowMs)) found.push(message);
+        // A vis row stays where the send put it: whether the message is visible now is its receive state's to say.
+        if (message.record.visibleAtMs <= nowMs && !isExpired(message.record, queue.meta.config.messageRetentionSeconds, nowMs)) found.push(message);
         if (found.length >= limit) break;
       }
       const last = page[page.length - 1];
@@ -251,9 +253,5 @@ async function visibleMessages(view: ReadView, queue: LoadedQueue, nowMs: number
 }
 
 async function countVisible(view: ReadView, queue: LoadedQueue, nowMs: number): Promise<number> {
-  let count = 0;
-  for (let partition = 0; partition < queue.meta.partitionCount; partition++) {
-    count += (await view.scan(queue.keys.visibleRange(partition, nowMs), { limit: raftqLimits.approximateCountRowsMax.value })).length;
-  }
-  return count;
+  return (await countMessages(view, queue.keys, queue.meta.partitionCount, nowMs, queue.meta.config.messageRetentionSeconds)).visible;
 }

@@ -54,7 +54,7 @@ export async function getQueueAttributes(ctx: QueueContext, name: string, attrib
     const { meta } = queue;
     const result: Record<string, string> = {};
     const needsCounts = [...wanted].some((n) => n.startsWith('ApproximateNumberOf'));
-    const counts = needsCounts ? await countMessages(view, queue.keys, meta.partitionCount, nowMs) : undefined;
+    const counts = needsCounts ? await countMessages(view, queue.keys, meta.partitionCount, nowMs, meta.config.messageRetentionSeconds) : undefined;
     const computed: Record<string, string | undefined> = {
       ApproximateNumberOfMessages: counts?.visible.toString(),
       ApproximateNumberOfMessagesNotVisible: counts?.inFlight.toString(),

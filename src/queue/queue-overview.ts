@@ -45,7 +45,7 @@ export async function summarizeQueue(ctx: QueueContext, view: ReadView, name: st
   const queue = await ctx.maybeLoadQueue(view, name);
   if (queue === undefined) return undefined;
   const { meta } = queue;
-  const counts = await countMessages(view, queue.keys, meta.partitionCount, nowMs);
+  const counts = await countMessages(view, queue.keys, meta.partitionCount, nowMs, meta.config.messageRetentionSeconds);
   const oldestStartMs = await oldestRetentionStartMs(view, queue.keys, meta.partitionCount);
   const targetArn = meta.config.redrivePolicy?.deadLetterTargetArn;
   return {

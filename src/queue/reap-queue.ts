@@ -13,7 +13,7 @@
 import { Buffer } from 'node:buffer';
 import { assert } from '../base/assert.js';
 import { raftqLimits } from '../base/limits.js';
-import { decodeKey, keySuccessor } from '../storage/key-codec.js';
+import { bytesEqual, decodeKey, keySuccessor } from '../storage/key-codec.js';
 import type { KeyRange, KeyValue, ReadView, TxnWrite } from '../storage/txn.js';
 import type { GenerationFamily, GenerationKeys } from './key-layout.js';
 import { isExpired, type MessageRecord } from './message-record.js';
@@ -196,7 +196,7 @@ async function checkIndexRows(view: ReadView, messages: MessageStore, family: In
       const dataKey = messages.keys.data(partition, messageId);
       const stateKey = messages.keys.receiveState(partition, messageId);
       const message = await messages.read(view, partition, messageId);
-      return { row, dataKey, stateKey, message: message !== undefined && isIndexedBy(message.record, family, tuple) ? message : undefined };
+      return { row, dataKey, stateKey, message: message !== undefined && isIndexedBy(message, family, row.key, tuple) ? message : undefined };
     }),
   );
 }
@@ -218,10 +218,12 @@ async function selectStrayStateRows(view: ReadView, messages: MessageStore, rows
   return checked.filter((check) => check.isStray).map((check) => ({ readKeys: [check.dataKey], key: check.row.key }));
 }
 
-function isIndexedBy(record: MessageRecord, family: IndexFamily, tuple: readonly unknown[]): boolean {
+function isIndexedBy(message: StoredMessage, family: IndexFamily, key: Uint8Array, tuple: readonly unknown[]): boolean {
+  const { record } = message;
   const at = (i: number) => tuple[i];
   if (record.partition !== Number(at(5))) return false;
-  if (family === 'vis') return record.visibleAtMs === Number(at(6)) && record.order === BigInt(at(7) as number | bigint);
+  // The message's one vis row: where the send put it, or where a state row of the older layout moved it.
+  if (family === 'vis') return bytesEqual(message.visKey, key);
   if (family === 'age') return record.retentionStartMs === Number(at(6));
   return record.messageGroupId === at(6) && record.order === BigInt(at(7) as number | bigint);
 }

@@ -2,16 +2,26 @@
  * The part of a message that receives change: when it is visible, how often it was received and
  * by which receive it is held now. A send stores the initial state inside the data row (no state
  * row: one row fewer per send); the first receive writes a state row of its own, which from then
- * on overrides what the data row says. A receive or a visibility change thus rewrites these few
- * fields, never the body and attributes (which may be a MiB) that the data row holds.
+ * on overrides what the data row says. A receive or a visibility change rewrites only this row:
+ * never the body and attributes (which may be a MiB) that the data row holds, and never the vis
+ * row, which stays where the send put it (message-store.ts).
  *
- * Stored as JSON with one-letter names: a state row is about 100 bytes, most of it the token.
+ * Stored in a fixed binary layout, so that the queue index can read the visibility time of every
+ * applied state row without parsing it (visibleAtMsOfReceiveState):
+ *   byte 0      layout version (0x01)
+ *   bytes 1–8   visibleAtMs, float64 big-endian
+ *   bytes 9–12  receiveCount, uint32 big-endian
+ *   bytes 13–20 firstReceiveAtMs, float64 (NaN: none)
+ *   bytes 21–28 claimedAtMs, float64 (NaN: none)
+ *   bytes 29–   receiptToken, UTF-8, when byte 0 is 0x01 (a state without a token has 0x02)
+ * Rows written before this layout are JSON (first byte '{'),
+ * and their message's vis row moved with every receive: `isMovingVisRow` tells the message store.
  */
 import { assert } from '../base/assert.js';
 import type { MessageRecord } from './message-record.js';
 
 export interface ReceiveState {
-  /** With the record's partition, order and messageId, names the message's vis row exactly. */
+  /** When the message is (again) visible. */
   readonly visibleAtMs: number;
   readonly receiveCount: number;
   readonly firstReceiveAtMs?: number;
@@ -21,7 +31,56 @@ export interface ReceiveState {
   readonly receiptToken?: string;
 }
 
-interface StoredReceiveState {
+/** A decoded state row, and whether it is of the old layout, whose vis row moved with each receive. */
+export interface StoredReceiveState {
+  readonly state: ReceiveState;
+  readonly isMovingVisRow: boolean;
+}
+
+const withToken = 0x01;
+const withoutToken = 0x02;
+const legacyJsonStart = 0x7b; // '{'
+const headerBytes = 29;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function encodeReceiveState(state: ReceiveState): Uint8Array {
+  const token = state.receiptToken === undefined ? undefined : encoder.encode(state.receiptToken);
+  const bytes = new Uint8Array(headerBytes + (token?.byteLength ?? 0));
+  const view = new DataView(bytes.buffer);
+  bytes[0] = token === undefined ? withoutToken : withToken;
+  view.setFloat64(1, state.visibleAtMs);
+  view.setUint32(9, state.receiveCount);
+  view.setFloat64(13, state.firstReceiveAtMs ?? Number.NaN);
+  view.setFloat64(21, state.claimedAtMs ?? Number.NaN);
+  if (token !== undefined) bytes.set(token, headerBytes);
+  return bytes;
+}
+
+export function decodeReceiveState(bytes: Uint8Array): StoredReceiveState {
+  if (bytes[0] === legacyJsonStart) return { state: decodeLegacyReceiveState(bytes), isMovingVisRow: true };
+  assert((bytes[0] === withToken || bytes[0] === withoutToken) && bytes.byteLength >= headerBytes, 'corrupt receive-state row');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const firstReceiveAtMs = view.getFloat64(13);
+  const claimedAtMs = view.getFloat64(21);
+  const state: ReceiveState = {
+    visibleAtMs: view.getFloat64(1),
+    receiveCount: view.getUint32(9),
+    ...(Number.isNaN(firstReceiveAtMs) ? {} : { firstReceiveAtMs }),
+    ...(Number.isNaN(claimedAtMs) ? {} : { claimedAtMs }),
+    ...(bytes[0] === withToken ? { receiptToken: decoder.decode(bytes.subarray(headerBytes)) } : {}),
+  };
+  return { state, isMovingVisRow: false };
+}
+
+/** visibleAtMs of a state row, reading only the field (the queue index does this per applied row). */
+export function visibleAtMsOfReceiveState(bytes: Uint8Array): number | undefined {
+  if (bytes[0] === legacyJsonStart) return undefined;
+  if ((bytes[0] !== withToken && bytes[0] !== withoutToken) || bytes.byteLength < headerBytes) return undefined;
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(1);
+}
+
+interface LegacyStoredReceiveState {
   v: number;
   n: number;
   f?: number;
@@ -29,26 +88,15 @@ interface StoredReceiveState {
   t?: string;
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-export function encodeReceiveState(state: ReceiveState): Uint8Array {
-  const stored: StoredReceiveState = { v: state.visibleAtMs, n: state.receiveCount };
-  if (state.firstReceiveAtMs !== undefined) stored.f = state.firstReceiveAtMs;
-  if (state.claimedAtMs !== undefined) stored.c = state.claimedAtMs;
-  if (state.receiptToken !== undefined) stored.t = state.receiptToken;
-  return encoder.encode(JSON.stringify(stored));
-}
-
-export function decodeReceiveState(bytes: Uint8Array): ReceiveState {
-  const stored = JSON.parse(decoder.decode(bytes)) as StoredReceiveState;
+function decodeLegacyReceiveState(bytes: Uint8Array): ReceiveState {
+  const stored = JSON.parse(decoder.decode(bytes)) as LegacyStoredReceiveState;
   assert(typeof stored.v === 'number' && typeof stored.n === 'number', 'corrupt receive-state row');
   return {
     visibleAtMs: stored.v,
     receiveCount: stored.n,
-    ...(stored.f !== undefined ? { firstReceiveAtMs: stored.f } : {}),
-    ...(stored.c !== undefined ? { claimedAtMs: stored.c } : {}),
-    ...(stored.t !== undefined ? { receiptToken: stored.t } : {}),
+    ...(typeof stored.f === 'number' ? { firstReceiveAtMs: stored.f } : {}),
+    ...(typeof stored.c === 'number' ? { claimedAtMs: stored.c } : {}),
+    ...(typeof stored.t === 'string' ? { receiptToken: stored.t } : {}),
   };
 }
 

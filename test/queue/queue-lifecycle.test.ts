@@ -68,9 +68,9 @@ describe('queue lifecycle', () => {
     await service.createQueue({ name: 'a', attributes: {}, tags: {} });
     for (let i = 0; i < 5; i++) await service.sendMessages('a', Array.from({ length: 10 }, (_, j) => entry(`e${j}`, 'x')), { senderId: 's' });
     const view = await executor.readView();
-    const bounded = await countMessages(view, new GenerationKeys('a', 1), 1, executor.nowMs(), 20);
+    const bounded = await countMessages(view, new GenerationKeys('a', 1), 1, executor.nowMs(), 345_600, 20);
     expect(bounded).toEqual({ visible: 20, inFlight: 0, delayed: 0, isExact: false });
-    const exact = await countMessages(view, new GenerationKeys('a', 1), 1, executor.nowMs(), 1_000);
+    const exact = await countMessages(view, new GenerationKeys('a', 1), 1, executor.nowMs(), 345_600, 1_000);
     expect(exact).toEqual({ visible: 50, inFlight: 0, delayed: 0, isExact: true });
   });
 

@@ -2,8 +2,9 @@
  * The in-memory index of one partition of a FIFO queue (DESIGN.md §11): which message groups a
  * receive may take now, without scanning the vis rows in LevelDB.
  *
- * It mirrors the partition's group rows (a group's messages in SequenceNumber order) and vis rows
- * (when each message is visible) as they are applied on this replica. A group is available when
+ * It mirrors the partition's group rows (a group's messages in SequenceNumber order), vis rows
+ * (when each message is first visible) and state rows (when a received message is visible again)
+ * as they are applied on this replica. A group is available when
  * its head — its first message not known to be expired — is visible; groups are offered in the
  * order they became available (the head's visibility time, then its sequence number), so a group
  * that was just received from and whose message came back goes behind groups that were waiting.
@@ -16,7 +17,7 @@
 import { MinHeap } from '../../base/min-heap.js';
 import { bytesEqual } from '../../storage/key-codec.js';
 import type { EntryStatus } from './standard-partition-index.js';
-import type { GroupRowEvent, PartitionIndexFeed, VisRowEvent } from './index-events.js';
+import type { GroupRowEvent, PartitionIndexFeed, StateRowEvent, VisRowEvent } from './index-events.js';
 
 interface GroupMember {
   readonly sequence: bigint;
@@ -36,7 +37,9 @@ export interface IndexedGroup {
 
 interface MessageVisibility {
   key: Uint8Array;
+  readonly retentionStartMs: number | undefined;
   visibleAtMs: number;
+  isReceived: boolean;
   isDeletedInBatch: boolean;
 }
 
@@ -73,13 +76,27 @@ export class FifoPartitionIndex implements PartitionIndexFeed {
       current.isDeletedInBatch = true;
       this.deletedVisibility.push(event.messageId);
     } else if (current === undefined) {
-      this.visibility.set(event.messageId, { key: event.key, visibleAtMs: event.visibleAtMs, isDeletedInBatch: false });
+      this.visibility.set(event.messageId, { key: event.key, retentionStartMs: event.retentionStartMs, visibleAtMs: event.visibleAtMs, isReceived: !event.isNeverReceived, isDeletedInBatch: false });
     } else {
+      // The same message's vis row again (a row an older layout moved, put back): only the key changes.
       current.key = event.key;
-      current.visibleAtMs = event.visibleAtMs;
       current.isDeletedInBatch = false;
     }
     this.markDirtyByMessage(event.messageId);
+  }
+
+  applyState(event: StateRowEvent): void {
+    const current = this.visibility.get(event.messageId);
+    if (current === undefined) return;
+    current.visibleAtMs = event.visibleAtMs;
+    current.isReceived = true;
+    this.markDirtyByMessage(event.messageId);
+  }
+
+  inFlightCount(nowMs: number): number {
+    let count = 0;
+    for (const visibility of this.visibility.values()) if (visibility.isReceived && visibility.visibleAtMs > nowMs) count++;
+    return count;
   }
 
   applyGroup(event: GroupRowEvent, _batch: number): void {

@@ -17,14 +17,18 @@ import { raftqLimits } from '../../base/limits.js';
 import { decodeKey, keySuccessor } from '../../storage/key-codec.js';
 import type { KeyRange, ReadView, TxnExecutor, TxnWrite } from '../../storage/txn.js';
 import type { LoadedQueue } from '../queue-context.js';
-import { isNeverReceivedVisibilityValue } from '../message-record.js';
+import { isNeverReceivedVisibilityValue, retentionStartMsOfVisibilityValue } from '../message-record.js';
 import { FifoPartitionIndex } from './fifo-partition-index.js';
-import type { GroupRowEvent, VisRowEvent } from './index-events.js';
+import { visibleAtMsOfReceiveState } from '../receive-state.js';
+import type { GroupRowEvent, StateRowEvent, VisRowEvent } from './index-events.js';
 import { StandardPartitionIndex } from './standard-partition-index.js';
 
 export type PartitionIndex = StandardPartitionIndex | FifoPartitionIndex;
 
-type HeldEvent = { readonly family: 'vis'; readonly event: VisRowEvent } | { readonly family: 'group'; readonly event: GroupRowEvent };
+type HeldEvent =
+  | { readonly family: 'vis'; readonly event: VisRowEvent }
+  | { readonly family: 'state'; readonly event: StateRowEvent }
+  | { readonly family: 'group'; readonly event: GroupRowEvent };
 
 interface Build {
   readonly held: HeldEvent[];
@@ -107,6 +111,11 @@ export class QueueIndexes {
         const event = visEvent(decodeKey(key), key, value);
         if (event !== undefined) index.applyVis(event, batch);
       });
+      // State rows after vis rows: they override the visibility time of received messages.
+      await scanAll(view, queue.keys.receiveStatePrefix(partition), (key, value) => {
+        const event = stateEvent(decodeKey(key), value);
+        if (event !== undefined) index.applyState(event);
+      });
       if (queue.meta.config.isFifo) {
         await scanAll(view, queue.keys.groupPrefix(partition), (key, value) => {
           const event = groupEvent(decodeKey(key), value);
@@ -116,10 +125,7 @@ export class QueueIndexes {
     } finally {
       view.release();
     }
-    for (const held1 of held) {
-      if (held1.family === 'vis') index.applyVis(held1.event, batch);
-      else index.applyGroup(held1.event, batch);
-    }
+    for (const event of held) feed(index, event, batch);
     index.endBatch();
     return index;
   }
@@ -141,32 +147,51 @@ export class QueueIndexes {
       if (key[0] !== 0x02 || key[1] !== 0x71 || key[2] !== 0x00) continue;
       const tuple = decodeKey(key);
       const family = tuple[4];
-      if (tuple[2] !== 'g' || (family !== 'vis' && family !== 'group')) continue;
+      if (tuple[2] !== 'g' || (family !== 'vis' && family !== 'group' && family !== 'state')) continue;
       const id = QueueIndexes.idOf(String(tuple[1]), Number(tuple[3]), Number(tuple[5]));
       const index = this.live.get(id);
       const build = index === undefined ? this.builds.get(id) : undefined;
       if (index === undefined && build === undefined) continue;
       const value = write.kind === 'put' ? write.value : undefined;
-      let held: HeldEvent | undefined;
-      if (family === 'vis') {
-        const event = visEvent(tuple, key, value);
-        if (event !== undefined) held = { family, event };
-      } else {
-        const event = groupEvent(tuple, value);
-        if (event !== undefined) held = { family, event };
-      }
+      const held = heldEventOf(family, tuple, key, value);
       if (held === undefined) continue;
       if (build !== undefined) {
         build.held.push(held);
         continue;
       }
       if (index === undefined) continue;
-      if (held.family === 'vis') index.applyVis(held.event, batch);
-      else index.applyGroup(held.event, batch);
+      feed(index, held, batch);
       touched.add(index);
     }
     for (const index of touched) index.endBatch();
   }
+}
+
+function feed(index: PartitionIndex, held: HeldEvent, batch: number): void {
+  if (held.family === 'vis') index.applyVis(held.event, batch);
+  else if (held.family === 'state') index.applyState(held.event);
+  else index.applyGroup(held.event, batch);
+}
+
+function heldEventOf(family: 'vis' | 'state' | 'group', tuple: readonly unknown[], key: Uint8Array, value: Uint8Array | undefined): HeldEvent | undefined {
+  if (family === 'vis') {
+    const event = visEvent(tuple, key, value);
+    return event === undefined ? undefined : { family, event };
+  }
+  if (family === 'state') {
+    const event = value === undefined ? undefined : stateEvent(tuple, value);
+    return event === undefined ? undefined : { family, event };
+  }
+  const event = groupEvent(tuple, value);
+  return event === undefined ? undefined : { family, event };
+}
+
+/** A state row (…, "state", partition, messageId) put; rows of the older layout carry no readable time and are skipped. */
+function stateEvent(tuple: readonly unknown[], value: Uint8Array): StateRowEvent | undefined {
+  const messageId = tuple[6];
+  const visibleAtMs = visibleAtMsOfReceiveState(value);
+  if (typeof messageId !== 'string' || visibleAtMs === undefined) return undefined;
+  return { messageId, visibleAtMs };
 }
 
 function emptyIndexOf(queue: LoadedQueue, nowMs: number): PartitionIndex {
@@ -180,7 +205,7 @@ function visEvent(tuple: readonly unknown[], key: Uint8Array, value: Uint8Array 
   const messageId = tuple[8];
   if (typeof visibleAtMs !== 'number' || (typeof order !== 'number' && typeof order !== 'bigint') || typeof messageId !== 'string') return undefined;
   if (value === undefined) return { kind: 'delete', key, messageId };
-  return { kind: 'put', key, visibleAtMs, order: BigInt(order), messageId, isNeverReceived: isNeverReceivedVisibilityValue(value) };
+  return { kind: 'put', key, visibleAtMs, order: BigInt(order), messageId, isNeverReceived: isNeverReceivedVisibilityValue(value), retentionStartMs: retentionStartMsOfVisibilityValue(value) };
 }
 
 /** A group row (…, "group", partition, groupId, sequence) → messageId; `value` undefined for a delete. */

@@ -2,12 +2,12 @@
  * The in-memory index of one partition of a standard queue (DESIGN.md §11): which messages a
  * receive may take now, in delivery order, without scanning the vis rows in LevelDB.
  *
- * It mirrors the partition's vis rows as they are applied on this replica: one entry per message
- * (a message has one vis row at a time). A message is delivered in enqueue order: its position is
- * where its first vis row put it (send time plus delay, then the send's order), and a receive or a
- * visibility change moves the deadline, never the position, so a message whose visibility lapses
- * goes back ahead of messages sent after it, as on SQS. Messages not yet visible wait in a heap by
- * deadline and join the ready heap when it passes.
+ * It mirrors the partition's vis rows (one per message: its place in the queue) and state rows
+ * (when a received message is visible again) as they are applied on this replica. A message is
+ * delivered in enqueue order: its position is where its vis row put it (send time plus delay,
+ * then the send's order), and a receive or a visibility change moves the deadline, never the
+ * position, so a message whose visibility lapses goes back ahead of messages sent after it, as on
+ * SQS. Messages not yet visible wait in a heap by deadline and join the ready heap when it passes.
  *
  * It is never the truth: a receive takes candidates from here and still reads and validates the
  * message's rows in its transaction; a stale entry costs a skip or a conflict, never a wrong
@@ -16,7 +16,7 @@
  */
 import { bytesEqual } from '../../storage/key-codec.js';
 import { MinHeap } from '../../base/min-heap.js';
-import type { GroupRowEvent, PartitionIndexFeed, VisRowEvent } from './index-events.js';
+import type { GroupRowEvent, PartitionIndexFeed, StateRowEvent, VisRowEvent } from './index-events.js';
 
 export type EntryStatus = 'queued' | 'taken' | 'expired';
 
@@ -27,7 +27,9 @@ export interface IndexedMessage {
   readonly rankOrder: bigint;
   visKey: Uint8Array;
   visibleAtMs: number;
-  /** The vis row says the message was never received: it has no state row to read. */
+  /** Start of its retention period, when its vis row says (older rows do not). */
+  readonly retentionStartMs: number | undefined;
+  /** No state row was seen for it (and its vis row says it was never received): there is none to read. */
   isNeverReceived: boolean;
   status: EntryStatus;
   /** Applied batch that created it: a view taken after that batch must see the message. */
@@ -41,12 +43,14 @@ export interface IndexedMessage {
 interface HeapSlot {
   readonly message: IndexedMessage;
   readonly stamp: number;
+  /** The deadline when the slot was pushed: a heap orders by what its slots held then, never by a field that changes. */
+  readonly visibleAtMs: number;
 }
 
 export class StandardPartitionIndex implements PartitionIndexFeed {
   private readonly byId = new Map<string, IndexedMessage>();
   private readonly ready = new MinHeap<HeapSlot>((a, b) => isEarlierRank(a.message, b.message));
-  private readonly waiting = new MinHeap<HeapSlot>((a, b) => a.message.visibleAtMs < b.message.visibleAtMs);
+  private readonly waiting = new MinHeap<HeapSlot>((a, b) => a.visibleAtMs < b.visibleAtMs);
   private readonly deletedInBatch: IndexedMessage[] = [];
 
   readonly kind = 'standard';
@@ -69,11 +73,9 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
       return;
     }
     if (existing !== undefined) {
+      // The same message's vis row again (a row an older layout moved, put back): only the key changes.
       existing.isDeletedInBatch = false;
       existing.visKey = event.key;
-      existing.visibleAtMs = event.visibleAtMs;
-      existing.isNeverReceived = event.isNeverReceived;
-      if (existing.status === 'queued') this.schedule(existing);
       return;
     }
     const message: IndexedMessage = {
@@ -83,6 +85,7 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
       visKey: event.key,
       visibleAtMs: event.visibleAtMs,
       isNeverReceived: event.isNeverReceived,
+      retentionStartMs: event.retentionStartMs,
       status: 'queued',
       addedInBatch: batch,
       stamp: 0,
@@ -92,7 +95,22 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     this.schedule(message);
   }
 
+  applyState(event: StateRowEvent): void {
+    const message = this.byId.get(event.messageId);
+    if (message === undefined) return;
+    message.isNeverReceived = false;
+    message.visibleAtMs = event.visibleAtMs;
+    if (message.status === 'queued') this.schedule(message);
+  }
+
   applyGroup(_event: GroupRowEvent, _batch: number): void {}
+
+  /** Messages received and not yet visible again at `nowMs` (the in-flight limit's count). */
+  inFlightCount(nowMs: number): number {
+    let count = 0;
+    for (const message of this.byId.values()) if (!message.isNeverReceived && message.visibleAtMs > nowMs) count++;
+    return count;
+  }
 
   endBatch(): void {
     for (const message of this.deletedInBatch) {
@@ -101,15 +119,24 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     this.deletedInBatch.length = 0;
   }
 
-  /** The next message a receive may take at `nowMs`, in delivery order; it is 'taken' until released. */
-  take(nowMs: number): IndexedMessage | undefined {
+  /**
+   * The next message a receive may take at `nowMs`, in delivery order; it is 'taken' until
+   * released. Messages known to have started their retention period before `expiredBeforeMs` are
+   * marked expired on the way, without being offered.
+   */
+  take(nowMs: number, expiredBeforeMs: number): IndexedMessage | undefined {
     this.promote(nowMs);
     for (;;) {
       const slot = this.ready.pop();
       if (slot === undefined) return undefined;
       if (!this.isCurrent(slot)) continue;
-      slot.message.status = 'taken';
-      return slot.message;
+      const { message } = slot;
+      if (message.retentionStartMs !== undefined && message.retentionStartMs < expiredBeforeMs) {
+        message.status = 'expired';
+        continue;
+      }
+      message.status = 'taken';
+      return message;
     }
   }
 
@@ -145,7 +172,7 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     for (;;) {
       const slot = this.waiting.peek();
       if (slot === undefined) return undefined;
-      if (this.isCurrent(slot)) return slot.message.visibleAtMs;
+      if (this.isCurrent(slot)) return slot.visibleAtMs;
       this.waiting.pop();
     }
   }
@@ -163,13 +190,13 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
 
   private schedule(message: IndexedMessage): void {
     message.stamp++;
-    this.waiting.push({ message, stamp: message.stamp });
+    this.waiting.push({ message, stamp: message.stamp, visibleAtMs: message.visibleAtMs });
   }
 
   private promote(nowMs: number): void {
     for (;;) {
       const slot = this.waiting.peek();
-      if (slot === undefined || slot.message.visibleAtMs > nowMs) return;
+      if (slot === undefined || slot.visibleAtMs > nowMs) return;
       this.waiting.pop();
       if (this.isCurrent(slot)) this.ready.push(slot);
     }

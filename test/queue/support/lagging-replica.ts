@@ -105,7 +105,7 @@ async function claimsOf(txn: Txn, view: ReadView): Promise<ClaimWrite[]> {
     if (write.kind !== 'put') continue;
     const tuple = decodeKey(write.key);
     if (tuple[0] !== 'q' || tuple[2] !== 'g' || tuple[4] !== 'state') continue;
-    const state = decodeReceiveState(write.value);
+    const { state } = decodeReceiveState(write.value);
     if (state.receiptToken === undefined || state.claimedAtMs !== txn.nowMs) continue;
     const keys = new GenerationKeys(String(tuple[1]), Number(tuple[3]));
     const dataBytes = await view.get(keys.data(Number(tuple[5]), String(tuple[6])));
