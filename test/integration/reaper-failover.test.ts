@@ -1,16 +1,26 @@
 /**
  * The reaper across a leader change, on three real `raftq serve` processes: a purged generation
- * large enough to take many reaper ticks, the leader killed with SIGKILL while it is clearing it,
+ * that takes several reaper chunks, the leader killed with SIGKILL after exactly one of them (the
+ * reaper held there through the test hook RAFTQ_TEST_REAPER_SWEEPS_FILE, not caught in passing),
  * and the new leader finishing the job — with every message still within retention delivered
  * afterwards, on the queue that was purged and on one that was not.
  */
 import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { raftqLimits } from '../../src/base/limits.js';
+import { reaperTestHoldEnv } from '../../src/cli/reaper-test-hold.js';
 import { hasBuiltCli } from '../sqs/support/sqs-endpoint.js';
+import { makeTempDir } from '../support/temp-dir.js';
 import { ProcessCluster, waitFor } from './cluster-harness.js';
 
-const purgedMessages = 3_000; // 9,000 rows: about 35 ticks of reaperRowsPerQueuePerTickMax
+// At least three rows a message (data, vis, age): a purged generation of four reaper chunks or more.
+const purgedMessages = Math.ceil((4 * raftqLimits.reaperRowsPerQueuePerTickMax.value) / 3);
 const keptMessages = 40;
+const holdDir = makeTempDir('reaper-hold');
+/** How many sweeps each node may complete: the test's hold on the reaper (absent: no hold). */
+const sweepsFile = join(holdDir.path, 'reaper-sweeps');
 
 let cluster: ProcessCluster;
 const clients = new Map<string, SQSClient>();
@@ -58,12 +68,15 @@ async function receiveAllBodies(id: string, queueUrl: string): Promise<string[]>
 
 describe.skipIf(!hasBuiltCli())('the reaper when the leader dies mid-sweep', () => {
   beforeAll(async () => {
-    cluster = await ProcessCluster.start(3, ['--reaper-interval-ms', '150']);
+    // Held from the start: nothing is reaped until the test lets exactly one sweep run.
+    writeFileSync(sweepsFile, '0');
+    cluster = await ProcessCluster.start(3, ['--reaper-interval-ms', '150'], { [reaperTestHoldEnv]: sweepsFile });
   }, 120_000);
 
   afterAll(async () => {
     for (const sqs of clients.values()) sqs.destroy();
     await cluster?.close();
+    holdDir.cleanup();
   });
 
   it('is finished by the new leader, and no message within retention is deleted', { timeout: 180_000 }, async () => {
@@ -74,16 +87,19 @@ describe.skipIf(!hasBuiltCli())('the reaper when the leader dies mid-sweep', () 
     await sendBodies(leader, churnUrl, 'old', purgedMessages);
     await client(leader).send(new PurgeQueueCommand({ QueueUrl: churnUrl }));
     await sendBodies(leader, churnUrl, 'new', keptMessages);
+    await waitFor(async () => ((await metric(leader, 'raftq_reaper_tombstoned_rows')) ?? 0) >= 3 * purgedMessages, 30_000, 'the census to count the purged generation');
+    const tombstonedAtPurge = (await metric(leader, 'raftq_reaper_tombstoned_rows')) as number;
+    expect(await metric(leader, 'raftq_reaper_rows_total{family="tombstoned"}')).toBeUndefined();
 
-    // Mid-sweep: the leader has reaped part of the purged generation, and rows remain.
-    await waitFor(
-      async () => ((await metric(leader, 'raftq_reaper_rows_total{family="tombstoned"}')) ?? 0) > 0 && ((await metric(leader, 'raftq_reaper_tombstoned_rows')) ?? 0) > 0,
-      30_000,
-      'the leader to be part-way through the purged generation',
-    );
-    const remainingAtKill = (await metric(leader, 'raftq_reaper_tombstoned_rows')) as number;
+    // One sweep, then held: the leader has reaped one chunk of the purged generation, and the rest remains.
+    writeFileSync(sweepsFile, '1');
+    await waitFor(async () => (await metric(leader, 'raftq_reaper_sweeps_total{result="complete"}')) === 1, 60_000, 'the leader to complete its one sweep');
+    const reapedByLeader = (await metric(leader, 'raftq_reaper_rows_total{family="tombstoned"}')) as number;
+    expect(reapedByLeader).toBe(raftqLimits.reaperRowsPerQueuePerTickMax.value);
+    await waitFor(async () => (await metric(leader, 'raftq_reaper_tombstoned_rows')) === tombstonedAtPurge - reapedByLeader, 30_000, 'the census to count the reaped chunk');
     await cluster.kill(leader);
-    expect(remainingAtKill).toBeGreaterThan(0);
+    // Released: the next leader reaps freely.
+    rmSync(sweepsFile);
 
     const newLeader = await cluster.leader(20_000);
     expect(newLeader).not.toBe(leader);
