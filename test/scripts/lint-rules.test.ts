@@ -39,9 +39,9 @@ describe('lint rules', () => {
 
 describe('lint rule: no path leaves the repository', () => {
   it('refuses a relative path that climbs above the root from the file that names it', () => {
-    const problems = lint('test/clients/x.ts', "export const p = new URL('../../../shared/aws/botocore-data', import.meta.url);\n");
+    const problems = lint('test/clients/x.ts', "export const p = new URL('../../../elsewhere/models', import.meta.url);\n");
     expect(problems).toHaveLength(1);
-    expect(problems[0]).toContain("test/clients/x.ts:1: '../../../shared/aws/botocore-data' leaves the repository");
+    expect(problems[0]).toContain("test/clients/x.ts:1: '../../../elsewhere/models' leaves the repository");
     expect(lint('scripts/x.mjs', "const out = new URL('../../docs/x.md', import.meta.url);\n")).toHaveLength(1);
   });
 
@@ -56,11 +56,11 @@ describe('lint rule: no path leaves the repository', () => {
   });
 
   it('refuses paths joined from the repository root or the file folder that climb out of it', () => {
-    expect(lint('scripts/gen.mjs', "const source = join(root, '..', 'shared', 'aws');\n")).toHaveLength(1);
-    expect(lint('test/sqs/x.test.ts', "const p = join(repositoryRoot(), '..', 'shared');\n")).toHaveLength(1);
-    expect(lint('test/sqs/x.test.ts', "const p = path.resolve(repoRoot, 'model/../../shared');\n")).toHaveLength(1);
-    expect(lint('test/sqs/x.test.ts', 'const p = `${repoRoot}/../shared/aws`;\n')).toHaveLength(1);
-    expect(lint('test/compat/python/x.py', 'MODEL = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "shared")\n')).toHaveLength(1);
+    expect(lint('scripts/gen.mjs', "const source = join(root, '..', 'elsewhere', 'aws');\n")).toHaveLength(1);
+    expect(lint('test/sqs/x.test.ts', "const p = join(repositoryRoot(), '..', 'elsewhere');\n")).toHaveLength(1);
+    expect(lint('test/sqs/x.test.ts', "const p = path.resolve(repoRoot, 'model/../../elsewhere');\n")).toHaveLength(1);
+    expect(lint('test/sqs/x.test.ts', 'const p = `${repoRoot}/../elsewhere/models`;\n')).toHaveLength(1);
+    expect(lint('test/compat/python/x.py', 'MODEL = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "elsewhere")\n')).toHaveLength(1);
   });
 
   it('names the line of the path', () => {
@@ -74,7 +74,7 @@ describe('lint rule: no path leaves the repository', () => {
   });
 
   it('ignores paths that stand in comments', () => {
-    expect(lint('test/clients/x.ts', "// once read from '../../../shared/aws'\n/* join(root, '..', 'x') */\n")).toEqual([]);
-    expect(lint('test/clients/python/x.py', '# was "../../../../shared"\n')).toEqual([]);
+    expect(lint('test/clients/x.ts', "// once read from '../../../elsewhere/models'\n/* join(root, '..', 'x') */\n")).toEqual([]);
+    expect(lint('test/clients/python/x.py', '# was "../../../../elsewhere"\n')).toEqual([]);
   });
 });
