@@ -1,4 +1,5 @@
-// The project's own lint rules: determinism of the core and the one-way import graph (DESIGN.md §1).
+// The project's own lint rules: determinism of the core, the one-way import graph (DESIGN.md §1),
+// and no path that leaves the repository.
 // Kept as plain functions over file text so that a test can feed them broken code.
 
 /** Which src/ layers each layer may import from. */
@@ -57,11 +58,14 @@ function resolveRelative(fromRel, spec) {
   return parts.join('/');
 }
 
-/** Returns a list of `path:line: message` problems for one file under src/. */
+/**
+ * Returns a list of `path:line: message` problems for one file of the repository: paths that leave
+ * it anywhere, and under src/ the determinism and import rules.
+ */
 export function lintFile(relPath, text) {
-  const problems = [];
+  const problems = lintPathsLeavingRepository(relPath, text);
   const layer = layerOf(relPath);
-  if (layer === null) return problems;
+  if (layer === null || !relPath.endsWith('.ts')) return problems;
   const code = stripComments(text);
   const lineOf = (index) => code.slice(0, index).split('\n').length;
 
@@ -91,6 +95,123 @@ export function lintFile(relPath, text) {
   if (layer === 'raft') {
     const re = /\basync\b|\bawait\b|\bPromise\b/g;
     for (let m; (m = re.exec(code)); ) problems.push(`${relPath}:${lineOf(m.index)}: the Raft core is synchronous: no ${m[0]}`);
+  }
+  return problems;
+}
+
+// ---- Paths that leave the repository ----
+// The project depends on nothing outside its own tree (a fresh clone tests green by itself), so no
+// source file may name a path that climbs above the repository root: a relative literal resolved
+// from the folder the file runs in ('../../../x' from test/clients/; TypeScript outside test/ runs
+// from dist/), or a path built from the root or the file's folder: join(root, '..', 'x'),
+// `${root}/../x`, os.path.join(os.path.dirname(__file__), '..', …).
+
+const stringLiteral = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/;
+/** Expressions that stand for the repository root, and for the folder of the file itself. */
+const rootExpression = /^(?:[\w.]*\.)?\w*root\w*(?:\(\))?$/i;
+const fileFolderExpression = /^(?:__dirname|import\.meta\.dirname|(?:path\.)?dirname\(\s*fileURLToPath\(\s*import\.meta\.url\s*\)\s*\)|os\.path\.dirname\(\s*(?:os\.path\.(?:abspath|realpath)\(\s*)?__file__\s*\)?\s*\))$/;
+
+function isRelativePath(value) {
+  return value === '.' || value === '..' || value.startsWith('./') || value.startsWith('../');
+}
+
+/** Depth below the root after walking `segments` from `depth`, or -1 as soon as it climbs above it. */
+function walkSegments(depth, segments) {
+  for (const segment of segments) {
+    if (segment === '..') depth--;
+    else if (segment !== '.' && segment !== '') depth++;
+    if (depth < 0) return -1;
+  }
+  return depth;
+}
+
+function stripScriptComments(relPath, text) {
+  if (/\.(py|sh|bash)$/.test(relPath) || !/\.[cm]?[jt]s$/.test(relPath)) return text.replace(/^[ \t]*#.*$/gm, '');
+  return stripComments(text);
+}
+
+/** The comma-separated arguments of the call whose '(' is at `open`, as source text. */
+function callArguments(code, open) {
+  const args = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let i = open; i < code.length; i++) {
+    const c = code[i];
+    if (c === "'" || c === '"' || c === '`') {
+      const end = code.indexOf(c, i + 1);
+      if (end < 0) return args;
+      i = end;
+    } else if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') {
+      depth--;
+      if (depth === 0) {
+        args.push(code.slice(start, i).trim());
+        return args;
+      }
+    } else if (c === ',' && depth === 1) {
+      args.push(code.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  return args;
+}
+
+/** Returns a list of `path:line: message` problems: path literals of `relPath` that leave the repository. */
+export function lintPathsLeavingRepository(relPath, text) {
+  const problems = [];
+  const code = stripScriptComments(relPath, text);
+  const lineOf = (index) => code.slice(0, index).split('\n').length;
+  // TypeScript outside test/ runs as tsc emitted it, from dist/<its folder>: its relative paths count from there.
+  const isEmitted = /^(src|scripts|bench|jepsen-like|examples)\//.test(relPath) && relPath.endsWith('.ts') && !relPath.endsWith('.d.ts');
+  const fileDepth = relPath.split('/').length - (isEmitted ? 0 : 1);
+  const fileFolder = `${isEmitted ? 'dist/' : ''}${relPath.split('/').slice(0, -1).join('/')}/`;
+  const report = (line, what, from) =>
+    problems.push(`${relPath}:${line}: ${what} leaves the repository (counted from ${from}): ship what it names inside the repository`);
+  const baseName = (base) => (rootExpression.test(base) ? 'the repository root' : fileFolder);
+
+  // Each literal is checked, then masked as '«n»' (its newlines kept) so that the call search
+  // below sees only code, and reads a literal argument back by its number.
+  const values = [];
+  const masked = code.replace(new RegExp(stringLiteral.source, 'g'), (whole, single, double, template, index) => {
+    const value = single ?? double ?? template;
+    checkLiteral(value, template !== undefined, index);
+    values.push(value);
+    return `'«${values.length - 1}»${whole.replace(/[^\n]/g, '')}'`;
+  });
+  const lineOfMasked = (index) => masked.slice(0, index).split('\n').length;
+
+  function checkLiteral(value, isTemplate, index) {
+    if (isTemplate) {
+      // A template that starts from the root or the file's folder: `${root}/../x`.
+      const t = /^\$\{([^}]*)\}(\/.*)?$/.exec(value);
+      if (t && t[2] !== undefined && !t[2].includes('${')) {
+        const base = t[1].trim();
+        const depth = rootExpression.test(base) ? 0 : fileFolderExpression.test(base) ? fileDepth : undefined;
+        if (depth !== undefined && walkSegments(depth, t[2].split('/')) < 0) report(lineOf(index), `\`${value}\``, baseName(base));
+        return;
+      }
+      if (value.includes('${')) return;
+    }
+    if (isRelativePath(value) && walkSegments(fileDepth, value.split('/')) < 0) report(lineOf(index), `'${value}'`, fileFolder);
+  }
+
+  // join(base, 'a', '..', …), resolve(…), path.join(…), os.path.join(…) from the root or the file's folder.
+  const call = /\b(?:join|resolve)\s*\(/g;
+  for (let m; (m = call.exec(masked)); ) {
+    const [base, ...rest] = callArguments(masked, m.index + m[0].length - 1);
+    if (base === undefined) continue;
+    let depth = rootExpression.test(base) ? 0 : fileFolderExpression.test(base) ? fileDepth : undefined;
+    if (depth === undefined) continue;
+    for (const arg of rest) {
+      const literal = /^'«(\d+)»\n*'$/.exec(arg);
+      if (literal === null) break; // a computed segment: where it leads is not known here
+      const value = values[Number(literal[1])];
+      depth = walkSegments(depth, value.split('/'));
+      if (depth < 0) {
+        report(lineOfMasked(m.index), `${m[0]}${base}, …, '${value}')`, baseName(base));
+        break;
+      }
+    }
   }
   return problems;
 }

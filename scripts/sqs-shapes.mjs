@@ -1,10 +1,17 @@
-// Derives the structural part of AWS's SQS service model (operations, shapes, members, enums,
-// flattening and wire names) from botocore's service-2.json, leaving out its documentation. The
-// gateway's codecs need only this; it is committed as model/sqs-shapes.json so that a node runs
-// without the full model beside it. Re-run `npm run sqs-shapes` when the AWS model changes.
+// Derives the structural part of AWS's SQS service model (operations with their HTTP binding and
+// errors, shapes, members, enums, flattening and wire names) from botocore's service-2.json,
+// leaving out its documentation. The gateway's codecs need the operations and shapes; the rest is
+// what an AWS SDK needs besides (model/botocore is written from this file, see botocore-model.mjs).
+// It is committed as model/sqs-shapes.json so that a node runs without the full model beside it.
+// Re-run `npm run sqs-shapes -- <service-2.json>` when the AWS model changes.
 
+const metadataKeys = [
+  'apiVersion', 'targetPrefix', 'protocol', 'protocols', 'jsonVersion', 'serviceId',
+  'awsQueryCompatible', 'endpointPrefix', 'serviceAbbreviation', 'serviceFullName', 'signatureVersion', 'signingName', 'uid', 'auth',
+];
+const operationKeys = ['http', 'input', 'output', 'errors'];
 const shapeRefKeys = ['shape', 'locationName', 'flattened'];
-const shapeKeys = ['type', 'required', 'enum', 'exception', 'flattened'];
+const shapeKeys = ['type', 'required', 'enum', 'exception', 'flattened', 'box'];
 
 function pick(object, keys) {
   const out = {};
@@ -22,19 +29,23 @@ function stripShape(shape) {
   return out;
 }
 
-/** The structural model: what the gateway reads, and nothing else. */
+function stripOperation(op) {
+  const out = pick(op, operationKeys);
+  for (const key of ['input', 'output']) if (out[key] !== undefined) out[key] = { shape: out[key].shape };
+  if (out.errors !== undefined) out.errors = out.errors.map((ref) => ({ shape: ref.shape }));
+  return out;
+}
+
+/** The structural model: what the gateway and an SDK read, and nothing else. */
 export function deriveSqsShapes(model) {
   const operations = {};
-  for (const [name, op] of Object.entries(model.operations)) {
-    operations[name] = {};
-    if (op.input !== undefined) operations[name].input = { shape: op.input.shape };
-    if (op.output !== undefined) operations[name].output = { shape: op.output.shape };
-  }
+  for (const [name, op] of Object.entries(model.operations)) operations[name] = stripOperation(op);
   const shapes = {};
   for (const name of Object.keys(model.shapes).sort()) shapes[name] = stripShape(model.shapes[name]);
-  return {
-    metadata: pick(model.metadata, ['apiVersion', 'targetPrefix', 'protocol', 'protocols', 'jsonVersion', 'serviceId']),
-    operations,
-    shapes,
-  };
+  return { metadata: pick(model.metadata, metadataKeys), operations, shapes };
+}
+
+/** The file's text as committed: one-space indentation, a final newline. */
+export function renderJson(value) {
+  return JSON.stringify(value, null, 1) + '\n';
 }

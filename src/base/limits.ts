@@ -15,7 +15,7 @@ function limit(value: number, unit: string, reason: string): Limit {
   return { value, unit, reason };
 }
 
-/** SQS limits as AWS defines them today (the service model in shared/aws is the authority). */
+/** SQS limits as AWS defines them today (AWS's service model, shipped as model/sqs-shapes.json, is the authority). */
 export const sqsLimits = {
   queueNameLengthMax: limit(80, 'characters', 'AWS: queue names are 1-80 of [A-Za-z0-9_-], plus ".fifo" for FIFO queues (included in the 80).'),
   messageSizeBytesMax: limit(1_048_576, 'bytes', 'AWS: largest message body plus attributes, and the default of MaximumMessageSize (1 MiB since 2025).'),

@@ -16,6 +16,7 @@ import { StateMetrics } from '../cluster/state-metrics.js';
 import type { StateStore } from '../cluster/state-store.js';
 import { classifyStateKey, generationRangeOf } from '../queue/key-family.js';
 import { reapedRowsByFamily, type QueueService } from '../queue/queue-service.js';
+import { reaperTestHoldFromEnv } from './reaper-test-hold.js';
 
 export interface StateUpkeepOptions {
   readonly node: ClusterNode;
@@ -65,11 +66,14 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
   metrics = stateMetrics;
   const compactionTimer = setInterval(() => void compactor.maybeCompact(), compactionCheckIntervalMs);
 
+  const testHold = reaperTestHoldFromEnv(process.env);
   const leaderTask = new LeaderTask(node, {
     intervalMs: options.reaperIntervalMs,
     run: async (signal) => {
+      if (testHold !== undefined && !testHold.allowsSweep()) return;
       const startedMs = performance.now();
       const report = await queueService.sweepReaper({ signal });
+      testHold?.noteSweep();
       stateMetrics.reaperTickSeconds.observe((performance.now() - startedMs) / 1000);
       for (const [family, rows] of Object.entries(reapedRowsByFamily(report))) if (rows > 0) stateMetrics.reapedRows.inc({ family }, rows);
       stateMetrics.reaperSweeps.inc({ result: report.isComplete ? 'complete' : 'aborted' });

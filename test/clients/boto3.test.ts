@@ -7,7 +7,7 @@ import { awsClientEnv, botocoreDataPath, pythonPath, runProcess } from './python
 
 /**
  * Debian's boto3, unmodified, over both protocols: its own (older) botocore model speaks the query
- * protocol; the current model in shared/ (AWS_DATA_PATH) makes the same boto3 speak JSON.
+ * protocol; the repository's current model (model/botocore as AWS_DATA_PATH) makes the same boto3 speak JSON.
  */
 
 let gateway: SqsEndpoint;

@@ -3,8 +3,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-/** The current SQS service model beside the repository: Debian boto3 speaks JSON with it. */
-export const botocoreDataPath = fileURLToPath(new URL('../../../shared/aws/botocore-data', import.meta.url));
+/**
+ * The repository's SQS model in botocore's layout (model/botocore, written from model/sqs-shapes.json
+ * by `npm run botocore-model`): as AWS_DATA_PATH it makes Debian's boto3 speak JSON.
+ */
+export const botocoreDataPath = fileURLToPath(new URL('../../model/botocore', import.meta.url));
 export const pythonPath = '/usr/bin/python3';
 export const awsCliPath = '/usr/bin/aws';
 

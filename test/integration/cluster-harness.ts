@@ -37,11 +37,14 @@ export class ProcessCluster {
   readonly specs = new Map<string, NodeSpec>();
   private readonly dir = makeTempDir('proc-cluster');
 
-  private constructor(private readonly extraArgs: readonly string[]) {}
+  private constructor(
+    private readonly extraArgs: readonly string[],
+    private readonly extraEnv: Readonly<Record<string, string>> = {},
+  ) {}
 
   /** Starts `count` founding nodes n1..n<count> and waits until each is ready. */
-  static async start(count: number, extraArgs: readonly string[] = []): Promise<ProcessCluster> {
-    const cluster = new ProcessCluster(extraArgs);
+  static async start(count: number, extraArgs: readonly string[] = [], extraEnv: Readonly<Record<string, string>> = {}): Promise<ProcessCluster> {
+    const cluster = new ProcessCluster(extraArgs, extraEnv);
     for (let i = 1; i <= count; i++) await cluster.allocate(`n${i}`);
     const founders = [...cluster.specs.keys()];
     for (const id of founders) cluster.spawnNode(id, { peers: founders });
@@ -90,7 +93,7 @@ export class ProcessCluster {
       ...(options.join === true ? ['--join'] : []), ...this.extraArgs, ...(options.args ?? []),
     ];
     const out = openSync(this.logFile(id), 'a');
-    const child = spawn(process.execPath, args, { stdio: ['ignore', out, out], env: { ...process.env, RAFTQ_CLUSTER_SECRET: clusterSecret } });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', out, out], env: { ...process.env, ...this.extraEnv, RAFTQ_CLUSTER_SECRET: clusterSecret } });
     closeSync(out);
     this.processes.set(id, child);
     return child;

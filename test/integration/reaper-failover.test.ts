@@ -1,16 +1,27 @@
 /**
  * The reaper across a leader change, on three real `raftq serve` processes: a purged generation
- * large enough to take many reaper ticks, the leader killed with SIGKILL while it is clearing it,
+ * that takes several reaper chunks, the leader killed with SIGKILL after one of them (the reaper
+ * held there through the test hook RAFTQ_TEST_REAPER_SWEEPS_FILE, not caught in passing),
  * and the new leader finishing the job — with every message still within retention delivered
  * afterwards, on the queue that was purged and on one that was not.
  */
 import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { raftqLimits } from '../../src/base/limits.js';
+import { reaperTestHoldEnv } from '../../src/cli/reaper-test-hold.js';
 import { hasBuiltCli } from '../sqs/support/sqs-endpoint.js';
+import { makeTempDir } from '../support/temp-dir.js';
 import { ProcessCluster, waitFor } from './cluster-harness.js';
 
-const purgedMessages = 3_000; // 9,000 rows: about 35 ticks of reaperRowsPerQueuePerTickMax
+// At least three rows a message (data, vis, age): a purged generation of eight reaper chunks or
+// more, so that even three nodes' one sweep each (leadership moving under load) leaves rows.
+const purgedMessages = Math.ceil((8 * raftqLimits.reaperRowsPerQueuePerTickMax.value) / 3);
 const keptMessages = 40;
+const holdDir = makeTempDir('reaper-hold');
+/** How many sweeps each node may complete: the test's hold on the reaper (absent: no hold). */
+const sweepsFile = join(holdDir.path, 'reaper-sweeps');
 
 let cluster: ProcessCluster;
 const clients = new Map<string, SQSClient>();
@@ -56,14 +67,33 @@ async function receiveAllBodies(id: string, queueUrl: string): Promise<string[]>
   }
 }
 
+/** The first running node (polled in turn) for which `holds` is true. */
+async function firstNode(holds: (id: string) => Promise<boolean>, timeoutMs: number, what: string): Promise<string> {
+  let found: string | undefined;
+  const findOne = async (): Promise<boolean> => {
+    for (const id of cluster.specs.keys()) {
+      if (cluster.isRunning(id) && (await holds(id))) {
+        found = id;
+        return true;
+      }
+    }
+    return false;
+  };
+  await waitFor(findOne, timeoutMs, what);
+  return found as string;
+}
+
 describe.skipIf(!hasBuiltCli())('the reaper when the leader dies mid-sweep', () => {
   beforeAll(async () => {
-    cluster = await ProcessCluster.start(3, ['--reaper-interval-ms', '150']);
+    // Held from the start: nothing is reaped until the test lets exactly one sweep run.
+    writeFileSync(sweepsFile, '0');
+    cluster = await ProcessCluster.start(3, ['--reaper-interval-ms', '150'], { [reaperTestHoldEnv]: sweepsFile });
   }, 120_000);
 
   afterAll(async () => {
     for (const sqs of clients.values()) sqs.destroy();
     await cluster?.close();
+    holdDir.cleanup();
   });
 
   it('is finished by the new leader, and no message within retention is deleted', { timeout: 180_000 }, async () => {
@@ -74,36 +104,41 @@ describe.skipIf(!hasBuiltCli())('the reaper when the leader dies mid-sweep', () 
     await sendBodies(leader, churnUrl, 'old', purgedMessages);
     await client(leader).send(new PurgeQueueCommand({ QueueUrl: churnUrl }));
     await sendBodies(leader, churnUrl, 'new', keptMessages);
+    await waitFor(async () => ((await metric(leader, 'raftq_reaper_tombstoned_rows')) ?? 0) >= 3 * purgedMessages, 30_000, 'the census to count the purged generation');
+    const tombstonedAtPurge = (await metric(leader, 'raftq_reaper_tombstoned_rows')) as number;
+    expect(await metric(leader, 'raftq_reaper_rows_total{family="tombstoned"}')).toBeUndefined();
 
-    // Mid-sweep: the leader has reaped part of the purged generation, and rows remain.
-    await waitFor(
-      async () => ((await metric(leader, 'raftq_reaper_rows_total{family="tombstoned"}')) ?? 0) > 0 && ((await metric(leader, 'raftq_reaper_tombstoned_rows')) ?? 0) > 0,
-      30_000,
-      'the leader to be part-way through the purged generation',
-    );
-    const remainingAtKill = (await metric(leader, 'raftq_reaper_tombstoned_rows')) as number;
-    await cluster.kill(leader);
+    // One sweep a node, then held: the leader reaps one chunk of the purged generation and stops
+    // there. (Should leadership move meanwhile, whichever node reaped is the one part-way.)
+    writeFileSync(sweepsFile, '1');
+    const reaper = await firstNode(async (id) => ((await metric(id, 'raftq_reaper_rows_total{family="tombstoned"}')) ?? 0) > 0, 60_000, 'a leader to reap one chunk');
+    const remaining = async () => (await metric(reaper, 'raftq_reaper_tombstoned_rows')) ?? tombstonedAtPurge;
+    await waitFor(async () => (await remaining()) < tombstonedAtPurge, 30_000, 'the census to count the reaped chunk');
+    const remainingAtKill = await remaining();
     expect(remainingAtKill).toBeGreaterThan(0);
+    expect(tombstonedAtPurge - remainingAtKill).toBeLessThanOrEqual(3 * raftqLimits.reaperRowsPerQueuePerTickMax.value);
+    await cluster.kill(reaper);
+    // Released: the next leader reaps freely, from the start of the generation (its cursor is its own).
+    rmSync(sweepsFile);
 
-    const newLeader = await cluster.leader(20_000);
-    expect(newLeader).not.toBe(leader);
-    // The new leader reaps the rest (its own counters) and then deletes the tombstone.
-    await waitFor(async () => (await metric(newLeader, 'raftq_reaper_rows_total{family="tombstone"}')) === 1, 60_000, 'the new leader to clear the purged generation');
-    expect(await metric(newLeader, 'raftq_reaper_rows_total{family="tombstoned"}')).toBeGreaterThan(0);
-    expect(await metric(newLeader, 'raftq_reaper_tombstoned_rows')).toBe(0);
-    const tombstones = await cluster.admin(newLeader, 'GET', `/debug/keys?linearizable=1&prefix=${encodeURIComponent(JSON.stringify(['tomb']))}`);
+    // A new leader reaps the rest (its own counters) and then deletes the tombstone.
+    const finisher = await firstNode(async (id) => (await metric(id, 'raftq_reaper_rows_total{family="tombstone"}')) === 1, 60_000, 'a new leader to clear the purged generation');
+    expect(finisher).not.toBe(reaper);
+    expect(await metric(finisher, 'raftq_reaper_rows_total{family="tombstoned"}')).toBeGreaterThan(0);
+    expect(await metric(finisher, 'raftq_reaper_tombstoned_rows')).toBe(0);
+    const tombstones = await cluster.admin(finisher, 'GET', `/debug/keys?linearizable=1&prefix=${encodeURIComponent(JSON.stringify(['tomb']))}`);
     expect(tombstones.json.keys).toEqual([]);
-    const oldRows = await cluster.admin(newLeader, 'GET', `/debug/keys?linearizable=1&prefix=${encodeURIComponent(JSON.stringify(['q', 'churn', 'g', 1]))}`);
+    const oldRows = await cluster.admin(finisher, 'GET', `/debug/keys?linearizable=1&prefix=${encodeURIComponent(JSON.stringify(['q', 'churn', 'g', 1]))}`);
     expect(oldRows.json.keys).toEqual([]);
 
-    const survivor = [...cluster.specs.keys()].find((id) => id !== leader) as string;
+    const survivor = [...cluster.specs.keys()].find((id) => id !== reaper) as string;
     const expected = (prefix: string) => Array.from({ length: keptMessages }, (_, i) => `${prefix}-${i}`).sort();
     expect((await receiveAllBodies(survivor, churnUrl.replace(String(cluster.spec(leader).sqsPort), String(cluster.spec(survivor).sqsPort)))).sort()).toEqual(expected('new'));
     expect((await receiveAllBodies(survivor, keepUrl.replace(String(cluster.spec(leader).sqsPort), String(cluster.spec(survivor).sqsPort)))).sort()).toEqual(expected('keep'));
 
     // The killed node comes back and agrees with the others.
-    cluster.spawnNode(leader, { peers: [...cluster.specs.keys()] });
-    await cluster.waitReady(leader);
+    cluster.spawnNode(reaper, { peers: [...cluster.specs.keys()] });
+    await cluster.waitReady(reaper);
     const statuses = await cluster.converged(30_000);
     expect(new Set(statuses.map((s) => s.stateDigest)).size).toBe(1);
   });

@@ -35,7 +35,7 @@ async function sqsBehindProxy(): Promise<{ proxy: TcpProxy; endpoint: SqsEndpoin
   return { proxy, endpoint };
 }
 
-async function runFor(workload: Workload, endpoint: SqsEndpoint, runMs: number, during?: (nowMs: () => number) => Promise<void>): Promise<{ recorder: HistoryRecorder }> {
+async function runFor(workload: Workload, endpoint: SqsEndpoint, runMs: number, during?: (nowMs: () => number, recorder: HistoryRecorder) => Promise<void>): Promise<{ recorder: HistoryRecorder }> {
   const start = performance.now();
   const nowMs = (): number => performance.now() - start;
   const recorder = new HistoryRecorder(nowMs);
@@ -50,12 +50,21 @@ async function runFor(workload: Workload, endpoint: SqsEndpoint, runMs: number, 
   };
   await workload.setup([endpoint]);
   const running = workload.run(ctx);
-  await during?.(nowMs);
+  await during?.(nowMs, recorder);
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, runMs - nowMs())));
   isRunning = false;
   await running;
   await workload.drain({ ...ctx, isRunning: () => true, pause: (ms) => new Promise((r) => setTimeout(r, ms)) }, nowMs() + 20_000);
   return { recorder };
+}
+
+/** Resolves once the history holds a completion of `type` (polled; bounded only against a hang). */
+async function historyHas(recorder: HistoryRecorder, type: 'ok' | 'info'): Promise<void> {
+  const deadlineMs = Date.now() + 20_000;
+  while (!recorder.history().some((op) => op.type === type)) {
+    if (Date.now() > deadlineMs) throw new Error(`no ${type} operation in the history within 20 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 const queueOptions: QueueWorkloadOptions = {
@@ -99,10 +108,11 @@ describe('workloads against an in-memory SQS', () => {
   it('records reset connections as info, retires those processes, and still loses nothing', async () => {
     const { proxy, endpoint } = await sqsBehindProxy();
     const workload = new QueueWorkload(queueOptions);
-    const { recorder } = await runFor(workload, endpoint, 2_000, async () => {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+    const { recorder } = await runFor(workload, endpoint, 2_000, async (_nowMs, live) => {
+      // Resets from the first success until one operation has ended in info: events, not a window of time.
+      await historyHas(live, 'ok');
       proxy.setMode({ kind: 'reset' });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await historyHas(live, 'info');
       proxy.setMode({ kind: 'pass' });
     });
     const pairs = pairOperations(recorder.history());

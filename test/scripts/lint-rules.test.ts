@@ -36,3 +36,45 @@ describe('lint rules', () => {
     expect(lint('src/queue/x.ts', '// Date.now() is not used here\n/* Math.random() */\n')).toEqual([]);
   });
 });
+
+describe('lint rule: no path leaves the repository', () => {
+  it('refuses a relative path that climbs above the root from the file that names it', () => {
+    const problems = lint('test/clients/x.ts', "export const p = new URL('../../../elsewhere/models', import.meta.url);\n");
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain("test/clients/x.ts:1: '../../../elsewhere/models' leaves the repository");
+    expect(lint('scripts/x.mjs', "const out = new URL('../../docs/x.md', import.meta.url);\n")).toHaveLength(1);
+  });
+
+  it('allows relative paths that stay inside, imports included', () => {
+    expect(lint('test/clients/x.ts', "import { y } from '../../src/sqs/y.js';\nexport const p = new URL('../../model/botocore', import.meta.url);\n")).toEqual([]);
+    expect(lint('scripts/x.mjs', "const root = new URL('..', import.meta.url).pathname;\n")).toEqual([]);
+  });
+
+  it('counts from dist/ for TypeScript that tsc emits there, and from the source folder for tests', () => {
+    expect(lint('bench/soak.ts', "const out = new URL('../../bench/results', import.meta.url).pathname;\n")).toEqual([]);
+    expect(lint('test/soak.test.ts', "const out = new URL('../../bench/results', import.meta.url).pathname;\n")).toHaveLength(1);
+  });
+
+  it('refuses paths joined from the repository root or the file folder that climb out of it', () => {
+    expect(lint('scripts/gen.mjs', "const source = join(root, '..', 'elsewhere', 'aws');\n")).toHaveLength(1);
+    expect(lint('test/sqs/x.test.ts', "const p = join(repositoryRoot(), '..', 'elsewhere');\n")).toHaveLength(1);
+    expect(lint('test/sqs/x.test.ts', "const p = path.resolve(repoRoot, 'model/../../elsewhere');\n")).toHaveLength(1);
+    expect(lint('test/sqs/x.test.ts', 'const p = `${repoRoot}/../elsewhere/models`;\n')).toHaveLength(1);
+    expect(lint('test/compat/python/x.py', 'MODEL = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "elsewhere")\n')).toHaveLength(1);
+  });
+
+  it('names the line of the path', () => {
+    const text = "const a = `two\nlines`;\nconst b = 'x';\nconst p = join(root,\n  '..');\n";
+    expect(lint('scripts/gen.mjs', text)).toEqual([expect.stringMatching(/^scripts\/gen\.mjs:4: join\(root, …, '\.\.'\) leaves the repository/)]);
+  });
+
+  it('allows joins that stay inside, or whose segments it cannot know', () => {
+    expect(lint('scripts/gen.mjs', "const p = join(root, 'model', '..', 'docs');\nconst q = join(root, name, '..', '..');\nconst r = parts.join('/');\n")).toEqual([]);
+    expect(lint('test/compat/python/x.py', 'HERE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "model")\n')).toEqual([]);
+  });
+
+  it('ignores paths that stand in comments', () => {
+    expect(lint('test/clients/x.ts', "// once read from '../../../elsewhere/models'\n/* join(root, '..', 'x') */\n")).toEqual([]);
+    expect(lint('test/clients/python/x.py', '# was "../../../../elsewhere"\n')).toEqual([]);
+  });
+});

@@ -115,9 +115,9 @@ describe('the SQS server', () => {
     // The poll is parked once the queue layer holds a waiter for it.
     for (let i = 0; i < 2_000 && !(await isPollParked(gateway)); i++) await new Promise((r) => setTimeout(r, 1));
     expect(await isPollParked(gateway)).toBe(true);
-    const startedMs = Date.now();
     await gateway.close();
-    expect(Date.now() - startedMs).toBeLessThan(raftqLimits.gatewayDrainTimeoutMs.value);
+    // An empty answer, not a dropped connection: close() woke the poll instead of waiting out its
+    // drain timeout (10 s, shorter than the poll's 20 s) and then cutting it off.
     const outcome = await poll;
     expect(outcome).toEqual({ messages: 0 });
     sqs.destroy();
