@@ -1,7 +1,8 @@
 /**
  * The node's upkeep of its state, wired from the queue layer's knowledge into the runtime:
  * - on the leader only, every reaperIntervalMs: one reaper sweep, then one step of the message
- *   move tasks (LeaderTask: started on becoming leader, aborted on losing it);
+ *   move tasks (LeaderTask: started on becoming leader, aborted on losing it); at once again while
+ *   the sweep leaves expired messages behind (retention keeps up with any expiry rate);
  * - on every node: the census of live rows per key family and of versions (maintained on apply),
  *   and LevelDB compaction of the ranges deletions emptied; MVCC garbage collection itself runs in
  *   the node (ClusterNode's collection timer).
@@ -78,6 +79,7 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
       for (const [family, rows] of Object.entries(reapedRowsByFamily(report))) if (rows > 0) stateMetrics.reapedRows.inc({ family }, rows);
       stateMetrics.reaperSweeps.inc({ result: report.isComplete ? 'complete' : 'aborted' });
       if (!signal.aborted) await queueService.stepMoveTasks();
+      return { hasMoreWork: report.hasExpiredBacklog };
     },
     onError: (error) => {
       stateMetrics.reaperSweeps.inc({ result: 'failed' });

@@ -13,7 +13,8 @@ export interface LeadershipSource {
 
 export interface LeaderTaskOptions {
   readonly intervalMs: number;
-  readonly run: (signal: AbortSignal) => Promise<void>;
+  /** One run; resolving `{ hasMoreWork: true }` starts the next run at once instead of after intervalMs. */
+  readonly run: (signal: AbortSignal) => Promise<void | { readonly hasMoreWork: boolean }>;
   readonly onError: (error: unknown) => void;
 }
 
@@ -62,13 +63,19 @@ export class LeaderTask {
     const running = { controller: new AbortController(), done: Promise.resolve() };
     this.running = running;
     const { signal } = running.controller;
+    let hasMoreWork = false;
     running.done = Promise.resolve()
       .then(() => this.options.run(signal))
+      .then((outcome) => {
+        hasMoreWork = outcome?.hasMoreWork === true;
+      })
       .catch((error: unknown) => {
         if (!signal.aborted) this.options.onError(error);
       })
       .finally(() => {
         if (this.running === running) this.running = null;
+        // A backlog: run again on the next turn of the event loop (other work interleaves).
+        if (hasMoreWork && !signal.aborted) setTimeout(() => this.maybeRun(), 0);
       });
   }
 }

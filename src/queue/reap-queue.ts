@@ -99,7 +99,7 @@ export class QueueReap {
           }
         }
         cursors.retentionStartPartition = first + 1;
-        return { readKeys, writes, result: counts };
+        return { readKeys, writes, result: { ...counts, isBudgetUsed: examined >= this.rowsMax } };
       },
       { staleAnswerWithoutWritesIsAcceptable: true },
     );
@@ -107,6 +107,7 @@ export class QueueReap {
     report.expiredMessagesDeleted += outcome.messages;
     report.expiredRowsDeleted += outcome.rows;
     report.danglingRowsDeleted += outcome.dangling;
+    if (outcome.isBudgetUsed) report.hasExpiredBacklog = true;
     return true;
   }
 

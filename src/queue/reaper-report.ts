@@ -21,6 +21,12 @@ export interface ReaperSweepReport {
   tombstonesVisited: number;
   /** False when the sweep stopped early because leadership moved (its signal was aborted). */
   isComplete: boolean;
+  /**
+   * A queue's retention step used its whole row budget: more expired messages are waiting, and
+   * the runtime sweeps again at once instead of after its interval, so retention keeps up with any
+   * sustained expiry rate while each sweep stays bounded.
+   */
+  hasExpiredBacklog: boolean;
 }
 
 export function emptyReaperReport(): ReaperSweepReport {
@@ -36,6 +42,7 @@ export function emptyReaperReport(): ReaperSweepReport {
     queuesVisited: 0,
     tombstonesVisited: 0,
     isComplete: true,
+    hasExpiredBacklog: false,
   };
 }
 

@@ -40,6 +40,23 @@ describe('leader task', () => {
     await task.stop();
   });
 
+  it('runs again at once, not after the interval, while a run reports more work, and back on the interval after', async () => {
+    const node = new FakeNode();
+    let runs = 0;
+    const backlogRuns = 5;
+    const task = new LeaderTask(node, { intervalMs: 60_000, run: async () => ({ hasMoreWork: ++runs < backlogRuns }), onError: () => {} });
+    task.start();
+    node.setLeader(true);
+    // 20 ms in all, far below the interval: only the immediate re-runs can happen.
+    for (let i = 0; i < 10; i++) await vi.advanceTimersByTimeAsync(1);
+    expect(runs).toBe(backlogRuns);
+    for (let i = 0; i < 10; i++) await vi.advanceTimersByTimeAsync(1);
+    expect(runs).toBe(backlogRuns);
+    await vi.advanceTimersByTimeAsync(60_000 - 20);
+    expect(runs).toBe(backlogRuns + 1);
+    await task.stop();
+  });
+
   it('aborts the run in progress when leadership is lost, and never overlaps two runs', async () => {
     const node = new FakeNode();
     const signals: AbortSignal[] = [];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { raftqLimits } from '../../src/base/limits.js';
 import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/key-layout.js';
 import { prefixRange } from '../../src/storage/key-codec.js';
 import { entry, makeHarness, sendOne } from './support/queue-harness.js';
@@ -47,6 +48,26 @@ describe('reaper', () => {
     const report = await service.sweepReaper();
     expect(report.expiredMessagesDeleted).toBe(1);
     expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toHaveLength(3);
+  });
+
+  it('says when retention left expired messages behind, so the runtime sweeps again at once, until none are left', async () => {
+    const { service, executor } = makeHarness();
+    await service.createQueue({ name: 'q', attributes: { MessageRetentionPeriod: '60' }, tags: {} });
+    const budget = raftqLimits.reaperRowsPerQueuePerTickMax.value;
+    const count = 2 * budget + 5;
+    for (let i = 0; i < count; i += 10) {
+      await service.sendMessages('q', Array.from({ length: Math.min(10, count - i) }, (_, j) => ({ entryId: `e${j}`, body: 'b', messageAttributes: {}, systemAttributes: {} })), { senderId: 't' });
+    }
+    executor.clock.advanceMs(61_000);
+    const backlogs: boolean[] = [];
+    let deleted = 0;
+    for (let sweep = 0; sweep < 3; sweep++) {
+      const report = await service.sweepReaper();
+      backlogs.push(report.hasExpiredBacklog);
+      deleted += report.expiredMessagesDeleted;
+    }
+    expect(backlogs).toEqual([true, true, false]);
+    expect(deleted).toBe(count);
   });
 
   it('deletes FIFO dedup rows once their 5-minute window is over, across sweeps (trap 5)', async () => {
