@@ -73,6 +73,22 @@ async function main(): Promise<void> {
   });
   report('produce (SendMessageBatch of 10)', produce);
 
+  // A node that has never served this queue (a new leader): its first receive builds the queue index.
+  const fresh = new QueueService({
+    executor,
+    accountId: '000000000000',
+    region: 'us-east-1',
+    newId: () => randomUUID(),
+    scheduler: { setTimerMs: (delayMs, fn) => { const t = setTimeout(fn, delayMs); return () => clearTimeout(t); } },
+  });
+  const rebuildCpu = process.cpuUsage();
+  const rebuildStartedMs = performance.now();
+  const [first] = await fresh.receiveMessages(queue, { maxMessages: 1, waitTimeSeconds: 0, visibilityTimeoutSeconds: 0 });
+  const rebuildMs = performance.now() - rebuildStartedMs;
+  const rebuildCpuUs = process.cpuUsage(rebuildCpu);
+  fresh.close();
+  console.log(`first receive on a node without the index (builds it from ${messageCount} messages): ${rebuildMs.toFixed(0)} ms, CPU ${((rebuildCpuUs.user + rebuildCpuUs.system) / 1000).toFixed(0)} ms, ${first === undefined ? 'no message' : 'got a message'}, heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MiB`);
+
   const profiler = values['cpu-prof-dir'] === undefined ? undefined : new Session();
   if (profiler !== undefined) {
     profiler.connect();
