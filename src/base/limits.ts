@@ -86,7 +86,6 @@ export const raftqLimits = {
   fifoPartitionsHighThroughput: limit(8, 'partitions', 'Partitions a high-throughput FIFO queue (FifoThroughputLimit=perMessageGroupId at creation) gets; fixed for the life of the queue.'),
   inFlightCountCacheMs: limit(1_000, 'milliseconds', 'How long a receive reuses the last bounded count of in-flight messages for the OverLimit check, so a busy queue is not recounted on every receive.'),
   queueIndexReloadAfterMs: limit(10_000, 'milliseconds', 'How old a queue index (the in-memory index receives take messages from) may grow while it offers nothing before it is rebuilt from the stored rows: bounds how long a message whose rows reached this replica without an applied-write notice can stay hidden.'),
-  receiveScanHintAgeMsMax: limit(10_000, 'milliseconds', 'How long a receive may start its scan at a remembered hint before it scans a partition from the beginning again: bounds how long rows a node never saw applied (a snapshot install) could hide below a hint.'),
   deadLetterCauseNameCharsMax: limit(256, 'characters', 'Error name a dead letter records (MoveMessageToDeadLetterQueue refuses longer, the client truncates): a class name, not a story.'),
   deadLetterCauseCodeCharsMax: limit(256, 'characters', 'Error code a dead letter records, bounded like the name.'),
   deadLetterCauseMessageCharsMax: limit(1_024, 'characters', 'Public error message a dead letter records: enough to act on, small beside a 1 MiB message, so the cause never pushes a copy past the size limit by much.'),
