@@ -83,20 +83,14 @@ async function main(): Promise<void> {
   });
   const rebuildCpu = process.cpuUsage();
   const rebuildStartedMs = performance.now();
-  const [first] = await fresh.receiveMessages(queue, { maxMessages: 1, waitTimeSeconds: 0, visibilityTimeoutSeconds: 0 });
+  const [first] = await profiled('rebuild', () => fresh.receiveMessages(queue, { maxMessages: 1, waitTimeSeconds: 0, visibilityTimeoutSeconds: 0 }));
   const rebuildMs = performance.now() - rebuildStartedMs;
   const rebuildCpuUs = process.cpuUsage(rebuildCpu);
   fresh.close();
   console.log(`first receive on a node without the index (builds it from ${messageCount} messages): ${rebuildMs.toFixed(0)} ms, CPU ${((rebuildCpuUs.user + rebuildCpuUs.system) / 1000).toFixed(0)} ms, ${first === undefined ? 'no message' : 'got a message'}, heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MiB`);
 
-  const profiler = values['cpu-prof-dir'] === undefined ? undefined : new Session();
-  if (profiler !== undefined) {
-    profiler.connect();
-    await profiler.post('Profiler.enable');
-    await profiler.post('Profiler.start');
-  }
   let received = 0;
-  const consume = await measure(tally, async () => {
+  const consume = await profiled('consume', () => measure(tally, async () => {
     await Promise.all(
       Array.from({ length: consumers }, async () => {
         for (;;) {
@@ -108,17 +102,30 @@ async function main(): Promise<void> {
       }),
     );
     return received;
-  });
-  if (profiler !== undefined && values['cpu-prof-dir'] !== undefined) {
-    const { profile } = await profiler.post('Profiler.stop');
-    const file = join(values['cpu-prof-dir'], `write-cost-consume-${Date.now()}.cpuprofile`);
-    writeFileSync(file, JSON.stringify(profile));
-    console.log(`consume profile: ${file}`);
-  }
+  }));
   report('consume (ReceiveMessage of 10 + DeleteMessageBatch)', consume);
   service.close();
   await engine.close();
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Runs `body` under the V8 profiler when --cpu-prof-dir is given, and writes its profile there. */
+async function profiled<T>(name: string, body: () => Promise<T>): Promise<T> {
+  const dir = values['cpu-prof-dir'];
+  if (dir === undefined) return body();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await body();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    const file = join(dir, `write-cost-${name}-${Date.now()}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+    console.log(`${name} profile: ${file}`);
+  }
 }
 
 interface Phase {

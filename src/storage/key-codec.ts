@@ -127,8 +127,16 @@ function appendInteger(writer: ByteWriter, value: bigint): void {
 }
 
 export function decodeKey(key: Uint8Array): KeyElement[] {
+  return decodeKeyFrom(key, 0);
+}
+
+/**
+ * The elements of `key` from byte `start`, which must be where an element begins (the length of
+ * an encoded prefix of the key): what a reader of many keys under one known prefix decodes.
+ */
+export function decodeKeyFrom(key: Uint8Array, start: number): KeyElement[] {
   const elements: KeyElement[] = [];
-  let offset = 0;
+  let offset = start;
   while (offset < key.length) {
     const tag = key[offset] as number;
     if (tag === tagBytes || tag === tagString) {

@@ -57,7 +57,14 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
   /** The retention period receives last judged expiry by: a longer one offers expired messages again. */
   retentionSeconds: number | undefined;
 
-  constructor(readonly loadedAtMs: number) {}
+  /** Messages a state row was seen for: the only ones that can be in flight. */
+  private readonly received = new Set<IndexedMessage>();
+  /** The latest time a caller asked about: a message visible by then goes straight to the ready heap. */
+  private readyHorizonMs: number;
+
+  constructor(readonly loadedAtMs: number) {
+    this.readyHorizonMs = loadedAtMs;
+  }
 
   get size(): number {
     return this.byId.size;
@@ -100,6 +107,7 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     if (message === undefined) return;
     message.isNeverReceived = false;
     message.visibleAtMs = event.visibleAtMs;
+    this.received.add(message);
     if (message.status === 'queued') this.schedule(message);
   }
 
@@ -108,13 +116,13 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
   /** Messages received and not yet visible again at `nowMs` (the in-flight limit's count). */
   inFlightCount(nowMs: number): number {
     let count = 0;
-    for (const message of this.byId.values()) if (!message.isNeverReceived && message.visibleAtMs > nowMs) count++;
+    for (const message of this.received) if (message.visibleAtMs > nowMs) count++;
     return count;
   }
 
   endBatch(): void {
     for (const message of this.deletedInBatch) {
-      if (message.isDeletedInBatch && this.byId.get(message.messageId) === message) this.byId.delete(message.messageId);
+      if (message.isDeletedInBatch && this.byId.get(message.messageId) === message) this.forget(message);
     }
     this.deletedInBatch.length = 0;
   }
@@ -163,7 +171,7 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
 
   /** The entry's data row is gone in a view that must have seen it: it is not a message any more. */
   dropPhantom(message: IndexedMessage): void {
-    if (this.byId.get(message.messageId) === message) this.byId.delete(message.messageId);
+    if (this.byId.get(message.messageId) === message) this.forget(message);
   }
 
   /** The earliest deadline after `nowMs` of a message not yet visible (for long-poll timers). */
@@ -188,12 +196,21 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     }
   }
 
+  private forget(message: IndexedMessage): void {
+    this.byId.delete(message.messageId);
+    this.received.delete(message);
+  }
+
   private schedule(message: IndexedMessage): void {
     message.stamp++;
-    this.waiting.push({ message, stamp: message.stamp, visibleAtMs: message.visibleAtMs });
+    const slot = { message, stamp: message.stamp, visibleAtMs: message.visibleAtMs };
+    // A build pushes in enqueue order, which keeps each push into the ready heap O(1).
+    if (slot.visibleAtMs <= this.readyHorizonMs) this.ready.push(slot);
+    else this.waiting.push(slot);
   }
 
   private promote(nowMs: number): void {
+    if (nowMs > this.readyHorizonMs) this.readyHorizonMs = nowMs;
     for (;;) {
       const slot = this.waiting.peek();
       if (slot === undefined || slot.visibleAtMs > nowMs) return;
