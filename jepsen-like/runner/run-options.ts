@@ -27,6 +27,8 @@ export interface RunOptions {
   readonly quietSecondsMax: number;
   readonly warmupSeconds: number;
   readonly clockOffsetMsMax: number;
+  /** One fault in this many overlaps with a second, compatible one; 0: never. */
+  readonly overlapOneIn: number;
   /** Longest drain after the heal. */
   readonly drainSecondsMax: number;
   /** Longest wait for the cluster to be ready after the heal, before draining anyway. */
@@ -60,6 +62,7 @@ export const defaultRunOptions: RunOptions = {
   warmupSeconds: 3,
   // Under the cluster's clock-skew bound (src/base/limits.ts, 5 s) so transactions are not refused wholesale.
   clockOffsetMsMax: 3_000,
+  overlapOneIn: 4,
   drainSecondsMax: 120,
   recoverySecondsMax: 60,
   requestTimeoutMs: 5_000,
