@@ -192,6 +192,8 @@ export function makeWorkload(name: WorkloadName, options: RunOptions): Workload 
     sendsPerSecond: options.sendsPerSecond,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
     resendFraction: 0.05,
+    batchSendFraction: 0.2,
+    abandonFraction: 0.05,
   };
   switch (name) {
     case 'queue':
