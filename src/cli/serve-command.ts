@@ -9,9 +9,10 @@ import pino, { type Logger } from 'pino';
 import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
 import { ClusterNode } from '../cluster/cluster-node.js';
 import { parseHostPort } from '../cluster/node-config.js';
-import { QueueService } from '../queue/queue-service.js';
+import { QueueService, type QueueServiceOptions } from '../queue/queue-service.js';
 import { cachedReceiveScanSlot } from '../queue/receive-scan-slot.js';
 import { startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
+import { armNodeAssert, failpointQueueService } from './serve-failpoints.js';
 import { resolveServeOptions, type ServeOptions } from './serve-options.js';
 import { startStateUpkeep } from './state-upkeep.js';
 
@@ -27,6 +28,8 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
     process.exit(1);
   };
   node = await ClusterNode.open({ config: options.node, logger, onFatal: fatal });
+  if (options.failpoint !== null) logger.warn({ failpoint: options.failpoint }, 'running with a test failpoint: this node has a bug on purpose');
+  if (options.failpoint === 'node-assert') armNodeAssert(options.node.dataDir, logger);
   const admin = await startAdmin(options, node, logger);
   const gateway = await startGateway(options, node, logger);
   logger.info(
@@ -64,7 +67,7 @@ interface Gateway {
 /** The SQS endpoint over the queue layer; the leader also runs the reaper on its tick. */
 async function startGateway(options: ServeOptions, node: ClusterNode, logger: Logger): Promise<Gateway> {
   const queueLogger = logger.child({ layer: 'queue' });
-  const queueService = new QueueService({
+  const queueOptions: QueueServiceOptions = {
     executor: node,
     accountId: '000000000000',
     region: 'us-east-1',
@@ -78,7 +81,8 @@ async function startGateway(options: ServeOptions, node: ClusterNode, logger: Lo
     // Each voter starts its receives at its own point of a standard queue's head (receive-scan-slot.ts).
     receiveScanSlot: cachedReceiveScanSlot(node.id, () => node.membership().confState.voters),
     logger: { info: (fields, message) => queueLogger.info(fields, message), warn: (fields, message) => queueLogger.warn(fields, message) },
-  });
+  };
+  const queueService = options.failpoint === null ? new QueueService(queueOptions) : failpointQueueService(queueOptions, options.failpoint, node);
   const { host, port } = parseHostPort('sqs-listen', options.sqsListen);
   const sqsLogger = logger.child({ layer: 'sqs' });
   const server: SqsServer = await startSqsServer({
