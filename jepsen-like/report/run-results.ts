@@ -24,6 +24,8 @@ export interface RunResults {
     readonly timeSeconds: number;
     readonly nemesis: readonly string[];
     readonly workloads: readonly string[];
+    /** The bug the first node ran with on purpose, if any: the run is meant to come out invalid. */
+    readonly failpoint?: string;
     readonly startedAt: string;
     readonly durationMs: number;
   };

@@ -35,7 +35,7 @@ function pinoLevelOf(line: string): number | undefined {
 
 /** `AssertionFailedError: …`, `TypeError [ERR_X]: …`, `Uncaught …`, `FATAL ERROR: …`. */
 function isUncaughtLine(line: string): boolean {
-  return /^[A-Z][A-Za-z]*Error( \[[A-Z_]+\])?: /.test(line) || line.startsWith('Uncaught ') || line.startsWith('FATAL ERROR:');
+  return /^([A-Z][A-Za-z]*)?Error( \[[A-Z_]+\])?: /.test(line) || line.startsWith('Uncaught ') || line.startsWith('FATAL ERROR:');
 }
 
 /** Fatal lines of every node's log file, each prefixed with the node. */

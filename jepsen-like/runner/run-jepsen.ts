@@ -56,7 +56,7 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
   const runStartMs = performance.now();
   const nowMs = (): number => performance.now() - runStartMs;
   const log = (line: string): void => say(`[${(nowMs() / 1000).toFixed(1).padStart(6)}s] ${line}`);
-  log(`run ${name}: seed ${options.seed}, ${options.nodes} nodes, ${options.timeSeconds} s, nemesis ${options.nemesis.join(',')}, workloads ${options.workloads.join(',')}`);
+  log(`run ${name}: seed ${options.seed}, ${options.nodes} nodes, ${options.timeSeconds} s, nemesis ${options.nemesis.join(',') || 'none'}, workloads ${options.workloads.join(',')}${options.failpoint === undefined ? '' : `, failpoint ${options.failpoint} on n1`}`);
   log(`store ${dir}`);
 
   const historyFile = new HistoryFileWriter(join(dir, 'history.jsonl'));
@@ -68,6 +68,8 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     runDir: dir,
     cliPath,
     extraNodeArgs: ['--debug-endpoints', '--log-level', 'info'],
+    // A failpoint goes to the first node only: the bug is one node's, as a real one would be.
+    extraArgsByNode: options.failpoint === undefined ? {} : { n1: ['--test-failpoint', options.failpoint] },
     adminTimeoutMs: 2_000,
   });
   const endpoints = testCluster.ids.map((id) => new SqsEndpoint(id, testCluster.clientUrl(id), options.requestTimeoutMs));
@@ -93,7 +95,7 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     const stop = stopSignal();
     const ctx: WorkloadContext = { recorder, endpoints, prng: new SeededPrng(options.seed ^ 0x5eed), isRunning: stop.isRunning, pause: stop.pause, nowMs };
     const phaseStartMs = nowMs();
-    const schedule = generateSchedule({
+    const schedule = options.nemesis.length === 0 ? [] : generateSchedule({
       seed: options.seed,
       families: options.nemesis,
       runMs: options.timeSeconds * 1000,
@@ -170,6 +172,7 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
       timeSeconds: options.timeSeconds,
       nemesis: options.nemesis,
       workloads: options.workloads,
+      ...(options.failpoint === undefined ? {} : { failpoint: options.failpoint }),
       startedAt: startedAt.toISOString(),
       durationMs: Math.round(endMs),
     },

@@ -7,8 +7,9 @@
  * - drop-acked-send: every tenth standard-queue send is acknowledged with a made-up message id
  *   and never applied.
  * - fifo-reorder: a receive that returns two messages of one FIFO group returns them swapped.
- * - stale-read: while this node is not the leader, receives are answered from its own applied
- *   state, and the claims they make are never proposed: the replica ignores the leader.
+ * - stale-read: receives are answered from this node's own applied state (not a linearizable
+ *   view), and the claims they make are never proposed: the replica ignores the leader and the
+ *   log, so what it hands out stays visible to everyone else.
  * - node-assert: some seconds after it starts serving, the node fails an assertion and exits
  *   (once per data directory, so a restarted node does not fail again).
  */
@@ -20,16 +21,10 @@ import { assert } from '../base/assert.js';
 import type { ClusterNode } from '../cluster/cluster-node.js';
 import { QueueService, type EntryFailure, type QueueServiceOptions, type ReceivedMessage, type ReceiveOptions, type SendEntry, type SendResult } from '../queue/queue-service.js';
 import type { TxnExecutor } from '../storage/txn.js';
-
-export const failpointNames = ['drop-acked-send', 'fifo-reorder', 'stale-read', 'node-assert'] as const;
-export type FailpointName = (typeof failpointNames)[number];
+import type { FailpointName } from './failpoint-names.js';
 
 const droppedSendEvery = 10;
 const nodeAssertAfterMs = 6_000;
-
-export function isFailpointName(name: string): name is FailpointName {
-  return (failpointNames as readonly string[]).includes(name);
-}
 
 /** The queue service the SQS gateway serves from, with `failpoint`'s bug in it. */
 export function failpointQueueService(options: QueueServiceOptions, failpoint: FailpointName, node: ClusterNode): QueueService {
@@ -84,7 +79,7 @@ class FifoReorderQueueService extends QueueService {
 class StaleReadQueueService extends QueueService {
   private readonly stale: QueueService;
 
-  constructor(options: QueueServiceOptions, private readonly node: ClusterNode) {
+  constructor(options: QueueServiceOptions, node: ClusterNode) {
     super(options);
     // Reads at whatever this replica has applied; commits that report success and propose nothing.
     const ignoresLeader: TxnExecutor = {
@@ -97,7 +92,7 @@ class StaleReadQueueService extends QueueService {
   }
 
   override receiveMessages(name: string, options: ReceiveOptions): Promise<ReceivedMessage[]> {
-    return this.node.isLeader() ? super.receiveMessages(name, options) : this.stale.receiveMessages(name, options);
+    return this.stale.receiveMessages(name, options);
   }
 
   override close(): void {

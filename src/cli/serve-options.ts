@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { nodeConfigDefaults, parseHostPort, parsePeerList, validateNodeConfig, type NodeConfig } from '../cluster/node-config.js';
 import { isLoopbackHost } from '../admin/admin-token.js';
 import { booleanFlag, numberFlag, parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
-import { failpointNames, isFailpointName, type FailpointName } from './serve-failpoints.js';
+import { failpointNames, isFailpointName, type FailpointName } from './failpoint-names.js';
 
 export const serveFlags: readonly FlagSpec[] = [
   { name: 'id', kind: 'string', description: 'This node\'s id', defaultText: 'n1' },
