@@ -1,5 +1,6 @@
 import type { OperationPair } from '../history/operation-pairs.js';
 import { deletesOf, deliveriesOf, type DeleteInvoke, type Delivery } from './queue-ops.js';
+import { VisibilityHolds } from './visibility-holds.js';
 
 export interface DeliveredAfterDelete {
   readonly messageId: string;
@@ -15,7 +16,8 @@ export interface DeliveredAfterDelete {
  * when it completed ok with the receipt handle of a delivery, before that delivery's visibility
  * timeout could have run out (less the clock allowance): no other consumer could have received the
  * message in between, so the handle was current and the message is gone. (A delete with a stale
- * handle is a successful no-op in SQS, which is why the timing matters.) A receive invoked after
+ * handle is a successful no-op in SQS, which is why the timing matters; a ChangeMessageVisibility
+ * may have shortened the hold, see VisibilityHolds.) A receive invoked after
  * such a delete completed must never return the message.
  */
 export function findDeliveredAfterDelete(
@@ -31,14 +33,14 @@ export function findDeliveredAfterDelete(
     list.push(d);
     byMessage.set(d.message.messageId, list);
   }
+  const holds = new VisibilityHolds(pairs, options.queue, options.clockAllowanceMs);
   const found: DeliveredAfterDelete[] = [];
   for (const del of deletesOf(pairs, options.queue)) {
     if (del.outcome !== 'ok') continue;
     const args = del.invoke.value as DeleteInvoke;
     const held = byHandle.get(args.receiptHandle);
     if (held === undefined) continue;
-    const expiresEarliestMs = held.receive.invokeMs + held.visibilityTimeoutSeconds * 1000 - options.clockAllowanceMs;
-    if (del.completeMs >= expiresEarliestMs) continue;
+    if (del.completeMs >= holds.endsEarliestMs(held)) continue;
     for (const again of byMessage.get(args.messageId) ?? []) {
       if (again.receive.invoke.index > del.completeIndex) {
         found.push({

@@ -1,6 +1,8 @@
 import { sqsLimits } from '../../src/base/limits.js';
 import type { OperationPair } from '../history/operation-pairs.js';
 import { findDeliveredAfterDelete, type DeliveredAfterDelete } from './delivered-after-delete.js';
+import { findSequenceViolations, type SequenceViolation } from './fifo-sequence-checks.js';
+import { VisibilityHolds } from './visibility-holds.js';
 import {
   compareSequenceNumbers,
   deletesOf,
@@ -44,6 +46,8 @@ export interface FifoResult {
   readonly orderViolations: OrderViolation[];
   readonly dedupViolationCount: number;
   readonly dedupViolations: DedupViolation[];
+  readonly sequenceViolationCount: number;
+  readonly sequenceViolations: SequenceViolation[];
   readonly deliveredAfterDeleteCount: number;
   readonly deliveredAfterDelete: DeliveredAfterDelete[];
 }
@@ -63,7 +67,12 @@ interface KnownMessage {
  * deleted by the time the receive completed, unless the same receive returned t before s: t was
  * either visible (s skipped it: out of order, or a gap) or held by a consumer (the group lock
  * was broken). Deletes that were invoked before the receive completed and did not definitely fail
- * count as possibly done, so the check never blames the queue for a race it cannot see.
+ * count as possibly done, so the check never blames the queue for a race it cannot see — unless t
+ * was delivered again by a receive invoked after this one completed: a deleted message never
+ * comes back, so t was still there.
+ *
+ * SequenceNumbers themselves are checked (findSequenceViolations): unique per queue, one per
+ * message, and in real-time send order within a group.
  *
  * Deduplication: sends with the same MessageDeduplicationId that certainly fell within the
  * 5-minute window must be delivered as one message: deliveries of two message ids for one
@@ -76,6 +85,7 @@ export function checkFifo(
   const deliveries = deliveriesOf(pairs, options.queue);
   const known = knownMessages(pairs, deliveries, options.queue);
   const deleteInvokes = deleteInvokeIndexes(pairs, options.queue);
+  const holds = new VisibilityHolds(pairs, options.queue, options.clockAllowanceMs);
   const groups = new Map<string, KnownMessage[]>();
   for (const m of known.values()) {
     const list = groups.get(m.groupId) ?? [];
@@ -95,9 +105,11 @@ export function checkFifo(
     if (self === undefined) continue;
     for (const earlier of groups.get(self.groupId) ?? []) {
       if (compareSequenceNumbers(earlier.sequenceNumber, self.sequenceNumber) >= 0) continue;
-      if (isPossiblyDeletedBefore(deleteInvokes.get(earlier.messageId), d.receive.completeIndex)) continue;
+      const earlierDeliveries = deliveriesByMessage.get(earlier.messageId) ?? [];
+      const isSeenAfter = earlierDeliveries.some((e) => e.receive.invoke.index > d.receive.completeIndex);
+      if (!isSeenAfter && isPossiblyDeletedBefore(deleteInvokes.get(earlier.messageId), d.receive.completeIndex)) continue;
       if (returnedEarlierInSameReceive(d, earlier.messageId, deliveriesByMessage)) continue;
-      const held = isHeldDuring(deliveriesByMessage.get(earlier.messageId) ?? [], d, options.clockAllowanceMs);
+      const held = isHeldDuring(earlierDeliveries, d, holds);
       orderViolations.push({
         kind: held ? 'delivered-while-in-flight' : 'out-of-order',
         groupId: self.groupId,
@@ -111,8 +123,9 @@ export function checkFifo(
   }
   const dedupViolations = findDedupViolations(pairs, deliveries, options);
   const afterDelete = findDeliveredAfterDelete(pairs, options);
+  const sequenceViolations = findSequenceViolations(pairs, deliveries, options.queue);
   return {
-    valid: orderViolations.length === 0 && dedupViolations.length === 0 && afterDelete.length === 0,
+    valid: orderViolations.length === 0 && dedupViolations.length === 0 && afterDelete.length === 0 && sequenceViolations.length === 0,
     groups: groups.size,
     deliveriesChecked: deliveries.length,
     clockAllowanceMs: options.clockAllowanceMs,
@@ -120,6 +133,8 @@ export function checkFifo(
     orderViolations: orderViolations.slice(0, listedViolationsMax),
     dedupViolationCount: dedupViolations.length,
     dedupViolations: dedupViolations.slice(0, listedViolationsMax),
+    sequenceViolationCount: sequenceViolations.length,
+    sequenceViolations: sequenceViolations.slice(0, listedViolationsMax),
     deliveredAfterDeleteCount: afterDelete.length,
     deliveredAfterDelete: afterDelete.slice(0, listedViolationsMax),
   };
@@ -173,13 +188,8 @@ function returnedEarlierInSameReceive(d: Delivery, earlierMessageId: string, byM
 }
 
 /** Whether a completed receive certainly still held the earlier message while `d`'s receive ran. */
-function isHeldDuring(earlierDeliveries: readonly Delivery[], d: Delivery, clockAllowanceMs: number): boolean {
-  return earlierDeliveries.some(
-    (e) =>
-      e.receive !== d.receive &&
-      e.receive.completeIndex < d.receive.invoke.index &&
-      d.receive.completeMs < e.receive.invokeMs + e.visibilityTimeoutSeconds * 1000 - clockAllowanceMs,
-  );
+function isHeldDuring(earlierDeliveries: readonly Delivery[], d: Delivery, holds: VisibilityHolds): boolean {
+  return earlierDeliveries.some((e) => e.receive !== d.receive && e.receive.completeIndex < d.receive.invoke.index && d.receive.completeMs < holds.endsEarliestMs(e));
 }
 
 /**

@@ -4,8 +4,16 @@ import type { OperationPair } from '../history/operation-pairs.js';
  * The operation values the queue workloads record and the queue checkers read.
  *
  * - send: invoke `SendInvoke`; ok `SendResult`.
+ * - send-batch: invoke `{ queue, entries: SendInvoke[] }`; ok `{ entries: BatchEntryResult<SendResult>[] }`.
  * - receive: invoke `ReceiveInvoke`; ok `ReceiveResult`.
  * - delete: invoke `DeleteInvoke`; ok `{}`.
+ * - delete-batch: invoke `{ queue, entries: DeleteInvoke[] }`; ok `{ entries: BatchEntryResult<{}>[] }`.
+ * - change-visibility: invoke `ChangeVisibilityInvoke`; ok `{}`.
+ *
+ * A batch is one request, so its entries share its invocation and completion; checkers see each
+ * entry as an operation of its own (sendsOf, deletesOf), with the entry's outcome when the request
+ * succeeded: a failed entry the client caused (SenderFault) definitely did not happen, any other
+ * failed entry might have.
  *
  * Bodies are unique per send attempt (a deliberate deduplicated re-send reuses its body), so a
  * body names a send.
@@ -50,6 +58,25 @@ export interface DeleteInvoke {
   readonly receiptHandle: string;
 }
 
+export interface ChangeVisibilityInvoke {
+  readonly queue: string;
+  readonly body: string;
+  readonly messageId: string;
+  readonly receiptHandle: string;
+  readonly visibilityTimeoutSeconds: number;
+}
+
+export type BatchEntryResult<T> = { readonly ok: T } | { readonly failed: { readonly code: string; readonly senderFault: boolean } };
+
+export interface BatchInvoke<T> {
+  readonly queue: string;
+  readonly entries: readonly T[];
+}
+
+export interface BatchResult<T> {
+  readonly entries: readonly BatchEntryResult<T>[];
+}
+
 /** One message handed to one consumer by one receive that completed ok. */
 export interface Delivery {
   readonly message: ReceivedMessage;
@@ -60,12 +87,48 @@ export interface Delivery {
   readonly position: number;
 }
 
+/** Every send, single or an entry of a batch, as an operation of its own. */
 export function sendsOf(pairs: readonly OperationPair[], queue?: string): OperationPair[] {
-  return pairs.filter((p) => p.f === 'send' && (queue === undefined || (p.invoke.value as SendInvoke).queue === queue));
+  return entryOperations(pairs, 'send', 'send-batch', queue);
 }
 
+/** Every delete, single or an entry of a batch, as an operation of its own. */
 export function deletesOf(pairs: readonly OperationPair[], queue?: string): OperationPair[] {
-  return pairs.filter((p) => p.f === 'delete' && (queue === undefined || (p.invoke.value as DeleteInvoke).queue === queue));
+  return entryOperations(pairs, 'delete', 'delete-batch', queue);
+}
+
+export function visibilityChangesOf(pairs: readonly OperationPair[], queue?: string): OperationPair[] {
+  return pairs.filter((p) => p.f === 'change-visibility' && (queue === undefined || (p.invoke.value as ChangeVisibilityInvoke).queue === queue));
+}
+
+function entryOperations(pairs: readonly OperationPair[], single: string, batch: string, queue: string | undefined): OperationPair[] {
+  const out: OperationPair[] = [];
+  for (const p of pairs) {
+    const value = p.invoke.value as { queue?: string } | null;
+    if (queue !== undefined && value?.queue !== queue) continue;
+    if (p.f === single) out.push(p);
+    if (p.f === batch) out.push(...batchEntries(p, single));
+  }
+  return out;
+}
+
+/** A batch operation's entries, each an operation with the batch's times and its own outcome. */
+export function batchEntries(p: OperationPair, entryF: string): OperationPair[] {
+  const invoke = p.invoke.value as BatchInvoke<unknown>;
+  const results = p.outcome === 'ok' ? (p.completion?.value as BatchResult<unknown> | undefined)?.entries : undefined;
+  return invoke.entries.map((entry, i) => {
+    const result = results?.[i];
+    const outcome: OperationPair['outcome'] =
+      p.outcome !== 'ok' ? p.outcome : result === undefined ? 'info' : 'ok' in result ? 'ok' : result.failed.senderFault ? 'fail' : 'info';
+    const value = result !== undefined && 'ok' in result ? result.ok : null;
+    return {
+      ...p,
+      f: entryF,
+      outcome,
+      invoke: { ...p.invoke, f: entryF, value: entry },
+      completion: p.completion === undefined ? undefined : { ...p.completion, f: entryF, value },
+    };
+  });
 }
 
 /** Every delivery of every ok receive, in the order the receives completed. */

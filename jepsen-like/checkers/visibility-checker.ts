@@ -1,6 +1,7 @@
 import type { OperationPair } from '../history/operation-pairs.js';
 import { findDeliveredAfterDelete, type DeliveredAfterDelete } from './delivered-after-delete.js';
 import { deliveriesOf, type Delivery } from './queue-ops.js';
+import { VisibilityHolds } from './visibility-holds.js';
 
 const listedViolationsMax = 50;
 
@@ -39,13 +40,16 @@ export interface VisibilityResult {
  * invocation to the last completion, inside the shorter of their visibility timeouts less the
  * clock allowance: whichever claimed it first, the other claimed it while it was still held.
  * The allowance is there because the timeout runs on the cluster clock of the node that served
- * the receive, and the clock nemesis moves nodes' clocks apart.
+ * the receive, and the clock nemesis moves nodes' clocks apart. A ChangeMessageVisibility on
+ * either delivery's handle may have released the message early: both receives must then also
+ * have completed before the earliest instant it could have done so.
  */
 export function checkVisibility(
   pairs: readonly OperationPair[],
   options: { queue?: string; clockAllowanceMs: number },
 ): VisibilityResult {
   const deliveries = deliveriesOf(pairs, options.queue);
+  const holds = new VisibilityHolds(pairs, options.queue, options.clockAllowanceMs);
   const byMessage = new Map<string, Delivery[]>();
   for (const d of deliveries) {
     const list = byMessage.get(d.message.messageId) ?? [];
@@ -61,7 +65,9 @@ export function checkVisibility(
         if (a === undefined || b === undefined) continue;
         const spanMs = Math.max(a.receive.completeMs, b.receive.completeMs) - Math.min(a.receive.invokeMs, b.receive.invokeMs);
         const visibilityTimeoutMs = Math.min(a.visibilityTimeoutSeconds, b.visibilityTimeoutSeconds) * 1000;
-        if (spanMs < visibilityTimeoutMs - options.clockAllowanceMs) {
+        const lastCompleteMs = Math.max(a.receive.completeMs, b.receive.completeMs);
+        const isReleasedEarly = (d: Delivery): boolean => holds.isChanged(d) && lastCompleteMs >= holds.endsEarliestMs(d);
+        if (spanMs < visibilityTimeoutMs - options.clockAllowanceMs && !isReleasedEarly(a) && !isReleasedEarly(b)) {
           violations.push({ messageId, body: a.message.body, first: summary(a), second: summary(b), spanMs, visibilityTimeoutMs });
         }
       }

@@ -82,7 +82,7 @@ export function renderReportHtml(args: {
     .map((w) => `<tr><td>${w.faultId}</td><td>${escapeXml(w.family)}</td><td>${escapeXml(w.description)}</td><td>${(w.fromMs / 1000).toFixed(1)}</td><td>${Number.isFinite(w.toMs) ? (w.toMs / 1000).toFixed(1) : 'never healed'}</td><td>${escapeXml(JSON.stringify(w.details ?? {}))}</td></tr>`)
     .join('\n');
   const skipped = results.nemesis.skipped.map((s) => `<li>skipped ${escapeXml(s.family)}: ${escapeXml(s.reason)}</li>`).join('');
-  const runErrors = [...results.runErrors, ...results.nemesis.errors].map((e) => `<li>${escapeXml(e)}</li>`).join('');
+  const runErrors = [...(results.cluster?.problems ?? []), ...results.runErrors].map((e) => `<li>${escapeXml(e)}</li>`).join('');
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>raftq jepsen-like ${escapeXml(results.run.name)}</title>
 <style>body{font-family:sans-serif;margin:20px;max-width:1000px} pre{margin:0;font-size:11px;white-space:pre-wrap} td{vertical-align:top}</style></head>

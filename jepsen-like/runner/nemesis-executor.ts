@@ -121,7 +121,10 @@ export class NemesisExecutor {
     const spec = active.fault.fault;
     const ids = this.cluster.ids;
     const leader = await this.cluster.leader();
-    const target = async (kind: 'one' | 'leader'): Promise<string> => (kind === 'leader' && leader !== undefined ? leader : pick(ids, prng));
+    // With faults overlapping, a node may already be down or paused: 'one' picks among the
+    // nodes still serving, so the fault does something (any node, if none is).
+    const serving = ids.filter((id) => this.cluster.node(id).isRunning && !this.cluster.node(id).isPaused);
+    const target = async (kind: 'one' | 'leader'): Promise<string> => (kind === 'leader' && leader !== undefined ? leader : pick(serving.length > 0 ? serving : ids, prng));
     switch (spec.family) {
       case 'kill': {
         const victims = spec.target === 'majority' ? shuffled(ids, prng).slice(0, Math.floor(ids.length / 2) + 1) : [await target(spec.target)];

@@ -5,7 +5,7 @@ import { readHistoryFile } from '../history/history-file.js';
 import { pairOperations } from '../history/operation-pairs.js';
 import { faultWindows, largestClockSpreadMs, readNemesisLog } from '../nemesis/nemesis-event.js';
 import { renderReportHtml } from '../report/report-html.js';
-import { combineValidity, type RunResults } from '../report/run-results.js';
+import { runValidity, type RunResults } from '../report/run-results.js';
 import { makeWorkload, verdictLine } from './run-jepsen.js';
 import { defaultRunOptions, workloadNames, type WorkloadName } from './run-options.js';
 
@@ -28,7 +28,10 @@ function main(argv: readonly string[]): number {
   const clockAllowanceMs = defaultRunOptions.clockAllowanceMsBase + largestClockSpreadMs(events);
   const names = previous.run.workloads.filter((w): w is WorkloadName => (workloadNames as readonly string[]).includes(w));
   const workloads = Object.fromEntries(names.map((name) => [name, makeWorkload(name, defaultRunOptions).check(pairs, { clockAllowanceMs, nowMs: () => performance.now() })]));
-  const results: RunResults = { ...previous, workloads, valid: previous.runErrors.length > 0 && names.length === 0 ? 'unknown' : combineValidity(Object.values(workloads).map((w) => w.valid)) };
+  // The cluster checker's facts (exits, drains, replica states, node logs) are not in the history:
+  // its stored result stands. A run stored before it existed has none, and is judged on its history.
+  const clusterValid = (previous as Partial<RunResults>).cluster?.valid ?? true;
+  const results: RunResults = { ...previous, workloads, valid: runValidity(Object.values(workloads).map((w) => w.valid), clusterValid, previous.runErrors) };
   writeFileSync(join(runDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const endMs = history.length > 0 ? (history[history.length - 1]?.timeMs ?? 0) : 0;
   writeFileSync(join(runDir, 'report.html'), renderReportHtml({ results, pairs, windows: faultWindows(events), endMs }));

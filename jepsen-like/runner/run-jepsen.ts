@@ -4,15 +4,18 @@ import { SeededPrng } from '../../src/base/prng.js';
 import { HistoryFileWriter } from '../history/history-file.js';
 import { HistoryRecorder } from '../history/history-recorder.js';
 import { pairOperations } from '../history/operation-pairs.js';
-import { generateSchedule } from '../nemesis/nemesis-schedule.js';
+import { generateSchedule, scheduleSteps } from '../nemesis/nemesis-schedule.js';
 import { NemesisLog, faultWindows, largestClockSpreadMs } from '../nemesis/nemesis-event.js';
 import { renderReportHtml } from '../report/report-html.js';
-import { combineValidity, type RunResults, type WorkloadReport } from '../report/run-results.js';
+import { runValidity, type RunResults, type WorkloadReport } from '../report/run-results.js';
 import { MetadataWorkload } from '../workloads/metadata-workload.js';
 import { QueueWorkload } from '../workloads/queue-workload.js';
 import { SqsEndpoint } from '../workloads/sqs-endpoint.js';
 import type { Workload, WorkloadContext } from '../workloads/workload.js';
+import { checkCluster } from '../checkers/cluster-checker.js';
 import { NemesisExecutor } from './nemesis-executor.js';
+import { scanNodeLogs } from './node-log-scan.js';
+import { awaitReplicaConvergence, type ReplicaConvergence } from './replica-convergence.js';
 import type { RunOptions, WorkloadName } from './run-options.js';
 import { TestCluster } from './test-cluster.js';
 
@@ -31,6 +34,8 @@ export class ClusterCliMissingError extends Error {
 }
 
 const progressIntervalMs = 5_000;
+/** How long the replicas get, after the drain, to be caught at one applied index. */
+const replicaConvergenceMsMax = 30_000;
 const nodeStopGraceMs = 5_000;
 
 /**
@@ -51,40 +56,46 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
   const runStartMs = performance.now();
   const nowMs = (): number => performance.now() - runStartMs;
   const log = (line: string): void => say(`[${(nowMs() / 1000).toFixed(1).padStart(6)}s] ${line}`);
-  log(`run ${name}: seed ${options.seed}, ${options.nodes} nodes, ${options.timeSeconds} s, nemesis ${options.nemesis.join(',')}, workloads ${options.workloads.join(',')}`);
+  log(`run ${name}: seed ${options.seed}, ${options.nodes} nodes, ${options.timeSeconds} s, nemesis ${options.nemesis.join(',') || 'none'}, workloads ${options.workloads.join(',')}${options.failpoint === undefined ? '' : `, failpoint ${options.failpoint} on n1`}`);
   log(`store ${dir}`);
 
   const historyFile = new HistoryFileWriter(join(dir, 'history.jsonl'));
   const recorder = new HistoryRecorder(nowMs, historyFile);
   const nemesisLog = new NemesisLog(join(dir, 'nemesis.jsonl'));
   const runErrors: string[] = [];
-  const cluster = await TestCluster.create({
+  const testCluster = await TestCluster.create({
     nodeCount: options.nodes,
     runDir: dir,
     cliPath,
     extraNodeArgs: ['--debug-endpoints', '--log-level', 'info'],
+    // A failpoint goes to the first node only: the bug is one node's, as a real one would be.
+    extraArgsByNode: options.failpoint === undefined ? {} : { n1: ['--test-failpoint', options.failpoint] },
     adminTimeoutMs: 2_000,
   });
-  const endpoints = cluster.ids.map((id) => new SqsEndpoint(id, cluster.clientUrl(id), options.requestTimeoutMs));
-  const executor = new NemesisExecutor(cluster, nemesisLog, nowMs, log, { families: options.nemesis, isCorruptForced: options.isCorruptForced });
+  const endpoints = testCluster.ids.map((id) => new SqsEndpoint(id, testCluster.clientUrl(id), options.requestTimeoutMs));
+  const executor = new NemesisExecutor(testCluster, nemesisLog, nowMs, log, { families: options.nemesis, isCorruptForced: options.isCorruptForced });
   const workloads = options.workloads.map((w) => makeWorkload(w, options));
   let workloadReports: Record<string, WorkloadReport> = {};
   let drainFromMs: number | undefined;
+  let notReadyAfterHeal: string[] = [];
+  let faultsScheduled = 0;
+  const drains: { workload: string; isEmpty: boolean }[] = [];
+  let replicas: ReplicaConvergence = { isConverged: false, states: [], silent: [] };
   try {
-    cluster.startAll();
-    const ready = await cluster.waitUntilReady(options.recoverySecondsMax * 1000);
+    testCluster.startAll();
+    const ready = await testCluster.waitUntilReady(options.recoverySecondsMax * 1000);
     if (!ready.isReady) {
-      const exits = cluster.nodes.flatMap((n) => n.unexpectedExits);
+      const exits = testCluster.nodes.flatMap((n) => n.unexpectedExits);
       throw new Error(`the cluster did not become ready: ${ready.notReady.join(',')} not ready after ${options.recoverySecondsMax} s${exits.length > 0 ? ` (${exits.join('; ')})` : ''}; see ${join(dir, 'logs')}`);
     }
-    log(`cluster ready, leader ${(await cluster.leader()) ?? 'unknown'}`);
+    log(`cluster ready, leader ${(await testCluster.leader()) ?? 'unknown'}`);
     for (const w of workloads) await w.setup(endpoints);
     await executor.probe();
 
     const stop = stopSignal();
     const ctx: WorkloadContext = { recorder, endpoints, prng: new SeededPrng(options.seed ^ 0x5eed), isRunning: stop.isRunning, pause: stop.pause, nowMs };
     const phaseStartMs = nowMs();
-    const schedule = generateSchedule({
+    const schedule = options.nemesis.length === 0 ? [] : generateSchedule({
       seed: options.seed,
       families: options.nemesis,
       runMs: options.timeSeconds * 1000,
@@ -94,15 +105,17 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
       quietMsMin: options.quietSecondsMin * 1000,
       quietMsMax: options.quietSecondsMax * 1000,
       clockOffsetMsMax: options.clockOffsetMsMax,
+      overlapOneIn: options.overlapOneIn,
     });
-    log(`schedule: ${schedule.length} faults`);
-    const progress = setInterval(() => log(progressLine(recorder, cluster)), progressIntervalMs);
+    faultsScheduled = schedule.length;
+    log(`schedule: ${schedule.length} faults${schedule.some((f, i) => i > 0 && f.startMs < (schedule[i - 1]?.healMs ?? 0)) ? ', some overlapping' : ''}`);
+    const progress = setInterval(() => log(progressLine(recorder, testCluster)), progressIntervalMs);
     const running = Promise.all(workloads.map((w) => w.run(ctx)));
-    for (const fault of schedule) {
-      await stop.pause(phaseStartMs + fault.startMs - nowMs());
-      await executor.start(fault);
-      await stop.pause(phaseStartMs + fault.healMs - nowMs());
-      await executor.heal(fault);
+    // Faults may overlap: starts and heals are carried out in time order.
+    for (const step of scheduleSteps(schedule)) {
+      await stop.pause(phaseStartMs + step.atMs - nowMs());
+      if (step.kind === 'start') await executor.start(step.fault);
+      else await executor.heal(step.fault);
     }
     await stop.pause(phaseStartMs + options.timeSeconds * 1000 - nowMs());
     log('fault phase over: healing everything and stopping the clients');
@@ -110,8 +123,8 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     await executor.healAll();
     stop.stop();
     await running;
-    const recovered = await cluster.waitUntilReady(options.recoverySecondsMax * 1000);
-    if (!recovered.isReady) runErrors.push(`after the heal, ${recovered.notReady.join(',')} did not become ready within ${options.recoverySecondsMax} s`);
+    const recovered = await testCluster.waitUntilReady(options.recoverySecondsMax * 1000);
+    notReadyAfterHeal = recovered.notReady;
     log(recovered.isReady ? 'cluster ready again; draining' : `cluster not fully ready (${recovered.notReady.join(',')}); draining anyway`);
     const drainCtx: WorkloadContext = { ...ctx, isRunning: () => true, pause: (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms))) };
     const drainDeadlineMs = nowMs() + options.drainSecondsMax * 1000;
@@ -119,15 +132,12 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
       workloads.map(async (w) => {
         const drained = await w.drain(drainCtx, drainDeadlineMs);
         log(`drained ${w.name}: ${drained.received} messages${drained.isEmpty ? '' : ' (NOT EMPTY at the drain deadline)'}`);
-        if (!drained.isEmpty) runErrors.push(`the drain of ${w.name} did not see the queue stay empty before its deadline`);
+        drains.push({ workload: w.name, isEmpty: drained.isEmpty });
       }),
     );
     clearInterval(progress);
-    const statuses = await cluster.statuses();
-    const digests = new Set([...statuses.values()].map((s) => `${s.appliedIndex}:${s.stateDigest ?? ''}`));
-    log(`final node states: ${[...statuses.values()].map((s) => `${s.id} ${s.role} term ${s.term} applied ${s.appliedIndex}`).join('; ')}`);
-    if (digests.size > 1) log('note: nodes report different applied indexes or digests (they may still be catching up)');
-    for (const node of cluster.nodes) runErrors.push(...node.unexpectedExits);
+    replicas = await awaitReplicaConvergence(testCluster.ids, (id) => testCluster.admin(id).status(), { boundMs: replicaConvergenceMsMax, pollMs: 200, nowMs });
+    log(`final replica states${replicas.isConverged ? '' : ' (NOT at one applied index)'}: ${replicas.states.map((s) => `${s.node} applied ${s.appliedIndex} digest ${s.stateDigest?.slice(0, 12) ?? 'none'}`).join('; ')}`);
     const pairs = pairOperations(recorder.history());
     const clockAllowanceMs = options.clockAllowanceMsBase + largestClockSpreadMs(nemesisLog.all());
     log(`checking ${pairs.length} operations (clock allowance ${clockAllowanceMs} ms)`);
@@ -138,14 +148,23 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
   } finally {
     await executor.healAll().catch((err: unknown) => runErrors.push(`final heal: ${String(err)}`));
     for (const e of endpoints) e.destroy();
-    await cluster.shutdown(nodeStopGraceMs);
+    await testCluster.shutdown(nodeStopGraceMs);
     historyFile.close();
     nemesisLog.close();
   }
 
+  const clusterResult = checkCluster({
+    unexpectedExits: testCluster.nodes.flatMap((n) => n.unexpectedExits),
+    nemesisErrors: executor.errors,
+    notReadyAfterHeal,
+    drains,
+    replicas,
+    fatalLogLines: scanNodeLogs(testCluster.ids.map((id) => ({ node: id, path: join(dir, 'logs', `${id}.log`) }))),
+  });
+  if (!clusterResult.valid) log(`cluster checker: ${clusterResult.problems.length} problem(s): ${clusterResult.problems.slice(0, 3).join(' | ')}`);
   const endMs = nowMs();
   const results: RunResults = {
-    valid: runErrors.length > 0 && Object.keys(workloadReports).length === 0 ? 'unknown' : combineValidity(Object.values(workloadReports).map((w) => w.valid)),
+    valid: runValidity(Object.values(workloadReports).map((w) => w.valid), clusterResult.valid, runErrors),
     run: {
       name,
       seed: options.seed,
@@ -153,11 +172,13 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
       timeSeconds: options.timeSeconds,
       nemesis: options.nemesis,
       workloads: options.workloads,
+      ...(options.failpoint === undefined ? {} : { failpoint: options.failpoint }),
       startedAt: startedAt.toISOString(),
       durationMs: Math.round(endMs),
     },
     workloads: workloadReports,
-    nemesis: { faultsInjected: executor.faultsInjected, byFamily: executor.byFamily, skipped: executor.skipped, errors: executor.errors },
+    cluster: clusterResult,
+    nemesis: { faultsScheduled, faultsInjected: executor.faultsInjected, byFamily: executor.byFamily, skipped: executor.skipped, errors: executor.errors },
     runErrors,
   };
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -174,6 +195,8 @@ export function makeWorkload(name: WorkloadName, options: RunOptions): Workload 
     sendsPerSecond: options.sendsPerSecond,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
     resendFraction: 0.05,
+    batchSendFraction: 0.2,
+    abandonFraction: 0.05,
   };
   switch (name) {
     case 'queue':
@@ -224,5 +247,6 @@ export function verdictLine(results: RunResults, operations: number, dir: string
     return `${name}=${String(w.valid)}${extra}`;
   });
   const errors = results.runErrors.length > 0 ? ` run-errors ${results.runErrors.length}` : '';
-  return `jepsen ${verdict}: ${parts.join(', ')}; ${operations} ops, ${results.nemesis.faultsInjected} faults${errors} — ${join(dir, 'report.html')}`;
+  const problems = results.cluster.problems.length > 0 ? ` cluster problems ${results.cluster.problems.length} (${results.cluster.problems[0] ?? ''})` : '';
+  return `jepsen ${verdict}: ${parts.join(', ')}; ${operations} ops, ${results.nemesis.faultsInjected} faults${errors}${problems} — ${join(dir, 'report.html')}`;
 }

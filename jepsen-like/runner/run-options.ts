@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { failpointNames, isFailpointName, type FailpointName } from '../../src/cli/failpoint-names.js';
 import { nemesisFamilies, type NemesisFamily } from '../nemesis/fault-spec.js';
 
 export const workloadNames = ['queue', 'fifo', 'metadata'] as const;
@@ -27,12 +28,19 @@ export interface RunOptions {
   readonly quietSecondsMax: number;
   readonly warmupSeconds: number;
   readonly clockOffsetMsMax: number;
+  /** One fault in this many overlaps with a second, compatible one; 0: never. */
+  readonly overlapOneIn: number;
   /** Longest drain after the heal. */
   readonly drainSecondsMax: number;
   /** Longest wait for the cluster to be ready after the heal, before draining anyway. */
   readonly recoverySecondsMax: number;
   readonly requestTimeoutMs: number;
   readonly isCorruptForced: boolean;
+  /**
+   * A bug to start the first node with (`raftq serve --test-failpoint`), to show the harness
+   * catches it: the run must come out invalid.
+   */
+  readonly failpoint: FailpointName | undefined;
   /** Base clock allowance of the visibility and FIFO checkers, before any clock fault. */
   readonly clockAllowanceMsBase: number;
   readonly isQuiet: boolean;
@@ -60,10 +68,12 @@ export const defaultRunOptions: RunOptions = {
   warmupSeconds: 3,
   // Under the cluster's clock-skew bound (src/base/limits.ts, 5 s) so transactions are not refused wholesale.
   clockOffsetMsMax: 3_000,
+  overlapOneIn: 4,
   drainSecondsMax: 120,
   recoverySecondsMax: 60,
   requestTimeoutMs: 5_000,
   isCorruptForced: false,
+  failpoint: undefined,
   clockAllowanceMsBase: 1_000,
   isQuiet: false,
 };
@@ -72,9 +82,10 @@ export class RunUsageError extends Error {
   override readonly name = 'RunUsageError';
 }
 
-export const runUsage = `usage: npm run jepsen -- [--time S] [--nemesis ${nemesisFamilies.join(',')}|all] [--workload ${workloadNames.join(',')}]
+export const runUsage = `usage: npm run jepsen -- [--time S] [--nemesis ${nemesisFamilies.join(',')}|all|none] [--workload ${workloadNames.join(',')}]
        [--seed N] [--nodes 3|5] [--store DIR] [--name NAME] [--visibility-timeout S] [--rate SENDS/S]
-       [--fault-min S] [--fault-max S] [--quiet-min S] [--quiet-max S] [--drain-max S] [--force-corrupt] [--quiet]`;
+       [--fault-min S] [--fault-max S] [--quiet-min S] [--quiet-max S] [--overlap-one-in N] [--drain-max S]
+       [--force-corrupt] [--failpoint ${failpointNames.join('|')}] [--quiet]`;
 
 export function parseRunOptions(argv: readonly string[], randomSeed: () => number): RunOptions {
   const { values } = parseArgs({
@@ -96,6 +107,8 @@ export function parseRunOptions(argv: readonly string[], randomSeed: () => numbe
       'quiet-min': { type: 'string' },
       'quiet-max': { type: 'string' },
       'drain-max': { type: 'string' },
+      'overlap-one-in': { type: 'string' },
+      failpoint: { type: 'string' },
       'force-corrupt': { type: 'boolean' },
       quiet: { type: 'boolean' },
       help: { type: 'boolean' },
@@ -121,7 +134,7 @@ export function parseRunOptions(argv: readonly string[], randomSeed: () => numbe
   const options: RunOptions = {
     ...d,
     timeSeconds: num('time', values.time, d.timeSeconds, 1),
-    nemesis: values.nemesis === 'all' ? [...nemesisFamilies] : list('nemesis', values.nemesis, nemesisFamilies, d.nemesis),
+    nemesis: values.nemesis === 'all' ? [...nemesisFamilies] : values.nemesis === 'none' ? [] : list('nemesis', values.nemesis, nemesisFamilies, d.nemesis),
     workloads: list('workload', values.workload, workloadNames, d.workloads),
     seed: values.seed === undefined ? randomSeed() : Math.trunc(num('seed', values.seed, 0, 0)),
     nodes,
@@ -135,10 +148,18 @@ export function parseRunOptions(argv: readonly string[], randomSeed: () => numbe
     quietSecondsMin: num('quiet-min', values['quiet-min'], d.quietSecondsMin, 0),
     quietSecondsMax: num('quiet-max', values['quiet-max'], d.quietSecondsMax, 0),
     drainSecondsMax: num('drain-max', values['drain-max'], d.drainSecondsMax, 1),
+    overlapOneIn: Math.trunc(num('overlap-one-in', values['overlap-one-in'], d.overlapOneIn, 0)),
+    failpoint: failpointOf(values.failpoint),
     isCorruptForced: values['force-corrupt'] === true,
     isQuiet: values.quiet === true,
   };
   if (options.faultSecondsMin > options.faultSecondsMax) throw new RunUsageError('--fault-min must not exceed --fault-max');
   if (options.quietSecondsMin > options.quietSecondsMax) throw new RunUsageError('--quiet-min must not exceed --quiet-max');
   return options;
+}
+
+function failpointOf(value: string | undefined): FailpointName | undefined {
+  if (value === undefined) return undefined;
+  if (!isFailpointName(value)) throw new RunUsageError(`--failpoint: unknown "${value}"; choose from ${failpointNames.join(', ')}`);
+  return value;
 }

@@ -13,6 +13,8 @@ export interface TestClusterOptions {
   readonly runDir: string;
   readonly cliPath: string;
   readonly extraNodeArgs: readonly string[];
+  /** Further flags for some nodes only (a failpoint). */
+  readonly extraArgsByNode?: Readonly<Record<string, readonly string[]>>;
   readonly adminTimeoutMs: number;
 }
 
@@ -151,7 +153,7 @@ export class TestCluster {
           peersFlag,
           logPath: join(runDir, 'logs', `${id}.log`),
           cliPath: this.options.cliPath,
-          extraArgs: this.options.extraNodeArgs,
+          extraArgs: [...this.options.extraNodeArgs, ...(this.options.extraArgsByNode?.[id] ?? [])],
         }),
       );
       this.admins.set(id, new NodeAdmin(id, `http://127.0.0.1:${portOf(i, 1)}`, this.options.adminTimeoutMs));

@@ -1,4 +1,11 @@
-import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteQueueCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  ListQueuesCommand,
+  SetQueueAttributesCommand,
+} from '@aws-sdk/client-sqs';
 import { sqsLimits } from '../../src/base/limits.js';
 import type { OperationPair } from '../history/operation-pairs.js';
 import { checkLinearizability } from '../linearizability/linearizability-checker.js';
@@ -22,11 +29,18 @@ export interface MetadataWorkloadOptions {
 }
 
 const queuePrefix = 'jepsen-meta-';
+/**
+ * CreateQueue's VisibilityTimeout comes from this small set, so a create often meets the queue
+ * already there with equal attributes: its answer (ok, nothing written) is decided on a read that
+ * must be linearizable too.
+ */
+export const createValues: readonly number[] = [30, 60, 90];
 
 /**
- * Clients create, delete, set and get the VisibilityTimeout of a few queues at random; each queue
- * is a register whose history must be linearizable. Values are unique per write so that a read
- * names the write it saw.
+ * Clients create, delete, set and get the VisibilityTimeout of a few queues at random, ask for
+ * their URLs and list them; each queue is a register whose history must be linearizable. Sets
+ * mostly write values unique to them, so that a read names the write it saw; creates and a third
+ * of the sets draw from `createValues`.
  */
 export class MetadataWorkload implements Workload {
   readonly name = 'metadata';
@@ -67,14 +81,19 @@ export class MetadataWorkload implements Workload {
   }
 
   private drawInput(ctx: WorkloadContext): MetadataInput {
+    // No queue name may be a prefix of another: ListQueues reads one register by its name.
+    if (this.options.queues > 10) throw new RangeError('the metadata workload uses at most 10 queues');
     const queue = `${queuePrefix}${ctx.prng.intBelow(this.options.queues)}`;
+    const fromSet = (): number => createValues[ctx.prng.intBelow(createValues.length)] as number;
     // Unique values within SQS's range for VisibilityTimeout.
-    const value = this.nextValue++ % (sqsLimits.visibilityTimeoutSecondsMax.value + 1);
-    const roll = ctx.prng.intBelow(10);
-    if (roll < 2) return { op: 'create', queue, value };
-    if (roll < 3) return { op: 'delete', queue };
-    if (roll < 6) return { op: 'set', queue, value };
-    return { op: 'get', queue };
+    const unique = (): number => this.nextValue++ % (sqsLimits.visibilityTimeoutSecondsMax.value + 1);
+    const roll = ctx.prng.intBelow(20);
+    if (roll < 4) return { op: 'create', queue, value: fromSet() };
+    if (roll < 6) return { op: 'delete', queue };
+    if (roll < 11) return { op: 'set', queue, value: ctx.prng.intBelow(3) === 0 ? fromSet() : unique() };
+    if (roll < 16) return { op: 'get', queue };
+    if (roll < 18) return { op: 'get-url', queue };
+    return { op: 'list', queue };
   }
 
   private async operate(worker: ClientWorker, input: MetadataInput): Promise<void> {
@@ -101,6 +120,14 @@ export class MetadataWorkload implements Workload {
       case 'get': {
         const out = await e.client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['VisibilityTimeout'] }), e.callOptions());
         return { kind: 'value', value: Number(out.Attributes?.VisibilityTimeout) };
+      }
+      case 'get-url':
+        await e.client.send(new GetQueueUrlCommand({ QueueName: input.queue }), e.callOptions());
+        return { kind: 'ok' };
+      case 'list': {
+        const out = await e.client.send(new ListQueuesCommand({ QueueNamePrefix: input.queue }), e.callOptions());
+        // The name is the URL's last path segment, whatever host the node put in front of it.
+        return { kind: 'listed', names: (out.QueueUrls ?? []).map((u) => u.slice(u.lastIndexOf('/') + 1)).sort() };
       }
     }
   }

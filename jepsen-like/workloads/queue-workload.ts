@@ -1,18 +1,14 @@
-import {
-  CreateQueueCommand,
-  DeleteMessageCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  type Message,
-} from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { checkFifo } from '../checkers/fifo-checker.js';
-import type { DeleteInvoke, ReceiveInvoke, ReceiveResult, ReceivedMessage, SendInvoke, SendResult } from '../checkers/queue-ops.js';
+import type { BatchResult, ChangeVisibilityInvoke, DeleteInvoke, ReceiveInvoke, ReceiveResult, ReceivedMessage, SendInvoke, SendResult } from '../checkers/queue-ops.js';
+import { checkRedelivery } from '../checkers/redelivery-checker.js';
 import { checkTotalQueue } from '../checkers/total-queue-checker.js';
 import { checkVisibility } from '../checkers/visibility-checker.js';
 import type { OperationPair } from '../history/operation-pairs.js';
 import { countOperations } from '../report/history-stats.js';
 import { combineValidity, type WorkloadReport } from '../report/run-results.js';
 import { ClientWorker } from './client-worker.js';
+import { changeVisibility, deleteBatch, deleteOne, sendBatch, sendOne } from './queue-calls.js';
 import type { SqsEndpoint } from './sqs-endpoint.js';
 import type { CheckContext, Workload, WorkloadContext } from './workload.js';
 
@@ -30,12 +26,18 @@ export interface QueueWorkloadOptions {
   readonly visibilityTimeoutSeconds: number;
   /** FIFO: the share of sends that deliberately repeat an earlier body with its deduplication id. */
   readonly resendFraction: number;
+  /** The share of sends made as a SendMessageBatch of 2-5 new bodies. */
+  readonly batchSendFraction: number;
+  /** The share of deliveries a consumer abandons (no delete; half released at once with ChangeMessageVisibility 0). */
+  readonly abandonFraction: number;
 }
 
 /**
- * Producers send unique bodies; consumers receive (long poll of 1 s) and delete each message they
- * get. On a FIFO queue each send names a group and its body as deduplication id, and some sends
- * repeat an earlier acknowledged one, which must be deduplicated.
+ * Producers send unique bodies, one at a time or in batches; consumers receive (long poll of 1 s)
+ * and delete what they get, one at a time or in batches, abandoning a few deliveries so they come
+ * back after their visibility runs out (or at once, released with ChangeMessageVisibility). On a
+ * FIFO queue each send names a group and its body as deduplication id, and some sends repeat an
+ * earlier acknowledged one, which must be deduplicated. The drain abandons nothing.
  */
 export class QueueWorkload implements Workload {
   constructor(readonly options: QueueWorkloadOptions) {}
@@ -68,7 +70,7 @@ export class QueueWorkload implements Workload {
       ctx.endpoints.map(async (_, i) => {
         const worker = new ClientWorker(ctx.recorder, ctx.endpoints, i);
         while (isDraining()) {
-          const count = await this.receiveAndDelete(worker);
+          const count = await this.receiveAndSettle(ctx, worker, 0);
           if (count > 0) {
             lastNonEmptyMs = ctx.nowMs();
             received += count;
@@ -85,6 +87,7 @@ export class QueueWorkload implements Workload {
     const checkers: WorkloadReport['checkers'] = {
       'total-queue': checkTotalQueue(mine, this.options.queueName),
       visibility: checkVisibility(mine, options),
+      redelivery: checkRedelivery(mine, this.options.queueName),
     };
     if (this.options.isFifo) checkers['fifo'] = checkFifo(mine, options);
     return { valid: combineValidity(Object.values(checkers).map((c) => c.valid)), checkers, operations: countOperations(mine) };
@@ -99,22 +102,21 @@ export class QueueWorkload implements Workload {
     while (ctx.isRunning()) {
       const startedMs = ctx.nowMs();
       const resend = this.options.isFifo && acknowledged.length > 0 && ctx.prng.nextFloat() < this.options.resendFraction;
-      const args: SendInvoke = resend ? (acknowledged[ctx.prng.intBelow(acknowledged.length)] as SendInvoke) : this.newSend(ctx, producerIndex, counter++);
-      const { outcome } = await worker.perform('send', args, async (e) => {
-        const out = await e.client.send(
-          new SendMessageCommand({
-            QueueUrl: e.queueUrl(this.options.queueName),
-            MessageBody: args.body,
-            ...(args.groupId === undefined ? {} : { MessageGroupId: args.groupId }),
-            ...(args.dedupId === undefined ? {} : { MessageDeduplicationId: args.dedupId }),
-          }),
-          e.callOptions(),
-        );
-        const result: SendResult = { messageId: out.MessageId ?? '', ...(out.SequenceNumber === undefined ? {} : { sequenceNumber: out.SequenceNumber }) };
-        return result;
-      });
-      if (outcome === 'ok' && !resend && acknowledged.length < 1_000) acknowledged.push(args);
-      await ctx.pause(Math.max(0, intervalMs - (ctx.nowMs() - startedMs)));
+      let sent = 1;
+      if (resend) {
+        const args = acknowledged[ctx.prng.intBelow(acknowledged.length)] as SendInvoke;
+        await worker.perform('send', args, (e) => sendOne(e, args));
+      } else if (ctx.prng.nextFloat() < this.options.batchSendFraction) {
+        sent = 2 + ctx.prng.intBelow(4);
+        const entries = Array.from({ length: sent }, () => this.newSend(ctx, producerIndex, counter++));
+        const { outcome, result } = await worker.perform('send-batch', { queue: this.options.queueName, entries }, (e) => sendBatch(e, this.options.queueName, entries));
+        if (outcome === 'ok') (result as BatchResult<SendResult>).entries.forEach((r, i) => 'ok' in r && remember(acknowledged, entries[i] as SendInvoke));
+      } else {
+        const args = this.newSend(ctx, producerIndex, counter++);
+        const { outcome } = await worker.perform('send', args, (e) => sendOne(e, args));
+        if (outcome === 'ok') remember(acknowledged, args);
+      }
+      await ctx.pause(Math.max(0, intervalMs * sent - (ctx.nowMs() - startedMs)));
     }
   }
 
@@ -126,19 +128,24 @@ export class QueueWorkload implements Workload {
 
   private async consume(ctx: WorkloadContext, worker: ClientWorker, isRunning: () => boolean): Promise<void> {
     while (isRunning()) {
-      const count = await this.receiveAndDelete(worker);
+      const count = await this.receiveAndSettle(ctx, worker, this.options.abandonFraction);
       // An error answered at once (a node down) must not turn this loop into a busy spin.
       if (count < 0) await ctx.pause(100);
     }
   }
 
-  /** One receive, then a delete of each message received. Returns the count, or -1 after an error. */
-  private async receiveAndDelete(worker: ClientWorker): Promise<number> {
-    const args: ReceiveInvoke = { queue: this.options.queueName, visibilityTimeoutSeconds: this.options.visibilityTimeoutSeconds, maxMessages: 10 };
+  /**
+   * One receive, then each message settled: most deleted (one by one, or in a batch), a share
+   * (`abandonFraction`) abandoned — released at once with ChangeMessageVisibility 0 or left to
+   * time out — so redelivery after expiry is exercised. Returns the count, or -1 after an error.
+   */
+  private async receiveAndSettle(ctx: WorkloadContext, worker: ClientWorker, abandonFraction: number): Promise<number> {
+    const queue = this.options.queueName;
+    const args: ReceiveInvoke = { queue, visibilityTimeoutSeconds: this.options.visibilityTimeoutSeconds, maxMessages: 10 };
     const { outcome, result } = await worker.perform('receive', args, async (e) => {
       const out = await e.client.send(
         new ReceiveMessageCommand({
-          QueueUrl: e.queueUrl(this.options.queueName),
+          QueueUrl: e.queueUrl(queue),
           MaxNumberOfMessages: args.maxMessages,
           VisibilityTimeout: args.visibilityTimeoutSeconds,
           WaitTimeSeconds: 1,
@@ -153,15 +160,27 @@ export class QueueWorkload implements Workload {
     });
     if (outcome !== 'ok') return -1;
     const messages = (result as ReceiveResult).messages;
+    const toDelete: DeleteInvoke[] = [];
     for (const message of messages) {
-      const del: DeleteInvoke = { queue: this.options.queueName, body: message.body, messageId: message.messageId, receiptHandle: message.receiptHandle };
-      await worker.perform('delete', del, async (e) => {
-        await e.client.send(new DeleteMessageCommand({ QueueUrl: e.queueUrl(this.options.queueName), ReceiptHandle: del.receiptHandle }), e.callOptions());
-        return {};
-      });
+      const handle = { queue, body: message.body, messageId: message.messageId, receiptHandle: message.receiptHandle };
+      if (ctx.prng.nextFloat() >= abandonFraction) {
+        toDelete.push(handle);
+      } else if (ctx.prng.intBelow(2) === 0) {
+        const release: ChangeVisibilityInvoke = { ...handle, visibilityTimeoutSeconds: 0 };
+        await worker.perform('change-visibility', release, (e) => changeVisibility(e, release));
+      }
+    }
+    if (toDelete.length > 1 && ctx.prng.intBelow(2) === 0) {
+      await worker.perform('delete-batch', { queue, entries: toDelete }, (e) => deleteBatch(e, queue, toDelete));
+    } else {
+      for (const del of toDelete) await worker.perform('delete', del, (e) => deleteOne(e, del));
     }
     return messages.length;
   }
+}
+
+function remember(acknowledged: SendInvoke[], args: SendInvoke): void {
+  if (acknowledged.length < 1_000) acknowledged.push(args);
 }
 
 function toReceived(m: Message): ReceivedMessage {

@@ -10,9 +10,10 @@ import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
 import { startMetricsServer, type MetricsServer } from '../admin/metrics-server.js';
 import { ClusterNode } from '../cluster/cluster-node.js';
 import { parseHostPort } from '../cluster/node-config.js';
-import { QueueService } from '../queue/queue-service.js';
+import { QueueService, type QueueServiceOptions } from '../queue/queue-service.js';
 import { cachedReceiveScanSlot } from '../queue/receive-scan-slot.js';
 import { startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
+import { armNodeAssert, failpointQueueService } from './serve-failpoints.js';
 import { resolveServeOptions, type ServeOptions } from './serve-options.js';
 import { listeningOn, openingDataDir } from './start-up-errors.js';
 import { startStateUpkeep } from './state-upkeep.js';
@@ -33,7 +34,9 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   };
   // Each step that binds an address or opens the data directory says, if it fails, which flag to fix.
   node = await openingDataDir(() => listeningOn('raft-listen', options.node.raftListen, () => ClusterNode.open({ config: options.node, logger, onFatal: fatal })));
-  const queueService = openQueueService(node, logger);
+  if (options.failpoint !== null) logger.warn({ failpoint: options.failpoint }, 'running with a test failpoint: this node has a bug on purpose');
+  if (options.failpoint === 'node-assert') armNodeAssert(options.node.dataDir, logger);
+  const queueService = openQueueService(options, node, logger);
   registerQueueMetrics(node.metrics.registry, queueService, {
     queuesMax: options.metricsQueuesMax,
     onError: (error) => logger.warn({ err: error }, 'queue metrics: could not read the queues'),
@@ -79,9 +82,9 @@ interface Gateway {
   close(): Promise<void>;
 }
 
-function openQueueService(node: ClusterNode, logger: Logger): QueueService {
+function openQueueService(options: ServeOptions, node: ClusterNode, logger: Logger): QueueService {
   const queueLogger = logger.child({ layer: 'queue' });
-  return new QueueService({
+  const queueOptions: QueueServiceOptions = {
     executor: node,
     accountId: '000000000000',
     region: 'us-east-1',
@@ -95,7 +98,8 @@ function openQueueService(node: ClusterNode, logger: Logger): QueueService {
     // Each voter starts its receives at its own point of a standard queue's head (receive-scan-slot.ts).
     receiveScanSlot: cachedReceiveScanSlot(node.id, () => node.membership().confState.voters),
     logger: { info: (fields, message) => queueLogger.info(fields, message), warn: (fields, message) => queueLogger.warn(fields, message) },
-  });
+  };
+  return options.failpoint === null ? new QueueService(queueOptions) : failpointQueueService(queueOptions, options.failpoint, node);
 }
 
 /** The SQS endpoint over the queue layer; the leader also runs the reaper on its tick. */

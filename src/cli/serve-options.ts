@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { nodeConfigDefaults, parseHostPort, parsePeerList, validateNodeConfig, type NodeConfig } from '../cluster/node-config.js';
 import { isLoopbackHost } from '../admin/admin-token.js';
 import { booleanFlag, numberFlag, parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
+import { failpointNames, isFailpointName, type FailpointName } from './failpoint-names.js';
 
 export const serveFlags: readonly FlagSpec[] = [
   { name: 'id', kind: 'string', description: 'This node\'s id', defaultText: 'n1' },
@@ -34,6 +35,7 @@ export const serveFlags: readonly FlagSpec[] = [
   { name: 'snapshot-catch-up-entries', kind: 'number', description: 'Entries kept behind a snapshot for slightly lagging followers', defaultText: '1000' },
   { name: 'tick-ms', kind: 'number', description: 'Length of one Raft tick', defaultText: '50' },
   { name: 'election-timeout-ticks', kind: 'number', description: 'Base election timeout in ticks', defaultText: '10' },
+  { name: 'test-failpoint', kind: 'string', description: `Tests only: run with a bug on purpose (${failpointNames.join(', ')}); refused unless every listener is on loopback` },
 ];
 
 export interface ServeOptions {
@@ -52,6 +54,8 @@ export interface ServeOptions {
   readonly isDebugEnabled: boolean;
   readonly isAccessLogOn: boolean;
   readonly metricsQueuesMax: number;
+  /** A bug to run with, for the fault-injection harness only (serve-failpoints.ts). */
+  readonly failpoint: FailpointName | null;
 }
 
 /** Queues with series of their own in /metrics by default (admin/queue-metrics.ts). */
@@ -111,6 +115,7 @@ export function resolveServeOptions(argv: readonly string[], env: NodeJS.Process
     isDebugEnabled: booleanFlag(values, 'debug-endpoints'),
     isAccessLogOn: booleanFlag(values, 'access-log'),
     metricsQueuesMax: metricsQueuesMaxOf(numberFlag(values, 'metrics-queues-max')),
+    failpoint: failpointOf(stringFlag(values, 'test-failpoint'), { 'sqs-listen': sqsListen, 'admin-listen': adminListen, 'raft-listen': raftListen }),
   };
 }
 
@@ -118,6 +123,17 @@ function metricsQueuesMaxOf(value: number | undefined): number {
   if (value === undefined) return metricsQueuesMaxDefault;
   if (!Number.isInteger(value) || value < 0) throw new UsageError(`--metrics-queues-max must be an integer >= 0, got ${value}`);
   return value;
+}
+
+/** A failpoint breaks the node on purpose: only ever on a node no one else can reach. */
+function failpointOf(name: string | undefined, listeners: Record<string, string>): FailpointName | null {
+  if (name === undefined) return null;
+  if (!isFailpointName(name)) throw new UsageError(`--test-failpoint must be one of ${failpointNames.join(', ')}`);
+  for (const [flag, address] of Object.entries(listeners)) {
+    const { host } = parseHostPort(flag, address);
+    if (!isLoopbackHost(host)) throw new UsageError(`--test-failpoint runs a node with a bug on purpose, for tests only: refused with --${flag} ${address}, which is not a loopback address`);
+  }
+  return name;
 }
 
 function sqsTlsOf(certFile: string | undefined, keyFile: string | undefined): ServeOptions['sqsTls'] {

@@ -99,6 +99,40 @@ describe('linearizability checker on the queue metadata register', () => {
     expect(checkLinearizability(queueMetadataModel, bad, budget).verdict).toBe('not-linearizable');
   });
 
+  it('models CreateQueue with equal attributes on an existing queue as ok, and rejects it where the queue must differ', () => {
+    // The no-write answer: a create that meets an equal queue says ok and changes nothing.
+    const good = [
+      op(0, { op: 'create', queue: 'q', value: 30 }, ok, 0, 1),
+      op(1, { op: 'create', queue: 'q', value: 30 }, ok, 2, 3),
+      op(0, { op: 'get', queue: 'q' }, value(30), 4, 5),
+    ];
+    expect(checkLinearizability(queueMetadataModel, good, budget).verdict).toBe('linearizable');
+    // Answered from a stale view: the set to 60 had completed, so the equal-attribute create must fail.
+    const stale = [
+      op(0, { op: 'create', queue: 'q', value: 30 }, ok, 0, 1),
+      op(0, { op: 'set', queue: 'q', value: 60 }, ok, 2, 3),
+      op(1, { op: 'create', queue: 'q', value: 30 }, ok, 4, 5),
+    ];
+    expect(checkLinearizability(queueMetadataModel, stale, budget).verdict).toBe('not-linearizable');
+  });
+
+  it('models GetQueueUrl and ListQueues as reads of whether the queue exists', () => {
+    const listed = (...names: string[]): MetadataOutput => ({ kind: 'listed', names });
+    const good = [
+      op(0, { op: 'get-url', queue: 'q' }, missing, 0, 1),
+      op(0, { op: 'list', queue: 'q' }, listed(), 2, 3),
+      op(0, { op: 'create', queue: 'q', value: 30 }, ok, 4, 5),
+      op(0, { op: 'get-url', queue: 'q' }, ok, 6, 7),
+      op(0, { op: 'list', queue: 'q' }, listed('q'), 8, 9),
+    ];
+    expect(checkLinearizability(queueMetadataModel, good, budget).verdict).toBe('linearizable');
+    const afterDelete = [op(0, { op: 'create', queue: 'q', value: 30 }, ok, 0, 1), op(0, { op: 'delete', queue: 'q' }, ok, 2, 3)];
+    expect(checkLinearizability(queueMetadataModel, [...afterDelete, op(1, { op: 'get-url', queue: 'q' }, ok, 4, 5)], budget).verdict).toBe('not-linearizable');
+    expect(checkLinearizability(queueMetadataModel, [...afterDelete, op(1, { op: 'list', queue: 'q' }, listed('q'), 4, 5)], budget).verdict).toBe('not-linearizable');
+    // A listing that names another queue is wrong whatever the state.
+    expect(checkLinearizability(queueMetadataModel, [op(0, { op: 'create', queue: 'q', value: 30 }, ok, 0, 1), op(1, { op: 'list', queue: 'q' }, listed('q', 'q2'), 2, 3)], budget).verdict).toBe('not-linearizable');
+  });
+
   it('checks each queue on its own and blames only the broken one', () => {
     const ops = [
       op(0, { op: 'create', queue: 'a', value: 1 }, ok, 0, 1),
@@ -153,11 +187,18 @@ function randomHistory(prng: SeededPrng, count: number): Op[] {
   for (let i = 0; i < count; i++) {
     const callMs = prng.intBelow(20);
     const returnMs = prng.nextFloat() < 0.15 ? Number.POSITIVE_INFINITY : callMs + 1 + prng.intBelow(10);
-    const kind = prng.intBelow(4);
-    const input: MetadataInput =
-      kind === 0 ? { op: 'create', queue: 'q', value: prng.intBelow(3) } : kind === 1 ? { op: 'delete', queue: 'q' } : kind === 2 ? { op: 'set', queue: 'q', value: prng.intBelow(3) } : { op: 'get', queue: 'q' };
+    const kind = prng.intBelow(6);
+    const inputs: MetadataInput[] = [
+      { op: 'create', queue: 'q', value: prng.intBelow(3) },
+      { op: 'delete', queue: 'q' },
+      { op: 'set', queue: 'q', value: prng.intBelow(3) },
+      { op: 'get', queue: 'q' },
+      { op: 'get-url', queue: 'q' },
+      { op: 'list', queue: 'q' },
+    ];
+    const input = inputs[kind] as MetadataInput;
     let output: MetadataOutput | undefined;
-    const outcomes: MetadataOutput[] = [ok, missing, { kind: 'already-exists' }, value(0), value(1), value(2)];
+    const outcomes: MetadataOutput[] = [ok, missing, { kind: 'already-exists' }, value(0), value(1), value(2), { kind: 'listed', names: [] }, { kind: 'listed', names: ['q'] }];
     const next = queueMetadataModel.step(state, input, undefined);
     if (prng.nextFloat() < 0.7) {
       const candidates = outcomes.filter((o) => queueMetadataModel.step(state, input, o) !== undefined);

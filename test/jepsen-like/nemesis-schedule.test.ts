@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateSchedule, type ScheduleOptions } from '../../jepsen-like/nemesis/nemesis-schedule.js';
+import { canOverlap, generateSchedule, scheduleSteps, type ScheduleOptions } from '../../jepsen-like/nemesis/nemesis-schedule.js';
 import { partitionFor, partitionShapes, type Cut } from '../../jepsen-like/nemesis/partition-shapes.js';
 import { SeededPrng } from '../../src/base/prng.js';
 
@@ -13,6 +13,7 @@ const base: ScheduleOptions = {
   quietMsMin: 1_000,
   quietMsMax: 4_000,
   clockOffsetMsMax: 3_000,
+  overlapOneIn: 0,
 };
 
 describe('nemesis schedule', () => {
@@ -31,6 +32,47 @@ describe('nemesis schedule', () => {
       expect(fault.healMs).toBeLessThanOrEqual(120_000);
       const next = schedule[i + 1];
       if (next !== undefined) expect(next.startMs - fault.healMs).toBeGreaterThanOrEqual(1_000);
+    }
+  });
+
+  it('with overlaps on, sometimes starts a second, compatible fault while the first is in force', () => {
+    const schedule = generateSchedule({ ...base, families: ['kill', 'pause', 'partition', 'clock', 'latency', 'membership'], runMs: 600_000, overlapOneIn: 3 });
+    const overlapping = schedule.filter((f, i) => i > 0 && f.startMs < (schedule[i - 1]?.healMs ?? 0));
+    expect(overlapping.length).toBeGreaterThan(3);
+    for (const f of overlapping) {
+      const previous = schedule[f.id - 1];
+      expect(previous).toBeDefined();
+      expect(canOverlap(previous?.fault.family ?? 'kill', f.fault.family)).toBe(true);
+      expect(f.startMs).toBeGreaterThanOrEqual(previous?.startMs ?? 0);
+    }
+    // Never three at once, and every fault heals inside the run.
+    for (const step of scheduleSteps(schedule)) {
+      const inForce = schedule.filter((f) => f.startMs <= step.atMs && step.atMs < f.healMs);
+      expect(inForce.length).toBeLessThanOrEqual(2);
+    }
+    expect(schedule.every((f) => f.healMs <= 600_000)).toBe(true);
+    expect(canOverlap('membership', 'kill')).toBe(false);
+    expect(canOverlap('partition', 'latency')).toBe(false);
+    expect(canOverlap('clock', 'pause')).toBe(false);
+    expect(canOverlap('kill', 'partition')).toBe(true);
+  });
+
+  it('has a fault of every enabled family within the first as many faults as there are families', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const schedule = generateSchedule({ ...base, seed, families: ['partition', 'kill'], runMs: 16_000, warmupMs: 2_000, faultMsMin: 3_000, faultMsMax: 5_000, quietMsMin: 1_000, quietMsMax: 3_000 });
+      expect(new Set(schedule.slice(0, 2).map((f) => f.fault.family))).toEqual(new Set(['partition', 'kill']));
+    }
+  });
+
+  it('orders steps by time, a heal before a start at the same instant', () => {
+    const schedule = generateSchedule({ ...base, runMs: 600_000, overlapOneIn: 2 });
+    const steps = scheduleSteps(schedule);
+    expect(steps).toHaveLength(schedule.length * 2);
+    for (let i = 1; i < steps.length; i++) expect((steps[i]?.atMs ?? 0) >= (steps[i - 1]?.atMs ?? 0)).toBe(true);
+    for (const fault of schedule) {
+      const start = steps.findIndex((s) => s.fault === fault && s.kind === 'start');
+      const heal = steps.findIndex((s) => s.fault === fault && s.kind === 'heal');
+      expect(start).toBeLessThan(heal);
     }
   });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { faultWindows, largestClockSpreadMs, type NemesisEvent } from '../../jepsen-like/nemesis/nemesis-event.js';
 import { renderReportHtml } from '../../jepsen-like/report/report-html.js';
-import { combineValidity, type RunResults } from '../../jepsen-like/report/run-results.js';
+import { checkCluster } from '../../jepsen-like/checkers/cluster-checker.js';
+import { combineValidity, runValidity, type RunResults } from '../../jepsen-like/report/run-results.js';
 import { HistoryBuilder } from './history-builder.js';
 
 const events: NemesisEvent[] = [
@@ -17,6 +18,14 @@ function results(valid: RunResults['valid']): RunResults {
     valid,
     run: { name: 'r', seed: 5, nodes: 3, timeSeconds: 8, nemesis: ['kill', 'clock', 'partition'], workloads: ['queue'], startedAt: '2026-01-01T00:00:00.000Z', durationMs: 9_000 },
     workloads: { queue: { valid, checkers: { 'total-queue': { valid } }, operations: { send: { ok: 2, fail: 0, info: 1 } } } },
+    cluster: checkCluster({
+      unexpectedExits: ['n3 exited by itself (code 1, signal null)'],
+      nemesisErrors: [],
+      notReadyAfterHeal: [],
+      drains: [{ workload: 'queue', isEmpty: true }],
+      replicas: { isConverged: true, states: [{ node: 'n1', appliedIndex: 9, stateDigest: 'x' }], silent: [] },
+      fatalLogLines: [],
+    }),
     nemesis: { faultsInjected: 3, byFamily: { kill: 1, clock: 1, partition: 1 }, skipped: [{ family: 'corrupt', reason: 'no repair' }], errors: [] },
     runErrors: [],
   };
@@ -40,6 +49,7 @@ describe('fault windows and report', () => {
     expect(html).toContain('<title>#0 kill -9 leader</title>');
     expect(html).toContain('<title>#2 partition halves</title>');
     expect(html).toContain('skipped corrupt: no repair');
+    expect(html).toContain('node died unasked: n3 exited by itself');
     expect(html).toContain('Latency of receive');
     expect(html).toContain('total-queue');
     expect(html).not.toContain('NaN');
@@ -49,5 +59,13 @@ describe('fault windows and report', () => {
     expect(combineValidity([true, 'unknown', false])).toBe(false);
     expect(combineValidity([true, 'unknown'])).toBe('unknown');
     expect(combineValidity([true, true])).toBe(true);
+  });
+
+  it('makes a run invalid when the cluster checker is, whatever the workloads say, and unknown when the run broke', () => {
+    expect(runValidity([true, true], false, [])).toBe(false);
+    expect(runValidity([true], true, [])).toBe(true);
+    expect(runValidity([true], true, ['TypeError: boom'])).toBe('unknown');
+    expect(runValidity([], true, ['the cluster did not become ready'])).toBe('unknown');
+    expect(runValidity([false], true, ['TypeError: boom'])).toBe(false);
   });
 });

@@ -21,4 +21,11 @@ describe('runner options', () => {
     expect(() => parseRunOptions(['--nodes', '4'], () => 1)).toThrow(/3 or 5/);
     expect(() => parseRunOptions(['--fault-min', '9', '--fault-max', '2'], () => 1)).toThrow(/fault-min/);
   });
+
+  it('takes a failpoint, no nemesis at all, and how often faults overlap', () => {
+    const o = parseRunOptions(['--failpoint', 'drop-acked-send', '--nemesis', 'none', '--overlap-one-in', '2'], () => 1);
+    expect(o).toMatchObject({ failpoint: 'drop-acked-send', nemesis: [], overlapOneIn: 2 });
+    expect(parseRunOptions([], () => 1).failpoint).toBeUndefined();
+    expect(() => parseRunOptions(['--failpoint', 'lose-all'], () => 1)).toThrow(/unknown "lose-all"/);
+  });
 });

@@ -42,4 +42,31 @@ describe('visibility checker', () => {
       .receive(2, [{ body: 'a', handle: 'h2' }], 60_000, 60_010);
     expect(checkVisibility(h.pairs(), { clockAllowanceMs: 1_000 }).valid).toBe(true);
   });
+
+  it('passes a redelivery after a ChangeMessageVisibility released the message, and still fails one before it', () => {
+    const release = { queue: 'q', body: 'a', messageId: 'id-a', receiptHandle: 'h1', visibilityTimeoutSeconds: 0 };
+    const base = (): HistoryBuilder => new HistoryBuilder().send(0, 'a', 0, 'ok').receive(1, [{ body: 'a', handle: 'h1' }], 10, 20);
+    const released = base()
+      .op({ process: 1, f: 'change-visibility', value: release, fromMs: 100, toMs: 110, outcome: 'ok', result: {} })
+      .receive(2, [{ body: 'a', handle: 'h2' }], 1_000, 1_010);
+    expect(checkVisibility(released.pairs(), { clockAllowanceMs: 0 }).valid).toBe(true);
+    const before = base()
+      .receive(2, [{ body: 'a', handle: 'h2' }], 50, 60)
+      .op({ process: 1, f: 'change-visibility', value: release, fromMs: 100, toMs: 110, outcome: 'ok', result: {} });
+    expect(checkVisibility(before.pairs(), { clockAllowanceMs: 0 }).valid).toBe(false);
+    const refused = base()
+      .op({ process: 1, f: 'change-visibility', value: release, fromMs: 100, toMs: 110, outcome: 'fail', result: {} })
+      .receive(2, [{ body: 'a', handle: 'h2' }], 1_000, 1_010);
+    expect(checkVisibility(refused.pairs(), { clockAllowanceMs: 0 }).valid).toBe(false);
+  });
+
+  it('does not count a delete as definite when a ChangeMessageVisibility may have released the message first', () => {
+    const h = new HistoryBuilder()
+      .send(0, 'a', 0, 'ok')
+      .receive(1, [{ body: 'a', handle: 'h1' }], 10, 20)
+      .op({ process: 1, f: 'change-visibility', value: { queue: 'q', body: 'a', messageId: 'id-a', receiptHandle: 'h1', visibilityTimeoutSeconds: 0 }, fromMs: 100, toMs: 110, outcome: 'ok', result: {} })
+      .delete(1, 'a', 'h1', 200, 210)
+      .receive(2, [{ body: 'a', handle: 'h2' }], 60_000, 60_010);
+    expect(checkVisibility(h.pairs(), { clockAllowanceMs: 0 }).deliveredAfterDeleteCount).toBe(0);
+  });
 });
