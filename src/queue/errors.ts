@@ -28,7 +28,8 @@ export class QueueAlreadyExistsError extends RaftqError {
 export class InvalidAttributeNameError extends RaftqError {
   readonly code = 'InvalidAttributeName';
   constructor(readonly attributeName: string, readonly reason: string, options?: { cause?: unknown }) {
-    super(`Unknown or read-only attribute ${attributeName}: ${reason}`, options);
+    // AWS's sentence for every name it does not take; the reason stays a field.
+    super(`Unknown Attribute ${attributeName}.`, options);
   }
 }
 
@@ -39,17 +40,19 @@ export class InvalidAttributeValueError extends RaftqError {
     readonly attributeName: string,
     readonly value: string,
     readonly reason: string,
-    options?: { cause?: unknown },
+    /** `message`: AWS's own sentence, where clients match on it. */
+    options?: { cause?: unknown; message?: string },
   ) {
-    super(`Invalid value for the parameter ${attributeName}: ${reason}`, options);
+    super(options?.message ?? `Invalid value for the parameter ${attributeName}: ${reason}`, options);
   }
 }
 
 /** A request parameter whose value the queue's state forbids (e.g. DelaySeconds on a FIFO message). */
 export class InvalidParameterValueError extends RaftqError {
   readonly code = 'InvalidParameterValue';
-  constructor(readonly parameterName: string, readonly reason: string, options?: { cause?: unknown }) {
-    super(`Invalid value for the parameter ${parameterName}: ${reason}`, options);
+  /** `message`: AWS's own sentence, where clients match on it. */
+  constructor(readonly parameterName: string, readonly reason: string, options?: { cause?: unknown; message?: string }) {
+    super(options?.message ?? `Invalid value for the parameter ${parameterName}: ${reason}`, options);
   }
 }
 
@@ -79,8 +82,18 @@ export class PurgeQueueInProgressError extends RaftqError {
 export class ReceiptHandleIsInvalidError extends RaftqError {
   readonly code = 'ReceiptHandleIsInvalid';
   constructor(readonly receiptHandle: string, readonly reason: string, options?: { cause?: unknown }) {
-    super(`The input receipt handle is invalid: ${reason}`, options);
+    // AWS's sentence, which clients match on; the reason stays a field.
+    super(`The input receipt handle "${receiptHandle}" is not a valid receipt handle.`, options);
   }
+}
+
+/**
+ * A well-formed receipt handle of this queue that can no longer be used: the message is gone, or
+ * (FIFO) the receive it names is over. AWS reports it as InvalidParameterValue, in these words.
+ */
+export function receiptHandleUnusable(receiptHandle: string, reason: 'gone' | 'expired'): InvalidParameterValueError {
+  const why = reason === 'gone' ? 'Message does not exist or is not available for visibility timeout change' : 'The receipt handle has expired';
+  return new InvalidParameterValueError('ReceiptHandle', why, { message: `Value ${receiptHandle} for parameter ReceiptHandle is invalid. Reason: ${why}.` });
 }
 
 /** ChangeMessageVisibility on a message that is not in flight (or a handle whose receive is over). */

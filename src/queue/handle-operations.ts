@@ -1,12 +1,17 @@
 /**
  * DeleteMessage(Batch) and ChangeMessageVisibility(Batch): one transaction per request, each
- * entry judged on its own. A handle of another queue, generation or queue shape is invalid; a
- * stale handle of the live generation (the message was received again, or is gone) makes
- * DeleteMessage a successful no-op, as in AWS.
+ * entry judged on its own. A handle of another queue, generation or queue shape is invalid. As in
+ * AWS:
+ * - DeleteMessage with a stale handle of the live generation (the message was received again, or
+ *   is gone) is a successful no-op, except on a FIFO queue, where the handle of a receive whose
+ *   visibility timeout expired is refused ("the receipt handle has expired") and deletes nothing;
+ * - ChangeMessageVisibility on a standard queue takes any handle of a message that still exists:
+ *   one whose visibility timeout already expired, or one of an earlier receive; on a FIFO queue
+ *   only the handle of the receive holding the message now.
  */
 import { sqsLimits } from '../base/limits.js';
 import type { TxnWrite } from '../storage/txn.js';
-import { InvalidParameterValueError, MessageNotInflightError, ReceiptHandleIsInvalidError } from './errors.js';
+import { InvalidParameterValueError, MessageNotInflightError, ReceiptHandleIsInvalidError, receiptHandleUnusable } from './errors.js';
 import { isInFlight, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import type { ChangeVisibilityEntry, DeleteEntry, EntryFailure, EntrySuccess } from './queue-api.js';
@@ -28,7 +33,7 @@ async function readHandled(view: ReadView, queue: LoadedQueue, parts: ReceiptHan
 }
 
 export async function deleteMessages(ctx: QueueContext, name: string, entries: readonly DeleteEntry[]): Promise<EntryOutcome[]> {
-  return ctx.runner.run('DeleteMessage', async ({ view }) => {
+  return ctx.runner.run('DeleteMessage', async ({ view, nowMs }) => {
     const queue = await ctx.loadQueue(view, name);
     const readKeys = [...queue.readKeys];
     const writes: TxnWrite[] = [];
@@ -43,12 +48,22 @@ export async function deleteMessages(ctx: QueueContext, name: string, entries: r
         results.push({ entryId: entry.entryId, error });
         continue;
       }
-      results.push({ entryId: entry.entryId });
-      if (deleted.has(parts.messageId)) continue;
+      if (deleted.has(parts.messageId)) {
+        results.push({ entryId: entry.entryId });
+        continue;
+      }
       const message = await readHandled(view, queue, parts);
-      if (message === undefined || message.record.receiptToken !== parts.token) continue;
-      deleted.add(parts.messageId);
+      if (message === undefined || message.record.receiptToken !== parts.token) {
+        results.push({ entryId: entry.entryId });
+        continue;
+      }
       readKeys.push(...message.readKeys);
+      if (queue.meta.config.isFifo && !isInFlight(message.record, nowMs)) {
+        results.push({ entryId: entry.entryId, error: receiptHandleUnusable(entry.receiptHandle, 'expired') });
+        continue;
+      }
+      results.push({ entryId: entry.entryId });
+      deleted.add(parts.messageId);
       writes.push(...queue.messages.deleteWrites(message));
     }
     return { readKeys, writes, result: results };
@@ -72,10 +87,9 @@ export async function changeMessageVisibility(ctx: QueueContext, name: string, e
         if (changed.has(parts.messageId)) throw new InvalidParameterValueError('ReceiptHandle', 'the batch changes this message twice');
         const message = await readHandled(view, queue, parts);
         const record = message?.record;
-        if (message === undefined || record === undefined || record.receiptToken !== parts.token) {
-          throw new InvalidParameterValueError('ReceiptHandle', 'the message does not exist or is not available for a visibility timeout change');
-        }
-        if (!isInFlight(record, nowMs)) throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
+        const isFifo = queue.meta.config.isFifo;
+        if (message === undefined || record === undefined || (isFifo && record.receiptToken !== parts.token)) throw receiptHandleUnusable(entry.receiptHandle, 'gone');
+        if (isFifo && !isInFlight(record, nowMs)) throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
         const visibleAtMs = nowMs + entry.visibilityTimeoutSeconds * 1000;
         // AWS counts the 12 hours in whole seconds: a timeout of 43200 set in the same second as
         // the receive is accepted, so the time already spent in flight is floored to seconds.

@@ -39,12 +39,14 @@ export function decodeTask(bytes: Uint8Array): MoveTaskRecord {
 }
 
 function taskHandleOf(sourceArn: string, taskId: string): string {
-  return Buffer.from(JSON.stringify({ taskId, sourceArn }), 'utf8').toString('base64url');
+  // Standard base64 of a JSON document, as AWS hands it out: tools decode it to find the source.
+  return Buffer.from(JSON.stringify({ taskId, sourceArn }), 'utf8').toString('base64');
 }
 
 function parseTaskHandle(handle: string): { sourceArn: string; taskId: string } {
   try {
-    const parsed = JSON.parse(Buffer.from(handle, 'base64url').toString('utf8')) as { sourceArn?: unknown; taskId?: unknown };
+    // Node's base64 decoder also reads the URL-safe alphabet of handles issued before.
+    const parsed = JSON.parse(Buffer.from(handle, 'base64').toString('utf8')) as { sourceArn?: unknown; taskId?: unknown };
     if (typeof parsed.sourceArn === 'string' && typeof parsed.taskId === 'string') return { sourceArn: parsed.sourceArn, taskId: parsed.taskId };
   } catch {
     // Falls through to the not-found error below: a handle we did not issue names no task.

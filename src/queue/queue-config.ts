@@ -103,7 +103,15 @@ export function canonicalAttributeValue(name: string, value: string, options: { 
   if (readOnly.has(name)) throw new InvalidAttributeNameError(name, 'the attribute is read-only');
   if (!settable.has(name)) throw new InvalidAttributeNameError(name, 'unknown attribute');
   if (fifoOnlyAttributes.has(name) && !options.isFifo) throw new InvalidAttributeNameError(name, 'only FIFO queues have this attribute');
-  if (name === 'FifoQueue' && options.phase === 'set') throw new InvalidAttributeNameError(name, 'the queue type is fixed at creation');
+  if (name === 'FifoQueue' && options.phase === 'set') {
+    // AWS: a standard queue has no such attribute; a FIFO queue takes `true` (no change) and
+    // refuses anything else in these words.
+    if (!options.isFifo) throw new InvalidAttributeNameError(name, 'a standard queue has no FifoQueue attribute');
+    if (value !== 'true') {
+      throw new InvalidAttributeValueError(name, value, 'the queue type is fixed at creation', { message: 'Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.' });
+    }
+    return 'true';
+  }
   const rule = integerRules[name];
   if (rule !== undefined) {
     if (!/^-?\d{1,12}$/.test(value.trim())) throw new InvalidAttributeValueError(name, value, 'must be an integer');

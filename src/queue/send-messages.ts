@@ -42,6 +42,13 @@ interface PreparedEntry {
 
 type Outcome = SendResult | EntryFailure;
 
+const fifoDeduplicationIdMissing = 'the queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly';
+
+function isFifoIdMissing(error: Error): boolean {
+  if (error instanceof MissingParameterError) return error.parameterName === 'MessageGroupId';
+  return error instanceof InvalidParameterValueError && error.parameterName === 'MessageDeduplicationId' && error.reason === fifoDeduplicationIdMissing;
+}
+
 export class MessageSender {
   /** Orders standard messages sent in the same millisecond by this node (FIFO uses sequence numbers). */
   private standardOrder = 0n;
@@ -69,6 +76,9 @@ export class MessageSender {
           prepared.push(this.prepare(queue, entry, index, messageIds[index] ?? this.ctx.newId()));
         } catch (error) {
           if (!(error instanceof MessageTooLongError || error instanceof InvalidParameterValueError || error instanceof MissingParameterError)) throw error;
+          // AWS fails the whole request, sending nothing, when a FIFO entry lacks its group or
+          // deduplication id; other entry errors fail that entry alone.
+          if (isFifoIdMissing(error)) throw error;
           results[index] = { entryId: entry.entryId, error };
         }
       });
@@ -106,10 +116,9 @@ export class MessageSender {
     let deduplicationId = entry.messageDeduplicationId;
     if (deduplicationId === undefined) {
       if (!config.isContentBasedDeduplication) {
-        throw new InvalidParameterValueError(
-          'MessageDeduplicationId',
-          'the queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
-        );
+        throw new InvalidParameterValueError('MessageDeduplicationId', fifoDeduplicationIdMissing, {
+          message: 'The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
+        });
       }
       deduplicationId = createHash('sha256').update(entry.body, 'utf8').digest('hex');
     }

@@ -13,6 +13,8 @@ export interface ActionContext {
   readonly senderId: string;
   /** Aborted when the client goes away, the request deadline passes, or the server closes. */
   readonly signal: AbortSignal;
+  /** The request's X-Amzn-Trace-Id header: sent messages carry it as AWSTraceHeader unless they name their own. */
+  readonly traceHeader?: string;
 }
 
 export type ActionHandler = (ctx: ActionContext, input: ModelStructure) => Promise<ModelStructure>;

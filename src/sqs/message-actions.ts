@@ -12,7 +12,7 @@ import {
   type ActionHandler,
 } from './action-context.js';
 import { SqsApiError, toSqsApiError } from './errors.js';
-import { md5OfMessageAttributes, md5OfMessageBody } from './message-md5.js';
+import { md5OfMessageAttributes, md5OfMessageBody, type MessageAttributeValue } from './message-md5.js';
 import { selectMessageAttributes, selectSystemAttributes } from './receive-filters.js';
 import {
   messageAttributesSizeBytes,
@@ -40,11 +40,11 @@ interface PreparedSend {
   readonly md5OfSystemAttributes: string | undefined;
 }
 
-function prepareSend(input: ModelStructure, entryId: string, bodyParameter: string): PreparedSend {
+function prepareSend(input: ModelStructure, entryId: string, bodyParameter: string, traceHeader: string | undefined): PreparedSend {
   const body = validateMessageBody(optionalString(input, 'MessageBody'), bodyParameter);
   const delaySeconds = optionalIntInRange(input, 'DelaySeconds', { min: 0, max: delayMax, reason: `DelaySeconds must be >= 0 and <= ${delayMax}.` });
   const messageAttributes = parseMessageAttributes(input['MessageAttributes']);
-  const systemAttributes = parseMessageSystemAttributes(input['MessageSystemAttributes']);
+  const systemAttributes = withTraceHeader(parseMessageSystemAttributes(input['MessageSystemAttributes']), traceHeader);
   const messageGroupId = validateFifoToken(optionalString(input, 'MessageGroupId'), 'MessageGroupId');
   const messageDeduplicationId = validateFifoToken(optionalString(input, 'MessageDeduplicationId'), 'MessageDeduplicationId');
   const sizeBytes = Buffer.byteLength(body, 'utf8') + messageAttributesSizeBytes(messageAttributes);
@@ -64,6 +64,12 @@ function prepareSend(input: ModelStructure, entryId: string, bodyParameter: stri
     md5OfAttributes: md5OfMessageAttributes(messageAttributes),
     md5OfSystemAttributes: md5OfMessageAttributes(systemAttributes),
   };
+}
+
+/** As AWS: a message's own AWSTraceHeader wins over the request's X-Ray header. */
+function withTraceHeader(systemAttributes: Record<string, MessageAttributeValue>, traceHeader: string | undefined): Record<string, MessageAttributeValue> {
+  if (traceHeader === undefined || systemAttributes['AWSTraceHeader'] !== undefined) return systemAttributes;
+  return { ...systemAttributes, AWSTraceHeader: { dataType: 'String', stringValue: traceHeader } };
 }
 
 function isFailure<T extends object>(result: T | EntryFailure): result is EntryFailure {
@@ -87,7 +93,7 @@ function escalateRequestFailures(failures: readonly EntryFailure[], entryCount: 
 
 export const sendMessage: ActionHandler = async (ctx, input) => {
   const name = queueNameOf(input);
-  const prepared = prepareSend(input, '0', 'MessageBody');
+  const prepared = prepareSend(input, '0', 'MessageBody', ctx.traceHeader);
   const [result] = await ctx.queueService.sendMessages(name, [prepared.entry], { senderId: ctx.senderId });
   if (result === undefined) throw new SqsApiError('InternalError', 'The queue layer returned no result for the message.');
   if (isFailure(result)) throw toSqsApiError(result.error);
@@ -128,7 +134,7 @@ export const sendMessageBatch: ActionHandler = async (ctx, input) => {
   for (const entry of entries) {
     const id = entry['Id'] as string;
     try {
-      prepared.set(id, prepareSend(entry, id, `SendMessageBatchRequestEntry.MessageBody`));
+      prepared.set(id, prepareSend(entry, id, `SendMessageBatchRequestEntry.MessageBody`, ctx.traceHeader));
     } catch (err) {
       failed.push(batchErrorEntry(id, err));
     }

@@ -44,7 +44,8 @@ export function validateMessageBody(body: string | undefined, parameterName = 'M
   return body;
 }
 
-const attributeNamePattern = /^[A-Za-z0-9_.-]+$/;
+/** Letters and digits of any script (`attr.1øßä`), `_`, `-` and `.`, as AWS takes them. */
+const attributeNamePattern = /^[\p{L}\p{N}_.-]+$/u;
 const reservedAttributePrefixes = ['aws.', 'amazon.'];
 const dataTypePattern = /^(String|Number|Binary)(\..+)?$/;
 
@@ -75,7 +76,7 @@ function validateAttributeName(name: string): void {
   if (!attributeNamePattern.test(name) || name.startsWith('.') || name.endsWith('.') || name.includes('..')) {
     throw new SqsApiError(
       'InvalidParameterValue',
-      `Message (user) attribute name '${name}' is invalid: use only alphanumeric characters, hyphens (-), underscores (_) and periods (.), not starting or ending with a period nor with two periods in a row.`,
+      `Message (user) attribute name '${name}' is invalid: use only letters, digits, hyphens (-), underscores (_) and periods (.), not starting or ending with a period nor with two periods in a row.`,
     );
   }
 }

@@ -249,7 +249,11 @@ function encodeNamed(model: SqsServiceModel, member: string, ref: ShapeRef, valu
   parts.push(`<${member}>${escapeXml(text)}</${member}>`);
 }
 
-export function encodeXmlError(definition: AwsErrorDefinition, message: string, requestId: string): EncodedError {
+/** The query protocol's own words for a missing queue (the JSON protocol's are the catalogue's). */
+const queryNonExistentQueueMessage = 'The specified queue does not exist for this wsdl version.';
+
+export function encodeXmlError(definition: AwsErrorDefinition, errorMessage: string, requestId: string): EncodedError {
+  const message = definition.name === 'QueueDoesNotExist' && errorMessage === definition.defaultMessage ? queryNonExistentQueueMessage : errorMessage;
   const body =
     `<?xml version="1.0" encoding="UTF-8"?>\n<ErrorResponse xmlns="${queryXmlNamespace}"><Error><Type>${definition.fault}</Type>` +
     `<Code>${escapeXml(definition.queryCode)}</Code><Message>${escapeXml(message)}</Message><Detail/></Error>` +

@@ -10,7 +10,7 @@ import {
   type ActionHandler,
 } from './action-context.js';
 import { SqsApiError } from './errors.js';
-import { validateQueueName } from './queue-url.js';
+import { queueNameRule, validateQueueName } from './queue-url.js';
 import type { ModelStructure } from './service-model.js';
 
 /**
@@ -23,7 +23,10 @@ const listResultsRange = { min: 1, max: sqsLimits.listQueuesResultsMax.value, re
 
 export const createQueue: ActionHandler = async (ctx, input) => {
   const name = validateQueueName(optionalString(input, 'QueueName'));
-  const created = await ctx.queueService.createQueue({ name, attributes: stringMap(input, 'Attributes'), tags: stringMap(input, 'tags') });
+  const attributes = stringMap(input, 'Attributes');
+  // Without FifoQueue=true AWS creates a standard queue, whose name may not end in .fifo.
+  if (name.endsWith('.fifo') && (attributes['FifoQueue'] ?? 'false').toLowerCase() === 'false') throw new SqsApiError('InvalidParameterValue', queueNameRule);
+  const created = await ctx.queueService.createQueue({ name, attributes, tags: stringMap(input, 'tags') });
   return { QueueUrl: ctx.queueUrl(created.name) };
 };
 

@@ -4,8 +4,8 @@ import { SqsApiError } from './errors.js';
  * Queue URLs. raftq builds `http://HOST/ACCOUNT/NAME` from the request's Host header, so a client
  * that reached the node by any name gets URLs it can reach again. It accepts the forms found in
  * the wild: the same path under any host (`sqs.us-east-1.amazonaws.com`, `queue.amazonaws.com`,
- * `localhost:4566`, ...), any account id, ElasticMQ's `/queue/NAME`, and a bare path. Only the
- * last path segment names the queue.
+ * `localhost:4566`, ...), any account id, ElasticMQ's `/queue/NAME`, a bare path, and (as AWS)
+ * a bare queue name. Only the last path segment names the queue.
  */
 
 export function buildQueueUrl(options: { host: string; accountId: string; queueName: string; scheme?: string }): string {
@@ -32,7 +32,8 @@ export function tryQueueNameFromUrl(queueUrl: string): string | undefined {
   } else if (queueUrl.startsWith('/')) {
     path = queueUrl.split('?')[0] ?? '';
   } else {
-    return undefined;
+    // A bare queue name, which AWS takes in place of a URL.
+    return queueNameSegmentPattern.test(queueUrl) ? queueUrl : undefined;
   }
   return queueNameFromPath(path);
 }
@@ -51,13 +52,15 @@ export function queueNameFromPath(path: string): string | undefined {
 }
 
 const queueNamePattern = /^[A-Za-z0-9_-]{1,80}$/;
+/** AWS's words for a queue name it refuses. */
+export const queueNameRule = 'Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length';
 const fifoQueueNamePattern = /^[A-Za-z0-9_-]{1,75}\.fifo$/;
 
 /** CreateQueue's name rule: 1-80 of [A-Za-z0-9_-], the `.fifo` suffix counting toward the 80. */
 export function validateQueueName(name: string | undefined): string {
   if (name === undefined || name === '') throw new SqsApiError('MissingParameter', 'The request must contain the parameter QueueName.');
   if (!queueNamePattern.test(name) && !fifoQueueNamePattern.test(name)) {
-    throw new SqsApiError('InvalidParameterValue', 'Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length');
+    throw new SqsApiError('InvalidParameterValue', queueNameRule);
   }
   return name;
 }

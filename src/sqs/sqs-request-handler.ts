@@ -131,11 +131,13 @@ export class SqsRequestHandler {
   private actionContext(headers: ReadonlyMap<string, string>, senderId: string, signal: AbortSignal): ActionContext {
     const host = headers.get('host') ?? this.options.defaultHost;
     const accountId = this.options.accountId;
+    const traceHeader = headers.get('x-amzn-trace-id');
     return {
       queueService: this.options.queueService,
       model: this.options.model,
       senderId,
       signal,
+      ...(traceHeader === undefined || traceHeader === '' ? {} : { traceHeader }),
       queueUrl: (queueName) => buildQueueUrl({ host, accountId, queueName, scheme: this.options.scheme ?? 'http' }),
     };
   }

@@ -6,15 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { entry, makeHarness, receiveAll } from './support/queue-harness.js';
 
 describe('FIFO sends retried after a conflict', () => {
-  it('re-derive the dedup id: content-based deduplication turned off in between makes the entry fail (trap 4)', async () => {
+  it('re-derive the dedup id: content-based deduplication turned off in between makes the send fail (trap 4)', async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'q.fifo', attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'true' }, tags: {} });
     executor.beforeCommit = async () => {
       executor.beforeCommit = undefined;
       await service.setQueueAttributes('q.fifo', { ContentBasedDeduplication: 'false' });
     };
-    const [result] = await service.sendMessages('q.fifo', [entry('e', 'body', { messageGroupId: 'g' })], { senderId: 's' });
-    expect(result !== undefined && 'error' in result && result.error.code).toBe('InvalidParameterValue');
+    await expect(service.sendMessages('q.fifo', [entry('e', 'body', { messageGroupId: 'g' })], { senderId: 's' })).rejects.toMatchObject({ code: 'InvalidParameterValue' });
     expect(await receiveAll(service, 'q.fifo')).toEqual([]);
   });
 });
