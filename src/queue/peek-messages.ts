@@ -7,6 +7,7 @@
  * Order: by the time each message is (or becomes) visible, then by its order in the queue: the
  * messages a receive would take first come first, then those in flight or delayed.
  */
+import { raftqLimits } from '../base/limits.js';
 import { decodeKey } from '../storage/key-codec.js';
 import type { ReadView } from '../storage/txn.js';
 import type { MessageRecord } from './message-record.js';
@@ -42,8 +43,9 @@ interface VisRow {
 export async function peekMessages(view: ReadView, queue: LoadedQueue, nowMs: number, limit: number): Promise<PeekedMessage[]> {
   const rows: VisRow[] = [];
   for (let partition = 0; partition < queue.meta.partitionCount; partition++) {
-    // Each partition's first `limit` rows are enough: the merged first `limit` are among them.
-    for (const row of await view.scan(queue.keys.visibilityPrefix(partition), { limit })) {
+    // A vis row stays where the send put it, so in-flight messages sit among visible ones: each
+    // partition's first rows are read with room for them, then ordered by what the messages say.
+    for (const row of await view.scan(queue.keys.visibilityPrefix(partition), { limit: Math.min(limit * 4, raftqLimits.receiveScanRowsMax.value) })) {
       // ("q", name, "g", gen, "vis", partition, visibleAtMs, order, messageId)
       const tuple = decodeKey(row.key);
       rows.push({ partition, visibleAtMs: Number(tuple[6]), order: BigInt(tuple[7] as number | bigint), messageId: String(tuple[8]) });
@@ -52,13 +54,15 @@ export async function peekMessages(view: ReadView, queue: LoadedQueue, nowMs: nu
   rows.sort((a, b) => a.visibleAtMs - b.visibleAtMs || (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
   const peeked: PeekedMessage[] = [];
   for (const row of rows) {
-    if (peeked.length >= limit) break;
     const stored = await queue.messages.read(view, row.partition, row.messageId);
     // A vis row without its message is the reaper's to clear; a peek skips it like a receive does.
     if (stored === undefined) continue;
     peeked.push(peekedOf(stored.record, nowMs));
   }
-  return peeked;
+  // Visible messages in enqueue order first, then the others by when they become visible.
+  const visible = peeked.filter((m) => m.state === 'visible');
+  const later = peeked.filter((m) => m.state !== 'visible').sort((a, b) => a.visibleAtMs - b.visibleAtMs);
+  return [...visible, ...later].slice(0, limit);
 }
 
 function peekedOf(record: MessageRecord, nowMs: number): PeekedMessage {

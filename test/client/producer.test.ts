@@ -114,7 +114,8 @@ describe('createProducer()', () => {
     });
     const producer = createProducer({ queueUrl, client, lingerMs: 20 });
     const good = producer.send({ body: 'grouped', messageGroupId: 'g', messageDeduplicationId: 'd1' });
-    const bad = producer.send({ body: 'no group', messageDeduplicationId: 'd2' });
+    // An attribute value in the field its type does not take: refused for this entry alone.
+    const bad = producer.send({ body: 'wrong attribute', messageGroupId: 'g', messageDeduplicationId: 'd2', messageAttributes: { a: { DataType: 'Binary', StringValue: 'text' } } });
     await expect(good).resolves.toMatchObject({ messageId: expect.any(String) });
     const error = await bad.then(
       () => undefined,
@@ -122,7 +123,7 @@ describe('createProducer()', () => {
     );
     await producer.close();
     expect(error).toBeInstanceOf(ProducerSendError);
-    expect((error as ProducerSendError).errorCode).toBe('MissingParameter');
+    expect((error as ProducerSendError).errorCode).toBe('InvalidParameterValue');
     expect(log.batches).toHaveLength(2);
     expect(log.batches[1]).toEqual(log.batches[0]);
     expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 1, notVisible: 0 });
