@@ -351,6 +351,9 @@ function queueView(name) {
     h('div', { class: 'buttons' }, h('button', { type: 'submit', id: 'send-button' }, 'Send test message')),
   );
 
+  // Shown once the queue's type is known: a FIFO queue's form asks for a group instead of a delay.
+  const sendSection = h('section', { 'aria-labelledby': 'send-title', id: 'send', hidden: true }, h('h2', { id: 'send-title' }, 'Send a test message'), sendForm);
+
   const purgeButton = h('button', { type: 'button', id: 'purge-button', class: 'danger', on: { click: async () => {
     const total = detail === null ? null : detail.visible + detail.inFlight + detail.delayed;
     const isSure = await confirmAction(`Purge ${name}? This deletes ${total === null ? 'all its' : `its ${total}`} message${total === 1 ? '' : 's'} and cannot be undone.`, 'Purge');
@@ -421,6 +424,7 @@ function queueView(name) {
         ? [h('label', { for: 'send-group' }, 'Message group ID'), h('input', { id: 'send-group', name: 'messageGroupId', required: true, autocomplete: 'off' }),
             h('label', { for: 'send-dedup' }, 'Deduplication ID (empty with content-based deduplication)'), h('input', { id: 'send-dedup', name: 'messageDeduplicationId', autocomplete: 'off' })]
         : [h('label', { for: 'send-delay' }, 'Delay seconds'), h('input', { id: 'send-delay', name: 'delaySeconds', type: 'number', min: 0, max: 900 })]);
+      sendSection.hidden = false;
       await peek();
     }
   };
@@ -437,7 +441,7 @@ function queueView(name) {
         h('button', { type: 'button', id: 'peek-button', on: { click: () => void peek().catch((failure) => fill(error, `Peek failed: ${errorText(failure)}`)) } }, 'Refresh messages')),
       messages,
     ),
-    h('section', { 'aria-labelledby': 'send-title' }, h('h2', { id: 'send-title' }, 'Send a test message'), sendForm),
+    sendSection,
     h('section', { 'aria-labelledby': 'purge-title' }, h('h2', { id: 'purge-title' }, 'Purge'), h('p', {}, 'Deletes every message of the queue (SQS PurgeQueue: once a minute).'), purgeButton),
     redrive,
     h('section', { 'aria-labelledby': 'tasks-title' }, h('h2', { id: 'tasks-title' }, 'Move tasks'), moveTasks),
