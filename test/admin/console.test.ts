@@ -48,6 +48,8 @@ describe('the web console, in a browser', () => {
   /** The text of each cell of the table row marked `data-KEY="value"`, header cell first. */
   const rowCells = (attribute: string, value: string) => page.locator(`tr[${attribute}="${value}"]`).locator('th, td').allTextContents();
   const queueOrder = async () => page.locator('#queues-table tbody tr[data-queue]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-queue')));
+  // Expressions evaluated in the page are strings: this project's types hold no DOM.
+  const focusedId = () => page.evaluate<string | undefined>('document.activeElement?.id');
   const screenshot = async (name: string) => {
     if (screenshotDir === '') return;
     mkdirSync(screenshotDir, { recursive: true });
@@ -185,7 +187,7 @@ describe('the web console, in a browser', () => {
   it('filters by name and sorts by a column, by keyboard', async () => {
     await page.locator('body').focus();
     await page.keyboard.press('/');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('queue-filter');
+    expect(await focusedId()).toBe('queue-filter');
     await page.keyboard.type('WORK');
     expect(await queueOrder()).toEqual(['work', 'work-dlq']);
     expect(await page.locator('#queue-count').textContent()).toBe('2 of 4 queues');
@@ -199,7 +201,7 @@ describe('the web console, in a browser', () => {
     await page.keyboard.press('Enter');
     expect(await queueOrder()).toEqual(['work', 'work-dlq', 'orders.fifo', 'alpha']);
     expect(await page.locator('th:has(button[data-sort="visible"])').getAttribute('aria-sort')).toBe('ascending');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-sort'))).toBe('visible');
+    expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('data-sort') ?? null")).toBe('visible');
     await page.keyboard.press('Enter');
     expect(await queueOrder()).toEqual(['alpha', 'orders.fifo', 'work', 'work-dlq']);
     expect(await page.locator('th:has(button[data-sort="visible"])').getAttribute('aria-sort')).toBe('descending');
@@ -221,7 +223,7 @@ describe('the web console, in a browser', () => {
     expect(bodies.sort()).toEqual([hostileBody, 'later', 'plain body'].sort());
     // The hostile body is text: no element came of it and none of its script ran.
     expect(await page.locator('#messages-table img, #messages-table script, #messages-table b').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __injected?: number }).__injected)).toBeUndefined();
+    expect(await page.evaluate<number | undefined>('window.__injected')).toBeUndefined();
     const states = await page.locator('#messages-table tbody tr').evaluateAll((rows) => rows.map((row) => row.children[1]?.textContent));
     expect(states.sort()).toEqual(['delayed', 'inflight', 'visible']);
     expect(await page.locator('[data-count="visible"]').textContent()).toBe('1');
@@ -247,7 +249,7 @@ describe('the web console, in a browser', () => {
     await page.locator('#send-body').focus();
     await page.keyboard.press('Tab'); // to the delay field, then the send button
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('send-button');
+    expect(await focusedId()).toBe('send-button');
     await page.keyboard.press('Enter');
     await waitFor(async () => ((await page.locator('#action-status').textContent()) ?? '').startsWith('Sent message '), 30_000, 'the send');
     const messageId = ((await page.locator('#action-status').textContent()) as string).slice('Sent message '.length, -1);
@@ -264,7 +266,7 @@ describe('the web console, in a browser', () => {
     await dialog.waitFor({ state: 'visible' });
     expect(await page.locator('#confirm-text').textContent()).toBe('Purge alpha? This deletes its 4 messages and cannot be undone.');
     // Cancel has the focus: Enter there purges nothing.
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('confirm-cancel');
+    expect(await focusedId()).toBe('confirm-cancel');
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'hidden' });
     expect(await page.locator('#action-status').textContent()).toBe('Purge cancelled.');
