@@ -129,6 +129,11 @@ describe('the web console, in a browser', () => {
     await page.keyboard.press('Enter');
     await eventually(() => page.locator('#token-error').textContent(), 'The node refused that token.', 'the refusal to show');
     await expect.poll(() => dialog.isVisible()).toBe(true);
+    // Escape does not get rid of it, even twice.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await focusedId()).toBe('token-input');
     await page.keyboard.type(token);
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'hidden' });

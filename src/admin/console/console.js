@@ -56,19 +56,27 @@ function askForToken(wasRefused) {
       input.value = '';
       sessionStorage.setItem(tokenStorageKey, token);
       form.removeEventListener('submit', onSubmit);
-      dialog.close();
       tokenPrompt = null;
+      dialog.close();
       showForgetToken();
       resolve(undefined);
     };
     form.addEventListener('submit', onSubmit);
   });
-  // Nothing works without the token: Escape does not dismiss the prompt.
-  dialog.addEventListener('cancel', (event) => event.preventDefault(), { once: true });
   dialog.showModal();
   input.focus();
   return tokenPrompt;
 }
+
+// Nothing works without the token: Escape does not dismiss the prompt, and should the browser close
+// it anyway (Chromium does on a repeated Escape), it opens again.
+const tokenDialog = /** @type {HTMLDialogElement} */ (document.getElementById('token-dialog'));
+tokenDialog.addEventListener('cancel', (event) => event.preventDefault());
+tokenDialog.addEventListener('close', () => {
+  if (tokenPrompt === null) return;
+  tokenDialog.showModal();
+  document.getElementById('token-input')?.focus();
+});
 
 function showForgetToken() {
   const button = /** @type {HTMLButtonElement} */ (document.getElementById('forget-token'));
