@@ -1,5 +1,6 @@
 /**
- * The admin port (DESIGN.md §6): GET /health, /ready, /status, /metrics; the queues (/queues…,
+ * The admin port (DESIGN.md §6): GET /health, /ready, /status, /metrics; the web console (GET /,
+ * console-route.ts) and the cluster view it shows (GET /cluster); the queues (/queues…,
  * queue-routes.ts); membership and leader transfer for `raftq members` and `raftq leader
  * transfer`; debug calls when enabled. Loopback by
  * default. Calls that change the cluster need the cluster secret (header x-raftq-cluster-secret)
@@ -15,6 +16,8 @@ import { HttpError, readJsonBody, sendJson } from './http-json.js';
 import { requireAdminToken } from './admin-token.js';
 import { streamBackup } from './backup-route.js';
 import { routeQueues } from './queue-routes.js';
+import { clusterView } from './cluster-route.js';
+import { serveConsole } from './console-route.js';
 import type { QueueService } from '../queue/queue-service.js';
 
 export interface AdminServerOptions {
@@ -63,6 +66,7 @@ async function route(options: AdminServerOptions, request: IncomingMessage, resp
   const url = new URL(request.url ?? '/', 'http://admin');
   const method = request.method ?? 'GET';
   const path = url.pathname;
+  if (await serveConsole(method, path, response)) return;
   requireAdminToken(options.adminToken ?? '', request, path);
   if (method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok', id: node.id });
   if (method === 'GET' && path === '/ready') {
@@ -70,6 +74,7 @@ async function route(options: AdminServerOptions, request: IncomingMessage, resp
     return sendJson(response, isReady ? 200 : 503, { ready: isReady, id: node.id, leader: node.leaderId(), appliedIndex: node.appliedIndex() });
   }
   if (method === 'GET' && path === '/status') return sendJson(response, 200, await node.status());
+  if (method === 'GET' && path === '/cluster') return sendJson(response, 200, await clusterView(node));
   if (method === 'GET' && path === '/metrics') {
     const text = await node.metrics.registry.metrics();
     response.writeHead(200, { 'content-type': node.metrics.registry.contentType });

@@ -1,6 +1,7 @@
 /**
  * The bearer token that guards the admin port when it listens beyond loopback (`--admin-token`).
- * /health and /ready stay open (load balancers and Kubernetes probes carry no token); everything
+ * /health and /ready stay open (load balancers and Kubernetes probes carry no token), and so do the
+ * web console's static files (console-route.ts), which hold no data; everything
  * else — /status, /metrics, backups, membership, debug calls — needs `Authorization: Bearer TOKEN`.
  */
 import { timingSafeEqual } from 'node:crypto';

@@ -99,6 +99,8 @@ describe('the image', () => {
     } finally {
       sqs.destroy();
     }
+    // The web console's files (copied into dist/ by the build) are in the runtime stage too.
+    for (const path of ['/', '/console/console.js', '/console/dom.js', '/console/console.css']) expect((await fetch(`http://${adminListen}${path}`)).status, path).toBe(200);
     expect(await node.stop()).toBe(0);
   });
 });
