@@ -153,7 +153,7 @@ async function openMemoryExecutor(clock: TestClock): Promise<Executor> {
 async function openClusterExecutor(dataDir: string, clock: TestClock, logger: Logger, onFatal: (error: unknown) => void): Promise<Executor> {
   // Port 0 everywhere: the one voter never dials its own address, and nothing else does.
   const config = validateNodeConfig({ ...nodeConfigDefaults(), id: testNodeId, dataDir, raftListen: '127.0.0.1:0', peers: { [testNodeId]: '127.0.0.1:0' } });
-  const node = await ClusterNode.open({ config, logger, wallClock: clock, onFatal });
+  const node = await ClusterNode.open({ config, logger, wallClock: clock, onFatal, isProcessMetricsOn: false });
   try {
     await node.waitForLeader(leaderWaitMs);
   } catch (error) {
