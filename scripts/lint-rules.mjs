@@ -14,6 +14,7 @@ export const allowedImports = {
   admin: ['base', 'storage', 'raft', 'cluster', 'queue', 'sqs'],
   client: ['base'],
   cli: ['base', 'storage', 'raft', 'cluster', 'queue', 'sqs', 'admin', 'client', 'gen'],
+  testing: ['base', 'storage', 'cluster', 'queue', 'sqs'],
 };
 
 /** Layers that must be deterministic: time, randomness, network and disk come in as interfaces. */

@@ -60,6 +60,8 @@ export interface ClusterNodeOptions {
   readonly wallClock?: Clock;
   /** Called when the node hits an error it cannot continue from (a failed disk write): exit. */
   readonly onFatal?: (error: unknown) => void;
+  /** Process-wide metrics (event loop, memory) on /metrics; default true. Off for a node embedded in a test process. */
+  readonly isProcessMetricsOn?: boolean;
 }
 
 type LoopTask = () => Promise<void> | void;
@@ -73,7 +75,7 @@ export class LeadershipLostError extends Error {
 }
 
 export class ClusterNode implements TxnExecutor {
-  readonly metrics = new NodeMetrics();
+  readonly metrics: NodeMetrics;
   readonly clock: ClusterClock;
   readonly committer: TxnCommitter;
   readonly membershipAdmin: MembershipAdmin;
@@ -109,7 +111,9 @@ export class ClusterNode implements TxnExecutor {
     private readonly raw: RawNode,
     wallClock: Clock,
     private readonly onFatal: (error: unknown) => void,
+    nodeMetrics: NodeMetrics,
   ) {
+    this.metrics = nodeMetrics;
     this.clock = new ClusterClock(wallClock);
     this.tailRepairGuard = new TailRepairGuard(logStore.tailRepair, config.electionTimeoutTicks * 2);
     this.appliedWaiters = new AppliedIndexWaiters(() => this.state.appliedIndex);
@@ -156,7 +160,7 @@ export class ClusterNode implements TxnExecutor {
   static async open(options: ClusterNodeOptions): Promise<ClusterNode> {
     const { config, logger } = options;
     const { logStore, state, raw } = await openNodeStores(config, logger);
-    const node = new ClusterNode(config, logger, logStore, state, raw, options.wallClock ?? new SystemClock(), options.onFatal ?? (() => process.exit(1)));
+    const node = new ClusterNode(config, logger, logStore, state, raw, options.wallClock ?? new SystemClock(), options.onFatal ?? (() => process.exit(1)), new NodeMetrics({ isProcessMetricsOn: options.isProcessMetricsOn ?? true }));
     await node.start();
     return node;
   }

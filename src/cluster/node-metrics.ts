@@ -32,8 +32,9 @@ export class NodeMetrics {
   /** The transport's running totals of dropped messages, per peer, last seen: the counter grows by the difference. */
   private readonly droppedSeen = new Map<string, number>();
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'raftq_' });
+  /** `isProcessMetricsOn` false: no process-wide metrics (their event-loop monitor outlives the node). */
+  constructor(options: { isProcessMetricsOn?: boolean } = {}) {
+    if (options.isProcessMetricsOn ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'raftq_' });
   }
 
   /** `total`: the peer link's running count of dropped messages (it starts again from 0 on a new link). */

@@ -8,6 +8,8 @@ import { deadLetterCauseAttributeName, decodeDeadLetterCauseRecord } from '../..
 import { ClientOptionsError, consume, DeadLetterQueueMissingError, doNotRetry, QueueFailedError, type Delivery } from '../../src/client/index.js';
 import { createQueuePair, deferred, queueCounts, receiveOnce, startClientFixture, within, type ClientFixture } from './support/client-fixture.js';
 import { pollUntilNonEmpty, startConsumer } from './support/running-consumer.js';
+import { startTestNode } from '../../src/testing/index.js';
+import { observedClient } from '../testing/support/test-node-helpers.js';
 
 /**
  * consume() against a real raftq node: each guarantee of the client library, shown on the wire.
@@ -173,31 +175,43 @@ describe('consume()', () => {
   });
 
   it('waits a doubling retry delay between failed deliveries, capped by retryDelayMsMax', async () => {
-    const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 4 });
-    await send(queueUrl, 'flaky downstream');
-    const deliveredAtMs: number[] = [];
-    const fourth = deferred();
-    const consumer = startConsumer({
-      queueUrl,
-      client: fixture.sqs,
-      visibilityTimeoutSeconds: 10,
-      retryDelayMs: 1_000,
-      retryDelayMsMax: 2_000,
-      handler: (delivery) => {
-        deliveredAtMs.push(Date.now());
-        if (delivery.receiveCount === 4) fourth.resolve();
-        throw new Error('downstream unavailable');
-      },
-    });
-    await within(fourth.promise, 20_000, 'the fourth delivery');
-    await consumer.stop();
-    const gapsMs = deliveredAtMs.slice(1).map((atMs, i) => atMs - (deliveredAtMs[i] as number));
-    // Delays 1 s, 2 s, then 2 s again (the ceiling): each gap is at least its delay, and the
-    // second is longer than the first. No upper bound: a loaded machine may be late, never early.
-    expect(gapsMs).toHaveLength(3);
-    expect(gapsMs[0]).toBeGreaterThanOrEqual(950);
-    expect(gapsMs[1]).toBeGreaterThanOrEqual(1_950);
-    expect(gapsMs[2]).toBeGreaterThanOrEqual(1_950);
+    // On a node of its own with the manual clock: the delays are measured in clock ms, exactly.
+    const node = await startTestNode();
+    const observed = observedClient(node);
+    try {
+      const { queueUrl } = await createQueuePair(node.client, { maxReceiveCount: 4 });
+      await node.client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'flaky downstream' }));
+      const deliveredAtMs: number[] = [];
+      const consumer = startConsumer({
+        queueUrl,
+        client: observed.client,
+        visibilityTimeoutSeconds: 10,
+        retryDelayMs: 1_000,
+        retryDelayMsMax: 2_000,
+        handler: () => {
+          deliveredAtMs.push(node.nowMs());
+          throw new Error('downstream unavailable');
+        },
+      });
+      const expectedGapsMs = [1_000, 2_000, 2_000];
+      try {
+        for (const [i, gapMs] of expectedGapsMs.entries()) {
+          // The retry delay of delivery i+1 is set once its ChangeMessageVisibility is answered.
+          await within(observed.until(() => observed.answered('ChangeMessageVisibilityCommand') >= i + 1), 10_000, `retry ${i + 1} to be set`);
+          await node.advanceClock(gapMs - 1);
+          expect(deliveredAtMs).toHaveLength(i + 1);
+          await node.advanceClock(1);
+          await within(observed.until(() => deliveredAtMs.length >= i + 2), 10_000, `delivery ${i + 2}`);
+        }
+      } finally {
+        await consumer.stop();
+      }
+      // Delays 1 s, 2 s, then 2 s again (the ceiling).
+      expect(deliveredAtMs.slice(1).map((atMs, i) => atMs - (deliveredAtMs[i] as number))).toEqual(expectedGapsMs);
+    } finally {
+      observed.client.destroy();
+      await node.stop();
+    }
   });
 
   it('stops receiving on abort, lets the running handler finish, acknowledges it and then resolves', async () => {

@@ -5,16 +5,17 @@ import {
   SQSClient,
   type Message,
 } from '@aws-sdk/client-sqs';
-import { startSqsEndpoint, type SqsEndpoint } from '../../sqs/support/sqs-endpoint.js';
+import { startTestNode, type TestNode } from '../../../src/testing/index.js';
 
 /**
- * What the client library's tests share: a real raftq node (a `raftq serve` process when the CLI
- * is built; see test/sqs/support/sqs-endpoint.ts), SDK clients pointed at it, and queues created
- * in pairs with their dead-letter queue.
+ * What the client library's tests share: a real raftq node in this process on the real clock
+ * (raftq/testing: the node `raftq serve` runs, started in milliseconds rather than a process's
+ * start-up), SDK clients pointed at it, and queues created in pairs with their dead-letter queue.
  */
 
 export interface ClientFixture {
-  readonly endpoint: SqsEndpoint;
+  readonly endpoint: { readonly endpoint: string };
+  readonly node: TestNode;
   readonly sqs: SQSClient;
   /** A client of its own, for a second consumer or a fresh extension-detection state. */
   newClient(endpointUrl?: string): SQSClient;
@@ -22,21 +23,22 @@ export interface ClientFixture {
 }
 
 export async function startClientFixture(): Promise<ClientFixture> {
-  const endpoint = await startSqsEndpoint();
+  const node = await startTestNode({ clock: 'real' });
   const clients: SQSClient[] = [];
-  const newClient = (endpointUrl = endpoint.endpoint) => {
+  const newClient = (endpointUrl = node.endpoint) => {
     const client = new SQSClient({ endpoint: endpointUrl, region: 'us-east-1', credentials: { accessKeyId: 'AKIDCLIENT', secretAccessKey: 'secret' } });
     clients.push(client);
     return client;
   };
   const sqs = newClient();
   return {
-    endpoint,
+    endpoint: { endpoint: node.endpoint },
+    node,
     sqs,
     newClient,
     async close() {
       for (const client of clients) client.destroy();
-      await endpoint.close();
+      await node.stop();
     },
   };
 }
