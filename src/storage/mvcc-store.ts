@@ -120,6 +120,9 @@ export interface ScanOptions {
   readonly reverse?: boolean;
 }
 
+/** The cache's entry for a key known to have no version at all (no commit has this timestamp). */
+const noVersionTs = 0;
+
 export class MvccStore {
   private appliedIndexValue: number;
   private lastCommitTsValue: number;
@@ -213,11 +216,17 @@ export class MvccStore {
     const newest = this.newestVersions.lookup(key);
     // A copy: the caller may keep or change what it reads.
     if (newest !== undefined && newest.commitTs <= ts && (newest.value !== undefined || !newest.isValue)) return newest.value?.slice();
+    // A read at or above the last commit, with no batch written while it read, finds the key's
+    // newest version, or that it has none: the cache learns it (as an OCC lookup would), so the
+    // validation of the transaction that read it, and the next reads, skip the engine.
+    const isNewestRead = ts >= this.lastCommitTsValue;
+    const writesBefore = this.writeCount;
     const iterator = this.engine.iterator({ gte: encodeVersionKey(key, ts), lt: versionsEnd(key) });
     let value: Uint8Array | undefined;
     try {
-      const [newest] = await iterator.next(1);
-      value = newest === undefined ? undefined : decodeVersionValue(newest.value);
+      const [found] = await iterator.next(1);
+      value = found === undefined ? undefined : decodeVersionValue(found.value);
+      if (isNewestRead && this.writeCount === writesBefore) this.newestVersions.remember(key, found === undefined ? noVersionTs : commitTsOf(found.key), value);
     } finally {
       await iterator.close();
     }
@@ -291,7 +300,7 @@ export class MvccStore {
     keys.forEach((key, i) => {
       const newest = this.newestVersions.lookup(key);
       if (newest === undefined) misses.push(i);
-      else results[i] = { commitTs: newest.commitTs, isValue: newest.isValue };
+      else if (newest.commitTs !== noVersionTs) results[i] = { commitTs: newest.commitTs, isValue: newest.isValue };
     });
     const order = misses.sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
     const perIterator = Math.max(16, Math.ceil(order.length / latestLookupIteratorsMax));

@@ -141,6 +141,41 @@ describe('MvccStore with the newest-version cache', () => {
     expect(watched.iteratorsOpened).toBe(afterFirst);
   });
 
+  it('learns from a point read at the newest timestamp, that a key has no version included, so the OCC lookup skips the engine', async () => {
+    const memory = new MemoryEngine();
+    await applyVersions(await MvccStore.open(memory), [{ key: k('data'), commitTs: 5, value: bytes(3) }]);
+    const watched = new WatchedEngine(memory);
+    const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
+    // Below the newest commit a read learns nothing: a newer version may exist.
+    expect(await store.getAt(k('data'), 4)).toBeUndefined();
+    expect(await store.getAt(k('data'), 5)).toEqual(bytes(3));
+    expect(await store.getAt(k('never'), 5)).toBeUndefined();
+    const afterReads = watched.iteratorsOpened;
+    expect(await store.latestVersionsOfKeys([k('data'), k('never')])).toEqual([{ commitTs: 5, isValue: true }, undefined]);
+    expect(await store.getAt(k('never'), 5)).toBeUndefined();
+    expect(watched.iteratorsOpened).toBe(afterReads);
+    // The key that had no version gets one: the cache follows the write.
+    await applyVersions(store, [{ key: k('never'), commitTs: 9, value: bytes(4) }]);
+    expect(await store.latestVersionsOfKeys([k('never')])).toEqual([{ commitTs: 9, isValue: true }]);
+    expect(await store.getAt(k('never'), 8)).toBeUndefined();
+    expect(await store.getAt(k('never'), 9)).toEqual(bytes(4));
+  });
+
+  it('does not learn from a point read that an apply batch overtook', async () => {
+    const memory = new MemoryEngine();
+    await applyVersions(await MvccStore.open(memory), [{ key: k('b'), commitTs: 10, value: bytes(1) }]);
+    const watched = new WatchedEngine(memory);
+    const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
+    const held = watched.holdNextRead();
+    const read = store.getAt(k('a'), 10);
+    await held.opened;
+    await applyVersions(store, [{ key: k('a'), commitTs: 20, value: bytes(2) }]);
+    held.release();
+    expect(await read).toBeUndefined();
+    expect(await store.latestVersionsOfKeys([k('a')])).toEqual([{ commitTs: 20, isValue: true }]);
+    expect(await store.getAt(k('a'), 20)).toEqual(bytes(2));
+  });
+
   it('does not remember a version read by a lookup that an apply batch overtook', async () => {
     const memory = new MemoryEngine();
     await applyVersions(await MvccStore.open(memory), [{ key: k('a'), commitTs: 10, value: bytes(1) }]);
