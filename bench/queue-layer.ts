@@ -12,6 +12,7 @@ import type { SendEntry } from '../src/queue/queue-api.js';
 import { LocalTxnExecutor } from '../src/storage/local-txn-executor.js';
 import { MemoryEngine } from '../src/storage/memory-engine.js';
 import { MvccStore } from '../src/storage/mvcc-store.js';
+import { drainQueue } from './queue-drain.js';
 
 const messageCount = Number(process.argv[2] ?? 10_000);
 const body = 'x'.repeat(256);
@@ -42,21 +43,6 @@ function rate(count: number, startedMs: number): string {
   return `${Math.round((count / elapsedMs) * 1000)} msg/s (${(elapsedMs / count).toFixed(3)} ms/msg)`;
 }
 
-async function drain(service: QueueService, queue: string, consumers: number): Promise<number> {
-  let received = 0;
-  await Promise.all(
-    Array.from({ length: consumers }, async () => {
-      for (;;) {
-        const messages = await service.receiveMessages(queue, { maxMessages: 10, waitTimeSeconds: 0, visibilityTimeoutSeconds: 60 });
-        if (messages.length === 0) return;
-        received += messages.length;
-        await service.deleteMessages(queue, messages.map((m, k) => ({ entryId: `d${k}`, receiptHandle: m.receiptHandle })));
-      }
-    }),
-  );
-  return received;
-}
-
 async function run(kind: 'standard' | 'fifo', consumers: number): Promise<void> {
   const service = await makeService();
   const isFifo = kind === 'fifo';
@@ -68,7 +54,7 @@ async function run(kind: 'standard' | 'fifo', consumers: number): Promise<void> 
   }
   const batchSend = rate(messageCount, startedMs);
   startedMs = performance.now();
-  const received = await drain(service, queue, consumers);
+  const received = await drainQueue(service, queue, consumers);
   const receiveDelete = rate(received, startedMs);
   const singles = Math.min(2_000, messageCount);
   startedMs = performance.now();
