@@ -15,7 +15,6 @@
  * groups.
  */
 import { MinHeap } from '../../base/min-heap.js';
-import { bytesEqual } from '../../storage/key-codec.js';
 import type { EntryStatus } from './standard-partition-index.js';
 import type { GroupRowEvent, PartitionIndexFeed, StateRowEvent, VisRowEvent } from './index-events.js';
 
@@ -36,7 +35,8 @@ export interface IndexedGroup {
 }
 
 interface MessageVisibility {
-  key: Uint8Array;
+  /** The vis row's own visibleAtMs: with the id it names the row. */
+  rowVisibleAtMs: number;
   readonly retentionStartMs: number | undefined;
   visibleAtMs: number;
   isReceived: boolean;
@@ -72,14 +72,14 @@ export class FifoPartitionIndex implements PartitionIndexFeed {
   applyVis(event: VisRowEvent, _batch: number): void {
     const current = this.visibility.get(event.messageId);
     if (event.kind === 'delete') {
-      if (current === undefined || !bytesEqual(current.key, event.key)) return;
+      if (current === undefined || current.rowVisibleAtMs !== event.visibleAtMs) return;
       current.isDeletedInBatch = true;
       this.deletedVisibility.push(event.messageId);
     } else if (current === undefined) {
-      this.visibility.set(event.messageId, { key: event.key, retentionStartMs: event.retentionStartMs, visibleAtMs: event.visibleAtMs, isReceived: !event.isNeverReceived, isDeletedInBatch: false });
+      this.visibility.set(event.messageId, { rowVisibleAtMs: event.visibleAtMs, retentionStartMs: event.retentionStartMs, visibleAtMs: event.visibleAtMs, isReceived: !event.isNeverReceived, isDeletedInBatch: false });
     } else {
       // The same message's vis row again (a row an older layout moved, put back): only the key changes.
-      current.key = event.key;
+      current.rowVisibleAtMs = event.visibleAtMs;
       current.isDeletedInBatch = false;
     }
     this.markDirtyByMessage(event.messageId);

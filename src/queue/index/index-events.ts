@@ -5,9 +5,14 @@
  * row's once the message was received, or a FIFO group row ("group", partition, groupId,
  * sequence) → messageId.
  */
+/**
+ * A vis row put or delete. A message has one vis row at a time, so its id and the row's
+ * `visibleAtMs` name the row (its order is the message's own): the index keeps that number, not
+ * the key's bytes.
+ */
 export type VisRowEvent =
-  | { readonly kind: 'put'; readonly key: Uint8Array; readonly visibleAtMs: number; readonly order: bigint; readonly messageId: string; readonly isNeverReceived: boolean; readonly retentionStartMs: number | undefined }
-  | { readonly kind: 'delete'; readonly key: Uint8Array; readonly messageId: string };
+  | { readonly kind: 'put'; readonly visibleAtMs: number; readonly order: number | bigint; readonly messageId: string; readonly isNeverReceived: boolean; readonly retentionStartMs: number | undefined }
+  | { readonly kind: 'delete'; readonly visibleAtMs: number; readonly messageId: string };
 
 /** A state row put: the message was received and is visible at `visibleAtMs`. Its deletes go with the message's. */
 export interface StateRowEvent {

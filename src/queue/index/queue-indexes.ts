@@ -111,7 +111,7 @@ export class QueueIndexes {
       // "g", gen, family, partition), which is most of a build's work on a large queue.
       const visRange = queue.keys.visibilityPrefix(partition);
       await scanAll(view, visRange, (key, value) => {
-        const event = visEvent(suffixTuple(key, visRange.gte.length), key, value);
+        const event = visEvent(suffixTuple(key, visRange.gte.length), value);
         if (event !== undefined) index.applyVis(event, batch);
       });
       // State rows after vis rows: they override the visibility time of received messages.
@@ -158,7 +158,7 @@ export class QueueIndexes {
       const build = index === undefined ? this.builds.get(id) : undefined;
       if (index === undefined && build === undefined) continue;
       const value = write.kind === 'put' ? write.value : undefined;
-      const held = heldEventOf(family, tuple, key, value);
+      const held = heldEventOf(family, tuple, value);
       if (held === undefined) continue;
       if (build !== undefined) {
         build.held.push(held);
@@ -178,9 +178,9 @@ function feed(index: PartitionIndex, held: HeldEvent, batch: number): void {
   else index.applyGroup(held.event, batch);
 }
 
-function heldEventOf(family: 'vis' | 'state' | 'group', tuple: readonly unknown[], key: Uint8Array, value: Uint8Array | undefined): HeldEvent | undefined {
+function heldEventOf(family: 'vis' | 'state' | 'group', tuple: readonly unknown[], value: Uint8Array | undefined): HeldEvent | undefined {
   if (family === 'vis') {
-    const event = visEvent(tuple, key, value);
+    const event = visEvent(tuple, value);
     return event === undefined ? undefined : { family, event };
   }
   if (family === 'state') {
@@ -211,13 +211,13 @@ function emptyIndexOf(queue: LoadedQueue, nowMs: number): PartitionIndex {
 }
 
 /** A vis row (…, "vis", partition, visibleAtMs, order, messageId); `value` undefined for a delete. */
-function visEvent(tuple: readonly unknown[], key: Uint8Array, value: Uint8Array | undefined): VisRowEvent | undefined {
+function visEvent(tuple: readonly unknown[], value: Uint8Array | undefined): VisRowEvent | undefined {
   const visibleAtMs = tuple[6];
   const order = tuple[7];
   const messageId = tuple[8];
   if (typeof visibleAtMs !== 'number' || (typeof order !== 'number' && typeof order !== 'bigint') || typeof messageId !== 'string') return undefined;
-  if (value === undefined) return { kind: 'delete', key, messageId };
-  return { kind: 'put', key, visibleAtMs, order: BigInt(order), messageId, isNeverReceived: isNeverReceivedVisibilityValue(value), retentionStartMs: retentionStartMsOfVisibilityValue(value) };
+  if (value === undefined) return { kind: 'delete', visibleAtMs, messageId };
+  return { kind: 'put', visibleAtMs, order, messageId, isNeverReceived: isNeverReceivedVisibilityValue(value), retentionStartMs: retentionStartMsOfVisibilityValue(value) };
 }
 
 /** A group row (…, "group", partition, groupId, sequence) → messageId; `value` undefined for a delete. */

@@ -14,7 +14,6 @@
  * delivery. Candidates are taken exclusively ('taken') until the receive releases them, so
  * concurrent receives on this node take disjoint messages.
  */
-import { bytesEqual } from '../../storage/key-codec.js';
 import { MinHeap } from '../../base/min-heap.js';
 import type { GroupRowEvent, PartitionIndexFeed, StateRowEvent, VisRowEvent } from './index-events.js';
 
@@ -24,8 +23,10 @@ export interface IndexedMessage {
   readonly messageId: string;
   /** Delivery position: the first vis row's time and order. */
   readonly rankMs: number;
-  readonly rankOrder: bigint;
-  visKey: Uint8Array;
+  /** A standard queue's order: a send counter, always a safe integer. */
+  readonly rankOrder: number;
+  /** The vis row's own visibleAtMs: with the id it names the row. */
+  rowVisibleAtMs: number;
   visibleAtMs: number;
   /** Start of its retention period, when its vis row says (older rows do not). */
   readonly retentionStartMs: number | undefined;
@@ -74,7 +75,7 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     const existing = this.byId.get(event.messageId);
     if (event.kind === 'delete') {
       // A delete of a row the entry no longer points at (replayed after a load) changes nothing.
-      if (existing === undefined || !bytesEqual(existing.visKey, event.key)) return;
+      if (existing === undefined || existing.rowVisibleAtMs !== event.visibleAtMs) return;
       existing.isDeletedInBatch = true;
       this.deletedInBatch.push(existing);
       return;
@@ -82,14 +83,14 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     if (existing !== undefined) {
       // The same message's vis row again (a row an older layout moved, put back): only the key changes.
       existing.isDeletedInBatch = false;
-      existing.visKey = event.key;
+      existing.rowVisibleAtMs = event.visibleAtMs;
       return;
     }
     const message: IndexedMessage = {
       messageId: event.messageId,
       rankMs: event.visibleAtMs,
-      rankOrder: event.order,
-      visKey: event.key,
+      rankOrder: Number(event.order),
+      rowVisibleAtMs: event.visibleAtMs,
       visibleAtMs: event.visibleAtMs,
       isNeverReceived: event.isNeverReceived,
       retentionStartMs: event.retentionStartMs,

@@ -6,12 +6,12 @@ const keys = new GenerationKeys('q.fifo', 1);
 
 function send(index: FifoPartitionIndex, groupId: string, sequence: bigint, messageId: string, visibleAtMs: number): void {
   index.applyGroup({ kind: 'put', groupId, sequence, messageId }, 1);
-  index.applyVis({ kind: 'put', key: keys.visibility(0, visibleAtMs, sequence, messageId), visibleAtMs, order: sequence, messageId, isNeverReceived: true, retentionStartMs: visibleAtMs }, 1);
+  index.applyVis({ kind: 'put', visibleAtMs, order: sequence, messageId, isNeverReceived: true, retentionStartMs: visibleAtMs }, 1);
 }
 
 function remove(index: FifoPartitionIndex, groupId: string, sequence: bigint, messageId: string, visibleAtMs: number): void {
   index.applyGroup({ kind: 'delete', groupId, sequence }, 2);
-  index.applyVis({ kind: 'delete', key: keys.visibility(0, visibleAtMs, sequence, messageId), messageId }, 2);
+  index.applyVis({ kind: 'delete', visibleAtMs, messageId }, 2);
 }
 
 describe('FifoPartitionIndex', () => {

@@ -7,7 +7,7 @@ const keys = new GenerationKeys('q', 1);
 const never = Number.NEGATIVE_INFINITY;
 
 function put(messageId: string, visibleAtMs: number, order: bigint, retentionStartMs?: number): VisRowEvent {
-  return { kind: 'put', key: keys.visibility(0, visibleAtMs, order, messageId), visibleAtMs, order, messageId, isNeverReceived: true, retentionStartMs };
+  return { kind: 'put', visibleAtMs, order, messageId, isNeverReceived: true, retentionStartMs };
 }
 
 function takeAll(index: StandardPartitionIndex, nowMs: number, expiredBeforeMs = never): string[] {
@@ -62,9 +62,9 @@ describe('StandardPartitionIndex', () => {
     index.applyVis(a, 1);
     index.applyVis(put('b', 100, 2n), 1);
     index.endBatch();
-    index.applyVis({ kind: 'delete', key: a.kind === 'put' ? a.key : new Uint8Array(), messageId: 'a' }, 2);
+    index.applyVis({ kind: 'delete', visibleAtMs: 100, messageId: 'a' }, 2);
     const movedBack = put('b', 50, 2n);
-    index.applyVis({ kind: 'delete', key: keys.visibility(0, 100, 2n, 'b'), messageId: 'b' }, 2);
+    index.applyVis({ kind: 'delete', visibleAtMs: 100, messageId: 'b' }, 2);
     index.applyVis(movedBack, 2);
     index.endBatch();
     expect(index.size).toBe(1);
