@@ -197,7 +197,16 @@ export class FifoPartitionIndex implements PartitionIndexFeed {
 
   /** Works out the group's head and when it is available, and queues a fresh heap slot. */
   private schedule(group: IndexedGroup): void {
+    // Stale slots (groups rescheduled or gone) beyond twice the groups: rebuild the heap (amortised O(1)).
+    if (this.heap.size > 2 * this.groups.size + 4_096) {
+      this.heap.clear();
+      for (const other of this.groups.values()) if (other !== group && other.status === 'queued') this.pushSlot(other);
+    }
     group.stamp++;
+    this.pushSlot(group);
+  }
+
+  private pushSlot(group: IndexedGroup): void {
     const head = group.members.find((m) => !this.expired.has(m.messageId));
     const visibility = head === undefined ? undefined : this.visibility.get(head.messageId);
     group.availableAtMs = visibility?.visibleAtMs;

@@ -71,6 +71,11 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     return this.byId.size;
   }
 
+  /** Heap slots held, stale ones included (tests: they stay bounded by the messages). */
+  get slotCount(): number {
+    return this.ready.size + this.waiting.size;
+  }
+
   applyVis(event: VisRowEvent, batch: number): void {
     const existing = this.byId.get(event.messageId);
     if (event.kind === 'delete') {
@@ -203,11 +208,30 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
   }
 
   private schedule(message: IndexedMessage): void {
+    this.dropStaleSlotsIfMany();
     message.stamp++;
     const slot = { message, stamp: message.stamp, visibleAtMs: message.visibleAtMs };
     // A build pushes in enqueue order, which keeps each push into the ready heap O(1).
     if (slot.visibleAtMs <= this.readyHorizonMs) this.ready.push(slot);
     else this.waiting.push(slot);
+  }
+
+  /**
+   * A message deleted while it waits (received with a long visibility timeout, then deleted)
+   * leaves a stale slot in the waiting heap until its deadline: at a high rate and a 12-hour
+   * timeout, millions. When stale slots outnumber the messages, the heaps are rebuilt from the
+   * messages (O(n), so amortised O(1) per reschedule).
+   */
+  private dropStaleSlotsIfMany(): void {
+    if (this.ready.size + this.waiting.size <= 2 * this.byId.size + staleSlotsAllowed) return;
+    this.ready.clear();
+    this.waiting.clear();
+    for (const message of this.byId.values()) {
+      if (message.status !== 'queued') continue;
+      const slot = { message, stamp: message.stamp, visibleAtMs: message.visibleAtMs };
+      if (slot.visibleAtMs <= this.readyHorizonMs) this.ready.push(slot);
+      else this.waiting.push(slot);
+    }
   }
 
   private promote(nowMs: number): void {
@@ -225,6 +249,9 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     return message.status === 'queued' && message.stamp === slot.stamp && this.byId.get(message.messageId) === message;
   }
 }
+
+/** Stale heap slots tolerated beyond twice the messages before the heaps are rebuilt. */
+const staleSlotsAllowed = 4_096;
 
 function isEarlierRank(a: IndexedMessage, b: IndexedMessage): boolean {
   if (a.rankMs !== b.rankMs) return a.rankMs < b.rankMs;

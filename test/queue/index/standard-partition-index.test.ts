@@ -93,4 +93,22 @@ describe('StandardPartitionIndex', () => {
     expect(index.size).toBe(0);
     expect(index.take(100, never)).toBeUndefined();
   });
+
+  it('keeps its heaps bounded by the messages it holds, however many were received with a long timeout and deleted', () => {
+    const index = new StandardPartitionIndex(0);
+    const twelveHoursMs = 43_200_000;
+    for (let i = 0; i < 50_000; i++) {
+      const id = `m${i}`;
+      index.applyVis(put(id, i, BigInt(i)), i);
+      index.endBatch();
+      const taken = index.take(i, never);
+      index.applyState({ messageId: id, visibleAtMs: i + twelveHoursMs });
+      index.endBatch();
+      if (taken !== undefined) index.release(taken);
+      index.applyVis({ kind: 'delete', visibleAtMs: i, messageId: id }, i);
+      index.endBatch();
+    }
+    expect(index.size).toBe(0);
+    expect(index.slotCount).toBeLessThan(10_000);
+  });
 });
