@@ -7,7 +7,7 @@
  * terminates every variable-length element, so no name or id can run into the next element
  * (trap 15).
  */
-import { encodeKey, prefixRange, type KeyElement } from '../storage/key-codec.js';
+import { decodeKey, decodeKeyFrom, encodeKey, prefixRange, type KeyElement } from '../storage/key-codec.js';
 import type { KeyRange } from '../storage/txn.js';
 
 export type KeyPart = KeyElement;
@@ -144,3 +144,65 @@ export const globalKeys = {
   moveTaskRange: (sourceArn: string): KeyRange => prefixRange([moveTaskRoot, sourceArn]),
   allMoveTasksRange: (): KeyRange => prefixRange([moveTaskRoot]),
 };
+
+/** Where a row of one queue generation sits: ("q", queueName, "g", generation, family, partition, …). */
+interface RowPlace {
+  readonly queueName: string;
+  readonly generation: number;
+  readonly partition: number;
+}
+
+/**
+ * A message row key of one queue generation, decoded: the only place (with GenerationKeys, which
+ * encodes them) that knows the positions of the elements. Dedup and attempt rows are not message
+ * rows and parse as undefined.
+ */
+export type MessageRowKey = RowPlace &
+  (
+    | { readonly family: 'vis'; readonly visibleAtMs: number; readonly order: number | bigint; readonly messageId: string }
+    | { readonly family: 'data' | 'state'; readonly messageId: string }
+    | { readonly family: 'age'; readonly retentionStartMs: number; readonly messageId: string }
+    | { readonly family: 'group'; readonly groupId: string; readonly sequence: bigint }
+  );
+
+/** Elements before a message row's own: "q", name, "g", generation, family, partition. */
+const rowPlaceElements = 6;
+
+/** Whether `key` is a queue key at all ("q", …): a byte test, no decoding (the encoded "q" element is 0x02 'q' 0x00). */
+export function isQueueKey(key: Uint8Array): boolean {
+  return key[0] === 0x02 && key[1] === 0x71 && key[2] === 0x00;
+}
+
+export function parseMessageRowKey(key: Uint8Array): MessageRowKey | undefined {
+  if (!isQueueKey(key)) return undefined;
+  const tuple = decodeKey(key);
+  const [root, queueName, g, generation, family, partition] = tuple;
+  if (root !== queueRoot || typeof queueName !== 'string' || g !== 'g' || typeof generation !== 'number' || typeof partition !== 'number') return undefined;
+  return messageRowOf({ queueName, generation, partition }, family, tuple.slice(rowPlaceElements));
+}
+
+/**
+ * A message row key under a prefix already known (a scan of one family of one partition): only
+ * the elements after it are decoded. `prefixLength` is the byte length of that encoded prefix.
+ */
+export function parseMessageRowKeyUnder(key: Uint8Array, place: RowPlace, family: GenerationFamily, prefixLength: number): MessageRowKey | undefined {
+  return messageRowOf(place, family, decodeKeyFrom(key, prefixLength));
+}
+
+function messageRowOf(place: RowPlace, family: KeyElement | undefined, own: readonly KeyElement[]): MessageRowKey | undefined {
+  const [a, b, c] = own;
+  switch (family) {
+    case 'vis':
+      if (typeof a !== 'number' || (typeof b !== 'number' && typeof b !== 'bigint') || typeof c !== 'string') return undefined;
+      return { ...place, family, visibleAtMs: a, order: b, messageId: c };
+    case 'data':
+    case 'state':
+      return typeof a === 'string' ? { ...place, family, messageId: a } : undefined;
+    case 'age':
+      return typeof a === 'number' && typeof b === 'string' ? { ...place, family, retentionStartMs: a, messageId: b } : undefined;
+    case 'group':
+      return typeof a === 'string' && (typeof b === 'number' || typeof b === 'bigint') ? { ...place, family, groupId: a, sequence: BigInt(b) } : undefined;
+    default:
+      return undefined;
+  }
+}

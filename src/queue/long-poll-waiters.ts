@@ -7,6 +7,7 @@
  */
 import { bytesEqual, decodeKey, encodeKey } from '../storage/key-codec.js';
 import type { TxnExecutor, TxnWrite } from '../storage/txn.js';
+import { parseMessageRowKey } from './key-layout.js';
 import { visibleAtMsOfReceiveState } from './receive-state.js';
 import type { QueueScheduler } from './queue-api.js';
 
@@ -133,14 +134,12 @@ type KeyEvent = { kind: 'wake' } | { kind: 'hint'; visibleAtMs: number } | { kin
  * in the row's value; a delete goes with the message's own).
  */
 function classify(write: TxnWrite, nowMs: number): KeyEvent {
-  const tuple = decodeKey(write.key);
-  if (tuple[2] === 'meta') return { kind: 'wake' };
-  if (tuple[2] !== 'g') return { kind: 'ignore' };
-  const family = tuple[4];
-  if (family === 'group') return { kind: 'wake' };
+  const row = parseMessageRowKey(write.key);
+  if (row === undefined) return decodeKey(write.key)[2] === 'meta' ? { kind: 'wake' } : { kind: 'ignore' };
+  if (row.family === 'group') return { kind: 'wake' };
   let visibleAtMs: number | undefined;
-  if (family === 'vis') visibleAtMs = Number(tuple[6]);
-  else if (family === 'state' && write.kind === 'put') visibleAtMs = visibleAtMsOfReceiveState(write.value) ?? nowMs;
+  if (row.family === 'vis') visibleAtMs = row.visibleAtMs;
+  else if (row.family === 'state' && write.kind === 'put') visibleAtMs = visibleAtMsOfReceiveState(write.value) ?? nowMs;
   if (visibleAtMs === undefined) return { kind: 'ignore' };
   return visibleAtMs <= nowMs ? { kind: 'wake' } : { kind: 'hint', visibleAtMs };
 }

@@ -10,8 +10,8 @@
  */
 import { raftqLimits } from '../base/limits.js';
 import type { KeyRange, ReadView } from '../storage/txn.js';
-import { decodeKey, keySuccessor } from '../storage/key-codec.js';
-import type { GenerationKeys } from './key-layout.js';
+import { keySuccessor } from '../storage/key-codec.js';
+import { parseMessageRowKey, type GenerationKeys } from './key-layout.js';
 import { decodeVisibilityState } from './message-record.js';
 import { decodeReceiveState } from './receive-state.js';
 
@@ -95,8 +95,7 @@ export async function countInFlight(view: ReadView, keys: GenerationKeys, partit
   return inFlight;
 }
 
-/** visibleAtMs of a vis key (…, "vis", partition, visibleAtMs, order, messageId). */
 function visibleAtOfVisKey(key: Uint8Array): number {
-  const tuple = decodeKey(key);
-  return Number(tuple[tuple.length - 3]);
+  const row = parseMessageRowKey(key);
+  return row?.family === 'vis' ? row.visibleAtMs : 0;
 }

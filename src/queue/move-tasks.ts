@@ -11,7 +11,7 @@ import { raftqLimits, sqsLimits } from '../base/limits.js';
 import { decodeKey, keySuccessor } from '../storage/key-codec.js';
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { InvalidParameterValueError, ResourceNotFoundError, UnsupportedOperationError } from './errors.js';
-import { globalKeys, queueKeys } from './key-layout.js';
+import { globalKeys, parseMessageRowKey, queueKeys } from './key-layout.js';
 import { isExpired, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import { countMessages } from './message-counts.js';
@@ -239,8 +239,8 @@ async function visibleMessages(view: ReadView, queue: LoadedQueue, nowMs: number
       const page = await view.scan({ gte, lt: range.lt }, { limit: raftqLimits.receiveScanPageRows.value });
       for (const row of page) {
         examined++;
-        const tuple = decodeKey(row.key);
-        const message = await queue.messages.read(view, partition, String(tuple[tuple.length - 1]));
+        const visRow = parseMessageRowKey(row.key);
+        const message = visRow?.family === 'vis' ? await queue.messages.read(view, partition, visRow.messageId) : undefined;
         if (message === undefined) continue;
         // A vis row stays where the send put it: whether the message is visible now is its receive state's to say.
         if (message.record.visibleAtMs <= nowMs && !isExpired(message.record, queue.meta.config.messageRetentionSeconds, nowMs)) found.push(message);

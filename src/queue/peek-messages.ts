@@ -8,9 +8,9 @@
  * messages a receive would take first come first, then those in flight or delayed.
  */
 import { raftqLimits } from '../base/limits.js';
-import { decodeKey } from '../storage/key-codec.js';
 import type { ReadView } from '../storage/txn.js';
 import type { MessageRecord } from './message-record.js';
+import { parseMessageRowKey } from './key-layout.js';
 import type { LoadedQueue } from './queue-context.js';
 import type { MessageAttributes } from './queue-api.js';
 
@@ -46,9 +46,8 @@ export async function peekMessages(view: ReadView, queue: LoadedQueue, nowMs: nu
     // A vis row stays where the send put it, so in-flight messages sit among visible ones: each
     // partition's first rows are read with room for them, then ordered by what the messages say.
     for (const row of await view.scan(queue.keys.visibilityPrefix(partition), { limit: Math.min(limit * 4, raftqLimits.receiveScanRowsMax.value) })) {
-      // ("q", name, "g", gen, "vis", partition, visibleAtMs, order, messageId)
-      const tuple = decodeKey(row.key);
-      rows.push({ partition, visibleAtMs: Number(tuple[6]), order: BigInt(tuple[7] as number | bigint), messageId: String(tuple[8]) });
+      const visRow = parseMessageRowKey(row.key);
+      if (visRow?.family === 'vis') rows.push({ partition, visibleAtMs: visRow.visibleAtMs, order: BigInt(visRow.order), messageId: visRow.messageId });
     }
   }
   rows.sort((a, b) => a.visibleAtMs - b.visibleAtMs || (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));

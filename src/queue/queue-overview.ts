@@ -5,7 +5,7 @@
  */
 import { decodeKey, keySuccessor } from '../storage/key-codec.js';
 import type { ReadView } from '../storage/txn.js';
-import { globalKeys, type GenerationKeys } from './key-layout.js';
+import { globalKeys, parseMessageRowKey, type GenerationKeys } from './key-layout.js';
 import { countMessages } from './message-counts.js';
 import type { QueueContext } from './queue-context.js';
 import { parseQueueArn } from './redrive-policy.js';
@@ -80,9 +80,9 @@ async function oldestRetentionStartMs(view: ReadView, keys: GenerationKeys, part
   for (let partition = 0; partition < partitionCount; partition++) {
     const [first] = await view.scan(keys.agePrefix(partition), { limit: 1 });
     if (first === undefined) continue;
-    // ("q", name, "g", gen, "age", partition, retentionStartMs, messageId)
-    const startMs = Number(decodeKey(first.key)[6]);
-    if (oldest === undefined || startMs < oldest) oldest = startMs;
+    const row = parseMessageRowKey(first.key);
+    if (row?.family !== 'age') continue;
+    if (oldest === undefined || row.retentionStartMs < oldest) oldest = row.retentionStartMs;
   }
   return oldest;
 }

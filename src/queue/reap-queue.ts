@@ -13,9 +13,9 @@
 import { Buffer } from 'node:buffer';
 import { assert } from '../base/assert.js';
 import { raftqLimits } from '../base/limits.js';
-import { bytesEqual, decodeKey, keySuccessor } from '../storage/key-codec.js';
+import { bytesEqual, keySuccessor } from '../storage/key-codec.js';
 import type { KeyRange, KeyValue, ReadView, TxnWrite } from '../storage/txn.js';
-import type { GenerationFamily, GenerationKeys } from './key-layout.js';
+import { parseMessageRowKey, type GenerationFamily, type GenerationKeys, type MessageRowKey } from './key-layout.js';
 import { isExpired, type MessageRecord } from './message-record.js';
 import type { MessageStore, StoredMessage } from './message-store.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
@@ -190,14 +190,14 @@ interface IndexRowCheck {
 async function checkIndexRows(view: ReadView, messages: MessageStore, family: IndexFamily, rows: readonly KeyValue[]): Promise<IndexRowCheck[]> {
   return Promise.all(
     rows.map(async (row) => {
-      const tuple = decodeKey(row.key);
-      // (…, family, partition, …): the partition follows the family element.
-      const partition = Number(tuple[5]);
-      const messageId = family === 'group' ? decoder.decode(row.value) : String(tuple[tuple.length - 1]);
+      const parsed = parseMessageRowKey(row.key);
+      assert(parsed !== undefined && parsed.family === family, `a ${family} row of the wrong shape`);
+      const { partition } = parsed;
+      const messageId = parsed.family === 'group' ? decoder.decode(row.value) : parsed.messageId;
       const dataKey = messages.keys.data(partition, messageId);
       const stateKey = messages.keys.receiveState(partition, messageId);
       const message = await messages.read(view, partition, messageId);
-      return { row, dataKey, stateKey, message: message !== undefined && isIndexedBy(message, family, row.key, tuple) ? message : undefined };
+      return { row, dataKey, stateKey, message: message !== undefined && isIndexedBy(message, parsed, row.key) ? message : undefined };
     }),
   );
 }
@@ -211,20 +211,27 @@ async function checkIndexRows(view: ReadView, messages: MessageStore, family: In
 async function selectStrayStateRows(view: ReadView, messages: MessageStore, rows: readonly KeyValue[]): Promise<Array<{ readKeys: readonly Uint8Array[]; key: Uint8Array }>> {
   const checked = await Promise.all(
     rows.map(async (row) => {
-      const tuple = decodeKey(row.key);
-      const dataKey = messages.keys.data(Number(tuple[5]), String(tuple[tuple.length - 1]));
+      const parsed = parseMessageRowKey(row.key);
+      assert(parsed?.family === 'state', 'a state row of the wrong shape');
+      const dataKey = messages.keys.data(parsed.partition, parsed.messageId);
       return { row, dataKey, isStray: (await view.get(dataKey)) === undefined };
     }),
   );
   return checked.filter((check) => check.isStray).map((check) => ({ readKeys: [check.dataKey], key: check.row.key }));
 }
 
-function isIndexedBy(message: StoredMessage, family: IndexFamily, key: Uint8Array, tuple: readonly unknown[]): boolean {
+function isIndexedBy(message: StoredMessage, row: MessageRowKey, key: Uint8Array): boolean {
   const { record } = message;
-  const at = (i: number) => tuple[i];
-  if (record.partition !== Number(at(5))) return false;
-  // The message's one vis row: where the send put it, or where a state row of the older layout moved it.
-  if (family === 'vis') return bytesEqual(message.visKey, key);
-  if (family === 'age') return record.retentionStartMs === Number(at(6));
-  return record.messageGroupId === at(6) && record.order === BigInt(at(7) as number | bigint);
+  if (record.partition !== row.partition) return false;
+  switch (row.family) {
+    // The message's one vis row: where the send put it, or where a state row of the older layout moved it.
+    case 'vis':
+      return bytesEqual(message.visKey, key);
+    case 'age':
+      return record.retentionStartMs === row.retentionStartMs;
+    case 'group':
+      return record.messageGroupId === row.groupId && record.order === row.sequence;
+    default:
+      return false;
+  }
 }

@@ -14,9 +14,10 @@
  * new one.
  */
 import { raftqLimits } from '../../base/limits.js';
-import { decodeKey, decodeKeyFrom, keySuccessor } from '../../storage/key-codec.js';
+import { keySuccessor } from '../../storage/key-codec.js';
 import type { KeyRange, ReadView, TxnExecutor, TxnWrite } from '../../storage/txn.js';
 import type { LoadedQueue } from '../queue-context.js';
+import { isQueueKey, parseMessageRowKey, parseMessageRowKeyUnder, type MessageRowKey } from '../key-layout.js';
 import { isNeverReceivedVisibilityValue, retentionStartMsOfVisibilityValue } from '../message-record.js';
 import { FifoPartitionIndex } from './fifo-partition-index.js';
 import { visibleAtMsOfReceiveState } from '../receive-state.js';
@@ -107,24 +108,16 @@ export class QueueIndexes {
     // from it count as added by that batch (see the phantom rule in claim-messages.ts).
     const batch = this.appliedBatches + 1;
     try {
-      // Only the elements after the family's prefix are decoded (six of them precede: "q", name,
-      // "g", gen, family, partition), which is most of a build's work on a large queue.
-      const visRange = queue.keys.visibilityPrefix(partition);
-      await scanAll(view, visRange, (key, value) => {
-        const event = visEvent(suffixTuple(key, visRange.gte.length), value);
-        if (event !== undefined) index.applyVis(event, batch);
-      });
+      // Only the elements after the family's prefix are decoded: most of a build's work on a large queue.
+      const place = { queueName: queue.meta.name, generation: queue.meta.generation, partition };
       // State rows after vis rows: they override the visibility time of received messages.
-      const stateRange = queue.keys.receiveStatePrefix(partition);
-      await scanAll(view, stateRange, (key, value) => {
-        const event = stateEvent(suffixTuple(key, stateRange.gte.length), value);
-        if (event !== undefined) index.applyState(event);
-      });
-      if (queue.meta.config.isFifo) {
-        const groupRange = queue.keys.groupPrefix(partition);
-        await scanAll(view, groupRange, (key, value) => {
-          const event = groupEvent(suffixTuple(key, groupRange.gte.length), value);
-          if (event !== undefined) index.applyGroup(event, batch);
+      const families = queue.meta.config.isFifo ? (['vis', 'state', 'group'] as const) : (['vis', 'state'] as const);
+      for (const family of families) {
+        const range = familyRangeOf(queue, family, partition);
+        await scanAll(view, range, (key, value) => {
+          const row = parseMessageRowKeyUnder(key, place, family, range.gte.length);
+          const event = row === undefined ? undefined : heldEventOf(row, value);
+          if (event !== undefined) feed(index, event, batch);
         });
       }
     } finally {
@@ -147,18 +140,14 @@ export class QueueIndexes {
     const batch = this.appliedBatches;
     const touched = new Set<PartitionIndex>();
     for (const write of writes) {
-      const { key } = write;
-      // Only queue keys start with the encoded element "q" (tag 0x02, 'q', terminator).
-      if (key[0] !== 0x02 || key[1] !== 0x71 || key[2] !== 0x00) continue;
-      const tuple = decodeKey(key);
-      const family = tuple[4];
-      if (tuple[2] !== 'g' || (family !== 'vis' && family !== 'group' && family !== 'state')) continue;
-      const id = QueueIndexes.idOf(String(tuple[1]), Number(tuple[3]), Number(tuple[5]));
+      if (!isQueueKey(write.key)) continue;
+      const row = parseMessageRowKey(write.key);
+      if (row === undefined || (row.family !== 'vis' && row.family !== 'group' && row.family !== 'state')) continue;
+      const id = QueueIndexes.idOf(row.queueName, row.generation, row.partition);
       const index = this.live.get(id);
       const build = index === undefined ? this.builds.get(id) : undefined;
       if (index === undefined && build === undefined) continue;
-      const value = write.kind === 'put' ? write.value : undefined;
-      const held = heldEventOf(family, tuple, value);
+      const held = heldEventOf(row, write.kind === 'put' ? write.value : undefined);
       if (held === undefined) continue;
       if (build !== undefined) {
         build.held.push(held);
@@ -178,55 +167,37 @@ function feed(index: PartitionIndex, held: HeldEvent, batch: number): void {
   else index.applyGroup(held.event, batch);
 }
 
-function heldEventOf(family: 'vis' | 'state' | 'group', tuple: readonly unknown[], value: Uint8Array | undefined): HeldEvent | undefined {
-  if (family === 'vis') {
-    const event = visEvent(tuple, value);
-    return event === undefined ? undefined : { family, event };
+/** What the index hears of a put (`value`) or delete (undefined) of a vis, state or group row; undefined for rows it does not mirror. */
+function heldEventOf(row: MessageRowKey, value: Uint8Array | undefined): HeldEvent | undefined {
+  switch (row.family) {
+    case 'vis': {
+      const { visibleAtMs, order, messageId } = row;
+      if (value === undefined) return { family: 'vis', event: { kind: 'delete', visibleAtMs, messageId } };
+      return { family: 'vis', event: { kind: 'put', visibleAtMs, order, messageId, isNeverReceived: isNeverReceivedVisibilityValue(value), retentionStartMs: retentionStartMsOfVisibilityValue(value) } };
+    }
+    case 'state': {
+      // A state row's delete goes with its message's; rows of the older layout carry no readable time.
+      const visibleAtMs = value === undefined ? undefined : visibleAtMsOfReceiveState(value);
+      return visibleAtMs === undefined ? undefined : { family: 'state', event: { messageId: row.messageId, visibleAtMs } };
+    }
+    case 'group': {
+      const { groupId, sequence } = row;
+      if (value === undefined) return { family: 'group', event: { kind: 'delete', groupId, sequence } };
+      return { family: 'group', event: { kind: 'put', groupId, sequence, messageId: textDecoder.decode(value) } };
+    }
+    default:
+      return undefined;
   }
-  if (family === 'state') {
-    const event = value === undefined ? undefined : stateEvent(tuple, value);
-    return event === undefined ? undefined : { family, event };
-  }
-  const event = groupEvent(tuple, value);
-  return event === undefined ? undefined : { family, event };
 }
 
-/** A state row (…, "state", partition, messageId) put; rows of the older layout carry no readable time and are skipped. */
-function stateEvent(tuple: readonly unknown[], value: Uint8Array): StateRowEvent | undefined {
-  const messageId = tuple[6];
-  const visibleAtMs = visibleAtMsOfReceiveState(value);
-  if (typeof messageId !== 'string' || visibleAtMs === undefined) return undefined;
-  return { messageId, visibleAtMs };
-}
-
-/** The key's elements after a prefix of six, placed where a full decode would put them. */
-function suffixTuple(key: Uint8Array, prefixLength: number): unknown[] {
-  const tuple: unknown[] = new Array(6);
-  for (const element of decodeKeyFrom(key, prefixLength)) tuple.push(element);
-  return tuple;
+function familyRangeOf(queue: LoadedQueue, family: 'vis' | 'state' | 'group', partition: number): KeyRange {
+  if (family === 'vis') return queue.keys.visibilityPrefix(partition);
+  if (family === 'state') return queue.keys.receiveStatePrefix(partition);
+  return queue.keys.groupPrefix(partition);
 }
 
 function emptyIndexOf(queue: LoadedQueue, nowMs: number): PartitionIndex {
   return queue.meta.config.isFifo ? new FifoPartitionIndex(nowMs) : new StandardPartitionIndex(nowMs);
-}
-
-/** A vis row (…, "vis", partition, visibleAtMs, order, messageId); `value` undefined for a delete. */
-function visEvent(tuple: readonly unknown[], value: Uint8Array | undefined): VisRowEvent | undefined {
-  const visibleAtMs = tuple[6];
-  const order = tuple[7];
-  const messageId = tuple[8];
-  if (typeof visibleAtMs !== 'number' || (typeof order !== 'number' && typeof order !== 'bigint') || typeof messageId !== 'string') return undefined;
-  if (value === undefined) return { kind: 'delete', visibleAtMs, messageId };
-  return { kind: 'put', visibleAtMs, order, messageId, isNeverReceived: isNeverReceivedVisibilityValue(value), retentionStartMs: retentionStartMsOfVisibilityValue(value) };
-}
-
-/** A group row (…, "group", partition, groupId, sequence) → messageId; `value` undefined for a delete. */
-function groupEvent(tuple: readonly unknown[], value: Uint8Array | undefined): GroupRowEvent | undefined {
-  const groupId = tuple[6];
-  const sequence = tuple[7];
-  if (typeof groupId !== 'string' || (typeof sequence !== 'number' && typeof sequence !== 'bigint')) return undefined;
-  if (value === undefined) return { kind: 'delete', groupId, sequence: BigInt(sequence) };
-  return { kind: 'put', groupId, sequence: BigInt(sequence), messageId: textDecoder.decode(value) };
 }
 
 async function scanAll(view: ReadView, range: KeyRange, visit: (key: Uint8Array, value: Uint8Array) => void): Promise<void> {
