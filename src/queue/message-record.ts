@@ -60,18 +60,6 @@ function storeAttributes(attributes: MessageAttributes): Record<string, StoredAt
   return stored;
 }
 
-function loadAttributes(stored: Record<string, StoredAttributeValue> | undefined): MessageAttributes {
-  const attributes: Record<string, MessageAttributeValue> = {};
-  for (const [name, entry] of Object.entries(stored ?? {})) {
-    attributes[name] = {
-      dataType: entry.t,
-      ...(entry.s !== undefined ? { stringValue: entry.s } : {}),
-      ...(entry.b !== undefined ? { binaryValue: new Uint8Array(Buffer.from(entry.b, 'base64')) } : {}),
-    };
-  }
-  return attributes;
-}
-
 export function encodeMessageRecord(record: MessageRecord): Uint8Array {
   return encoder.encode(
     JSON.stringify({
@@ -84,14 +72,56 @@ export function encodeMessageRecord(record: MessageRecord): Uint8Array {
 }
 
 export function decodeMessageRecord(bytes: Uint8Array): MessageRecord {
-  const raw = JSON.parse(decoder.decode(bytes)) as Record<string, unknown>;
-  assert(typeof raw['messageId'] === 'string' && typeof raw['order'] === 'string', 'corrupt message row');
-  return {
-    ...(raw as unknown as MessageRecord),
-    order: BigInt(raw['order'] as string),
-    messageAttributes: loadAttributes(raw['messageAttributes'] as Record<string, StoredAttributeValue>),
-    systemAttributes: loadAttributes(raw['systemAttributes'] as Record<string, StoredAttributeValue>),
+  const raw = JSON.parse(decoder.decode(bytes)) as unknown;
+  assert(typeof raw === 'object' && raw !== null, 'corrupt message row: not an object');
+  const row = raw as Record<string, unknown>;
+  const text = (name: string): string => {
+    const value = row[name];
+    assert(typeof value === 'string', `corrupt message row: ${name} is not a string`);
+    return value;
   };
+  const count = (name: string): number => {
+    const value = row[name];
+    assert(typeof value === 'number' && Number.isFinite(value), `corrupt message row: ${name} is not a number`);
+    return value;
+  };
+  const optionalText = (name: string): { [key: string]: string } => (row[name] === undefined ? {} : { [name]: text(name) });
+  const optionalCount = (name: string): { [key: string]: number } => (row[name] === undefined ? {} : { [name]: count(name) });
+  return {
+    messageId: text('messageId'),
+    body: text('body'),
+    messageAttributes: loadAttributes(row['messageAttributes'] as Record<string, StoredAttributeValue> | undefined),
+    systemAttributes: loadAttributes(row['systemAttributes'] as Record<string, StoredAttributeValue> | undefined),
+    senderId: text('senderId'),
+    sentAtMs: count('sentAtMs'),
+    // Rows written before retentionStartMs existed start their retention at the send.
+    retentionStartMs: row['retentionStartMs'] === undefined ? count('sentAtMs') : count('retentionStartMs'),
+    partition: count('partition'),
+    visibleAtMs: count('visibleAtMs'),
+    order: BigInt(text('order')),
+    receiveCount: count('receiveCount'),
+    ...optionalCount('firstReceiveAtMs'),
+    ...optionalCount('claimedAtMs'),
+    ...optionalText('receiptToken'),
+    ...optionalText('messageGroupId'),
+    ...optionalText('messageDeduplicationId'),
+    ...optionalText('sequenceNumber'),
+    ...optionalText('deadLetterSourceArn'),
+  };
+}
+
+function loadAttributes(stored: Record<string, StoredAttributeValue> | undefined): MessageAttributes {
+  assert(stored === undefined || (typeof stored === 'object' && stored !== null), 'corrupt message row: attributes are not an object');
+  const attributes: Record<string, MessageAttributeValue> = {};
+  for (const [name, entry] of Object.entries(stored ?? {})) {
+    assert(typeof entry.t === 'string' && (entry.s === undefined || typeof entry.s === 'string') && (entry.b === undefined || typeof entry.b === 'string'), `corrupt message row: attribute ${name}`);
+    attributes[name] = {
+      dataType: entry.t,
+      ...(entry.s !== undefined ? { stringValue: entry.s } : {}),
+      ...(entry.b !== undefined ? { binaryValue: new Uint8Array(Buffer.from(entry.b, 'base64')) } : {}),
+    };
+  }
+  return attributes;
 }
 
 /** What MaximumMessageSize counts: body, attribute names, types and values, in UTF-8 bytes. */
