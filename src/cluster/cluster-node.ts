@@ -421,6 +421,7 @@ export class ClusterNode implements TxnExecutor {
    */
   forwardOp(leader: string, kind: number, args: Uint8Array, options: OpCallOptions): Promise<OpAnswer> {
     if (this.isStoppingValue) return Promise.reject(new NodeStoppingError(this.config.id));
+    if (!this.isMember()) return Promise.reject(new NotMemberError(this.config.id));
     return this.opClient.call(leader, kind, args, options);
   }
 

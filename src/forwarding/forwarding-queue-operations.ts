@@ -17,7 +17,9 @@
  * - a visibility change sets the same message's timeout again, from the new leader's clock;
  * - a receive is a new receive: what the lost one claimed comes back when its visibility timeout
  *   ends, as after any receive whose answer a client never read.
- * A "not leader" answer means nothing ran; the call goes to the leader the answer names.
+ * The same holds when the leader answers with an error that says leadership is moving (it is
+ * stopping, or its proposal's fate is unknown). A "not leader" answer means nothing ran; the call
+ * goes to the leader the answer names.
  *
  * Long polls wait on the leader, with its waiters (the leader sees every write first); the
  * follower's request signal (client gone, request deadline, shutdown) cancels the wait there, and
@@ -25,7 +27,7 @@
  */
 import { raftLimits, sqsLimits } from '../base/limits.js';
 import type { ClusterNode } from '../cluster/cluster-node.js';
-import { ForwardedOperationLostError, NoLeaderError, NotLeaderError, ProposalOutcomeUnknownError } from '../cluster/errors.js';
+import { ForwardedOperationLostError, NoLeaderError, NotLeaderError, ProposalOutcomeUnknownError, RemoteOperationError } from '../cluster/errors.js';
 import type {
   ChangeVisibilityEntry,
   DeleteEntry,
@@ -218,7 +220,7 @@ export class ForwardingQueueOperations implements QueueOperations {
         if (answer.leaderHint !== '' && answer.leaderHint !== leader && attempt < 2) hintedLeader = answer.leaderHint;
         else await delay(backoffMs(attempt, deadlineMs));
       } catch (error) {
-        if (!(error instanceof ForwardedOperationLostError)) {
+        if (!(error instanceof ForwardedOperationLostError || isLeadershipMoving(error))) {
           node.metrics.forwardedOps.inc({ result: 'error' });
           throw error;
         }
@@ -231,6 +233,16 @@ export class ForwardingQueueOperations implements QueueOperations {
     if (mayHaveRun) throw new ProposalOutcomeUnknownError(`forwarded ${opName(spec.kind)}`, `not answered within ${timeoutMs} ms`, { cause: lastError });
     throw new NoLeaderError(node.id, timeoutMs, { cause: lastError });
   }
+}
+
+/**
+ * The leader's error says leadership is moving (it is stopping, or lost its place mid-operation):
+ * the operation may be asked of the next leader, like one whose answer was lost.
+ */
+const leadershipMovingCodes = new Set(['NodeStopping', 'NotLeader', 'NoLeader', 'ProposalOutcomeUnknown', 'ForwardedOperationLost']);
+
+function isLeadershipMoving(error: unknown): boolean {
+  return error instanceof RemoteOperationError && error.isRetryable && leadershipMovingCodes.has(error.code);
 }
 
 function backoffMs(attempt: number, deadlineMs: number): number {
