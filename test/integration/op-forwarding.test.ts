@@ -4,6 +4,7 @@ import {
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
+  type Message,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
@@ -201,7 +202,7 @@ describe.skipIf(!hasBuiltCli())('operation forwarding on three nodes', () => {
 });
 
 /** Receives from `id` until the message with `body` comes (other messages are left to time out). */
-async function receiveBody(id: string, queue: string, body: string): Promise<{ MessageId?: string; ReceiptHandle?: string; Attributes?: Record<string, string>; MessageAttributes?: Record<string, { BinaryValue?: Uint8Array }> }> {
+async function receiveBody(id: string, queue: string, body: string): Promise<Message> {
   for (let i = 0; i < 20; i++) {
     const { Messages = [] } = await client(id).send(
       new ReceiveMessageCommand({ QueueUrl: queueUrl(id, queue), MaxNumberOfMessages: 10, WaitTimeSeconds: 2, MessageAttributeNames: ['All'], AttributeNames: ['All'] }),
