@@ -124,6 +124,8 @@ async function startGateway(options: ServeOptions, node: ClusterNode, queueServi
     close: async () => {
       await upkeep.close();
       await server.close();
+      // Followers' operations go elsewhere from now on ("not leader"): the service closes next.
+      node.serveForwardedOps(null);
       queueService.close();
     },
   };

@@ -18,8 +18,9 @@ import { ProcessCluster } from './cluster-harness.js';
 /**
  * Three `raftq serve` processes. A follower hands send, receive, delete and visibility changes to
  * the leader over its operation stream and answers with what the leader answered: the same
- * results and the same errors as the leader gives; a long poll waits on the leader; and when the
- * leader is killed mid-run, no acknowledged send is lost and no send is enqueued twice.
+ * results and the same errors as the leader gives; a long poll waits on the leader; a leader stopped
+ * mid-run is bridged without an error; and when the leader is killed mid-run, no acknowledged send
+ * is lost and no send is enqueued twice.
  */
 
 let cluster: ProcessCluster;
@@ -141,65 +142,94 @@ describe.skipIf(!hasBuiltCli())('operation forwarding on three nodes', () => {
     expect(await metric(leader, 'raftq_served_forwarded_ops_total{result="ok"}')).toBeGreaterThan(waitingBefore);
   }, 60_000);
 
-  it('loses no acknowledged send and enqueues none twice when the leader is killed mid-run', async () => {
-    await client(leader).send(new CreateQueueCommand({ QueueName: 'failover', Attributes: { VisibilityTimeout: '60' } }));
-    const followers = [...cluster.specs.keys()].filter((id) => id !== leader);
-    const sendsPerFollower = 200;
-    const acknowledged = new Map<string, string>();
-    let failed = 0;
-    const sending = Promise.all(
-      followers.flatMap((id) =>
-        [0, 1, 2, 3].map(async (lane) => {
-          for (let i = lane; i < sendsPerFollower; i += 4) {
-            const body = `${id}-${i}`;
-            try {
-              const result = await client(id).send(new SendMessageCommand({ QueueUrl: queueUrl(id, 'failover'), MessageBody: body }));
-              acknowledged.set(body, result.MessageId as string);
-            } catch {
-              failed++;
-            }
-          }
-        }),
-      ),
-    );
-    const killing = (async () => {
-      while (acknowledged.size < sendsPerFollower / 2) await new Promise((resolve) => setTimeout(resolve, 5));
-      await cluster.kill(leader);
-    })();
-    await Promise.all([sending, killing]);
-    if (process.env['RAFTQ_TEST_VERBOSE'] === '1') {
-      for (const id of followers) console.log(id, 'lost answers re-forwarded:', await metric(id, 'raftq_forwarded_ops_total{result="lost"}'), 'failed sends:', failed);
-    }
-    expect(acknowledged.size).toBeGreaterThan(sendsPerFollower / 2);
+  it('bridges a leader stopped with SIGTERM mid-run: every send through a follower is answered, once', async () => {
+    const stopped = leader;
+    const { acknowledged, failed, total } = await sendThroughFollowers('handoff', async () => {
+      expect(await cluster.stop(stopped)).toBe(0);
+    });
+    const survivors = [...cluster.specs.keys()].filter((id) => id !== stopped);
+    await expectEachOnce('handoff', survivors, acknowledged);
+    // The followers waited out the hand-off and asked the new leader: no client saw an error.
+    expect(failed).toBe(0);
+    expect(acknowledged.size).toBe(total);
+    cluster.spawnNode(stopped, { peers: [...cluster.specs.keys()] });
+    await cluster.waitReady(stopped);
+    await cluster.converged();
+    leader = await cluster.leader();
+  }, 180_000);
 
-    // Every copy of every body, through the survivors, until each acknowledged one was seen; each
-    // is deleted at once, so a body seen twice was enqueued twice (the visibility timeout is long).
-    const idsByBody = new Map<string, Set<string>>();
-    const deliveries = new Map<string, number>();
-    const deadlineMs = Date.now() + 90_000;
-    let emptyRounds = 0;
-    while (Date.now() < deadlineMs && ([...acknowledged.keys()].some((b) => !idsByBody.has(b)) || emptyRounds < 2)) {
-      const id = followers[emptyRounds % followers.length] as string;
-      const { Messages = [] } = await client(id)
-        .send(new ReceiveMessageCommand({ QueueUrl: queueUrl(id, 'failover'), MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }))
-        .catch(() => ({ Messages: [] }));
-      emptyRounds = Messages.length === 0 ? emptyRounds + 1 : 0;
-      for (const m of Messages) {
-        const ids = idsByBody.get(m.Body as string) ?? new Set<string>();
-        ids.add(m.MessageId as string);
-        idsByBody.set(m.Body as string, ids);
-        deliveries.set(m.Body as string, (deliveries.get(m.Body as string) ?? 0) + 1);
-        await client(id).send(new DeleteMessageCommand({ QueueUrl: queueUrl(id, 'failover'), ReceiptHandle: m.ReceiptHandle }));
-      }
+  it('loses no acknowledged send and enqueues none twice when the leader is killed mid-run', async () => {
+    const killed = leader;
+    const { acknowledged, failed, total } = await sendThroughFollowers('failover', () => cluster.kill(killed));
+    if (process.env['RAFTQ_TEST_VERBOSE'] === '1') {
+      for (const id of cluster.specs.keys()) if (id !== killed) console.log(id, 'lost answers asked again:', await metric(id, 'raftq_forwarded_ops_total{result="lost"}'), 'failed sends:', failed);
     }
-    const lost = [...acknowledged.keys()].filter((b) => !idsByBody.has(b));
-    expect(lost).toEqual([]);
-    const twice = [...idsByBody].filter(([body, ids]) => ids.size > 1 || deliveries.get(body) !== 1).map(([body]) => body);
-    expect(twice).toEqual([]);
-    for (const [body, messageId] of acknowledged) expect(idsByBody.get(body)).toEqual(new Set([messageId]));
-    expect(failed + acknowledged.size).toBe(sendsPerFollower * followers.length);
+    await expectEachOnce('failover', [...cluster.specs.keys()].filter((id) => id !== killed), acknowledged);
+    expect(failed + acknowledged.size).toBe(total);
   }, 180_000);
 });
+
+/**
+ * Sends unique bodies through both followers (four lanes each) and runs `disrupt` once half of
+ * them were acknowledged. Returns the message id each acknowledged body got.
+ */
+async function sendThroughFollowers(queue: string, disrupt: () => Promise<void>): Promise<{ acknowledged: Map<string, string>; failed: number; total: number }> {
+  await client(leader).send(new CreateQueueCommand({ QueueName: queue, Attributes: { VisibilityTimeout: '60' } }));
+  const followers = [...cluster.specs.keys()].filter((id) => id !== leader);
+  const sendsPerFollower = 200;
+  const acknowledged = new Map<string, string>();
+  let failed = 0;
+  const sending = Promise.all(
+    followers.flatMap((id) =>
+      [0, 1, 2, 3].map(async (lane) => {
+        for (let i = lane; i < sendsPerFollower; i += 4) {
+          const body = `${id}-${i}`;
+          try {
+            const result = await client(id).send(new SendMessageCommand({ QueueUrl: queueUrl(id, queue), MessageBody: body }));
+            acknowledged.set(body, result.MessageId as string);
+          } catch {
+            failed++;
+          }
+        }
+      }),
+    ),
+  );
+  const disrupting = (async () => {
+    while (acknowledged.size < sendsPerFollower / 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    await disrupt();
+  })();
+  await Promise.all([sending, disrupting]);
+  expect(acknowledged.size).toBeGreaterThan(sendsPerFollower / 2);
+  return { acknowledged, failed, total: sendsPerFollower * followers.length };
+}
+
+/**
+ * Receives every copy of every body through `nodes` until each acknowledged one was seen, deleting
+ * each at once (the visibility timeout is long): each acknowledged body must come exactly once,
+ * under the id its send was answered with, and no body may come twice.
+ */
+async function expectEachOnce(queue: string, nodes: readonly string[], acknowledged: ReadonlyMap<string, string>): Promise<void> {
+  const idsByBody = new Map<string, Set<string>>();
+  const deliveries = new Map<string, number>();
+  const deadlineMs = Date.now() + 90_000;
+  let emptyRounds = 0;
+  while (Date.now() < deadlineMs && ([...acknowledged.keys()].some((b) => !idsByBody.has(b)) || emptyRounds < 2)) {
+    const id = nodes[emptyRounds % nodes.length] as string;
+    const { Messages = [] } = await client(id)
+      .send(new ReceiveMessageCommand({ QueueUrl: queueUrl(id, queue), MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }))
+      .catch(() => ({ Messages: [] }));
+    emptyRounds = Messages.length === 0 ? emptyRounds + 1 : 0;
+    for (const m of Messages) {
+      const body = m.Body as string;
+      idsByBody.set(body, (idsByBody.get(body) ?? new Set<string>()).add(m.MessageId as string));
+      deliveries.set(body, (deliveries.get(body) ?? 0) + 1);
+      await client(id).send(new DeleteMessageCommand({ QueueUrl: queueUrl(id, queue), ReceiptHandle: m.ReceiptHandle }));
+    }
+  }
+  expect([...acknowledged.keys()].filter((b) => !idsByBody.has(b))).toEqual([]);
+  expect([...deliveries].filter(([, count]) => count !== 1).map(([body]) => body)).toEqual([]);
+  for (const [body, messageId] of acknowledged) expect(idsByBody.get(body)).toEqual(new Set([messageId]));
+}
 
 /** Receives from `id` until the message with `body` comes (other messages are left to time out). */
 async function receiveBody(id: string, queue: string, body: string): Promise<Message> {
