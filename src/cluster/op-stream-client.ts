@@ -9,6 +9,7 @@
  * safe to repeat).
  */
 import type * as grpc from '@grpc/grpc-js';
+import { raftLimits } from '../base/limits.js';
 import type { raftq } from '../gen/proto.js';
 import { ForwardedOperationLostError, RemoteOperationError } from './errors.js';
 
@@ -104,10 +105,16 @@ class OpStream {
   private flush(): void {
     this.isFlushScheduled = false;
     if (this.isBroken || (this.calls.length === 0 && this.cancels.length === 0)) return;
-    const batch = { groupId: this.groupId, calls: this.calls, cancelCallIds: this.cancels };
+    const calls = this.calls;
+    let cancelCallIds = this.cancels;
     this.calls = [];
     this.cancels = [];
-    this.call.write(batch);
+    // Messages stay well inside gRPC's size limit: a burst of large sends leaves in several.
+    for (const chunk of chunksByBytes(calls, (call) => call.args?.byteLength ?? 0)) {
+      this.call.write({ groupId: this.groupId, calls: chunk, cancelCallIds });
+      cancelCallIds = [];
+    }
+    if (calls.length === 0) this.call.write({ groupId: this.groupId, calls: [], cancelCallIds });
   }
 
   private settle(reply: raftq.cluster.OpReply.$Properties): void {
@@ -128,6 +135,26 @@ class OpStream {
     this.pending.clear();
     for (const call of lost) call.reject(new ForwardedOperationLostError(this.peerId, { cause }));
   }
+}
+
+/** Splits items into runs of at most opBatchBytesMax bytes (an item larger than that goes alone). */
+export function chunksByBytes<T>(items: readonly T[], bytesOf: (item: T) => number): T[][] {
+  const bytesMax = raftLimits.opBatchBytesMax.value;
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = bytesOf(item);
+    if (current.length > 0 && bytes + size > bytesMax) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
 }
 
 export class OpStreamClient {

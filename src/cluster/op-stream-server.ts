@@ -12,6 +12,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { isRaftqError } from '../base/errors.js';
 import type { raftq } from '../gen/proto.js';
 import type { NodeMetrics } from './node-metrics.js';
+import { chunksByBytes } from './op-stream-client.js';
 
 /** Runs one forwarded operation: `kind` and `args` as the follower sent them; resolves with the result bytes. */
 export type OpHandler = (kind: number, args: Uint8Array, options: { readonly signal: AbortSignal }) => Promise<Uint8Array>;
@@ -47,7 +48,7 @@ export class OpStreamServer {
       isFlushScheduled = false;
       if (isBroken) return;
       if (replies.length > 0) {
-        call.write({ replies });
+        for (const chunk of chunksByBytes(replies, (reply) => (reply.result?.byteLength ?? 0) + (reply.errorMessage?.length ?? 0))) call.write({ replies: chunk });
         replies = [];
       }
       if (isInputEnded && running.size === 0) call.end();

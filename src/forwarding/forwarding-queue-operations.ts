@@ -205,10 +205,12 @@ export class ForwardingQueueOperations implements QueueOperations {
         continue;
       }
       try {
-        const answer = await node.forwardOp(leader, spec.kind, spec.args(Date.now() - startMs), {
+        const answering = node.forwardOp(leader, spec.kind, spec.args(Date.now() - startMs), {
           waitMs: Math.max(0, Math.min(spec.waitMs - (Date.now() - startMs), deadlineMs - Date.now())),
           ...(spec.signal !== undefined ? { signal: spec.signal } : {}),
         });
+        // A leader that went silent (no reset, no answer) is given up at the deadline, not when its link times out.
+        const answer = await withDeadline(answering, deadlineMs, leader);
         if (answer.kind === 'result') {
           node.metrics.forwardedOps.inc({ result: 'ok' });
           return spec.decode(answer.result);
@@ -243,6 +245,14 @@ const leadershipMovingCodes = new Set(['NodeStopping', 'NotLeader', 'NoLeader', 
 
 function isLeadershipMoving(error: unknown): boolean {
   return error instanceof RemoteOperationError && error.isRetryable && leadershipMovingCodes.has(error.code);
+}
+
+function withDeadline<T>(promise: Promise<T>, deadlineMs: number, leader: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ForwardedOperationLostError(leader, { cause: new Error('no answer before the deadline') })), Math.max(0, deadlineMs - Date.now()));
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
 function backoffMs(attempt: number, deadlineMs: number): number {

@@ -4,7 +4,7 @@ import { RaftqError } from '../../src/base/errors.js';
 import { ForwardedOperationLostError, RemoteOperationError } from '../../src/cluster/errors.js';
 import { GrpcTransport, type TransportHandlers } from '../../src/cluster/grpc-transport.js';
 import { NodeMetrics } from '../../src/cluster/node-metrics.js';
-import { OpStreamClient } from '../../src/cluster/op-stream-client.js';
+import { OpStreamClient, chunksByBytes } from '../../src/cluster/op-stream-client.js';
 import { OpStreamServer, type OpHandler } from '../../src/cluster/op-stream-server.js';
 import { freePort } from '../support/ports.js';
 
@@ -41,6 +41,14 @@ function stubHandlers(onOpStream: TransportHandlers['onOpStream']): TransportHan
   };
 }
 
+describe('chunksByBytes', () => {
+  it('keeps runs within opBatchBytesMax and lets a larger item travel alone', () => {
+    const mib = 1_048_576;
+    expect(chunksByBytes([1, 1, 1, 1, 1, 6, 2, 2], (n) => n * mib)).toEqual([[1, 1, 1, 1], [1], [6], [2, 2]]);
+    expect(chunksByBytes([], () => 0)).toEqual([]);
+  });
+});
+
 describe('the operation stream', () => {
   const open: GrpcTransport[] = [];
   afterEach(async () => {
@@ -75,6 +83,15 @@ describe('the operation stream', () => {
     const answers = await Promise.all(words.map((word) => client.call('b', 1, encoder.encode(word), { waitMs: 0 })));
     expect(answers.map((a) => (a.kind === 'result' ? decoder.decode(a.result) : a.kind))).toEqual(words.map((w) => w.toUpperCase()));
     expect(batchesSeen()).toBe(1);
+  });
+
+  it('splits a burst of large calls into messages inside the size bound, and answers them all', async () => {
+    const { client, batchesSeen } = await pair({ isLeader: true });
+    const large = Array.from({ length: 6 }, (_, i) => encoder.encode(String(i).repeat(1_500_000)));
+    const answers = await Promise.all(large.map((args) => client.call('b', 1, args, { waitMs: 0 })));
+    expect(answers.map((a) => (a.kind === 'result' ? a.result.byteLength : 0))).toEqual(large.map((args) => args.byteLength));
+    // Two 1.5 MB calls fit under opBatchBytesMax (4 MiB); a third would not.
+    expect(batchesSeen()).toBe(3);
   });
 
   it('brings back the leader\'s error with its code, message and retryability', async () => {

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { ForwardedOperationLostError, NoLeaderError, NodeStoppingError, RemoteOperationError } from '../../src/cluster/errors.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { raftLimits } from '../../src/base/limits.js';
+import { ForwardedOperationLostError, NoLeaderError, NodeStoppingError, ProposalOutcomeUnknownError, RemoteOperationError } from '../../src/cluster/errors.js';
 import { NodeMetrics } from '../../src/cluster/node-metrics.js';
 import type { OpAnswer, OpCallOptions } from '../../src/cluster/op-stream-client.js';
 import { errorToReply } from '../../src/cluster/op-stream-server.js';
@@ -13,7 +14,7 @@ import { entry, makeHarness, receiveAll } from '../queue/support/queue-harness.j
  * the "leader" (one QueueService standing for the cluster's state) and answers, runs and then
  * loses its answer (the leader died after committing), answers "not leader", or fails.
  */
-type Step = 'run' | 'run-then-lose' | 'lose' | { notLeader: string } | { error: Error };
+type Step = 'run' | 'run-then-lose' | 'lose' | 'hang' | { notLeader: string } | { error: Error };
 
 class ScriptedNode {
   readonly id = 'n2';
@@ -52,6 +53,7 @@ class ScriptedNode {
       throw new ForwardedOperationLostError(leader);
     }
     if (step === 'lose') throw new ForwardedOperationLostError(leader);
+    if (step === 'hang') return new Promise<OpAnswer>(() => {});
     if ('notLeader' in step) return { kind: 'not-leader', leaderHint: step.notLeader };
     throw step.error;
   }
@@ -67,6 +69,10 @@ async function setUp(script: Step[]): Promise<{ node: ScriptedNode; ops: Forward
 }
 
 describe('forwarding queue operations from a follower', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('asks again after a lost answer, and a send that had committed is enqueued once', async () => {
     const { node, ops, service } = await setUp(['run-then-lose', 'run']);
     const results = await ops.sendMessages('q', [entry('a', 'one'), entry('b', 'two')], { senderId: 's' });
@@ -124,6 +130,17 @@ describe('forwarding queue operations from a follower', () => {
     const controller = new AbortController();
     controller.abort();
     expect(await ops.receiveMessages('q', { maxMessages: 1, waitTimeSeconds: 0, signal: controller.signal })).toEqual([]);
+    expect(node.attempts).toHaveLength(1);
+  });
+
+  it('gives up on a leader that never answers at the deadline, with a retryable error', async () => {
+    const { node, ops } = await setUp(['hang']);
+    vi.useFakeTimers();
+    const sending = ops.sendMessages('q', [entry('a', 'one')], { senderId: 's' }).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(raftLimits.proposalTimeoutMs.value + 1);
+    const failure = await sending;
+    expect(failure).toBeInstanceOf(ProposalOutcomeUnknownError);
+    expect((failure as ProposalOutcomeUnknownError).isRetryable).toBe(true);
     expect(node.attempts).toHaveLength(1);
   });
 
