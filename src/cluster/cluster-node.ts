@@ -371,6 +371,7 @@ export class ClusterNode implements TxnExecutor {
     if (previous.role === 'leader' && softState.role !== 'leader') {
       this.logger.info({ term }, 'stepped down as leader');
       this.txnWaiters.rejectAll((txnId) => new LeadershipLostError(txnId));
+      this.opServer.steppedDown();
       this.reads.failAll(new NotLeaderError(this.config.id, softState.leader));
     }
     this.leadership.notify();

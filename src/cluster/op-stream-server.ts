@@ -6,7 +6,8 @@
  * answers "not leader" without running anything, so the follower may send the call elsewhere.
  *
  * Replies finished in the same turn of the event loop leave in one message. A cancel ends a call's
- * wait (a long poll whose client went away) and the call still answers with what it has.
+ * wait (a long poll whose client went away), and so does this node's stepping down; the call still
+ * answers with what it has.
  */
 import type * as grpc from '@grpc/grpc-js';
 import { isRaftqError } from '../base/errors.js';
@@ -29,12 +30,22 @@ export interface OpStreamServerParts {
 
 export class OpStreamServer {
   private handler: OpHandler | null = null;
+  /** Every call running now, on every stream. */
+  private readonly allRunning = new Set<AbortController>();
 
   constructor(private readonly parts: OpStreamServerParts) {}
 
   /** Registers what runs forwarded operations; until then every call is answered "not leader". */
   setHandler(handler: OpHandler | null): void {
     this.handler = handler;
+  }
+
+  /**
+   * This node stopped leading: calls still running end their waits (a long poll answers with what
+   * it has), so followers hear back at once and ask the new leader next time.
+   */
+  steppedDown(): void {
+    for (const controller of this.allRunning) controller.abort();
   }
 
   /** Serves one follower's stream until it ends or breaks. */
@@ -94,6 +105,7 @@ export class OpStreamServer {
     }
     const controller = new AbortController();
     running.set(callId, controller);
+    this.allRunning.add(controller);
     // The caller stops waiting then: a long poll must have answered by that time.
     const waitMs = opCall.waitMs ?? 0;
     const timer = waitMs > 0 ? setTimeout(() => controller.abort(), waitMs) : null;
@@ -109,6 +121,7 @@ export class OpStreamServer {
     ).finally(() => {
       if (timer !== null) clearTimeout(timer);
       running.delete(callId);
+      this.allRunning.delete(controller);
     });
   }
 }

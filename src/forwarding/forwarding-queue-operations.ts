@@ -52,7 +52,7 @@ import {
 import { QueueOpKind } from './queue-op-kinds.js';
 
 /** What forwarding needs of the node. */
-export type ForwardingNode = Pick<ClusterNode, 'id' | 'isLeader' | 'isStopping' | 'waitForLeader' | 'forwardOp' | 'metrics'>;
+export type ForwardingNode = Pick<ClusterNode, 'id' | 'isLeader' | 'leaderId' | 'isStopping' | 'waitForLeader' | 'forwardOp' | 'onLeadershipChange' | 'metrics'>;
 
 export interface ForwardingQueueOperationsOptions {
   /** This node's queue service: the leader's calls, and the operations never forwarded. */
@@ -73,15 +73,31 @@ interface ForwardSpec<T> {
   readonly signal?: AbortSignal;
   /** The answer when the signal ended the wait and no answer came back (an empty receive). */
   readonly whenAbandoned?: T;
+  /**
+   * Whether to stop waiting for the answer once another node leads, and ask that one. True for
+   * operations whose repeat changes nothing; a receive waits for its answer instead (the old
+   * leader ends its wait when it steps down), so what it claimed is not left unanswered.
+   */
+  readonly isAskedAgainOnLeaderChange: boolean;
 }
 
 export class ForwardingQueueOperations implements QueueOperations {
   private readonly local: QueueService;
   private readonly node: ForwardingNode;
+  /** Who hears when the leader this node knows of changes (calls waiting on a leader). */
+  private readonly leaderChangeListeners = new Set<() => void>();
+  private knownLeader: string;
 
   constructor(private readonly options: ForwardingQueueOperationsOptions) {
     this.local = options.local;
     this.node = options.node;
+    this.knownLeader = options.node.leaderId();
+    options.node.onLeadershipChange(() => {
+      const leader = this.node.leaderId();
+      if (leader === this.knownLeader) return;
+      this.knownLeader = leader;
+      for (const listener of [...this.leaderChangeListeners]) listener();
+    });
   }
 
   // ---- forwarded to the leader ---------------------------------------------------------------
@@ -108,6 +124,7 @@ export class ForwardingQueueOperations implements QueueOperations {
       decode: decodeSendResult,
       runLocally: () => this.local.sendMessages(name, entries, sendContext),
       waitMs: 0,
+      isAskedAgainOnLeaderChange: true,
     });
   }
 
@@ -129,6 +146,7 @@ export class ForwardingQueueOperations implements QueueOperations {
       waitMs,
       ...(signal !== undefined ? { signal } : {}),
       whenAbandoned: [],
+      isAskedAgainOnLeaderChange: false,
     });
   }
 
@@ -141,6 +159,7 @@ export class ForwardingQueueOperations implements QueueOperations {
       decode: decodeHandleResult,
       runLocally: () => this.local.deleteMessages(name, entries),
       waitMs: 0,
+      isAskedAgainOnLeaderChange: true,
     });
   }
 
@@ -153,6 +172,7 @@ export class ForwardingQueueOperations implements QueueOperations {
       decode: decodeHandleResult,
       runLocally: () => this.local.changeMessageVisibility(name, entries),
       waitMs: 0,
+      isAskedAgainOnLeaderChange: true,
     });
   }
 
@@ -177,6 +197,33 @@ export class ForwardingQueueOperations implements QueueOperations {
   moveMessageToDeadLetterQueue: QueueService['moveMessageToDeadLetterQueue'] = (name, input) => this.local.moveMessageToDeadLetterQueue(name, input);
 
   // ---- the forwarding loop -------------------------------------------------------------------
+
+  /**
+   * The answer from `leader`, or ForwardedOperationLostError as soon as another node is known to
+   * lead: a partitioned old leader may never answer, and the operation is safe to ask again.
+   */
+  private untilLeaderMoves<T>(answering: Promise<T>, leader: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const onChange = (): void => {
+        const now = this.node.leaderId();
+        if (now === '' || now === leader) return;
+        this.leaderChangeListeners.delete(onChange);
+        answering.catch(() => undefined);
+        reject(new ForwardedOperationLostError(leader, { cause: new Error(`the leader is now ${now}`) }));
+      };
+      this.leaderChangeListeners.add(onChange);
+      answering.then(
+        (answer) => {
+          this.leaderChangeListeners.delete(onChange);
+          resolve(answer);
+        },
+        (error: unknown) => {
+          this.leaderChangeListeners.delete(onChange);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
 
   private async forward<T>(spec: ForwardSpec<T>): Promise<T> {
     const { node } = this;
@@ -210,7 +257,7 @@ export class ForwardingQueueOperations implements QueueOperations {
           ...(spec.signal !== undefined ? { signal: spec.signal } : {}),
         });
         // A leader that went silent (no reset, no answer) is given up at the deadline, not when its link times out.
-        const answer = await withDeadline(answering, deadlineMs, leader);
+        const answer = await withDeadline(spec.isAskedAgainOnLeaderChange ? this.untilLeaderMoves(answering, leader) : answering, deadlineMs, leader);
         if (answer.kind === 'result') {
           node.metrics.forwardedOps.inc({ result: 'ok' });
           return spec.decode(answer.result);

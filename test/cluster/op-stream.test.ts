@@ -55,7 +55,7 @@ describe('the operation stream', () => {
     await Promise.all(open.splice(0).map((t) => t.close()));
   });
 
-  async function pair(options: { isLeader: boolean }): Promise<{ client: OpStreamClient; leader: GrpcTransport; batchesSeen: () => number }> {
+  async function pair(options: { isLeader: boolean }): Promise<{ client: OpStreamClient; leader: GrpcTransport; server: OpStreamServer; batchesSeen: () => number }> {
     let batches = 0;
     const server = new OpStreamServer({ groupId: 1, metrics: new NodeMetrics(), isLeader: () => options.isLeader, isStopping: () => false, leaderHint: () => 'n9' });
     server.setHandler(handler);
@@ -74,7 +74,7 @@ describe('the operation stream', () => {
     open.push(follower, leader);
     follower.setPeer('b', `127.0.0.1:${leader.port}`);
     const client = new OpStreamClient({ groupId: 1, open: (peerId) => follower.openOpStream(peerId) });
-    return { client, leader, batchesSeen: () => batches };
+    return { client, leader, server, batchesSeen: () => batches };
   }
 
   it('carries many calls in one message and matches each answer to its call', async () => {
@@ -113,6 +113,15 @@ describe('the operation stream', () => {
     // Another call's answer shows that the poll reached the leader before it is cancelled.
     await client.call('b', 1, encoder.encode('x'), { waitMs: 0 });
     controller.abort();
+    const answer = await polling;
+    expect(answer.kind === 'result' ? decoder.decode(answer.result) : answer.kind).toBe('woke');
+  });
+
+  it('ends the waits of running calls when the node steps down, and still answers them', async () => {
+    const { client, server } = await pair({ isLeader: true });
+    const polling = client.call('b', 3, new Uint8Array(0), { waitMs: 60_000 });
+    await client.call('b', 1, encoder.encode('x'), { waitMs: 0 });
+    server.steppedDown();
     const answer = await polling;
     expect(answer.kind === 'result' ? decoder.decode(answer.result) : answer.kind).toBe('woke');
   });

@@ -14,7 +14,7 @@ import { entry, makeHarness, receiveAll } from '../queue/support/queue-harness.j
  * the "leader" (one QueueService standing for the cluster's state) and answers, runs and then
  * loses its answer (the leader died after committing), answers "not leader", or fails.
  */
-type Step = 'run' | 'run-then-lose' | 'lose' | 'hang' | { notLeader: string } | { error: Error };
+type Step = 'run' | 'run-then-lose' | 'lose' | 'hang' | 'run-when-released' | { notLeader: string } | { error: Error };
 
 class ScriptedNode {
   readonly id = 'n2';
@@ -22,6 +22,8 @@ class ScriptedNode {
   isStopping = false;
   readonly metrics = new NodeMetrics();
   readonly attempts: Array<{ leader: string; kind: number }> = [];
+  private readonly listeners = new Set<() => void>();
+  private released: () => void = () => {};
   constructor(
     private readonly leaderService: QueueService,
     private readonly script: Step[],
@@ -29,6 +31,25 @@ class ScriptedNode {
 
   isLeader(): boolean {
     return this.leader === this.id;
+  }
+
+  leaderId(): string {
+    return this.leader;
+  }
+
+  onLeadershipChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Another node leads now; listeners hear of it as from the node's leader watch. */
+  electLeader(id: string): void {
+    this.leader = id;
+    for (const listener of this.listeners) listener();
+  }
+
+  release(): void {
+    this.released();
   }
 
   async waitForLeader(): Promise<string> {
@@ -54,6 +75,10 @@ class ScriptedNode {
     }
     if (step === 'lose') throw new ForwardedOperationLostError(leader);
     if (step === 'hang') return new Promise<OpAnswer>(() => {});
+    if (step === 'run-when-released') {
+      await new Promise<void>((resolve) => (this.released = resolve));
+      return run();
+    }
     if ('notLeader' in step) return { kind: 'not-leader', leaderHint: step.notLeader };
     throw step.error;
   }
@@ -116,6 +141,27 @@ describe('forwarding queue operations from a follower', () => {
     expect(result).toEqual({ entryId: 'a', messageId: 'id-1' });
     expect(node.attempts).toHaveLength(1);
     expect(await receiveAll(service, 'q')).toHaveLength(1);
+  });
+
+  it('asks the new leader at once when another node leads while a send waits for its answer', async () => {
+    const { node, ops, service } = await setUp(['hang', 'run']);
+    const sending = ops.sendMessages('q', [entry('a', 'one')], { senderId: 's' });
+    await vi.waitFor(() => expect(node.attempts).toHaveLength(1));
+    node.electLeader('n3');
+    expect(await sending).toEqual([{ entryId: 'a', messageId: 'id-1' }]);
+    expect(node.attempts.map((a) => a.leader)).toEqual(['n1', 'n3']);
+    expect(await receiveAll(service, 'q')).toHaveLength(1);
+  });
+
+  it('lets a receive wait for the old leader\'s answer when the leader changes', async () => {
+    const { node, ops, service } = await setUp(['run-when-released']);
+    await service.sendMessages('q', [entry('a', 'one')], { senderId: 's' });
+    const receiving = ops.receiveMessages('q', { maxMessages: 1, waitTimeSeconds: 0 });
+    await vi.waitFor(() => expect(node.attempts).toHaveLength(1));
+    node.electLeader('n3');
+    node.release();
+    expect((await receiving).map((m) => m.body)).toEqual(['one']);
+    expect(node.attempts).toHaveLength(1);
   });
 
   it('runs on the local service when it leads from the start', async () => {
