@@ -11,9 +11,10 @@ export const allowedImports = {
   queue: ['base', 'storage'],
   cluster: ['base', 'raft', 'storage', 'gen'],
   sqs: ['base', 'storage', 'queue', 'cluster'],
+  forwarding: ['base', 'storage', 'queue', 'cluster', 'gen'],
   admin: ['base', 'storage', 'raft', 'cluster', 'queue', 'sqs'],
   client: ['base'],
-  cli: ['base', 'storage', 'raft', 'cluster', 'queue', 'sqs', 'admin', 'client', 'gen'],
+  cli: ['base', 'storage', 'raft', 'cluster', 'queue', 'sqs', 'admin', 'client', 'gen', 'forwarding'],
   testing: ['base', 'storage', 'cluster', 'queue', 'sqs'],
 };
 

@@ -125,6 +125,7 @@ export const raftLimits = {
   proposalBatchTxnsMax: limit(512, 'transactions', 'Transactions carried by one Raft entry.'),
   proposalTimeoutMs: limit(10_000, 'milliseconds', 'A proposal not committed by then fails with a retryable error (outcome unknown; the txn id makes a retry safe).'),
   proposalBatchBytesMax: limit(1_048_576, 'bytes', 'Transaction bytes carried by one Raft entry (a single larger txn travels alone), so one entry stays well inside an append message.'),
+  opBatchBytesMax: limit(4 * 1_048_576, 'bytes', 'Argument or result bytes of forwarded queue operations in one message of a follower\'s operation stream (a larger single operation travels alone), well inside grpcMessageBytesMax.'),
   leaderWaitMs: limit(3_000, 'milliseconds', 'How long a proposal or read waits for a leader to become known before failing with a retryable error: a few election timeouts.'),
   readIndexTimeoutMs: limit(5_000, 'milliseconds', 'A linearizable read that cannot confirm the commit index by then fails with a retryable error, shorter than a proposal because a read has no side effect to wait out.'),
   grpcMessageBytesMax: limit(16 * 1_048_576, 'bytes', 'Largest gRPC message between nodes: an append message (appendBytesMax plus one entry of up to a few MiB) or a snapshot chunk with headroom.'),

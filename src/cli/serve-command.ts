@@ -10,6 +10,9 @@ import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
 import { startMetricsServer, type MetricsServer } from '../admin/metrics-server.js';
 import { ClusterNode } from '../cluster/cluster-node.js';
 import { parseHostPort } from '../cluster/node-config.js';
+import { ForwardingQueueOperations } from '../forwarding/forwarding-queue-operations.js';
+import { queueOpHandler } from '../forwarding/queue-op-server.js';
+import type { QueueOperations } from '../queue/queue-operations.js';
 import { QueueService, type QueueServiceOptions } from '../queue/queue-service.js';
 import { cachedReceiveScanSlot } from '../queue/receive-scan-slot.js';
 import { startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
@@ -43,7 +46,10 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   });
   const admin = await listeningOn('admin-listen', options.adminListen, () => startAdmin(options, node, queueService, logger));
   const metrics = options.metricsListen === null ? null : await listeningOn('metrics-listen', options.metricsListen, () => startMetrics(options.metricsListen as string, node, logger));
-  const gateway = await listeningOn('sqs-listen', options.sqsListen, () => startGateway(options, node, queueService, logger));
+  // The leader runs the operations followers forward; the gateway sends this node's there when it follows.
+  node.serveForwardedOps(queueOpHandler(queueService));
+  const queueOperations = new ForwardingQueueOperations({ local: queueService, node, newId: () => randomUUID() });
+  const gateway = await listeningOn('sqs-listen', options.sqsListen, () => startGateway(options, node, queueService, queueOperations, logger));
   logger.info(
     { id: options.node.id, sqs: options.sqsListen, admin: options.adminListen, metrics: options.metricsListen, raft: options.node.raftListen, dataDir: options.node.dataDir },
     'raftq node serving',
@@ -103,13 +109,13 @@ function openQueueService(options: ServeOptions, node: ClusterNode, logger: Logg
 }
 
 /** The SQS endpoint over the queue layer; the leader also runs the reaper on its tick. */
-async function startGateway(options: ServeOptions, node: ClusterNode, queueService: QueueService, logger: Logger): Promise<Gateway> {
+async function startGateway(options: ServeOptions, node: ClusterNode, queueService: QueueService, queueOperations: QueueOperations, logger: Logger): Promise<Gateway> {
   const { host, port } = parseHostPort('sqs-listen', options.sqsListen);
   const sqsLogger = logger.child({ layer: 'sqs' });
   const server: SqsServer = await startSqsServer({
     host,
     port,
-    queueService,
+    queueService: queueOperations,
     ...(options.credentialsFile === null ? {} : { credentialsFile: options.credentialsFile }),
     ...(options.sqsTls === null ? {} : { tls: { certPem: readFileSync(options.sqsTls.certFile), keyPem: readFileSync(options.sqsTls.keyFile) } }),
     logger: sqsLogger,
@@ -122,6 +128,8 @@ async function startGateway(options: ServeOptions, node: ClusterNode, queueServi
     close: async () => {
       await upkeep.close();
       await server.close();
+      // Followers' operations go elsewhere from now on ("not leader"): the service closes next.
+      node.serveForwardedOps(null);
       queueService.close();
     },
   };

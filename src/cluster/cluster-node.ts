@@ -40,6 +40,8 @@ import { openNodeStores } from './node-stores.js';
 import { NodeStatusReporter, type NodeRole, type NodeStatus } from './node-status-reporter.js';
 import { nodeTransportHandlers } from './node-transport-handlers.js';
 import { NotMemberError } from './not-member-error.js';
+import { OpStreamClient, type OpAnswer, type OpCallOptions } from './op-stream-client.js';
+import { OpStreamServer, type OpHandler } from './op-stream-server.js';
 import { ReadIndexReader } from './read-index-reader.js';
 import { SnapshotReceiver } from './snapshot-receiver.js';
 import { SnapshotSender } from './snapshot-sender.js';
@@ -79,6 +81,9 @@ export class ClusterNode implements TxnExecutor {
   readonly clock: ClusterClock;
   readonly committer: TxnCommitter;
   readonly membershipAdmin: MembershipAdmin;
+  /** Runs the operations followers forward here (op-stream-server.ts). */
+  readonly opServer: OpStreamServer;
+  private readonly opClient: OpStreamClient;
   private transport!: GrpcTransport;
   private readonly txnWaiters = new TxnWaiters();
   private readonly appliedWaiters: AppliedIndexWaiters;
@@ -153,6 +158,8 @@ export class ClusterNode implements TxnExecutor {
     this.snapshotTaker = new SnapshotTaker({ config, logger, metrics, logStore, state: currentState });
     this.clockSampler = new LeaderClockSampler({ nodeId, groupId, clock: this.clock, transport: currentTransport, isStopping, leaderId: () => this.leadership.leader });
     this.committer = new TxnCommitter(this);
+    this.opServer = new OpStreamServer({ groupId, metrics, isStopping, isLeader: () => this.leadership.isLeader, leaderHint: () => this.leadership.leader });
+    this.opClient = new OpStreamClient({ groupId, open: (peerId) => this.transport.openOpStream(peerId) });
     this.membershipAdmin = new MembershipAdmin(this);
   }
 
@@ -241,6 +248,8 @@ export class ClusterNode implements TxnExecutor {
     const stopped = new NodeStoppingError(this.config.id);
     this.txnWaiters.rejectAll(() => stopped);
     this.reads.failAll(stopped);
+    this.opServer.setHandler(null);
+    this.opClient.close();
     await this.transport.close();
     await this.state.close().catch(() => undefined);
     await this.logStore.close().catch(() => undefined);
@@ -366,6 +375,7 @@ export class ClusterNode implements TxnExecutor {
     if (previous.role === 'leader' && softState.role !== 'leader') {
       this.logger.info({ term }, 'stepped down as leader');
       this.txnWaiters.rejectAll((txnId) => new LeadershipLostError(txnId));
+      this.opServer.steppedDown();
       this.reads.failAll(new NotLeaderError(this.config.id, softState.leader));
     }
     this.leadership.notify();
@@ -405,6 +415,24 @@ export class ClusterNode implements TxnExecutor {
   /** Snapshot at `index` (applied here), compacting the log up to `compactIndex`. Loop only. */
   takeSnapshot(index: number, compactIndex: number): Promise<void> {
     return this.snapshotTaker.takeSnapshot(index, compactIndex);
+  }
+
+  // ---- forwarded operations ---------------------------------------------------------------
+
+  /**
+   * Hands one operation to `leader` over this node's stream to it (op-stream-client.ts): one
+   * attempt. Rejects with the leader's error (RemoteOperationError) or, when the stream broke
+   * first, ForwardedOperationLostError.
+   */
+  forwardOp(leader: string, kind: number, args: Uint8Array, options: OpCallOptions): Promise<OpAnswer> {
+    if (this.isStoppingValue) return Promise.reject(new NodeStoppingError(this.config.id));
+    if (!this.isMember()) return Promise.reject(new NotMemberError(this.config.id));
+    return this.opClient.call(leader, kind, args, options);
+  }
+
+  /** Registers what runs the operations followers forward to this node while it leads. */
+  serveForwardedOps(handler: OpHandler | null): void {
+    this.opServer.setHandler(handler);
   }
 
   // ---- reads -------------------------------------------------------------------------------

@@ -18,6 +18,37 @@ export class NotLeaderError extends RetryableError {
   }
 }
 
+/**
+ * An error another node's operation ended with, as it crossed the wire: its code, message and
+ * retryability are the original's, so the gateway answers it exactly as that node would have.
+ */
+export class RemoteOperationError extends RaftqError {
+  override readonly isRetryable: boolean;
+  constructor(
+    readonly code: string,
+    message: string,
+    isRetryable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.isRetryable = isRetryable;
+  }
+}
+
+/**
+ * The stream that carried a forwarded operation broke before its answer came: the leader may or
+ * may not have run it. Only an operation that is safe to repeat may be forwarded again.
+ */
+export class ForwardedOperationLostError extends RetryableError {
+  readonly code = 'ForwardedOperationLost';
+  constructor(
+    readonly peerId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`The stream to ${peerId} broke before the forwarded operation was answered`, options);
+  }
+}
+
 /** No leader became known within the wait bound: the cluster has no quorum or is electing. */
 export class NoLeaderError extends RetryableError {
   readonly code = 'NoLeader';

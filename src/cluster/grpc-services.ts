@@ -18,14 +18,14 @@ export type Method<Req, Res> = grpc.MethodDefinition<Req, Res>;
 
 function method<ReqT, ReqP, ResT, ResP>(
   path: string,
-  kind: { requestStream: boolean },
+  kind: { requestStream: boolean; responseStream?: boolean },
   requestType: WireType<ReqT, ReqP>,
   responseType: WireType<ResT, ResP>,
 ): grpc.MethodDefinition<ReqP, ResP> & { requestDeserialize(bytes: Buffer): ReqT; responseDeserialize(bytes: Buffer): ResT } {
   return {
     path,
     requestStream: kind.requestStream,
-    responseStream: false,
+    responseStream: kind.responseStream === true,
     requestSerialize: (message: ReqP) => toBuffer(requestType.encode(message).finish()),
     requestDeserialize: (bytes: Buffer) => requestType.decode(bytes),
     responseSerialize: (message: ResP) => toBuffer(responseType.encode(message).finish()),
@@ -35,12 +35,17 @@ function method<ReqT, ReqP, ResT, ResP>(
 
 const stream = { requestStream: true };
 const unary = { requestStream: false };
+const bidi = { requestStream: true, responseStream: true };
 const r = raftq.raft;
 const c = raftq.cluster;
 
 export const raftTransportMethods = {
   link: method('/raftq.raft.RaftTransport/Link', stream, r.RaftEnvelope, r.LinkAck),
   sendSnapshot: method('/raftq.raft.RaftTransport/SendSnapshot', stream, r.SnapshotChunk, r.SnapshotAck),
+} as const;
+
+export const opForwardingMethods = {
+  forwardOps: method('/raftq.cluster.OpForwarding/ForwardOps', bidi, c.OpCallBatch, c.OpReplyBatch),
 } as const;
 
 export const clusterMethods = {

@@ -7,7 +7,9 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { raftq } from '../gen/proto.js';
 import type { RaftMessage } from '../raft/types.js';
-import { clusterMethods, raftTransportMethods } from './grpc-services.js';
+import { clusterMethods, opForwardingMethods, raftTransportMethods } from './grpc-services.js';
+import type { OpClientCall } from './op-stream-client.js';
+import type { OpServerCall } from './op-stream-server.js';
 import { PeerLink } from './peer-link.js';
 import { raftMessageFromWire, raftMessageToWire } from './raft-codec.js';
 import {
@@ -34,6 +36,8 @@ export type ClusterCallHandlers = {
 export interface TransportHandlers extends ClusterCallHandlers {
   onRaftMessage(message: RaftMessage, fromId: string): void;
   onSnapshot(chunks: AsyncIterable<raftq.raft.SnapshotChunk>, fromId: string): Promise<raftq.raft.SnapshotAck.$Properties>;
+  /** A follower's stream of forwarded operations (op-stream-server.ts). */
+  onOpStream(call: OpServerCall, fromId: string): void;
   /** A link to `peerId` broke: Raft should stop pipelining to it until it answers again. */
   onPeerUnreachable(peerId: string): void;
 }
@@ -80,6 +84,7 @@ export class GrpcTransport {
     this.server = new grpc.Server(serverOptions);
     this.server.addService(raftTransportMethods, this.raftTransportImplementation());
     this.server.addService(clusterMethods, this.clusterImplementation());
+    this.server.addService(opForwardingMethods, this.opForwardingImplementation());
   }
 
   static async start(options: GrpcTransportOptions): Promise<GrpcTransport> {
@@ -156,6 +161,15 @@ export class GrpcTransport {
         },
       );
     });
+  }
+
+  /** Opens a stream of forwarded operations to the peer (op-stream-client.ts), or null when it is not known. */
+  openOpStream(peerId: string): OpClientCall | null {
+    const peer = this.peers.get(peerId);
+    if (peer === undefined) return null;
+    const method = opForwardingMethods.forwardOps;
+    const call: OpClientCall = peer.client.makeBidiStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, callMetadata(this.options.security, this.options.selfId), {});
+    return call;
   }
 
   /** Streams a snapshot's chunks to the peer; resolves with its acknowledgement. */
@@ -261,6 +275,18 @@ export class GrpcTransport {
       );
     };
     return { link, sendSnapshot } as grpc.UntypedServiceImplementation;
+  }
+
+  private opForwardingImplementation(): grpc.UntypedServiceImplementation {
+    const forwardOps: grpc.handleBidiStreamingCall<raftq.cluster.OpCallBatch, raftq.cluster.OpReplyBatch.$Properties> = (call) => {
+      if (!this.isAuthorized(call.metadata, 'ForwardOps')) {
+        call.on('error', () => {});
+        call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: 'wrong or missing cluster secret' });
+        return;
+      }
+      this.options.handlers.onOpStream(call, senderIdOf(call.metadata));
+    };
+    return { forwardOps } as grpc.UntypedServiceImplementation;
   }
 
   private clusterImplementation(): grpc.UntypedServiceImplementation {

@@ -17,6 +17,8 @@ export class NodeMetrics {
   readonly proposals = new Counter({ name: 'raftq_proposals_total', help: 'Transactions proposed by this node as leader, by result', labelNames: ['result'], registers: [this.registry] });
   readonly proposedEntries = new Counter({ name: 'raftq_proposed_entries_total', help: 'Raft entries proposed (each carries a batch of transactions)', registers: [this.registry] });
   readonly forwardedProposals = new Counter({ name: 'raftq_forwarded_proposals_total', help: 'Transactions this node forwarded to the leader, by result', labelNames: ['result'], registers: [this.registry] });
+  readonly forwardedOps = new Counter({ name: 'raftq_forwarded_ops_total', help: 'Queue operations this node forwarded to the leader, by result', labelNames: ['result'], registers: [this.registry] });
+  readonly servedForwardedOps = new Counter({ name: 'raftq_served_forwarded_ops_total', help: 'Queue operations followers forwarded to this node, by result', labelNames: ['result'], registers: [this.registry] });
   readonly fsyncs = new Counter({ name: 'raftq_fsyncs_total', help: 'Synced writes of the Raft log (one per Ready with something to persist)', registers: [this.registry] });
   readonly fsyncSeconds = new Histogram({ name: 'raftq_fsync_seconds', help: 'Latency of the synced log write of one Ready', buckets: latencyBucketsSeconds, registers: [this.registry] });
   readonly applySeconds = new Histogram({ name: 'raftq_apply_seconds', help: 'Latency of applying the committed entries of one Ready', buckets: latencyBucketsSeconds, registers: [this.registry] });

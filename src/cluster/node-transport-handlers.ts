@@ -1,6 +1,6 @@
 /**
  * What a node answers to its peers: Raft messages and snapshots into the core, forwarded
- * transactions, ReadIndex for followers, membership calls, status and clock samples.
+ * operations and transactions, ReadIndex for followers, membership calls, status and clock samples.
  */
 import { raftLimits } from '../base/limits.js';
 import { MessageType, type RaftMessage } from '../raft/types.js';
@@ -25,6 +25,7 @@ export function nodeTransportHandlers(node: ClusterNode, parts: NodeTransportHan
     },
     onSnapshot: parts.receiveSnapshot,
     onPeerUnreachable: parts.reportUnreachable,
+    onOpStream: (call) => node.opServer.serve(call),
     forwardTxns: (request) => node.committer.serveForwarded(request),
     readIndex: async () => {
       if (!node.isLeader()) return { isLeader: false, readIndex: 0, leaderHint: node.leaderId() };

@@ -24,6 +24,16 @@ export interface SendEntry {
   readonly messageDeduplicationId?: string;
 }
 
+/** Who sends, and what keeps a send that may run again (forwarded after a lost answer) from sending twice. */
+export interface SendContext {
+  /** SenderId of the messages. */
+  readonly senderId: string;
+  /** One per entry, in order, chosen before the first run; absent: the service mints them. */
+  readonly messageIds?: readonly string[];
+  /** Names the send across runs: its txn ids derive from it (send-messages.ts). Unique per send. */
+  readonly idempotencyKey?: string;
+}
+
 export interface SendResult {
   readonly entryId: string;
   readonly messageId: string;

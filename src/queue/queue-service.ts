@@ -42,6 +42,7 @@ import type {
   QueueScheduler,
   ReceivedMessage,
   ReceiveOptions,
+  SendContext,
   SendEntry,
   SendResult,
   StartMoveTaskOptions,
@@ -124,7 +125,7 @@ export class QueueService {
     return purgeQueue(this.ctx, name);
   }
 
-  sendMessages(name: string, entries: SendEntry[], context: { senderId: string }): Promise<Array<SendResult | EntryFailure>> {
+  sendMessages(name: string, entries: SendEntry[], context: SendContext): Promise<Array<SendResult | EntryFailure>> {
     return this.sender.send(name, entries, context);
   }
 

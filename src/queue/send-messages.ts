@@ -6,6 +6,12 @@
  * Everything that depends on the queue (generation, size limit, delay, FIFO dedup id and
  * sequence) is derived again on every attempt from that attempt's reads (trap 4). FIFO batches
  * go through the same dedup and sequence path as single sends (trap 7).
+ *
+ * A send that may run more than once (a follower forwards it again to a new leader after the
+ * answer was lost) comes with its message ids and an idempotency key (SendContext): the ids are
+ * the same in every run, and so are its txn ids (txn-runner.ts, `newTxnId`), so a run after one
+ * that committed is answered "committed" by the apply step and writes nothing. A FIFO send's
+ * dedup row answers such a run with the first run's message id and sequence number anyway.
  */
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
@@ -15,7 +21,7 @@ import { queueKeys } from './key-layout.js';
 import { messageSizeBytes, type MessageRecord } from './message-record.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { partitionOfGroup } from './partitioning.js';
-import type { EntryFailure, SendEntry, SendResult } from './queue-api.js';
+import type { EntryFailure, SendContext, SendEntry, SendResult } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { decodeSequenceCounter, encodeSequenceCounter, formatSequenceNumber, sequenceNumberOf } from './fifo-sequence.js';
 import { sqsLimits } from '../base/limits.js';
@@ -56,8 +62,9 @@ export class MessageSender {
 
   constructor(private readonly ctx: QueueContext) {}
 
-  async send(name: string, entries: readonly SendEntry[], context: { senderId: string }): Promise<Outcome[]> {
-    const messageIds = entries.map(() => this.ctx.newId());
+  async send(name: string, entries: readonly SendEntry[], context: SendContext): Promise<Outcome[]> {
+    const messageIds = context.messageIds ?? entries.map(() => this.ctx.newId());
+    if (messageIds.length !== entries.length) throw new Error(`sendMessages: ${messageIds.length} message ids for ${entries.length} entries`);
     // Only FIFO names end in .fifo (the type is fixed by the name): only their sends share a hot key.
     if (!name.endsWith('.fifo')) return this.sendOnce(name, entries, messageIds, context);
     // The lock keys only steer waiting; a stale partition count costs a conflict, never correctness.
@@ -66,7 +73,10 @@ export class MessageSender {
     return this.fifoLocks.withKeys(lockKeys, () => this.sendOnce(name, entries, messageIds, context));
   }
 
-  private async sendOnce(name: string, entries: readonly SendEntry[], messageIds: readonly string[], context: { senderId: string }): Promise<Outcome[]> {
+  private async sendOnce(name: string, entries: readonly SendEntry[], messageIds: readonly string[], context: SendContext): Promise<Outcome[]> {
+    const key = context.idempotencyKey;
+    let commits = 0;
+    const runOptions = key === undefined ? {} : { newTxnId: () => `${key}.${commits++}` };
     return this.ctx.runner.run('SendMessage', async ({ view, nowMs }) => {
       const queue = await this.ctx.loadQueue(view, name);
       const results: Array<Outcome | undefined> = entries.map(() => undefined);
@@ -94,7 +104,7 @@ export class MessageSender {
         }
       }
       return { readKeys, writes, result: results.map((r) => r as Outcome) };
-    });
+    }, runOptions);
   }
 
   private prepare(queue: LoadedQueue, entry: SendEntry, index: number, messageId: string): PreparedEntry {

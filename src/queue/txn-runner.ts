@@ -61,11 +61,17 @@ export class TxnRunner {
    * Only an operation for which a stale answer is harmless (an empty receive, which the caller
    * may simply repeat) opts out with `staleAnswerWithoutWritesIsAcceptable`. `beforeEachView`
    * runs right before each attempt's view is requested.
+   *
+   * `newTxnId` replaces the runner's id source for this operation's commits. An operation that
+   * may run again after its answer was lost (a send a follower forwarded again to a new leader)
+   * derives them from its own idempotency key, so its n-th commit carries the same txn id in every
+   * run: the apply step answers a repeated id with its first outcome, and a commit that already
+   * happened is answered "committed" instead of writing a second time.
    */
   async run<T>(
     operation: string,
     build: (attempt: TxnAttempt) => Promise<TxnPlan<T>>,
-    options: { staleAnswerWithoutWritesIsAcceptable?: boolean; beforeEachView?: () => void } = {},
+    options: { staleAnswerWithoutWritesIsAcceptable?: boolean; beforeEachView?: () => void; newTxnId?: () => string } = {},
   ): Promise<T> {
     const attemptsMax = raftqLimits.queueTxnAttemptsMax.value;
     let lastOutcome = 'none';
@@ -96,7 +102,7 @@ export class TxnRunner {
         lastOutcome = 'stale-answer';
         continue;
       }
-      const outcome = await this.commitOnce({ txnId: this.options.newId(), startTs: view.ts, nowMs, readKeys: plan.readKeys, writes: plan.writes });
+      const outcome = await this.commitOnce({ txnId: (options.newTxnId ?? this.options.newId)(), startTs: view.ts, nowMs, readKeys: plan.readKeys, writes: plan.writes });
       if (outcome.kind === 'committed') {
         this.options.onSettled?.(view);
         return plan.result;

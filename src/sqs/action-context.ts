@@ -1,11 +1,11 @@
-import type { QueueService } from '../queue/queue-service.js';
+import type { QueueOperations } from '../queue/queue-operations.js';
 import { SqsApiError, toSqsApiError } from './errors.js';
 import { queueNameFromUrl } from './queue-url.js';
 import type { ModelStructure, ModelValue, SqsServiceModel } from './service-model.js';
 
 /** What one action needs besides its decoded input: the queue layer and the request's context. */
 export interface ActionContext {
-  readonly queueService: QueueService;
+  readonly queueService: QueueOperations;
   readonly model: SqsServiceModel;
   /** Builds the URL of a queue from the request's Host header. */
   queueUrl(queueName: string): string;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { raftqLimits, sqsLimits } from '../base/limits.js';
-import type { QueueService } from '../queue/queue-service.js';
+import type { QueueOperations } from '../queue/queue-operations.js';
 import type { ActionContext } from './action-context.js';
 import { SqsApiError, toSqsApiError } from './errors.js';
 import { decodeJsonRequest, encodeJsonError, encodeJsonResponse, jsonBodyText, jsonContentType } from './json-protocol.js';
@@ -43,7 +43,7 @@ export interface GatewayLogger {
 }
 
 export interface SqsRequestHandlerOptions {
-  readonly queueService: QueueService;
+  readonly queueService: QueueOperations;
   readonly model: SqsServiceModel;
   /** Without one every caller is accepted (a development node). */
   readonly verifier?: SigV4Verifier;

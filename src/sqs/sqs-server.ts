@@ -4,7 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { SystemClock, type Clock } from '../base/clock.js';
 import { raftqLimits } from '../base/limits.js';
-import type { QueueService } from '../queue/queue-service.js';
+import type { QueueOperations } from '../queue/queue-operations.js';
 import { loadCredentialsFile } from './credentials-file.js';
 import { awsErrors } from './errors.js';
 import { encodeJsonError } from './json-protocol.js';
@@ -24,7 +24,7 @@ import type { SqsRequestObserver } from './request-observer.js';
 export interface SqsServerOptions {
   readonly host: string;
   readonly port: number;
-  readonly queueService: QueueService;
+  readonly queueService: QueueOperations;
   /** Turns SigV4 verification on; without it every caller is accepted (logged once at start). */
   readonly credentialsFile?: string;
   readonly logger: GatewayLogger;

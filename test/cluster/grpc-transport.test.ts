@@ -31,6 +31,7 @@ function recorder(): Recorder {
     },
     onSnapshot: async () => ({ isInstalled: false, error: 'not in this test' }),
     onPeerUnreachable: () => {},
+    onOpStream: (call) => call.end(),
     forwardTxns: async () => ({ results: [] }),
     readIndex: async () => ({ isLeader: true, readIndex: 42 }),
     addMember: async () => ({ isAccepted: false }),
