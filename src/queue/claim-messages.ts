@@ -1,5 +1,5 @@
 /**
- * One receive attempt: the transaction that claims up to 10 messages (DESIGN.md §4, §11).
+ * One receive attempt: the transaction that claims up to 10 messages (docs/architecture/queue.md, "Receive").
  *
  * Candidates come from this node's in-memory queue index (index/queue-indexes.ts), partition by
  * partition from a rotating start (trap 14), never from a scan of the vis rows: the standard

@@ -1,5 +1,5 @@
 /**
- * The in-memory index of one partition of a FIFO queue (DESIGN.md §11): which message groups a
+ * The in-memory index of one partition of a FIFO queue (docs/architecture/queue.md): which message groups a
  * receive may take now, without scanning the vis rows in LevelDB.
  *
  * It mirrors the partition's group rows (a group's messages in SequenceNumber order), vis rows

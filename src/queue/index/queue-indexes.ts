@@ -1,5 +1,5 @@
 /**
- * This node's in-memory queue indexes (DESIGN.md §11), one per partition of a queue generation
+ * This node's in-memory queue indexes (docs/architecture/queue.md, "The queue index"), one per partition of a queue generation
  * that receives have asked for, kept current from the writes this replica applies.
  *
  * An index is built on first use from a view of the partition's vis and group rows. Writes applied

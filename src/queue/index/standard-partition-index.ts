@@ -1,5 +1,5 @@
 /**
- * The in-memory index of one partition of a standard queue (DESIGN.md §11): which messages a
+ * The in-memory index of one partition of a standard queue (docs/architecture/queue.md): which messages a
  * receive may take now, in delivery order, without scanning the vis rows in LevelDB.
  *
  * It mirrors the partition's vis rows (one per message: its place in the queue) and state rows
