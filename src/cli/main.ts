@@ -4,6 +4,7 @@
  *   raftq serve [flags]                          run a node (see `raftq serve --help`)
  *   raftq cluster up [--nodes 3] [--base-dir DIR] | raftq cluster down [--base-dir DIR]
  *   raftq status [--admin HOST:PORT]             print a node's /status
+ *   raftq status --cluster [--output table|json] every member as the leader sees it (cluster-status-command.ts)
  *   raftq members add ID=HOST:PORT [--admin …]   add a node (learner first, voter once caught up)
  *   raftq members remove ID [--admin …]
  *   raftq leader transfer ID [--admin …]
@@ -16,7 +17,7 @@
  */
 import { adminCall } from './admin-client.js';
 import { clusterCommand, clusterFlags } from './cluster-command.js';
-import { helpText, parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
+import { booleanFlag, helpText, parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
 import { requireSupportedNodeVersion } from './node-version.js';
 import { serveFlags } from './serve-options.js';
 
@@ -26,11 +27,18 @@ const adminFlags: readonly FlagSpec[] = [
   { name: 'admin-token', kind: 'string', description: 'The node\'s --admin-token, when its admin port has one' },
 ];
 
+const statusFlags: readonly FlagSpec[] = [
+  ...adminFlags,
+  { name: 'cluster', kind: 'boolean', description: 'Every member in one table, with the leader\'s match index and last contact' },
+  { name: 'output', kind: 'string', description: 'With --cluster: table (readable) or json (GET /cluster\'s answer)', defaultText: 'table' },
+];
+
 const usage = `Usage:
   raftq serve [flags]                            run a node (raftq serve --help)
   raftq cluster up [--nodes 3] [--base-dir DIR]  start a local cluster in the background
   raftq cluster down [--base-dir DIR]            stop it
   raftq status [--admin HOST:PORT]               print a node's status
+  raftq status --cluster [--output table|json]   every member: role, term, indexes, lag, last contact
   raftq members add ID=HOST:PORT [--admin HOST:PORT]
   raftq members remove ID [--admin HOST:PORT]
   raftq leader transfer ID [--admin HOST:PORT]
@@ -47,7 +55,7 @@ const usage = `Usage:
   raftq --version                                print the version`;
 
 async function adminCommand(words: readonly string[], argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
-  const { values, positionals } = parseFlags(argv, adminFlags, env, { allowConfigFile: false });
+  const { values, positionals } = parseFlags(argv, words[0] === 'status' ? statusFlags : adminFlags, env, { allowConfigFile: false });
   const admin = stringFlag(values, 'admin') ?? '127.0.0.1:9325';
   const clusterSecret = stringFlag(values, 'cluster-secret') ?? '';
   const adminToken = stringFlag(values, 'admin-token') ?? '';
@@ -56,6 +64,9 @@ async function adminCommand(words: readonly string[], argv: readonly string[], e
   };
   const command = words.join(' ');
   if (command === 'status') {
+    const output = stringFlag(values, 'output') ?? 'table';
+    if (output !== 'table' && output !== 'json') throw new UsageError(`--output must be table or json, got "${output}"`);
+    if (booleanFlag(values, 'cluster')) return (await import('./cluster-status-command.js')).clusterStatus(admin, adminToken, output, print);
     print(await adminCall(admin, 'GET', '/status', { adminToken }));
     return;
   }
@@ -87,7 +98,7 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<vo
       if (wantsHelp) return void process.stdout.write(`${helpText('cluster up|down', clusterFlags)}\n`);
       return clusterCommand(rest, env);
     case 'status':
-      if (wantsHelp) return void process.stdout.write(`${helpText('status', adminFlags)}\n`);
+      if (wantsHelp) return void process.stdout.write(`${helpText('status', statusFlags)}\n`);
       return adminCommand(['status'], rest, env);
     case 'members':
     case 'leader':

@@ -61,6 +61,13 @@ export class LearnerPromotion {
     this.lastHeardAtMs.set(peerId, this.options.clock.nowMs());
   }
 
+  /** How long ago `peerId` last answered, by the injected clock; null: never, or the clock went backwards. */
+  lastHeardAgoMs(peerId: NodeId): number | null {
+    const heardAtMs = this.lastHeardAtMs.get(peerId);
+    const agoMs = heardAtMs === undefined ? null : this.options.clock.nowMs() - heardAtMs;
+    return agoMs === null || agoMs < 0 ? null : agoMs;
+  }
+
   /** Leader only: the first learner (in id order) that may become a voter now, or null. */
   nextToPromote(status: LeaderProgressView): PromotionCandidate | null {
     for (const wait of this.learners(status)) {
@@ -72,17 +79,12 @@ export class LearnerPromotion {
   /** Leader only: every learner with what it still lacks (empty once all are promoted). */
   learners(status: LeaderProgressView): LearnerWait[] {
     this.refreshTargets(status);
-    const nowMs = this.options.clock.nowMs();
-    return status.confState.learners.map((nodeId) => {
-      const heardAtMs = this.lastHeardAtMs.get(nodeId);
-      const agoMs = heardAtMs === undefined ? null : nowMs - heardAtMs;
-      return {
-        nodeId,
-        match: status.progress.get(nodeId)?.match ?? 0,
-        targetIndex: this.targets.get(nodeId) as number,
-        lastHeardAgoMs: agoMs === null || agoMs < 0 ? null : agoMs,
-      };
-    });
+    return status.confState.learners.map((nodeId) => ({
+      nodeId,
+      match: status.progress.get(nodeId)?.match ?? 0,
+      targetIndex: this.targets.get(nodeId) as number,
+      lastHeardAgoMs: this.lastHeardAgoMs(nodeId),
+    }));
   }
 
   private isReady(wait: LearnerWait, status: LeaderProgressView): boolean {

@@ -43,6 +43,11 @@ export class MembershipAdmin {
     this.promotion.heardFrom(peerId);
   }
 
+  /** How long ago `peerId` last answered this node's appends or heartbeats; null: never. */
+  peerLastHeardAgoMs(peerId: string): number | null {
+    return this.promotion.lastHeardAgoMs(peerId);
+  }
+
   async addMember(nodeId: string, raftAddress: string): Promise<MemberAddStatus> {
     if (!nodeIdPattern.test(nodeId)) throw new MembershipChangeError(`add ${nodeId}`, 'node ids are 1-64 of [A-Za-z0-9_.-]');
     parseHostPort('address', raftAddress);

@@ -6,6 +6,7 @@ import { raftLimits } from '../base/limits.js';
 import { MessageType, type RaftMessage } from '../raft/types.js';
 import type { ClusterNode } from './cluster-node.js';
 import type { TransportHandlers } from './grpc-transport.js';
+import { leaderProgress } from './leader-progress.js';
 
 export interface NodeTransportHandlerParts {
   /** A Raft message from a peer, for the core (unless the loop stopped or tail repair holds it back). */
@@ -40,7 +41,7 @@ export function nodeTransportHandlers(node: ClusterNode, parts: NodeTransportHan
     transferLeader: (request) => membershipAdmin.serve(() => membershipAdmin.transferLeader(request.nodeId)),
     status: async () => {
       const status = node.raftStatus();
-      return { id: node.id, role: node.role(), term: status.term, leader: status.leader, commitIndex: status.commit, appliedIndex: node.appliedIndex() };
+      return { id: node.id, role: node.role(), term: status.term, leader: status.leader, commitIndex: status.commit, appliedIndex: node.appliedIndex(), peers: leaderProgress(node).map((peer) => ({ id: peer.id, matchIndex: peer.matchIndex, lastContactMs: peer.lastContactMs ?? -1 })) };
     },
     clockSample: async () => ({ nowMs: node.nowMs(), isLeader: node.isLeader() }),
   };
