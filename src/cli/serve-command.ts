@@ -14,7 +14,6 @@ import { ForwardingQueueOperations } from '../forwarding/forwarding-queue-operat
 import { queueOpHandler } from '../forwarding/queue-op-server.js';
 import type { QueueOperations } from '../queue/queue-operations.js';
 import { QueueService, type QueueServiceOptions } from '../queue/queue-service.js';
-import { cachedReceiveScanSlot } from '../queue/receive-scan-slot.js';
 import { startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
 import { armNodeAssert, failpointQueueService } from './serve-failpoints.js';
 import { resolveServeOptions, type ServeOptions } from './serve-options.js';
@@ -101,8 +100,7 @@ function openQueueService(options: ServeOptions, node: ClusterNode, logger: Logg
       },
     },
     newId: () => randomUUID(),
-    // Each voter starts its receives at its own point of a standard queue's head (receive-scan-slot.ts).
-    receiveScanSlot: cachedReceiveScanSlot(node.id, () => node.membership().confState.voters),
+    // No receive scan slot: followers forward receives, so every receive runs on the leader, from the head.
     logger: { info: (fields, message) => queueLogger.info(fields, message), warn: (fields, message) => queueLogger.warn(fields, message) },
   };
   return options.failpoint === null ? new QueueService(queueOptions) : failpointQueueService(queueOptions, options.failpoint, node);

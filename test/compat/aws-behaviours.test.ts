@@ -298,16 +298,17 @@ describe.skipIf(!hasBuiltCli())('AWS behaviours, through a follower', () => {
     for (const xml of [viaPost, viaGet]) expect(xml).toMatch(/<ReceiveMessageResult\/>|<ReceiveMessageResult><\/ReceiveMessageResult>/);
   });
 
-  it('receives a requeued standard message before messages sent after it, on the node that starts at the head', async () => {
-    // Nodes other than the first in sorted order start their receives further into the head of a
-    // standard queue (receive-scan-slot.ts), so the order is AWS's only from that node.
-    const sqs = new ProtocolClient(`http://127.0.0.1:${cluster.spec('n1').sqsPort}`, 'json');
-    const url = await createQueue(sqs, uniqueName('requeue-order'), { VisibilityTimeout: '1' });
-    await sqs.ok('SendMessage', { QueueUrl: url, MessageBody: 'first' });
-    expect(await bodiesOf(sqs, url)).toEqual(['first']);
-    await sqs.ok('SendMessage', { QueueUrl: url, MessageBody: 'second' });
-    await sqs.ok('SendMessage', { QueueUrl: url, MessageBody: 'third' });
-    await untilNoneInFlight(sqs, url);
-    expect(await bodiesOf(sqs, url, { MaxNumberOfMessages: 10 })).toEqual(['first', 'second', 'third']);
+  it('receives a requeued standard message before messages sent after it, through every node', async () => {
+    // Every receive is served by the leader (followers forward it), from the head of the queue.
+    for (const id of ['n1', 'n2', 'n3']) {
+      const sqs = new ProtocolClient(`http://127.0.0.1:${cluster.spec(id).sqsPort}`, 'json');
+      const url = await createQueue(sqs, uniqueName(`requeue-order-${id}`), { VisibilityTimeout: '1' });
+      await sqs.ok('SendMessage', { QueueUrl: url, MessageBody: 'first' });
+      expect(await bodiesOf(sqs, url)).toEqual(['first']);
+      await sqs.ok('SendMessage', { QueueUrl: url, MessageBody: 'second' });
+      await sqs.ok('SendMessage', { QueueUrl: url, MessageBody: 'third' });
+      await untilNoneInFlight(sqs, url);
+      expect(await bodiesOf(sqs, url, { MaxNumberOfMessages: 10 })).toEqual(['first', 'second', 'third']);
+    }
   });
 });
