@@ -47,7 +47,9 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   const metrics = options.metricsListen === null ? null : await listeningOn('metrics-listen', options.metricsListen, () => startMetrics(options.metricsListen as string, node, logger));
   // The leader runs the operations followers forward; the gateway sends this node's there when it follows.
   node.serveForwardedOps(queueOpHandler(queueService));
-  const queueOperations = new ForwardingQueueOperations({ local: queueService, node, newId: () => randomUUID() });
+  // A node with a test failpoint answers from its own (broken) service whether it leads or not, so
+  // the fault-injection harness sees the bug through its gateway.
+  const queueOperations: QueueOperations = options.failpoint === null ? new ForwardingQueueOperations({ local: queueService, node, newId: () => randomUUID() }) : queueService;
   const gateway = await listeningOn('sqs-listen', options.sqsListen, () => startGateway(options, node, queueService, queueOperations, logger));
   logger.info(
     { id: options.node.id, sqs: options.sqsListen, admin: options.adminListen, metrics: options.metricsListen, raft: options.node.raftListen, dataDir: options.node.dataDir },
