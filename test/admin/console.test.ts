@@ -132,8 +132,9 @@ describe('the web console, in a browser', () => {
     // Escape does not get rid of it, even twice.
     await page.keyboard.press('Escape');
     await page.keyboard.press('Escape');
-    expect(await dialog.isVisible()).toBe(true);
-    expect(await focusedId()).toBe('token-input');
+    // The prompt reopens itself when the browser closes it: wait for that, not for a moment.
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    await expect.poll(() => focusedId()).toBe('token-input');
     await page.keyboard.type(token);
     await page.keyboard.press('Enter');
     await dialog.waitFor({ state: 'hidden' });
