@@ -75,15 +75,21 @@ function toWindow(start: NemesisEvent, toMs: number): FaultWindow {
 }
 
 /**
- * The largest difference between two nodes' artificial clock offsets that was ever in force. The
- * visibility and FIFO checkers widen their windows by it (plus the cluster clock's own error).
+ * The largest difference between two artificial clock offsets a message's visibility window can
+ * see: the most-behind offset plus the most-ahead one, whether or not they were in force at once
+ * (a message claimed by a leader whose clock was behind can be claimed again, after that fault
+ * healed, by one whose clock is ahead). The visibility and FIFO checkers widen their windows by it
+ * (plus the cluster clock's own error).
  */
 export function largestClockSpreadMs(events: readonly NemesisEvent[]): number {
-  let largest = 0;
+  let mostAheadMs = 0;
+  let mostBehindMs = 0;
   for (const window of faultWindows(events)) {
     if (window.family !== 'clock') continue;
     const offsetMs = window.details?.['offsetMs'];
-    if (typeof offsetMs === 'number') largest = Math.max(largest, Math.abs(offsetMs));
+    if (typeof offsetMs !== 'number') continue;
+    mostAheadMs = Math.max(mostAheadMs, offsetMs);
+    mostBehindMs = Math.max(mostBehindMs, -offsetMs);
   }
-  return largest;
+  return mostAheadMs + mostBehindMs;
 }

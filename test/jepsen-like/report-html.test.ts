@@ -42,6 +42,16 @@ describe('fault windows and report', () => {
     expect(largestClockSpreadMs(events)).toBe(2_500);
   });
 
+  it('counts a clock behind and a later clock ahead together: one message can be claimed under each', () => {
+    const behindThenAhead: NemesisEvent[] = [
+      { timeMs: 1_000, faultId: 0, phase: 'start', family: 'clock', description: 'clock one -1184 ms', details: { nodes: ['n3'], offsetMs: -1_184 } },
+      { timeMs: 2_000, faultId: 0, phase: 'heal', family: 'clock', description: 'clock one -1184 ms' },
+      { timeMs: 3_000, faultId: 1, phase: 'start', family: 'clock', description: 'clock leader +1443 ms', details: { nodes: ['n3'], offsetMs: 1_443 } },
+      { timeMs: 4_000, faultId: 1, phase: 'heal', family: 'clock', description: 'clock leader +1443 ms' },
+    ];
+    expect(largestClockSpreadMs(behindThenAhead)).toBe(2_627);
+  });
+
   it('shows the verdict, a shaded band per fault, the skipped families and the checker results', () => {
     const pairs = new HistoryBuilder().send(0, 'a', 100, 'ok').send(1, 'b', 1_500, 'info').receive(2, [{ body: 'a' }], 2_000, 2_100).pairs();
     const html = renderReportHtml({ results: results(false), pairs, windows: faultWindows(events), endMs: 9_000 });

@@ -29,7 +29,9 @@ const runs: ReadonlyArray<readonly NemesisFamily[]> = [
   ['corrupt'],
 ];
 
-const visibilityTimeoutSeconds = 6;
+// Long enough that a clock behind and a later clock ahead (each up to clockOffsetMsMax) plus the base
+// allowance still leave visibilityWindowMsMin to check.
+const visibilityTimeoutSeconds = 8;
 /** The shortest window the visibility checks may be left with once the clock allowance is taken off. */
 const visibilityWindowMsMin = 3_000;
 
