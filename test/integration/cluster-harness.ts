@@ -249,3 +249,15 @@ export async function waitFor(predicate: () => Promise<boolean> | boolean, timeo
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** One SQS call in the JSON protocol to node `id`, bounded so a held request fails the test instead of hanging it. */
+export async function sqsCall(cluster: ProcessCluster, id: string, action: string, input: Record<string, unknown>): Promise<{ status: number; json: any }> {
+  const response = await fetch(`http://127.0.0.1:${cluster.spec(id).sqsPort}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },
+    body: JSON.stringify(input),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text === '' ? null : JSON.parse(text) };
+}

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clusterSecret, ProcessCluster, waitFor } from './cluster-harness.js';
+import { clusterSecret, ProcessCluster, sqsCall, waitFor } from './cluster-harness.js';
 
 const run = promisify(execFile);
 const mainScript = new URL('../../dist/src/cli/main.js', import.meta.url).pathname;
@@ -16,17 +16,6 @@ async function raftqCli(...args: string[]): Promise<{ code: number; stdout: stri
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
-}
-
-async function sqsCall(cluster: ProcessCluster, id: string, action: string, input: Record<string, unknown>): Promise<{ status: number; json: any }> {
-  const response = await fetch(`http://127.0.0.1:${cluster.spec(id).sqsPort}/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },
-    body: JSON.stringify(input),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text === '' ? null : JSON.parse(text) };
 }
 
 /** Receives (and keeps invisible) messages through node `id` until `expected` bodies came back. */

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/ports.js';
-import { clusterSecret, ProcessCluster } from './cluster-harness.js';
+import { clusterSecret, ProcessCluster, sqsCall } from './cluster-harness.js';
 
 const run = promisify(execFile);
 const mainScript = new URL('../../dist/src/cli/main.js', import.meta.url).pathname;
@@ -14,18 +14,6 @@ async function raftq(cluster: ProcessCluster, id: string, ...args: string[]): Pr
     timeout: 90_000,
   });
   return JSON.parse(stdout);
-}
-
-/** One SQS call in the JSON protocol to node `id`, bounded so a held request fails the test instead of hanging it. */
-async function sqsCall(cluster: ProcessCluster, id: string, action: string, input: Record<string, unknown>): Promise<{ status: number; json: any }> {
-  const response = await fetch(`http://127.0.0.1:${cluster.spec(id).sqsPort}/`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },
-    body: JSON.stringify(input),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text === '' ? null : JSON.parse(text) };
 }
 
 /** A queue round trip through node `id`: create, send, receive the message back. */
