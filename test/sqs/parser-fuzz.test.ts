@@ -141,7 +141,8 @@ describe('the query decoder under hostile sizes', () => {
     const res = await gw.query(parts.join('&'));
     const elapsedMs = performance.now() - startedMs;
     expect(xmlText(res.body, 'Code')).toBe('AWS.SimpleQueueService.TooManyEntriesInBatchRequest');
-    // Quadratic decoding of this request takes minutes; linear takes well under a second.
-    expect(elapsedMs).toBeLessThan(5_000);
-  });
+    // Quadratic decoding of this request takes minutes; linear takes well under a second. The bound
+    // sits between the two with room for a machine many times slower than usual.
+    expect(elapsedMs).toBeLessThan(60_000);
+  }, 180_000);
 });
