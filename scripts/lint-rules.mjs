@@ -1,4 +1,4 @@
-// The project's own lint rules: determinism of the core, the one-way import graph (DESIGN.md §1),
+// The project's own lint rules: determinism of the core, the one-way import graph (docs/ARCHITECTURE.md),
 // and no path that leaves the repository.
 // Kept as plain functions over file text so that a test can feed them broken code.
 
@@ -77,7 +77,7 @@ export function lintFile(relPath, text) {
     if (spec.startsWith('.')) {
       const target = layerOf(resolveRelative(relPath, spec));
       if (target !== null && target !== layer && allowed && !allowed.includes(target)) {
-        problems.push(`${relPath}:1: src/${layer} may not import from src/${target} (${spec}); imports flow one way (DESIGN.md §1)`);
+        problems.push(`${relPath}:1: src/${layer} may not import from src/${target} (${spec}); imports flow one way (docs/ARCHITECTURE.md)`);
       }
     } else if (deterministicLayers.has(layer) && !ioExemptFiles.has(relPath)) {
       if (spec.startsWith('node:') && !pureNodeModules.has(spec)) {
@@ -215,5 +215,164 @@ export function lintPathsLeavingRepository(relPath, text) {
       }
     }
   }
+  return problems;
+}
+
+// ---- References to documents and to traps ----
+// Comments send the reader to documents ("docs/architecture/queue.md, \"Key layout\"") and to the
+// numbered traps of docs/TRAPS.md ("trap 4"). A reference the repository cannot resolve is a dead
+// end, so: a comment that names a Markdown file names one the repository holds (counted from the
+// file's folder or the root; a bare name may be any file of that name; inside a URL it is
+// someone else's); every trap cited in a comment, a test name or a document exists in
+// docs/TRAPS.md; a source file whose comments cite a trap names docs/TRAPS.md, so that the
+// number can be looked up; and every test docs/TRAPS.md lists as a guard exists under that name.
+
+/** The file the numbered traps live in. */
+export const trapsDocumentPath = 'docs/TRAPS.md';
+const trapHeading = /^## Trap (\d+)\b/gm;
+const trapCitation = /\btraps?\s+(\d+(?:\s*(?:,|and|or)\s*\d+)*)/gi;
+const markdownName = /(?<![\w./-])((?:\.{1,2}\/)*[\w-][\w./-]*\.md)(?![\w-])/g;
+const url = /\b[a-z][a-z+.-]*:\/\/[^\s)>\]'"`]+/gi;
+
+/** The trap numbers docs/TRAPS.md defines (its "## Trap N: …" headings). */
+export function trapNumbersOf(trapsDocument) {
+  const numbers = new Set();
+  for (const m of trapsDocument.matchAll(trapHeading)) numbers.add(Number(m[1]));
+  return numbers;
+}
+
+/**
+ * The prose of a file, each piece with where it starts: for JavaScript and TypeScript its comments
+ * and its test names (the first string of it/test/describe), for shell and Python its # comments,
+ * for Markdown all of it. Strings are skipped, so code that builds such text is not prose.
+ */
+export function proseOf(relPath, text) {
+  if (relPath.endsWith('.md')) return [{ kind: 'document', text, index: 0 }];
+  if (!/\.[cm]?[jt]s$/.test(relPath)) {
+    return [...text.matchAll(/(^|\s)(#(?!!).*)$/gm)].map((m) => ({ kind: 'comment', text: m[2], index: m.index + m[1].length }));
+  }
+  const pieces = [];
+  let lastCode = ''; // the last non-blank code character, to tell a regex literal from a division
+  let i = 0;
+  const skipQuoted = (quote, start) => {
+    let j = start + 1;
+    while (j < text.length && text[j] !== quote && !(quote !== '`' && text[j] === '\n')) j += text[j] === '\\' ? 2 : 1;
+    return j;
+  };
+  while (i < text.length) {
+    const c = text[i];
+    const next = text[i + 1];
+    if (c === '/' && next === '/') {
+      const end = text.indexOf('\n', i);
+      const stop = end < 0 ? text.length : end;
+      pieces.push({ kind: 'comment', text: text.slice(i, stop), index: i });
+      i = stop;
+    } else if (c === '/' && next === '*') {
+      const end = text.indexOf('*/', i + 2);
+      const stop = end < 0 ? text.length : end + 2;
+      pieces.push({ kind: 'comment', text: text.slice(i, stop), index: i });
+      i = stop;
+    } else if (c === "'" || c === '"' || c === '`') {
+      const end = skipQuoted(c, i);
+      if (/\b(?:it|test|describe)(?:\.\w+)*\(\s*$/.test(text.slice(Math.max(0, i - 40), i))) {
+        pieces.push({ kind: 'test name', text: text.slice(i + 1, end), index: i + 1 });
+      }
+      i = end + 1;
+      lastCode = c;
+    } else if (c === '/' && (lastCode === '' || /[(,=:[!&|?{};+\-*%<>~^]/.test(lastCode))) {
+      // A regex literal: skip to its closing slash, over escapes and character classes.
+      let j = i + 1;
+      let isInClass = false;
+      while (j < text.length && text[j] !== '\n' && (isInClass || text[j] !== '/')) {
+        if (text[j] === '\\') j++;
+        else if (text[j] === '[') isInClass = true;
+        else if (text[j] === ']') isInClass = false;
+        j++;
+      }
+      i = j + 1;
+      lastCode = '/';
+    } else {
+      if (!/\s/.test(c)) lastCode = /[\w$)\]]/.test(c) ? 'x' : c;
+      i++;
+    }
+  }
+  return pieces;
+}
+
+/** Whether `name`, as written in `relPath`, is a file of the repository. */
+function resolvesInRepository(relPath, name, repository) {
+  const folder = relPath.split('/').slice(0, -1);
+  for (const start of [folder, []]) {
+    const parts = [...start];
+    let isInside = true;
+    for (const seg of name.split('/')) {
+      if (seg === '..') isInside = parts.pop() !== undefined && isInside;
+      else if (seg !== '.' && seg !== '') parts.push(seg);
+    }
+    if (isInside && repository.hasFile(parts.join('/'))) return true;
+  }
+  return !name.includes('/') && repository.hasBaseName(name);
+}
+
+/**
+ * Returns `path:line: message` problems of one file's references to documents and traps.
+ * `repository` answers hasFile(relPath), hasBaseName(name) and holds trapNumbers (a Set).
+ */
+export function lintDocumentReferences(relPath, text, repository) {
+  const problems = [];
+  const lineOf = (index) => text.slice(0, index).split('\n').length;
+  let firstCommentCitation;
+  let namesTrapsDocument = false;
+  for (const piece of proseOf(relPath, text)) {
+    if (piece.kind !== 'test name') {
+      const prose = piece.text.replace(url, (m) => ' '.repeat(m.length));
+      for (const m of prose.matchAll(markdownName)) {
+        if (!resolvesInRepository(relPath, m[1], repository)) {
+          problems.push(`${relPath}:${lineOf(piece.index + m.index)}: ${m[1]} is not a file of the repository: cite a document it holds (docs/ARCHITECTURE.md, docs/architecture/, docs/TRAPS.md)`);
+        }
+        if (m[1] === trapsDocumentPath) namesTrapsDocument = true;
+      }
+    }
+    for (const m of piece.text.matchAll(trapCitation)) {
+      if (piece.kind === 'comment') firstCommentCitation ??= piece.index + m.index;
+      for (const number of m[1].match(/\d+/g)) {
+        if (!repository.trapNumbers.has(Number(number))) {
+          problems.push(`${relPath}:${lineOf(piece.index + m.index)}: trap ${number} is not in ${trapsDocumentPath}: cite a trap it numbers, or add the trap there`);
+        }
+      }
+    }
+  }
+  if (firstCommentCitation !== undefined && !namesTrapsDocument) {
+    problems.push(`${relPath}:${lineOf(firstCommentCitation)}: a comment cites a trap, but no comment of this file names ${trapsDocumentPath}: write "${trapsDocumentPath}, trap N" at the first citation`);
+  }
+  return problems;
+}
+
+/**
+ * Returns problems of docs/TRAPS.md itself: every trap lists at least one guarding test, as
+ * "- `test/…`: \"its name\"", and each listed file exists and has a test of that name.
+ * `repository.readFile(relPath)` returns a file's text, or undefined when there is none.
+ */
+export function lintTrapsDocument(text, repository) {
+  const problems = [];
+  const lineOf = (index) => text.slice(0, index).split('\n').length;
+  const seen = new Set();
+  const sections = [...text.matchAll(trapHeading)];
+  sections.forEach((heading, k) => {
+    const number = Number(heading[1]);
+    if (seen.has(number)) problems.push(`${trapsDocumentPath}:${lineOf(heading.index)}: trap ${number} is numbered twice`);
+    seen.add(number);
+    const end = k + 1 < sections.length ? sections[k + 1].index : text.length;
+    const guards = [...text.slice(heading.index, end).matchAll(/^- `([^`]+)`(?:: "(.*)")?\s*$/gm)];
+    if (guards.length === 0) problems.push(`${trapsDocumentPath}:${lineOf(heading.index)}: trap ${number} lists no test that guards it`);
+    for (const guard of guards) {
+      const at = `${trapsDocumentPath}:${lineOf(heading.index + guard.index)}`;
+      const source = repository.readFile(guard[1]);
+      if (source === undefined) problems.push(`${at}: ${guard[1]} does not exist`);
+      else if (guard[2] !== undefined && !proseOf(guard[1], source).some((p) => p.kind === 'test name' && p.text.replace(/\\(.)/g, '$1') === guard[2])) {
+        problems.push(`${at}: ${guard[1]} has no test named "${guard[2]}"`);
+      }
+    }
+  });
   return problems;
 }

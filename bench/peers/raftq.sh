@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# raftq itself, one node or a cluster on loopback, started with its own CLI (DESIGN.md §6), each
+# raftq itself, one node or a cluster on loopback, started with its own CLI (docs/OPERATIONS.md), each
 # node with its data directory under DIR. Raft log writes are synced (fsync on, the default).
 #
 #   bash bench/peers/raftq.sh start DIR SQS1 ADMIN1 RAFT1 [SQS2 ADMIN2 RAFT2 ...]

@@ -1,4 +1,4 @@
-/** What the runner reads from a node's GET /status (DESIGN.md §6); other fields are ignored. */
+/** What the runner reads from a node's GET /status (docs/OPERATIONS.md); other fields are ignored. */
 export interface NodeStatus {
   readonly id: string;
   readonly role: string;

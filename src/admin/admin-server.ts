@@ -1,5 +1,5 @@
 /**
- * The admin port (DESIGN.md §6): GET /health, /ready, /status, /metrics; the web console (GET /,
+ * The admin port (docs/OPERATIONS.md): GET /health, /ready, /status, /metrics; the web console (GET /,
  * console-route.ts) and the cluster view it shows (GET /cluster); the queues (/queues…,
  * queue-routes.ts); membership and leader transfer for `raftq members` and `raftq leader
  * transfer`; debug calls when enabled. Loopback by

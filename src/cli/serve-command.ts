@@ -122,7 +122,7 @@ async function startGateway(options: ServeOptions, node: ClusterNode, queueServi
     clock: node.clock,
     observer: sqsRequestObserver(node, options.isAccessLogOn ? logger.child({ layer: 'access' }) : undefined),
   });
-  // Only the leader reaps and steps move tasks (DESIGN.md §4): followers never propose cleanup.
+  // Only the leader reaps and steps move tasks (docs/architecture/reaper.md): followers never propose cleanup.
   const upkeep = startStateUpkeep({ node, queueService, reaperIntervalMs: options.reaperIntervalMs ?? reaperIntervalMsDefault, logger: logger.child({ layer: 'upkeep' }) });
   return {
     close: async () => {

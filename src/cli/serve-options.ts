@@ -1,5 +1,5 @@
 /**
- * The flags of `raftq serve` (DESIGN.md §6) and how they become a node configuration. With no
+ * The flags of `raftq serve` (docs/OPERATIONS.md, "Running a node") and how they become a node configuration. With no
  * flags at all: a one-node cluster n1 with data in ./data, SQS on 127.0.0.1:9324, admin on 9325,
  * Raft on 9326.
  */

@@ -1,5 +1,5 @@
 /**
- * The cluster clock (DESIGN.md §3): this node's wall clock corrected by its offset to the leader's
+ * The cluster clock (docs/architecture/cluster.md): this node's wall clock corrected by its offset to the leader's
  * clock, so that every node stamps transactions with nearly the same time. The offset is learned
  * from clock samples taken over the replication channel (a round trip to the leader; the leader's
  * answer is assumed to sit in the middle of it, and the sample with the shortest round trip of a

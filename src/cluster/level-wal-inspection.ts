@@ -6,7 +6,7 @@
  * and acknowledged. Once opened, the evidence is gone (the log is replayed into a table and
  * deleted), so this runs first.
  *
- * Log format (LevelDB's log_format.md): 32 KiB blocks of records, each a 7-byte header —
+ * Log format (LevelDB's doc/log_format): 32 KiB blocks of records, each a 7-byte header —
  * masked CRC-32C (LE32) of type and payload, length (LE16), type (1 full, 2 first, 3 middle,
  * 4 last) — then the payload; a block trailer shorter than a header is zero filler. A logical
  * record is a WriteBatch: sequence (LE64), count (LE32), then per operation a tag (1 put,

@@ -29,7 +29,7 @@ export interface NodeConfig {
   readonly groupId: number;
 }
 
-/** The single Raft group of today (DESIGN.md §10); 0 stays free to mean "unset" on the wire. */
+/** The single Raft group of today (docs/architecture/cluster.md); 0 stays free to mean "unset" on the wire. */
 export const defaultGroupId = 1;
 
 export function nodeConfigDefaults(): Omit<NodeConfig, 'id' | 'dataDir' | 'raftListen' | 'peers'> {

@@ -1,6 +1,6 @@
 /**
- * What a node says about itself: its role as /status names it, the /status document (DESIGN.md
- * §6, plus log bounds, clock offsets and the log-tail repair state) and the gauges of /metrics.
+ * What a node says about itself: its role as /status names it, the /status document (docs/OPERATIONS.md,
+ * "Admin endpoints", plus log bounds, clock offsets and the log-tail repair state) and the gauges of /metrics.
  */
 import type { RawNode } from '../raft/raw-node.js';
 import type { ClusterClock } from './cluster-clock.js';

@@ -2,7 +2,7 @@
  * One receive attempt: the transaction that claims up to 10 messages (docs/architecture/queue.md, "Receive").
  *
  * Candidates come from this node's in-memory queue index (index/queue-indexes.ts), partition by
- * partition from a rotating start (trap 14), never from a scan of the vis rows: the standard
+ * partition from a rotating start (docs/TRAPS.md, trap 14), never from a scan of the vis rows: the standard
  * index offers messages in enqueue order, the FIFO index offers groups whose head is visible. The
  * index is a hint: every candidate's rows are read in the attempt's view and validated at commit,
  * so a stale index costs a skip or a conflict, never a wrong delivery. Candidates are taken

@@ -1,6 +1,6 @@
 /**
  * Moves a message to its queue's dead-letter queue inside the receive transaction that would
- * exceed maxReceiveCount. The target is checked at move time (trap 9): it must still exist and be
+ * exceed maxReceiveCount. The target is checked at move time (docs/TRAPS.md, trap 9): it must still exist and be
  * of the same type. When it is not, the message stays in its queue and is delivered as usual, and
  * the condition is logged and counted: a missing dead-letter queue never wedges receives (trap 17).
  * A FIFO target gives the copy its own next sequence number.

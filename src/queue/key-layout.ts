@@ -1,11 +1,11 @@
 /**
- * Every key the queue layer reads or writes (DESIGN.md §4). A queue's keys all start with
+ * Every key the queue layer reads or writes (docs/architecture/queue.md, "Key layout"). A queue's keys all start with
  * ("q", name); a generation's rows with ("q", name, "g", gen), so a purged or deleted generation
  * is one contiguous range. Global indexes have their own first element.
  *
  * Numbers in keys are non-negative safe integers; FIFO orders are bigints. The tuple codec
  * terminates every variable-length element, so no name or id can run into the next element
- * (trap 15).
+ * (docs/TRAPS.md, trap 15).
  */
 import { decodeKey, decodeKeyFrom, encodeKey, prefixRange, type KeyElement } from '../storage/key-codec.js';
 import type { KeyRange } from '../storage/txn.js';

@@ -3,7 +3,7 @@
  * listener looks at every applied write: a write into a waiting queue's meta or group index, a
  * vis row at or before now, or a state row that makes a message visible by now wakes that queue's
  * waiters; one in the future only moves their timer earlier. A woken waiter runs one receive attempt, which re-reads meta and generation
- * (trap 3). Nothing re-scans in a loop: every scan follows an applied write or a timer.
+ * (docs/TRAPS.md, trap 3). Nothing re-scans in a loop: every scan follows an applied write or a timer.
  */
 import { bytesEqual, decodeKey, encodeKey } from '../storage/key-codec.js';
 import type { TxnExecutor, TxnWrite } from '../storage/txn.js';

@@ -1,5 +1,5 @@
 /**
- * ApproximateNumberOfMessages / NotVisible / Delayed by bounded scans of every partition (trap 18).
+ * ApproximateNumberOfMessages / NotVisible / Delayed by bounded scans of every partition (docs/TRAPS.md, trap 18).
  * A message's vis row stays where the send put it (message-store.ts), so the vis rows say which
  * messages exist and which were never received and are still delayed; the state rows say which
  * received messages are in flight now. Visible is the rest, less the messages past their retention

@@ -24,7 +24,7 @@ export function partitionOfGroup(groupId: string | undefined, partitionCount: nu
 
 /**
  * Partitions in the order one receive visits them, starting at `start` (a per-queue rotating
- * counter) so that a hot partition 0 cannot starve the others (trap 14).
+ * counter) so that a hot partition 0 cannot starve the others (docs/TRAPS.md, trap 14).
  */
 export function partitionVisitOrder(partitionCount: number, start: number): number[] {
   const order: number[] = [];

@@ -1,6 +1,6 @@
 /**
  * What every queue operation shares: the executor, the txn runner, the id source, the decoded
- * meta cache, and the reads that open every transaction on a queue (meta + generation, trap 2).
+ * meta cache, and the reads that open every transaction on a queue (meta + generation, docs/TRAPS.md, trap 2).
  */
 import { assert } from '../base/assert.js';
 import type { Prng } from '../base/prng.js';

@@ -3,7 +3,7 @@
  *
  * Purge and delete are O(1): they move the queue to a new generation (purge) or remove its meta
  * (delete), and write a tombstone for the superseded generation in the same transaction, so the
- * old rows become unreachable at once and the reaper clears them later (traps 2, 6).
+ * old rows become unreachable at once and the reaper clears them later (docs/TRAPS.md, traps 2, 6).
  */
 import { Buffer } from 'node:buffer';
 import { raftqLimits, sqsLimits } from '../base/limits.js';

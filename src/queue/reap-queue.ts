@@ -3,7 +3,7 @@
  * queue's meta and gen (so a purge or delete that commits first aborts it) and every row it
  * deletes or relies on (so a concurrent receive, visibility change or delete conflicts with it):
  * - messages past retention, found through the by-age index: a message whose visibility keeps
- *   being extended still expires, since its age row never moves (trap 5);
+ *   being extended still expires, since its age row never moves (docs/TRAPS.md, trap 5);
  * - FIFO dedup rows and ReceiveRequestAttemptId rows whose window is over;
  * - vis, age and group rows whose message data is gone or names another row, and state rows whose
  *   message data is gone (dangling).

@@ -1,8 +1,8 @@
 /**
- * The reaper: background cleanup that the leader runs on a short tick (DESIGN.md §4). Each sweep
+ * The reaper: background cleanup that the leader runs on a short tick (docs/architecture/reaper.md). Each sweep
  * does bounded work, as ordinary transactions:
  * - tombstoned generations (purged or deleted, of live and deleted queues alike, with or without
- *   meta) are cleared a chunk each, then the tombstone itself (traps 5, 6);
+ *   meta) are cleared a chunk each, then the tombstone itself (docs/TRAPS.md, traps 5, 6);
  * - per live queue (reap-queue.ts): messages past retention through the by-age index, expired
  *   dedup and ReceiveRequestAttemptId rows, and dangling vis, age, group and state rows;
  * - finished message move tasks past their retention (reap-move-tasks.ts).

@@ -50,7 +50,7 @@ export function decodeReceiptHandle(handle: string): ReceiptHandleParts {
 
 /**
  * Checks a decoded handle against the queue it was presented to: same queue, same generation,
- * same shape (version), partition in range (trap 14).
+ * same shape (version), partition in range (docs/TRAPS.md, trap 14).
  */
 export function checkReceiptHandle(
   handle: string,

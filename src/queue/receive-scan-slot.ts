@@ -5,7 +5,7 @@
  * starts within the first page of visible rows at `slot × wanted`, wrapping around the page: with
  * three nodes asking for ten messages each, they claim rows 0–9, 10–19 and 20–29 of the head and do
  * not meet. The rest of the page is still visited (after the wrap), so a node never answers empty
- * while the page holds messages it could take (trap 11). FIFO queues always start at the head:
+ * while the page holds messages it could take (docs/TRAPS.md, trap 11). FIFO queues always start at the head:
  * their order is decided by the group index, and a group's head must go first.
  */
 import { assert } from '../base/assert.js';

@@ -1,6 +1,6 @@
 /**
  * Whether a dead-letter queue can take a source queue's messages: it exists, it is of the same
- * type, it is not the source itself, and its RedriveAllowPolicy admits the source (trap 9).
+ * type, it is not the source itself, and its RedriveAllowPolicy admits the source (docs/TRAPS.md, trap 9).
  * Checked when the policy is set and again at every move, since the target can be deleted and
  * recreated as another type in between.
  */

@@ -1,7 +1,7 @@
 /**
  * SendMessage and SendMessageBatch: one transaction for every valid entry of the request.
  *
- * Message ids are minted once, before the first attempt, and kept across retries (trap 8): a
+ * Message ids are minted once, before the first attempt, and kept across retries (docs/TRAPS.md, trap 8): a
  * retry after an outcome-unknown failure then cannot enqueue a second copy under a new id.
  * Everything that depends on the queue (generation, size limit, delay, FIFO dedup id and
  * sequence) is derived again on every attempt from that attempt's reads (trap 4). FIFO batches

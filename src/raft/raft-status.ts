@@ -25,7 +25,7 @@ export interface RaftStatus {
   readonly leader: NodeId | '';
   readonly role: StateRole;
   readonly confState: ConfState;
-  /** This node is a learner in its own configuration (DESIGN.md's /status role 'learner'). */
+  /** This node is a learner in its own configuration (role 'learner' of /status, docs/OPERATIONS.md). */
   readonly isLearner: boolean;
   /** Transfer target while a leadership transfer is in progress, else ''. */
   readonly leadTransferee: NodeId | '';

@@ -27,7 +27,7 @@ import type { ModelStructure, ModelValue } from './service-model.js';
 /**
  * The message actions. Single-message actions are batches of one to the queue layer; a failure of
  * one entry of a batch is a Failed entry, while a failure of the request as a whole (the queue is
- * gone, no leader for any entry) is an error response: never a 200 that hides it (trap 12).
+ * gone, no leader for any entry) is an error response: never a 200 that hides it (docs/TRAPS.md, trap 12).
  */
 
 const visibilityMax = sqsLimits.visibilityTimeoutSecondsMax.value;

@@ -26,7 +26,7 @@ export type TxnWrite =
 export interface Txn {
   /** Unique per logical operation, reused by every retry of it: the apply step answers a repeat with the first outcome. */
   readonly txnId: string;
-  /** The commit timestamp the reads were made at (trap 1: it must be the view's ts, not a later one). */
+  /** The commit timestamp the reads were made at (docs/TRAPS.md, trap 1: it must be the view's ts, not a later one). */
   readonly startTs: number;
   /** The proposer's cluster-clock time, in ms: the only time SQS semantics may use. */
   readonly nowMs: number;

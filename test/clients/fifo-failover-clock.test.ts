@@ -5,7 +5,7 @@ import { sdkClient } from '../sqs/support/sdk-fixture.js';
 import { hasBuiltCli } from '../sqs/support/sqs-endpoint.js';
 
 /**
- * Trap 16 on three real nodes: FIFO order is SequenceNumber order, never send time. Two sends in
+ * Trap 16 (docs/TRAPS.md) on three real nodes: FIFO order is SequenceNumber order, never send time. Two sends in
  * the same millisecond (one batch), a send through a node whose cluster clock is 2 s behind, and
  * — after the leader is killed and a node whose clock is behind takes over — sends stamped
  * earlier than the ones before the failover: the group is delivered exactly in send order.

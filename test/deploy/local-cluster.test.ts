@@ -1,5 +1,5 @@
 /**
- * deploy/local: `raftq cluster up` starts the nodes in the background on the ports of DESIGN.md §6
+ * deploy/local: `raftq cluster up` starts the nodes in the background on the ports of docs/OPERATIONS.md
  * (moved with --base-port so tests do not collide), returns once all are ready and prints their
  * SQS endpoints; `raftq cluster down` stops them.
  */

@@ -1,5 +1,5 @@
 /**
- * The FIFO group lock across nodes (DESIGN.md §4): while a message of a group is in flight, no
+ * The FIFO group lock across nodes (docs/architecture/queue.md): while a message of a group is in flight, no
  * later message of that group is delivered by any node — not by a node whose replica lags, not
  * while the receive that holds the head lost its answer, not by concurrent receives on one node
  * (which reserve what they look at). Several QueueService instances share one log

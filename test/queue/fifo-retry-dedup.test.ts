@@ -1,5 +1,5 @@
 /**
- * Trap 4 on the FIFO send path: a retry after a conflict derives the deduplication id again from
+ * Trap 4 (docs/TRAPS.md) on the FIFO send path: a retry after a conflict derives the deduplication id again from
  * what it reads, instead of reusing the first attempt's.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * What the reaper must find and delete (DESIGN.md §4, traps 5, 6), within its bounds, fairly, and
+ * What the reaper must find and delete (docs/TRAPS.md, traps 5, 6), within its bounds, fairly, and
  * as transactions that conflict with concurrent queue operations.
  */
 import { describe, expect, it } from 'vitest';

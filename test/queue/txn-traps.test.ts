@@ -1,5 +1,5 @@
 /**
- * The transaction traps of DESIGN.md §8 that concern the message path: each test stages the race
+ * The transaction traps of docs/TRAPS.md that concern the message path: each test stages the race
  * with the model executor's beforeCommit hook, or loses a commit reply, and would fail on the
  * buggy behaviour named in its title.
  */

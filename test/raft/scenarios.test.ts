@@ -1,17 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { ProposalDroppedError } from '../../src/raft/errors.js';
 import type { NodeId } from '../../src/raft/types.js';
+import { expectGoldenTranscript } from './support/golden-transcript.js';
 import { RaftNetwork } from './support/raft-network.js';
 
 /**
  * Scripted scenarios of the hard cases, on a small network of real RawNodes. Each prints its
- * transcript when it fails (RAFT_TRANSCRIPT=1 prints it always).
+ * transcript when it fails (RAFT_TRANSCRIPT=1 prints it always), and ends by comparing the
+ * transcript with its golden copy in test/raft/testdata/ (support/golden-transcript.ts): a
+ * change of Raft behaviour fails here with a diff until `npm run test:golden-update` rewrites
+ * the copies, whose diff is then reviewed with the change.
  */
 
 /** Ticks the given nodes (all by default) and settles the network, `rounds` times. */
 function run(net: RaftNetwork, rounds: number, ids?: NodeId[]): void {
+  const tickIds = ids ?? [...net.nodes.keys()];
   for (let i = 0; i < rounds; i++) {
-    for (const id of ids ?? [...net.nodes.keys()]) net.node(id).raw.tick();
+    net.log(`> tick ${tickIds.join(' ')}`);
+    for (const id of tickIds) net.node(id).raw.tick();
     net.stabilize();
   }
 }
@@ -48,6 +54,7 @@ describe('scenario: leader isolated, then healed', () => {
     expect(net.leaders()).toEqual([newLeader]);
     for (const id of ['1', '2', '3']) expect(net.node(id).applied, `applied on ${id}`).toEqual(['a', 'b']);
     expectSameLogs(net, ['1', '2', '3']);
+    expectGoldenTranscript('leader-isolated-then-healed', net.transcript);
   });
 });
 
@@ -74,6 +81,7 @@ describe('scenario: a stale leader', () => {
     for (const id of ['2', '3']) expect(net.node(id).applied).not.toContain('stale');
     expectSameLogs(net, ['1', '2', '3']);
     expect(net.transcript.some((line) => /^[23]->1 AppResp term=2/.test(line))).toBe(true);
+    expectGoldenTranscript('stale-leader', net.transcript);
   });
 });
 
@@ -106,6 +114,7 @@ describe('scenario: a follower with a long divergent log', () => {
     const rejections = net.transcript.filter((line) => line.startsWith(`1->${third} AppResp`) && line.includes('reject'));
     expect(rejections.length).toBeGreaterThan(0);
     expect(rejections.length).toBeLessThanOrEqual(2);
+    expectGoldenTranscript('long-divergent-log', net.transcript);
   });
 });
 
@@ -122,6 +131,7 @@ describe('scenario: a node rejoining after a partition', () => {
     expect(net.leaders()).toEqual(['1']);
     for (const id of ['1', '2', '3']) expect(net.node(id).raw.status().term).toBe(1);
     expect(net.node('3').applied).toEqual(['a']);
+    expectGoldenTranscript('rejoin-with-prevote', net.transcript);
   });
 
   it('without PreVote, inflates its term while away and forces an election on its return', () => {
@@ -135,6 +145,7 @@ describe('scenario: a node rejoining after a partition', () => {
     // The cluster moved to 3's inflated term or beyond: the healthy leader was disrupted.
     expect(net.node('1').raw.status().term).toBeGreaterThan(3);
     expect(net.leaders()).toHaveLength(1);
+    expectGoldenTranscript('rejoin-without-prevote', net.transcript);
   });
 });
 
@@ -151,6 +162,7 @@ describe('scenario: a learner', () => {
     expect(net.leaders()).toEqual([]);
     expect(net.node('3').raw.status().term).toBe(1);
     expect(net.transcript.some((line) => /^3->\S+ (Pre)?Vote /.test(line))).toBe(false);
+    expectGoldenTranscript('learner', net.transcript);
   });
 });
 
@@ -171,6 +183,7 @@ describe('scenario: leadership transfer to a lagging node', () => {
     net.propose('3', 'after');
     net.stabilize();
     for (const id of ['1', '2', '3']) expect(net.node(id).applied).toEqual(['e0', 'e1', 'e2', 'e3', 'e4', 'after']);
+    expectGoldenTranscript('transfer-to-lagging-node', net.transcript);
   });
 
   it('is forwarded to the leader when asked of a follower', () => {
@@ -179,6 +192,7 @@ describe('scenario: leadership transfer to a lagging node', () => {
     net.transferLeader('2', '3');
     net.stabilize();
     expect(net.leaders()).toEqual(['3']);
+    expectGoldenTranscript('transfer-asked-of-follower', net.transcript);
   });
 });
 
@@ -197,6 +211,7 @@ describe('scenario: removal of the leader itself', () => {
     expect(net.node('1').raw.status()).toMatchObject({ role: 'follower', term: termOfOne });
     for (const id of ['2', '3']) expect(net.node(id).applied).toEqual(['after']);
     expect(net.leaders()).toEqual([newLeader]);
+    expectGoldenTranscript('remove-leader', net.transcript);
   });
 });
 
@@ -223,6 +238,7 @@ describe('scenario: membership growth', () => {
     net.heal();
     run(net, 3);
     expect(net.node('4').applied).toContain('needs-three');
+    expectGoldenTranscript('membership-growth', net.transcript);
   });
 });
 
@@ -238,6 +254,7 @@ describe('scenario: ReadIndex', () => {
     net.stabilize();
     expect(net.node('1').readStates.map((rs) => rs.index)).toEqual([commit]);
     expect(net.node('2').readStates.map((rs) => rs.index)).toEqual([commit]);
+    expectGoldenTranscript('read-index', net.transcript);
   });
 
   it('is never answered by a leader cut off from its majority', () => {
@@ -247,6 +264,7 @@ describe('scenario: ReadIndex', () => {
     net.readIndex('1', 'lonely');
     run(net, 40);
     expect(net.node('1').readStates).toEqual([]);
+    expectGoldenTranscript('read-index-cut-off-leader', net.transcript);
   });
 });
 
@@ -266,6 +284,7 @@ describe('scenario: a follower behind a compacted log', () => {
     net.propose('1', 'after');
     net.stabilize();
     expect(net.node('3').applied).toEqual([...Array.from({ length: 20 }, (_, i) => `e${i}`), 'after']);
+    expectGoldenTranscript('snapshot-catch-up', net.transcript);
   });
 });
 
@@ -288,5 +307,6 @@ describe('scenario: restart from durable state', () => {
     net.propose(net.leaders()[0]!, 'c');
     net.stabilize();
     for (const id of ['1', '2', '3']) expect(net.node(id).applied).toEqual(['a', 'b', 'c']);
+    expectGoldenTranscript('restart-from-durable-state', net.transcript);
   });
 });

@@ -193,7 +193,7 @@ export class SimNode {
     const parts: string[] = [];
     if (ready.snapshot !== null) {
       storage.applySnapshot(ready.snapshot);
-      // The snapshot's state replaces the applied state in the same write (DESIGN.md §2: the
+      // The snapshot's state replaces the applied state in the same write (docs/architecture/cluster.md: the
       // receiver builds the new state and swaps it in), so a crash cannot separate them.
       if (this.config.isStateMachineDurable) this.restore(ready.snapshot);
       parts.push(`install i${ready.snapshot.meta.index}/t${ready.snapshot.meta.term}`);

@@ -60,7 +60,7 @@ export interface OccHistory {
 }
 
 export interface OccBreakage {
-  /** Trap 1: startTs taken when the txn is proposed, not when its reads were made. */
+  /** Trap 1 (docs/TRAPS.md): startTs taken when the txn is proposed, not when its reads were made. */
   readonly startTsAtProposal?: boolean;
   /** An apply step that does not validate reads. */
   readonly dropReadKeys?: boolean;

@@ -1,5 +1,5 @@
 /**
- * A small, obviously correct MVCC + OCC model (DESIGN.md §3) behind the test hooks: every version
+ * A small, obviously correct MVCC + OCC model (docs/architecture/storage.md) behind the test hooks: every version
  * of every key in memory.
  */
 import { compareBytes } from '../../../src/storage/key-codec.js';

@@ -13,13 +13,21 @@ import { testRaftConfig, type RaftTestTuning } from './test-raft-config.js';
  * Ready it persists to a MemoryRaftStorage, queues the messages, applies committed entries
  * (text payloads; ConfChange entries go to applyConfChange) and advances. Messages are delivered
  * only when the test says so (deliver / stabilize), through links that can be cut one way or
- * both. Every command and delivery is written to a transcript, printed when a test fails (and
- * as it happens with RAFT_TRANSCRIPT=1), e.g.:
+ * both. Every command, delivery, role change and applied entry is written to a transcript,
+ * printed when a test fails (and as it happens with RAFT_TRANSCRIPT=1); it holds nothing but
+ * what the nodes did, in order, so that a seeded run writes the same transcript every time
+ * (scenarios.test.ts compares it with test/raft/testdata/), e.g.:
  *
+ *   > network voters=1,2,3
  *   > campaign 1
- *   1->2 PreVote term=2 lastIndex=0 lastTerm=0
+ *   > stabilize
+ *   1 is precandidate at term 0
+ *   1->2 PreVote term=1 lastIndex=0 lastTerm=0
  *   ...
  *   1 is leader at term 1
+ *   1->2 App term=1 index=0 logTerm=0 entries=[1/1] commit=0
+ *   ...
+ *   1 applies 1/1 (empty)
  */
 
 export interface NetworkOptions extends RaftTestTuning {
@@ -55,8 +63,11 @@ export class RaftNetwork {
   constructor(private readonly options: NetworkOptions) {
     this.prng = new SeededPrng(options.seed ?? 1);
     this.genesisConfState = { voters: [...options.voters], learners: [...(options.learners ?? [])] };
+    this.log(`> network ${describeOptions(options)}`);
     for (const id of [...options.voters, ...(options.learners ?? [])]) this.addNode(id);
-    onTestFailed(() => {
+    onTestFailed(({ task }) => {
+      // A golden mismatch already shows its diff; any other failure gets the whole transcript.
+      if ((task.result?.errors ?? []).every((e) => e.name === 'GoldenTranscriptMismatchError')) return;
       console.log(`transcript:\n${this.transcript.join('\n')}`);
     });
   }
@@ -186,7 +197,10 @@ export class RaftNetwork {
     node.storage.append(ready.entries);
     if (ready.hardState !== null) node.storage.setHardState(ready.hardState);
     for (const m of ready.messages) this.inFlight.push(m);
-    if (ready.snapshot !== null) this.installSnapshotData(node, ready.snapshot.data, ready.snapshot.meta.index);
+    if (ready.snapshot !== null) {
+      this.installSnapshotData(node, ready.snapshot.data, ready.snapshot.meta.index);
+      this.log(`${node.id} installs snapshot ${ready.snapshot.meta.term}/${ready.snapshot.meta.index}`);
+    }
     for (const entry of ready.committedEntries) this.apply(node, entry);
     for (const readState of ready.readStates) {
       node.readStates.push(readState);
@@ -207,6 +221,9 @@ export class RaftNetwork {
       this.log(`${node.id} applies ${change.kind} ${change.nodeId} at ${entry.index}`);
     } else if (entry.data.length > 0) {
       node.applied.push(decoder.decode(entry.data));
+      this.log(`${node.id} applies ${entry.term}/${entry.index} ${decoder.decode(entry.data)}`);
+    } else {
+      this.log(`${node.id} applies ${entry.term}/${entry.index} (empty)`);
     }
   }
 
@@ -290,6 +307,18 @@ export class RaftNetwork {
   private newRawNode(id: NodeId, storage: MemoryRaftStorage, applied: number | undefined): RawNode {
     return new RawNode(testRaftConfig({ id, storage, prng: this.prng.fork(), applied }, this.options, { preVote: true, checkQuorum: true }));
   }
+}
+
+/** The options as a transcript shows them: voters, learners, then any tuning in the order given. */
+function describeOptions(options: NetworkOptions): string {
+  const parts = [`voters=${options.voters.join(',')}`];
+  for (const [key, value] of Object.entries(options)) {
+    if (key === 'voters' || value === undefined) continue;
+    if (key === 'learners') parts.push(`learners=${(value as readonly NodeId[]).join(',')}`);
+    else if (key === 'faults') parts.push(`faults=${Object.keys(value as object).join(',')}`);
+    else parts.push(`${key}=${String(value)}`);
+  }
+  return parts.join(' ');
 }
 
 /** Text payload helper for tests that inspect entries. */
