@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { raftqLimits, sqsLimits } from '../../src/base/limits.js';
 import { RetryableError } from '../../src/base/errors.js';
 import { NoLeaderError, ProposalOutcomeUnknownError } from '../../src/cluster/errors.js';
 import { QueueDoesNotExistError } from '../../src/queue/errors.js';
 import { md5OfMessageAttributes, md5OfMessageBody } from '../../src/sqs/message-md5.js';
+import { resolveSqsServiceModelPath, SqsServiceModel } from '../../src/sqs/service-model.js';
 import { makeGateway, recordingLogger, xmlAll, xmlText } from './support/gateway-harness.js';
 
 class NoLeaderForTest extends RetryableError {
@@ -401,6 +403,25 @@ describe('cluster conditions', () => {
     const xml = await gw.query({ Action: 'SendMessage', QueueUrl: queueUrl, MessageBody: 'x' });
     expect(xml.status).toBe(503);
     expect(xmlText(xml.body, 'Code')).toBe('ServiceUnavailable');
+  });
+});
+
+describe('dispatch', () => {
+  // A newer model (RAFTQ_SQS_SERVICE_MODEL) may name an operation raftq does not serve: it is as
+  // unknown as a name in no model, in each protocol's words, and never reaches the queue layer.
+  it('refuses an operation the model names but the gateway does not serve, in either protocol', async () => {
+    const raw = JSON.parse(readFileSync(resolveSqsServiceModelPath({}), 'utf8')) as { operations: Record<string, unknown> };
+    raw.operations['PauseQueue'] = { name: 'PauseQueue', input: { shape: 'GetQueueUrlRequest' }, output: { shape: 'GetQueueUrlResult' } };
+    const gw = makeGateway({ model: new SqsServiceModel(raw) });
+    const json = await gw.json('PauseQueue', { QueueName: 'orders' });
+    expect(json.status).toBe(400);
+    expect(json.json['__type']).toBe('com.amazonaws.sqs#UnknownOperationException');
+    expect(json.json['message']).toBe('The action PauseQueue is not valid for this endpoint.');
+    const query = await gw.query({ Action: 'PauseQueue', QueueName: 'orders' });
+    expect(query.status).toBe(400);
+    expect(xmlText(query.body, 'Code')).toBe('InvalidAction');
+    expect(xmlText(query.body, 'Message')).toBe('The action PauseQueue is not valid for this endpoint.');
+    expect(gw.fake.calls).toEqual([]);
   });
 });
 
