@@ -11,15 +11,9 @@ import { InvalidAttributeValueError } from './errors.js';
 import type { QueueConfig } from './queue-config.js';
 import { parseRedriveAllowPolicy, parseRedrivePolicy } from './redrive-policy.js';
 
-/**
- * `access` — settable: CreateQueue and SetQueueAttributes. createOnly: CreateQueue;
- * SetQueueAttributes takes only the value the queue was created with (queue-config.ts). readOnly:
- * computed by GetQueueAttributes; both writers refuse it.
- */
-
 /** How a given value is checked and made canonical (the string stored and returned). */
 export type AttributeValueRule =
-  /** A decimal integer in [min, max]; canonical without sign, padding or spaces. */
+  /** A decimal integer in [min, max], spaces around it allowed; canonical without them or leading zeros. */
   | { readonly kind: 'integer'; readonly min: number; readonly max: number }
   /** true or false in any case and with spaces; canonical lower case. */
   | { readonly kind: 'boolean' }
@@ -54,6 +48,10 @@ export type ConfigBinding = {
 /** An attribute a request gives and the meta row stores. */
 export interface StoredAttributeSpec {
   readonly name: string;
+  /**
+   * settable: CreateQueue and SetQueueAttributes. createOnly: fixed by CreateQueue;
+   * SetQueueAttributes refuses any change (queue-config.ts says how, in AWS's words).
+   */
   readonly access: 'settable' | 'createOnly';
   /** Only FIFO queues have it: naming it for a standard queue is an unknown attribute. */
   readonly isFifoOnly?: boolean;
@@ -66,6 +64,7 @@ export interface StoredAttributeSpec {
 /** An attribute GetQueueAttributes computes: never given, never stored. */
 export interface ComputedAttributeSpec {
   readonly name: string;
+  /** CreateQueue and SetQueueAttributes refuse it as an unknown attribute, as AWS does. */
   readonly access: 'readOnly';
   readonly render: (facts: QueueFacts) => string | undefined;
   /** Rendering it needs the message counts (a bounded scan): read only when asked for. */
