@@ -124,17 +124,6 @@ function loadAttributes(stored: Record<string, StoredAttributeValue> | undefined
   return attributes;
 }
 
-/** What MaximumMessageSize counts: body, attribute names, types and values, in UTF-8 bytes. */
-export function messageSizeBytes(body: string, attributes: MessageAttributes): number {
-  let size = Buffer.byteLength(body, 'utf8');
-  for (const [name, value] of Object.entries(attributes)) {
-    size += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value.dataType, 'utf8');
-    if (value.stringValue !== undefined) size += Buffer.byteLength(value.stringValue, 'utf8');
-    if (value.binaryValue !== undefined) size += value.binaryValue.byteLength;
-  }
-  return size;
-}
-
 /**
  * The vis row's value: whether the message was never received when the row was written (`pending`:
  * it has no state row; `inflight`: a state row says when it is visible), then, in rows written

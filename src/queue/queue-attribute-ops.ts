@@ -7,7 +7,8 @@ import { InvalidAttributeNameError, InvalidParameterValueError } from './errors.
 import { queueKeys } from './key-layout.js';
 import { countMessages } from './message-counts.js';
 import type { PermissionGrant } from './queue-api.js';
-import { canonicalAttributeValue, isKnownAttributeName, mergeAttributes, readOnlyAttributeNames, settableAttributeNames } from './queue-config.js';
+import { queueAttributeTable, type QueueFacts } from './queue-attributes.js';
+import { canonicalAttributeValue, isKnownAttributeName, mergeAttributes } from './queue-config.js';
 import type { QueueContext } from './queue-context.js';
 import { encodeQueueMeta, type QueueMeta, type QueueMetaRecord } from './queue-meta.js';
 import { deadLetterSourceWrites, requireRedriveTarget } from './queue-lifecycle.js';
@@ -41,8 +42,7 @@ export async function getQueueAttributes(ctx: QueueContext, name: string, attrib
   const wanted = new Set<string>();
   for (const attributeName of attributeNames) {
     if (attributeName === 'All') {
-      for (const n of settableAttributeNames) wanted.add(n);
-      for (const n of readOnlyAttributeNames) wanted.add(n);
+      for (const spec of queueAttributeTable) wanted.add(spec.name);
     } else if (isKnownAttributeName(attributeName)) {
       wanted.add(attributeName);
     } else {
@@ -52,21 +52,19 @@ export async function getQueueAttributes(ctx: QueueContext, name: string, attrib
   return ctx.runner.read(async (view, nowMs) => {
     const queue = await ctx.loadQueue(view, name);
     const { meta } = queue;
-    const result: Record<string, string> = {};
-    const needsCounts = [...wanted].some((n) => n.startsWith('ApproximateNumberOf'));
+    const needsCounts = queueAttributeTable.some((spec) => spec.access === 'readOnly' && spec.needsCounts === true && wanted.has(spec.name));
     const counts = needsCounts ? await countMessages(view, queue.keys, meta.partitionCount, nowMs, meta.config.messageRetentionSeconds) : undefined;
-    const computed: Record<string, string | undefined> = {
-      ApproximateNumberOfMessages: counts?.visible.toString(),
-      ApproximateNumberOfMessagesNotVisible: counts?.inFlight.toString(),
-      ApproximateNumberOfMessagesDelayed: counts?.delayed.toString(),
-      CreatedTimestamp: Math.floor(meta.createdAtMs / 1000).toString(),
-      LastModifiedTimestamp: Math.floor(meta.lastModifiedAtMs / 1000).toString(),
-      QueueArn: ctx.queueArn(name),
+    const facts: QueueFacts = {
+      createdAtMs: meta.createdAtMs,
+      lastModifiedAtMs: meta.lastModifiedAtMs,
+      queueArn: ctx.queueArn(name),
+      ...(counts === undefined ? {} : { counts }),
     };
-    for (const attributeName of [...settableAttributeNames, ...readOnlyAttributeNames]) {
-      if (!wanted.has(attributeName)) continue;
-      const value = computed[attributeName] ?? meta.attributes[attributeName];
-      if (value !== undefined) result[attributeName] = value;
+    const result: Record<string, string> = {};
+    for (const spec of queueAttributeTable) {
+      if (!wanted.has(spec.name)) continue;
+      const value = spec.access === 'readOnly' ? spec.render(facts) : meta.attributes[spec.name];
+      if (value !== undefined) result[spec.name] = value;
     }
     return result;
   });

@@ -1,5 +1,6 @@
 import { sqsLimits } from '../base/limits.js';
-import type { EntryFailure, SendEntry } from '../queue/queue-api.js';
+import { messageSizeBytes } from '../queue/message-size.js';
+import type { EntryFailure, SendEntry, SendResult } from '../queue/queue-api.js';
 import {
   batchErrorEntry,
   compact,
@@ -15,7 +16,6 @@ import { SqsApiError, toSqsApiError } from './errors.js';
 import { md5OfMessageAttributes, md5OfMessageBody, type MessageAttributeValue } from './message-md5.js';
 import { selectMessageAttributes, selectSystemAttributes } from './receive-filters.js';
 import {
-  messageAttributesSizeBytes,
   parseMessageAttributes,
   parseMessageSystemAttributes,
   validateBatchEntries,
@@ -47,7 +47,7 @@ function prepareSend(input: ModelStructure, entryId: string, bodyParameter: stri
   const systemAttributes = withTraceHeader(parseMessageSystemAttributes(input['MessageSystemAttributes']), traceHeader);
   const messageGroupId = validateFifoToken(optionalString(input, 'MessageGroupId'), 'MessageGroupId');
   const messageDeduplicationId = validateFifoToken(optionalString(input, 'MessageDeduplicationId'), 'MessageDeduplicationId');
-  const sizeBytes = Buffer.byteLength(body, 'utf8') + messageAttributesSizeBytes(messageAttributes);
+  const sizeBytes = messageSizeBytes(body, messageAttributes);
   const sizeMax = sqsLimits.messageSizeBytesMax.value;
   if (sizeBytes > sizeMax) throw new SqsApiError('InvalidParameterValue', `One or more parameters are invalid. Reason: Message must be shorter than ${sizeMax} bytes.`);
   return {
@@ -106,20 +106,25 @@ export const sendMessage: ActionHandler = async (ctx, input) => {
   });
 };
 
-/** Bytes of an entry as sent, before validation: body plus every attribute's name, type and value. */
+/**
+ * Bytes of an entry as sent, before validation (the batch limit is checked first): its body and
+ * whatever each attribute carries, counted as a valid message's would be.
+ */
 function rawEntrySizeBytes(entry: ModelStructure): number {
-  let total = typeof entry['MessageBody'] === 'string' ? Buffer.byteLength(entry['MessageBody'], 'utf8') : 0;
-  const attributes = entry['MessageAttributes'];
-  if (attributes !== undefined && typeof attributes === 'object' && !Array.isArray(attributes) && !(attributes instanceof Uint8Array)) {
-    for (const [name, value] of Object.entries(attributes)) {
+  const body = typeof entry['MessageBody'] === 'string' ? entry['MessageBody'] : '';
+  const attributes: Record<string, MessageAttributeValue> = {};
+  const raw = entry['MessageAttributes'];
+  if (raw !== undefined && typeof raw === 'object' && !Array.isArray(raw) && !(raw instanceof Uint8Array)) {
+    for (const [name, value] of Object.entries(raw)) {
       const v = value as Record<string, ModelValue>;
-      total += Buffer.byteLength(name, 'utf8');
-      if (typeof v['DataType'] === 'string') total += Buffer.byteLength(v['DataType'], 'utf8');
-      if (typeof v['StringValue'] === 'string') total += Buffer.byteLength(v['StringValue'], 'utf8');
-      if (v['BinaryValue'] instanceof Uint8Array) total += v['BinaryValue'].byteLength;
+      attributes[name] = {
+        dataType: typeof v['DataType'] === 'string' ? v['DataType'] : '',
+        ...(typeof v['StringValue'] === 'string' ? { stringValue: v['StringValue'] } : {}),
+        ...(v['BinaryValue'] instanceof Uint8Array ? { binaryValue: v['BinaryValue'] } : {}),
+      };
     }
   }
-  return total;
+  return messageSizeBytes(body, attributes);
 }
 
 export const sendMessageBatch: ActionHandler = async (ctx, input) => {
@@ -128,41 +133,20 @@ export const sendMessageBatch: ActionHandler = async (ctx, input) => {
   const totalBytes = entries.reduce((sum, entry) => sum + rawEntrySizeBytes(entry), 0);
   const batchMax = sqsLimits.batchSizeBytesMax.value;
   if (totalBytes > batchMax) throw new SqsApiError('BatchRequestTooLong', `Batch requests cannot be longer than ${batchMax} bytes. You have sent ${totalBytes} bytes.`);
-
-  const failed: ModelStructure[] = [];
-  const prepared = new Map<string, PreparedSend>();
-  for (const entry of entries) {
-    const id = entry['Id'] as string;
-    try {
-      prepared.set(id, prepareSend(entry, id, `SendMessageBatchRequestEntry.MessageBody`, ctx.traceHeader));
-    } catch (err) {
-      failed.push(batchErrorEntry(id, err));
-    }
-  }
-  const results = prepared.size === 0 ? [] : await ctx.queueService.sendMessages(name, [...prepared.values()].map((p) => p.entry), { senderId: ctx.senderId });
-  escalateRequestFailures(results.filter(isFailure), prepared.size);
-  const byId = new Map(results.map((r) => [r.entryId, r]));
-  const successful: ModelStructure[] = [];
-  for (const [id, p] of prepared) {
-    const result = byId.get(id);
-    if (result === undefined) {
-      failed.push(batchErrorEntry(id, new SqsApiError('InternalError', 'The queue layer returned no result for this entry.')));
-    } else if (isFailure(result)) {
-      failed.push(batchErrorEntry(id, result.error));
-    } else {
-      successful.push(
-        compact({
-          Id: id,
-          MessageId: result.messageId,
-          MD5OfMessageBody: p.md5OfBody,
-          MD5OfMessageAttributes: p.md5OfAttributes,
-          MD5OfMessageSystemAttributes: p.md5OfSystemAttributes,
-          SequenceNumber: result.sequenceNumber,
-        }),
-      );
-    }
-  }
-  return { Successful: successful, Failed: failed };
+  return runBatch<PreparedSend, SendResult>(
+    entries,
+    (entry, id) => prepareSend(entry, id, 'SendMessageBatchRequestEntry.MessageBody', ctx.traceHeader),
+    (prepared) => ctx.queueService.sendMessages(name, prepared.map((p) => p.entry), { senderId: ctx.senderId }),
+    (id, p, result) =>
+      compact({
+        Id: id,
+        MessageId: result.messageId,
+        MD5OfMessageBody: p.md5OfBody,
+        MD5OfMessageAttributes: p.md5OfAttributes,
+        MD5OfMessageSystemAttributes: p.md5OfSystemAttributes,
+        SequenceNumber: result.sequenceNumber,
+      }),
+  );
 };
 
 export const receiveMessage: ActionHandler = async (ctx, input) => {
@@ -231,53 +215,57 @@ function requireVisibility(input: ModelStructure): number {
   return optionalIntInRange(input, 'VisibilityTimeout', { min: 0, max: visibilityMax, reason: `VisibilityTimeout must be an integer between 0 and ${visibilityMax}.` }) as number;
 }
 
-/** DeleteMessageBatch and ChangeMessageVisibilityBatch share their shape: validate, call, split. */
-async function runHandleBatch<T extends { entryId: string }>(
-  input: ModelStructure,
-  entryName: string,
-  prepare: (entry: ModelStructure, id: string) => T,
-  call: (entries: T[]) => Promise<Array<{ entryId: string } | EntryFailure>>,
+/**
+ * The shape every message *Batch action shares: prepare each entry (a failure there is that
+ * entry's), call the queue layer once with the prepared ones, and split its results into
+ * Successful (shaped by `succeeded`) and Failed, after escalating the failures that are the
+ * request's. `entries` are already validated (validateBatchEntries), so their ids are distinct.
+ */
+async function runBatch<P, R extends { entryId: string }>(
+  entries: readonly ModelStructure[],
+  prepare: (entry: ModelStructure, id: string) => P,
+  call: (prepared: P[]) => Promise<Array<R | EntryFailure>>,
+  succeeded: (id: string, prepared: P, result: R) => ModelStructure,
 ): Promise<ModelStructure> {
-  const entries = validateBatchEntries(structureList(input, 'Entries'), entryName);
   const failed: ModelStructure[] = [];
-  const prepared: T[] = [];
+  const prepared = new Map<string, P>();
   for (const entry of entries) {
     const id = entry['Id'] as string;
     try {
-      prepared.push(prepare(entry, id));
+      prepared.set(id, prepare(entry, id));
     } catch (err) {
       failed.push(batchErrorEntry(id, err));
     }
   }
-  const results = prepared.length === 0 ? [] : await call(prepared);
-  escalateRequestFailures(results.filter(isFailure), prepared.length);
+  const results = prepared.size === 0 ? [] : await call([...prepared.values()]);
+  escalateRequestFailures(results.filter(isFailure), prepared.size);
   const byId = new Map(results.map((r) => [r.entryId, r]));
   const successful: ModelStructure[] = [];
-  for (const p of prepared) {
-    const result = byId.get(p.entryId);
-    if (result === undefined) failed.push(batchErrorEntry(p.entryId, new SqsApiError('InternalError', 'The queue layer returned no result for this entry.')));
-    else if (isFailure(result)) failed.push(batchErrorEntry(p.entryId, result.error));
-    else successful.push({ Id: p.entryId });
+  for (const [id, p] of prepared) {
+    const result = byId.get(id);
+    if (result === undefined) failed.push(batchErrorEntry(id, new SqsApiError('InternalError', 'The queue layer returned no result for this entry.')));
+    else if (isFailure(result)) failed.push(batchErrorEntry(id, result.error));
+    else successful.push(succeeded(id, p, result));
   }
   return { Successful: successful, Failed: failed };
 }
 
 export const deleteMessageBatch: ActionHandler = async (ctx, input) => {
   const name = queueNameOf(input);
-  return runHandleBatch(
-    input,
-    'DeleteMessageBatchRequestEntry',
+  return runBatch(
+    validateBatchEntries(structureList(input, 'Entries'), 'DeleteMessageBatchRequestEntry'),
     (entry, id) => ({ entryId: id, receiptHandle: requireString(entry, 'ReceiptHandle') }),
     (entries) => ctx.queueService.deleteMessages(name, entries),
+    (id) => ({ Id: id }),
   );
 };
 
 export const changeMessageVisibilityBatch: ActionHandler = async (ctx, input) => {
   const name = queueNameOf(input);
-  return runHandleBatch(
-    input,
-    'ChangeMessageVisibilityBatchRequestEntry',
+  return runBatch(
+    validateBatchEntries(structureList(input, 'Entries'), 'ChangeMessageVisibilityBatchRequestEntry'),
     (entry, id) => ({ entryId: id, receiptHandle: requireString(entry, 'ReceiptHandle'), visibilityTimeoutSeconds: requireVisibility(entry) }),
     (entries) => ctx.queueService.changeMessageVisibility(name, entries),
+    (id) => ({ Id: id }),
   );
 };

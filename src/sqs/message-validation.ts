@@ -165,16 +165,6 @@ export function parseMessageSystemAttributes(raw: ModelValue | undefined): Recor
   return out;
 }
 
-/** Bytes AWS counts toward the message size for attributes: name, data type and value of each. */
-export function messageAttributesSizeBytes(attributes: Readonly<Record<string, MessageAttributeValue>>): number {
-  let total = 0;
-  for (const [name, value] of Object.entries(attributes)) {
-    total += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value.dataType, 'utf8');
-    total += value.binaryValue !== undefined ? value.binaryValue.byteLength : Buffer.byteLength(value.stringValue ?? '', 'utf8');
-  }
-  return total;
-}
-
 const batchEntryIdPattern = /^[A-Za-z0-9_-]+$/;
 
 /**

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { raftqLimits, sqsLimits } from '../base/limits.js';
 import type { QueueOperations } from '../queue/queue-operations.js';
-import type { ActionContext } from './action-context.js';
+import type { ActionContext, ActionHandler } from './action-context.js';
 import { SqsApiError, toSqsApiError } from './errors.js';
 import { decodeJsonRequest, encodeJsonError, encodeJsonResponse, jsonBodyText, jsonContentType } from './json-protocol.js';
 import { decodeQueryRequest, encodeXmlError, encodeXmlResponse, formBodyText, parseFormParameters, xmlContentType } from './query-protocol.js';
 import { buildQueueUrl, queueNameFromPath } from './queue-url.js';
-import type { ModelStructure, SqsServiceModel } from './service-model.js';
+import type { ModelStructure, Operation, SqsServiceModel } from './service-model.js';
 import type { SigV4Verifier } from './sigv4-verifier.js';
 import { gatewayActions } from './sqs-actions.js';
 import { queueNameOfInput, type SqsRequestObserver } from './request-observer.js';
@@ -90,27 +90,24 @@ export class SqsRequestHandler {
       const urlParams = parseFormParameters(queryIndex < 0 ? '' : request.rawUrl.slice(queryIndex + 1));
       const caller = this.options.verifier?.verify(request);
       const senderId = caller?.accessKeyId ?? this.options.accountId;
-      let input: ModelStructure;
+      let params: ReadonlyMap<string, string> | undefined;
       if (protocol === 'json') {
         action = jsonAction(target ?? '', this.options.model.targetPrefix);
-        const operation = this.requireOperation(action, protocol);
-        input = decodeJsonRequest(this.options.model, operation.inputShape, jsonBodyText(request.body));
       } else {
-        const params = request.method === 'POST' ? mergeParams(urlParams, parseFormParameters(formBodyText(request.body))) : urlParams;
+        params = request.method === 'POST' ? mergeParams(urlParams, parseFormParameters(formBodyText(request.body))) : urlParams;
         action = params.get('Action');
         if (action === undefined || action === '') throw new SqsApiError('MissingAction', 'The request must contain the parameter Action.');
-        const operation = this.requireOperation(action, protocol);
-        input = decodeQueryRequest(this.options.model, operation.inputShape, params);
       }
-      const operation = this.requireOperation(action, protocol);
-      this.fillQueueUrlFromPath(operation.inputShape, input, path, headers);
+      const { operation, handler } = this.requireAction(action, protocol);
+      const input =
+        params === undefined
+          ? decodeJsonRequest(this.options.model, operation.inputShape, jsonBodyText(request.body))
+          : decodeQueryRequest(this.options.model, operation.inputShape, params);
+      const queueUrl = this.queueUrlBuilder(headers);
+      this.fillQueueUrlFromPath(operation.inputShape, input, path, queueUrl);
       this.checkRequiredMembers(operation.inputShape, input);
       queueName = queueNameOfInput(input);
-      const handler = gatewayActions[action];
-      if (handler === undefined) throw new SqsApiError('InvalidAction', `The action ${action} is not valid for this endpoint.`);
-      const output = await this.runWithDeadline(action, signal, (actionSignal) =>
-        handler(this.actionContext(headers, senderId, actionSignal), input),
-      );
+      const output = await this.runWithDeadline(action, signal, (actionSignal) => handler(this.actionContext(headers, queueUrl, senderId, actionSignal), input));
       return protocol === 'json'
         ? { status: 200, headers: { 'content-type': jsonContentType, 'x-amzn-requestid': requestId }, body: encodeJsonResponse(this.options.model, operation.outputShape, output), action, ...(queueName === undefined ? {} : { queueName }) }
         : { status: 200, headers: { 'content-type': xmlContentType, 'x-amzn-requestid': requestId }, body: encodeXmlResponse(this.options.model, action, operation.outputShape, output, requestId), action, ...(queueName === undefined ? {} : { queueName }) };
@@ -119,18 +116,30 @@ export class SqsRequestHandler {
     }
   }
 
-  /** The JSON protocol names an unknown operation the way AWS's JSON services do; the query protocol says InvalidAction. */
-  private requireOperation(action: string, protocol: Protocol) {
+  /**
+   * The model's operation and the gateway's handler of an action, looked up once per request. An
+   * action needs both: a newer model (RAFTQ_SQS_SERVICE_MODEL) may name operations raftq does not
+   * serve. The JSON protocol names an unknown operation the way AWS's JSON services do; the query
+   * protocol says InvalidAction.
+   */
+  private requireAction(action: string, protocol: Protocol): { operation: Operation; handler: ActionHandler } {
     const operation = this.options.model.operation(action);
-    if (operation === undefined || gatewayActions[action] === undefined) {
+    const handler = gatewayActions[action];
+    if (operation === undefined || handler === undefined) {
       throw new SqsApiError(protocol === 'json' ? 'UnknownOperationException' : 'InvalidAction', `The action ${action.slice(0, 128)} is not valid for this endpoint.`);
     }
-    return operation;
+    return { operation, handler };
   }
 
-  private actionContext(headers: ReadonlyMap<string, string>, senderId: string, signal: AbortSignal): ActionContext {
+  /** Queue URLs name the host the client reached (its Host header), so it can reach them again. */
+  private queueUrlBuilder(headers: ReadonlyMap<string, string>): (queueName: string) => string {
     const host = headers.get('host') ?? this.options.defaultHost;
-    const accountId = this.options.accountId;
+    const { accountId } = this.options;
+    const scheme = this.options.scheme ?? 'http';
+    return (queueName) => buildQueueUrl({ host, accountId, queueName, scheme });
+  }
+
+  private actionContext(headers: ReadonlyMap<string, string>, queueUrl: (queueName: string) => string, senderId: string, signal: AbortSignal): ActionContext {
     const traceHeader = headers.get('x-amzn-trace-id');
     return {
       queueService: this.options.queueService,
@@ -138,18 +147,18 @@ export class SqsRequestHandler {
       senderId,
       signal,
       ...(traceHeader === undefined || traceHeader === '' ? {} : { traceHeader }),
-      queueUrl: (queueName) => buildQueueUrl({ host, accountId, queueName, scheme: this.options.scheme ?? 'http' }),
+      queueUrl,
     };
   }
 
   /** The query protocol may address the queue by the request path instead of a QueueUrl parameter. */
-  private fillQueueUrlFromPath(inputShape: string | undefined, input: ModelStructure, path: string, headers: ReadonlyMap<string, string>): void {
+  private fillQueueUrlFromPath(inputShape: string | undefined, input: ModelStructure, path: string, queueUrl: (queueName: string) => string): void {
     if (inputShape === undefined || input['QueueUrl'] !== undefined) return;
     const shape = this.options.model.shape(inputShape);
     if (shape.type !== 'structure' || shape.members['QueueUrl'] === undefined) return;
     const name = queueNameFromPath(path);
     if (name === undefined) return;
-    input['QueueUrl'] = buildQueueUrl({ host: headers.get('host') ?? this.options.defaultHost, accountId: this.options.accountId, queueName: name, scheme: this.options.scheme ?? 'http' });
+    input['QueueUrl'] = queueUrl(name);
   }
 
   /** Required scalar members (lists and maps get their own, more specific, errors in the actions). */

@@ -1,5 +1,5 @@
 import { ManualClock } from '../../../src/base/clock.js';
-import { defaultSqsServiceModel } from '../../../src/sqs/service-model.js';
+import { defaultSqsServiceModel, type SqsServiceModel } from '../../../src/sqs/service-model.js';
 import type { SigV4Verifier } from '../../../src/sqs/sigv4-verifier.js';
 import { SqsRequestHandler, type GatewayLogger, type GatewayResponse } from '../../../src/sqs/sqs-request-handler.js';
 import { FakeQueueService } from './fake-queue-service.js';
@@ -18,11 +18,11 @@ export function recordingLogger(): GatewayLogger & { lines: Array<{ level: strin
 }
 
 /** A request handler over a FakeQueueService, driven without a socket. */
-export function makeGateway(options: { verifier?: SigV4Verifier; logger?: GatewayLogger } = {}) {
+export function makeGateway(options: { verifier?: SigV4Verifier; logger?: GatewayLogger; model?: SqsServiceModel } = {}) {
   const fake = new FakeQueueService();
   const handler = new SqsRequestHandler({
     queueService: fake.asQueueService(),
-    model: defaultSqsServiceModel(),
+    model: options.model ?? defaultSqsServiceModel(),
     accountId: '123456789012',
     logger: options.logger ?? silentLogger,
     defaultHost: 'localhost:9324',
