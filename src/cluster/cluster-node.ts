@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import { SystemClock, type Clock } from '../base/clock.js';
 import { raftLimits } from '../base/limits.js';
 import type { RawNode } from '../raft/raw-node.js';
-import { MessageType, type ConfChange, type ConfState, type Entry, type RaftMessage, type Ready, type SoftState } from '../raft/types.js';
+import { MessageType, type ConfState, type Entry, type RaftMessage, type Ready, type SoftState } from '../raft/types.js';
 import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../storage/txn.js';
 import { ClusterClock } from './cluster-clock.js';
 import { CommittedEntryApplier } from './committed-entry-applier.js';
@@ -32,13 +32,14 @@ import { GarbageCollectionScheduler } from './garbage-collection-scheduler.js';
 import { GrpcTransport } from './grpc-transport.js';
 import type { LevelLogStore, Membership } from './level-log-store.js';
 import { LeaderClockSampler } from './leader-clock-sampler.js';
+import { leaderProgress, type PeerProgressView } from './leader-progress.js';
 import { LeaderWatch } from './leader-watch.js';
 import { MembershipAdmin } from './membership-admin.js';
 import type { NodeConfig } from './node-config.js';
 import { NodeMetrics } from './node-metrics.js';
 import { openNodeStores } from './node-stores.js';
 import { NodeStatusReporter, type NodeRole, type NodeStatus } from './node-status-reporter.js';
-import { nodeTransportHandlers } from './node-transport-handlers.js';
+import { nodeTransportHandlers, type NodeTransportView } from './node-transport-handlers.js';
 import { NotMemberError } from './not-member-error.js';
 import { OpStreamClient, type OpAnswer, type OpCallOptions } from './op-stream-client.js';
 import { OpStreamServer, type OpHandler } from './op-stream-server.js';
@@ -79,10 +80,10 @@ export class LeadershipLostError extends Error {
 export class ClusterNode implements TxnExecutor {
   readonly metrics: NodeMetrics;
   readonly clock: ClusterClock;
-  readonly committer: TxnCommitter;
+  private readonly committer: TxnCommitter;
   readonly membershipAdmin: MembershipAdmin;
   /** Runs the operations followers forward here (op-stream-server.ts). */
-  readonly opServer: OpStreamServer;
+  private readonly opServer: OpStreamServer;
   private readonly opClient: OpStreamClient;
   private transport!: GrpcTransport;
   private readonly txnWaiters = new TxnWaiters();
@@ -107,6 +108,7 @@ export class ClusterNode implements TxnExecutor {
   private isStoppingValue = false;
   private ticksSincePromotionCheck = 0;
   private readonly tailRepairGuard: TailRepairGuard;
+  private readonly transportView: NodeTransportView;
 
   private constructor(
     readonly config: NodeConfig,
@@ -157,10 +159,48 @@ export class ClusterNode implements TxnExecutor {
     this.garbageCollection = new GarbageCollectionScheduler({ logger, state: currentState, isStopping, runInLoop: (task) => this.runInLoop(task) });
     this.snapshotTaker = new SnapshotTaker({ config, logger, metrics, logStore, state: currentState });
     this.clockSampler = new LeaderClockSampler({ nodeId, groupId, clock: this.clock, transport: currentTransport, isStopping, leaderId: () => this.leadership.leader });
-    this.committer = new TxnCommitter(this);
+    const isLeader = (): boolean => this.leadership.isLeader;
+    const leaderId = (): string => this.leadership.leader;
+    const waitForLeader = (timeoutMs: number): Promise<string> => this.leadership.waitForLeader(timeoutMs);
+    const { callPeer } = this;
+    this.committer = new TxnCommitter({
+      nodeId, groupId, metrics, isStopping, isLeader, leaderId, waitForLeader, callPeer,
+      proposeLocally: (txn) => this.proposeLocally(txn),
+      waitApplied: (index, timeoutMs) => this.appliedWaiters.waitFor(index, timeoutMs),
+    });
     this.opServer = new OpStreamServer({ groupId, metrics, isStopping, isLeader: () => this.leadership.isLeader, leaderHint: () => this.leadership.leader });
     this.opClient = new OpStreamClient({ groupId, open: (peerId) => this.transport.openOpStream(peerId) });
-    this.membershipAdmin = new MembershipAdmin(this);
+    this.membershipAdmin = new MembershipAdmin({
+      nodeId, config, logger, isLeader, leaderId, waitForLeader, callPeer,
+      wallMs: () => this.clock.wallMs(),
+      onLeadershipChange: (listener) => this.leadership.onChange(listener),
+      raftStatus: () => raw.status(),
+      confState: () => this.confState(),
+      membership: () => logStore.currentMembership(),
+      logBounds: () => this.logBounds(),
+      appliedIndex: () => this.state.appliedIndex,
+      runInLoop: (task) => this.runInLoop(task),
+      takeSnapshot: (index, compactIndex) => this.snapshotTaker.takeSnapshot(index, compactIndex),
+      proposeConfChange: (change) => {
+        raw.proposeConfChange(change);
+        kick();
+      },
+      transferLeaderTo: (target) => {
+        raw.transferLeader(target);
+        kick();
+      },
+    });
+    this.transportView = {
+      nodeId, isLeader, leaderId,
+      role: () => this.reporter.role(),
+      raftStatus: () => raw.status(),
+      appliedIndex: () => this.state.appliedIndex,
+      nowMs: () => this.clock.nowMs(),
+      leaderProgress: () => this.leaderProgress(),
+      membershipAdmin: this.membershipAdmin,
+      serveOpStream: (call) => this.opServer.serve(call),
+      serveForwardedTxns: (request) => this.committer.serveForwarded(request),
+    };
   }
 
   /** Opens the log and state under config.dataDir (finishing an interrupted snapshot install) and starts the node. */
@@ -184,7 +224,8 @@ export class ClusterNode implements TxnExecutor {
       groupId: config.groupId,
       listenAddress: config.raftListen,
       security: { clusterSecret: config.clusterSecret, tls: config.tls === null ? null : loadTlsFiles(config.tls) },
-      handlers: nodeTransportHandlers(this, {
+      handlers: nodeTransportHandlers({
+        ...this.transportView,
         stepFromPeer: (message) => this.stepFromPeer(message),
         reportUnreachable: (peerId) => {
           if (this.isLoopRunning) this.raw.reportUnreachable(peerId);
@@ -212,10 +253,6 @@ export class ClusterNode implements TxnExecutor {
     if (membership.confState.voters.length === 1 && membership.confState.voters[0] === config.id) {
       this.runInLoop(() => this.raw.campaign());
     }
-  }
-
-  get raftPort(): number {
-    return this.transport.port;
   }
 
   get isStopping(): boolean {
@@ -405,7 +442,7 @@ export class ClusterNode implements TxnExecutor {
   // ---- proposals and snapshots ------------------------------------------------------------
 
   /** Queues a transaction for the next entry; resolves once applied here. Leader only. */
-  proposeLocally(txn: Txn): { promise: Promise<AppliedTxn>; cancel(): void } {
+  private proposeLocally(txn: Txn): { promise: Promise<AppliedTxn>; cancel(): void } {
     const waiter = this.txnWaiters.wait(txn.txnId);
     this.proposer.add(txn);
     this.kick();
@@ -523,8 +560,14 @@ export class ClusterNode implements TxnExecutor {
     return voters.includes(this.config.id) || learners.includes(this.config.id);
   }
 
-  raftStatus(): ReturnType<RawNode['status']> {
-    return this.raw.status();
+  /** The Raft core's configuration now. */
+  confState(): ConfState {
+    return this.raw.status().confState;
+  }
+
+  /** The leader's view of its members' replication (empty unless this node leads). */
+  leaderProgress(): PeerProgressView[] {
+    return leaderProgress({ nodeId: this.config.id, isLeader: () => this.leadership.isLeader, raftStatus: () => this.raw.status(), peerLastHeardAgoMs: (peerId) => this.membershipAdmin.peerLastHeardAgoMs(peerId) });
   }
 
   logBounds(): { firstIndex: number; lastIndex: number; snapshotIndex: number } {
@@ -543,26 +586,11 @@ export class ClusterNode implements TxnExecutor {
     return this.runInLoop(() => ({ reader: this.state.engine.snapshot(), appliedIndex: this.state.appliedIndex }));
   }
 
-  proposeConfChange(change: ConfChange): void {
-    this.raw.proposeConfChange(change);
-    this.kick();
-  }
-
-  transferLeaderTo(target: string): void {
-    this.raw.transferLeader(target);
-    this.kick();
-  }
-
-  /** For membership-admin: the core's configuration now. */
-  confState(): ConfState {
-    return this.raw.status().confState;
-  }
-
   callPeer: GrpcTransport['call'] = (peerId, name, request, timeoutMs) => this.transport.call(peerId, name, request, timeoutMs);
 
   // ---- status ------------------------------------------------------------------------------
 
-  role(): NodeRole {
+  private role(): NodeRole {
     return this.reporter.role();
   }
 
