@@ -27,7 +27,7 @@ import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../storag
 import { ClusterClock } from './cluster-clock.js';
 import { CommittedEntryApplier } from './committed-entry-applier.js';
 import { EntryProposer } from './entry-proposer.js';
-import { NodeStoppingError, NotLeaderError, ReadIndexTimeoutError } from './errors.js';
+import { LeadershipLostError, NodeStoppingError, NotLeaderError, ReadIndexTimeoutError } from './errors.js';
 import { GarbageCollectionScheduler } from './garbage-collection-scheduler.js';
 import { GrpcTransport } from './grpc-transport.js';
 import type { LevelLogStore, Membership } from './level-log-store.js';
@@ -68,14 +68,6 @@ export interface ClusterNodeOptions {
 }
 
 type LoopTask = () => Promise<void> | void;
-
-/** Leadership moved while a proposal waited; the committer retries it with the new leader. */
-export class LeadershipLostError extends Error {
-  constructor(readonly txnId: string) {
-    super(`Leadership moved while txn ${txnId} was pending`);
-    this.name = 'LeadershipLostError';
-  }
-}
 
 export class ClusterNode implements TxnExecutor {
   readonly metrics: NodeMetrics;
