@@ -6,6 +6,7 @@
  * nothing, and can be removed. Removing the leader first hands leadership to the most caught-up
  * voter.
  */
+import { delay } from '../base/delay.js';
 import { raftLimits } from '../base/limits.js';
 import type { raftq } from '../gen/proto.js';
 import { ConfChangeInvalidError, ProposalDroppedError } from '../raft/errors.js';
@@ -255,8 +256,4 @@ export class MembershipAdmin {
     }
     return true;
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -9,6 +9,7 @@
  * outcome, so no attempt can apply twice. Past the bound the caller gets a retryable error:
  * ProposalOutcomeUnknownError if any attempt may have reached a leader, NoLeaderError otherwise.
  */
+import { delay } from '../base/delay.js';
 import { raftLimits } from '../base/limits.js';
 import type { raftq } from '../gen/proto.js';
 import type { Txn, TxnOutcome } from '../storage/txn.js';
@@ -235,8 +236,4 @@ export class TxnCommitter {
     );
     return { results };
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

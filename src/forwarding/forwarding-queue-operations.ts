@@ -25,6 +25,7 @@
  * follower's request signal (client gone, request deadline, shutdown) cancels the wait there, and
  * the leader still answers with whatever the receive had claimed by then.
  */
+import { delay } from '../base/delay.js';
 import { raftLimits, sqsLimits } from '../base/limits.js';
 import type { ClusterNode } from '../cluster/cluster-node.js';
 import { ForwardedOperationLostError, NoLeaderError, NotLeaderError, ProposalOutcomeUnknownError, RemoteOperationError } from '../cluster/errors.js';
@@ -304,10 +305,6 @@ function withDeadline<T>(promise: Promise<T>, deadlineMs: number, leader: string
 
 function backoffMs(attempt: number, deadlineMs: number): number {
   return Math.min(20 * 2 ** Math.min(attempt, 3), Math.max(0, deadlineMs - Date.now()));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function opName(kind: QueueOpKind): string {
