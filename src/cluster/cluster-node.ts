@@ -240,7 +240,7 @@ export class ClusterNode implements TxnExecutor {
     this.loopDone = this.runLoop();
     this.timers.push(setInterval(() => this.onTick(), config.tickMs));
     this.timers.push(setInterval(() => void this.clockSampler.sample(), raftLimits.clockSampleIntervalMs.value));
-    this.timers.push(setInterval(() => this.garbageCollection.maybeSchedule(), 500));
+    this.timers.push(setInterval(() => this.garbageCollection.maybeSchedule(), raftLimits.garbageCollectionScheduleIntervalMs.value));
     // A lone voter need not wait out an election timeout to lead its one-node cluster.
     if (membership.confState.voters.length === 1 && membership.confState.voters[0] === config.id) {
       this.runInLoop(() => this.raw.campaign());
@@ -353,7 +353,7 @@ export class ClusterNode implements TxnExecutor {
     if (this.tailRepairGuard.maybeFinish({ lastIndex: this.logStore.lastIndex(), leader: this.leadership.leader })) {
       this.logger.info({ lastIndex: this.logStore.lastIndex(), leaderCommitIndexSeen: this.tailRepairGuard.leaderCommitIndexSeen }, 'the Raft log tail is repaired: voting again');
     }
-    if (++this.ticksSincePromotionCheck >= 5) {
+    if (++this.ticksSincePromotionCheck >= raftLimits.learnerPromotionCheckTicks.value) {
       this.ticksSincePromotionCheck = 0;
       if (this.leadership.isLeader) this.runInLoop(() => this.membershipAdmin.maybePromoteLearner()).catch(() => undefined);
     }

@@ -17,6 +17,7 @@ import { validateTxn } from '../storage/txn-codec.js';
 import { LeadershipLostError, NoLeaderError, NodeStoppingError, NotLeaderError, ProposalOutcomeUnknownError } from './errors.js';
 import { OutcomeKind, outcomeFromWire, outcomeToWire, txnFromWire, txnToWire } from './forward-codec.js';
 import type { GrpcTransport } from './grpc-transport.js';
+import { leaderRetryBackoffMs } from './leader-retry-backoff.js';
 import type { NodeMetrics } from './node-metrics.js';
 import { txnSizeBytes } from './proposal-batcher.js';
 import type { AppliedTxn } from './txn-waiters.js';
@@ -113,7 +114,7 @@ export class TxnCommitter {
         if (!(error instanceof AttemptFailed)) throw error;
         mayHaveBeenProposed ||= error.mayHaveBeenProposed;
         lastError = error.cause;
-        await delay(Math.min(20 * 2 ** Math.min(attempt, 3), Math.max(0, deadlineMs - Date.now())));
+        await delay(Math.min(leaderRetryBackoffMs(attempt), Math.max(0, deadlineMs - Date.now())));
       }
     }
     if (this.parts.isStopping() && !mayHaveBeenProposed) throw new NodeStoppingError(this.parts.nodeId);
@@ -215,7 +216,7 @@ export class TxnCommitter {
 
   /** The leader's side of a forward call: propose every txn and answer each with its outcome. */
   async serveForwarded(request: raftq.cluster.ForwardTxnsRequest): Promise<raftq.cluster.ForwardTxnsResponse.$Properties> {
-    const timeoutMs = raftLimits.proposalTimeoutMs.value - 500;
+    const timeoutMs = raftLimits.proposalTimeoutMs.value - raftLimits.forwardedProposalAnswerMarginMs.value;
     const results = await Promise.all(
       request.txns.map(async (wireTxn): Promise<raftq.cluster.TxnResult.$Properties> => {
         if (!this.parts.isLeader() || this.parts.isStopping()) return { kind: OutcomeKind.notLeader, leaderHint: this.parts.leaderId() };
