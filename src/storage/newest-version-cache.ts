@@ -38,6 +38,9 @@ export interface NewestVersionCacheOptions {
   readonly valueBytesMax: number;
 }
 
+/** The commit timestamp of an entry for a key known to have no version at all (no commit has this timestamp). */
+export const noVersionTs = 0;
+
 /** Per-entry bookkeeping cost counted against bytesMax besides the key and value. */
 const entryOverheadBytes = 64;
 

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { AssertionFailedError } from '../../src/base/assert.js';
 import { encodeKey, prefixRange } from '../../src/storage/key-codec.js';
 import { MemoryEngine } from '../../src/storage/memory-engine.js';
-import { MvccStore, ReadBelowWatermarkError, type VersionWrite } from '../../src/storage/mvcc-store.js';
+import { ReadBelowWatermarkError } from '../../src/storage/mvcc-errors.js';
+import { MvccStore, type VersionWrite } from '../../src/storage/mvcc-store.js';
 import { mvccProperty } from './mvcc-store-property.js';
 
 async function commit(store: MvccStore, commitTs: number, versions: Array<Omit<VersionWrite, 'commitTs'>>): Promise<void> {
