@@ -6,11 +6,11 @@
 import type { Engine } from './engine.js';
 import { bytesEqual, compareBytes } from './key-codec.js';
 import { noVersionTs, type NewestVersionCache } from './newest-version-cache.js';
-import { commitTsOf, decodeVersionValue, isDeletionMarker, logicalKeyOf, userSpaceStart, versionsStart } from './version-key.js';
+import { commitTsOf, decodeVersionValue, isDeletionMarker, logicalKeyOf, userSpaceStart, versionSuffixBytes, versionsStart } from './version-key.js';
 
 /** The newest version of a key: its commit timestamp, and whether it is a value or a deletion marker. */
 export interface LatestVersion {
-  readonly commitTs: number;
+  readonly commitTsUs: number;
   readonly isValue: boolean;
 }
 
@@ -30,7 +30,7 @@ export async function latestVersionsOfKeys(sources: LatestVersionSources, keys: 
   keys.forEach((key, i) => {
     const newest = sources.newestVersions.lookup(key);
     if (newest === undefined) misses.push(i);
-    else if (newest.commitTs !== noVersionTs) results[i] = { commitTs: newest.commitTs, isValue: newest.isValue };
+    else if (newest.commitTsUs !== noVersionTs) results[i] = { commitTsUs: newest.commitTsUs, isValue: newest.isValue };
   });
   const order = misses.sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
   const perIterator = Math.max(16, Math.ceil(order.length / latestLookupIteratorsMax));
@@ -48,8 +48,8 @@ async function lookUpLatest(sources: LatestVersionSources, keys: readonly Uint8A
       const key = keys[i] as Uint8Array;
       iterator.seek(versionsStart(key));
       const [newest] = await iterator.next(1);
-      if (newest !== undefined && newest.key.length === key.length + 9 && bytesEqual(logicalKeyOf(newest.key), key)) {
-        results[i] = { commitTs: commitTsOf(newest.key), isValue: !isDeletionMarker(newest.value) };
+      if (newest !== undefined && newest.key.length === key.length + versionSuffixBytes && bytesEqual(logicalKeyOf(newest.key), key)) {
+        results[i] = { commitTsUs: commitTsOf(newest.key), isValue: !isDeletionMarker(newest.value) };
         // Still the newest only if nothing was written since the iterator was opened.
         if (sources.writeCount() === writesBefore) sources.newestVersions.remember(key, commitTsOf(newest.key), decodeVersionValue(newest.value));
       }

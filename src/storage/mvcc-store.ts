@@ -7,7 +7,7 @@
  * Two watermarks, because one of them must be identical on every replica and the other need not:
  * - the horizon H (horizon.ts: the newest commit timestamp at least historyMs older than
  *   lastCommitTs), a pure function of the applied history, so the same on every replica at the
- *   same index. OCC rejects a txn with startTs < H as too-old, and
+ *   same index. OCC rejects a txn with startTsUs < H as too-old, and
  *   garbage collection removes a deletion marker that is a key's newest version only when it is
  *   at or below H: every replica then decides every conflict identically, whatever its local
  *   collection progress;
@@ -30,7 +30,7 @@ import { latestVersionsOfKeys, type LatestVersion } from './latest-version-looku
 import { ReadBelowWatermarkError, StateFormatError } from './mvcc-errors.js';
 import { MvccReadView, OpenReadViews } from './mvcc-read-view.js';
 import { NewestVersionCache, noVersionTs, type NewestVersionCacheOptions } from './newest-version-cache.js';
-import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion } from './system-keys.js';
+import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion, systemRowMarker } from './system-keys.js';
 import type { KeyRange, KeyValue, ReadView } from './txn.js';
 import { VersionCollector, type GcStats, type GcStepReport } from './version-collector.js';
 import { scanForward, scanReverse, type DeadRun } from './version-scan.js';
@@ -38,7 +38,7 @@ import { commitTsOf, decodeVersionValue, encodeVersionKey, encodeVersionValue, l
 
 export interface VersionWrite {
   readonly key: Uint8Array;
-  readonly commitTs: number;
+  readonly commitTsUs: number;
   /** undefined writes a deletion marker. */
   readonly value: Uint8Array | undefined;
 }
@@ -135,7 +135,7 @@ export class MvccStore {
     return this.lastCommitTsValue;
   }
 
-  /** The replicated horizon H: transactions with an older startTs are too-old. */
+  /** The replicated horizon H: transactions with an older startTsUs are too-old. */
   get horizonTs(): number {
     return this.horizon.horizonAt(this.lastCommitTsValue);
   }
@@ -159,7 +159,7 @@ export class MvccStore {
     this.checkReadable(ts);
     const newest = this.newestVersions.lookup(key);
     // A copy: the caller may keep or change what it reads.
-    if (newest !== undefined && newest.commitTs <= ts && (newest.value !== undefined || !newest.isValue)) return newest.value?.slice();
+    if (newest !== undefined && newest.commitTsUs <= ts && (newest.value !== undefined || !newest.isValue)) return newest.value?.slice();
     // A read at or above the last commit, with no batch written while it read, finds the key's
     // newest version, or that it has none: the cache learns it (as an OCC lookup would), so the
     // validation of the transaction that read it, and the next reads, skip the engine.
@@ -234,7 +234,7 @@ export class MvccStore {
    * few iterators that seek concurrently, since each seek is a round trip to the engine.
    */
   async latestCommitTsOfKeys(keys: readonly Uint8Array[]): Promise<Array<number | undefined>> {
-    return (await this.latestVersionsOfKeys(keys)).map((version) => version?.commitTs);
+    return (await this.latestVersionsOfKeys(keys)).map((version) => version?.commitTsUs);
   }
 
   /** Like latestCommitTsOfKeys, and whether each newest version is a value (not a deletion marker). */
@@ -243,17 +243,17 @@ export class MvccStore {
   }
 
   async getSystemRow(key: Uint8Array): Promise<Uint8Array | undefined> {
-    assert(key[0] === 0x00, 'system rows start with 0x00');
+    assert(key[0] === systemRowMarker, 'system rows start with 0x00');
     return this.engine.get(key);
   }
 
   async getSystemRows(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
-    assert(keys.every((key) => key[0] === 0x00), 'system rows start with 0x00');
+    assert(keys.every((key) => key[0] === systemRowMarker), 'system rows start with 0x00');
     return this.engine.getMany(keys);
   }
 
   async scanSystemRows(range: KeyRange, limit: number): Promise<EngineEntry[]> {
-    assert(range.gte[0] === 0x00 && compareBytes(range.lt, userSpaceStart) <= 0, 'a system scan stays below user space');
+    assert(range.gte[0] === systemRowMarker && compareBytes(range.lt, userSpaceStart) <= 0, 'a system scan stays below user space');
     return readRange(this.engine, { gte: range.gte, lt: range.lt }, limit);
   }
 
@@ -269,7 +269,7 @@ export class MvccStore {
       await this.engine.write(writes, { sync: options.sync });
       this.deadPrefixes.noteWrites(batch.versions);
       this.writeCount += 1;
-      for (const version of batch.versions) this.newestVersions.remember(version.key, version.commitTs, version.value);
+      for (const version of batch.versions) this.newestVersions.remember(version.key, version.commitTsUs, version.value);
       this.appliedIndexValue = batch.appliedIndex;
       this.lastCommitTsValue = batch.lastCommitTs;
       this.horizon = batch.horizon;
@@ -319,11 +319,11 @@ export class MvccStore {
     const writes: EngineWrite[] = [];
     for (const version of batch.versions) {
       assert(version.key.length > 0 && isWellFormedKey(version.key), 'a version key must be a non-empty encoded tuple');
-      assert(version.commitTs > this.lastCommitTsValue && version.commitTs <= batch.lastCommitTs, `version commitTs ${version.commitTs} outside (${this.lastCommitTsValue}, ${batch.lastCommitTs}]`);
-      writes.push({ kind: 'put', key: encodeVersionKey(version.key, version.commitTs), value: encodeVersionValue(version.value) });
+      assert(version.commitTsUs > this.lastCommitTsValue && version.commitTsUs <= batch.lastCommitTs, `version commitTsUs ${version.commitTsUs} outside (${this.lastCommitTsValue}, ${batch.lastCommitTs}]`);
+      writes.push({ kind: 'put', key: encodeVersionKey(version.key, version.commitTsUs), value: encodeVersionValue(version.value) });
     }
     for (const write of batch.systemWrites) {
-      assert(write.key[0] === 0x00 && !isStoreOwnedRow(write.key), 'system writes go to system rows other than format, applied and horizon');
+      assert(write.key[0] === systemRowMarker && !isStoreOwnedRow(write.key), 'system writes go to system rows other than format, applied and horizon');
       writes.push(write);
     }
     writes.push({ kind: 'put', key: appliedRowKey, value: encodeAppliedRow(batch.appliedIndex, batch.lastCommitTs) });

@@ -80,10 +80,10 @@ export function mvccProperty(openEngine: () => Promise<Engine>) {
             ts += step.gapUs;
             const versions: VersionWrite[] = step.writes.map((w) => ({
               key: keys[w.keyIndex] as Uint8Array,
-              commitTs: ts,
+              commitTsUs: ts,
               value: w.value === undefined ? undefined : Uint8Array.of(w.value),
             }));
-            for (const v of versions) model.write(v.key, v.commitTs, v.value);
+            for (const v of versions) model.write(v.key, v.commitTsUs, v.value);
             index++;
             await store.applyExclusive(
               async () => ({ batch: { versions, systemWrites: [], appliedIndex: index, lastCommitTs: ts, horizon: store.horizonTracker.afterCommit(ts) }, result: undefined }),
