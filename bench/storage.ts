@@ -57,15 +57,15 @@ async function openStore(name: string): Promise<{ engine: LevelEngine; store: Mv
 
 let txnSerial = 0;
 function putTxn(store: MvccStore, nowMs: number, key: Uint8Array, body: Uint8Array): Txn {
-  return { txnId: `b${txnSerial++}`, startTs: store.lastCommitTs, nowMs, readKeys: [], writes: [{ kind: 'put', key, value: body }] };
+  return { txnId: `b${txnSerial++}`, startTsUs: store.lastCommitTs, nowMs, readKeys: [], writes: [{ kind: 'put', key, value: body }] };
 }
 
 function deleteTxn(store: MvccStore, nowMs: number, key: Uint8Array): Txn {
-  return { txnId: `b${txnSerial++}`, startTs: store.lastCommitTs, nowMs, readKeys: [key], writes: [{ kind: 'delete', key }] };
+  return { txnId: `b${txnSerial++}`, startTsUs: store.lastCommitTs, nowMs, readKeys: [key], writes: [{ kind: 'delete', key }] };
 }
 
 async function applyBatch(store: MvccStore, clock: StampClock, txns: Txn[], sync: boolean): Promise<void> {
-  const entry: ApplyEntry = { index: store.appliedIndex + 1, leaderStampTs: clock.next(), txns };
+  const entry: ApplyEntry = { index: store.appliedIndex + 1, leaderStampTsUs: clock.next(), txns };
   const result = await applyEntries(store, [entry], { sync });
   if (result.outcomes[0]?.some((o) => o.kind !== 'committed')) throw new Error(`a benchmark txn did not commit: ${JSON.stringify(result.outcomes[0])}`);
 }

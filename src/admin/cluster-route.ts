@@ -7,7 +7,7 @@
  * leader tracks them, so a follower answering this call takes them from the leader's Status answer.
  */
 import type { ClusterNode } from '../cluster/cluster-node.js';
-import { leaderProgress, type PeerProgressView } from '../cluster/leader-progress.js';
+import type { PeerProgressView } from '../cluster/leader-progress.js';
 
 /** How long a peer's Status answer may take before the member shows as unreachable. */
 export const peerStatusTimeoutMs = 1_000;
@@ -66,7 +66,7 @@ export async function clusterView(node: ClusterNode): Promise<ClusterView> {
   const answers = await Promise.all(
     status.members.map(async (member): Promise<MemberAnswer | Error> => {
       if (member.id === node.id) {
-        return { role: status.role, term: status.term, leader: status.leader, commitIndex: status.commitIndex, appliedIndex: status.appliedIndex, peers: leaderProgress(node) };
+        return { role: status.role, term: status.term, leader: status.leader, commitIndex: status.commitIndex, appliedIndex: status.appliedIndex, peers: node.leaderProgress() };
       }
       try {
         const answer = await node.callPeer(member.id, 'status', { groupId: node.config.groupId }, peerStatusTimeoutMs);

@@ -42,7 +42,9 @@ export async function debugTxn(node: ClusterNode, body: JsonBody): Promise<unkno
   const txnId = typeof body['txnId'] === 'string' ? body['txnId'] : randomUUID();
   const view = await node.readView({ linearizable: body['linearizable'] === true });
   try {
-    const outcome = await node.commit({ txnId, startTs: view.ts, nowMs: node.nowMs(), readKeys, writes });
+    const outcome = await node.commit({ txnId, startTsUs: view.ts, nowMs: node.nowMs(), readKeys, writes });
+    // The HTTP answer keeps its field name, `commitTs` (microseconds): callers of /debug/txn read it.
+    if (outcome.kind === 'committed') return { txnId, outcome: { kind: 'committed', commitTs: outcome.commitTsUs } };
     return { txnId, outcome: outcome.kind === 'conflict' ? { kind: 'conflict', key: decodeKey(outcome.key) } : outcome };
   } finally {
     view.release();
@@ -110,7 +112,7 @@ export async function debugLoad(node: ClusterNode, body: JsonBody): Promise<unkn
         view.release();
         const outcome = await node.commit({
           txnId: `load-${runId}-${i}`,
-          startTs: view.ts,
+          startTsUs: view.ts,
           nowMs: node.nowMs(),
           readKeys: [],
           writes: [{ kind: 'put', key: encodeKey(['load', node.id, worker, i]), value }],

@@ -87,7 +87,7 @@ class StaleReadQueueService extends QueueService {
     // Reads at whatever this replica has applied; commits that report success and propose nothing.
     const ignoresLeader: TxnExecutor = {
       readView: () => node.readView({ linearizable: false }),
-      commit: async (txn) => ({ kind: 'committed', commitTs: txn.startTs + 1 }),
+      commit: async (txn) => ({ kind: 'committed', commitTsUs: txn.startTsUs + 1 }),
       nowMs: () => node.nowMs(),
       onApplied: (listener) => node.onApplied(listener),
     };

@@ -57,7 +57,7 @@ export class CommittedEntryApplier {
       }
       // After a snapshot install the state may already include entries the log still delivers.
       if (entry.index <= this.parts.state().appliedIndex) continue;
-      if (entry.data.byteLength === 0) run.push({ index: entry.index, leaderStampTs: 0, txns: [] });
+      if (entry.data.byteLength === 0) run.push({ index: entry.index, leaderStampTsUs: 0, txns: [] });
       else run.push({ index: entry.index, ...decodeEntryPayload(entry.data) });
     }
     await this.applyRun(run);
@@ -106,6 +106,6 @@ export class CommittedEntryApplier {
       if (change.kind === 'removeNode' && change.nodeId === this.parts.nodeId) logger.warn('this node was removed from the cluster');
       this.parts.notifyMembershipListeners();
     }
-    if (entry.index > this.parts.state().appliedIndex) await this.applyRun([{ index: entry.index, leaderStampTs: 0, txns: [] }]);
+    if (entry.index > this.parts.state().appliedIndex) await this.applyRun([{ index: entry.index, leaderStampTsUs: 0, txns: [] }]);
   }
 }

@@ -78,7 +78,7 @@ export class EntryProposer {
     if (from > to) return 0;
     for (const entry of logStore.entries(from, to + 1, Number.MAX_SAFE_INTEGER)) {
       if (entry.type !== EntryType.Normal || entry.data.byteLength === 0) continue;
-      highest = Math.max(highest, decodeEntryPayload(entry.data).leaderStampTs);
+      highest = Math.max(highest, decodeEntryPayload(entry.data).leaderStampTsUs);
     }
     return highest;
   }

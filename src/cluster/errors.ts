@@ -62,6 +62,17 @@ export class NoLeaderError extends RetryableError {
 }
 
 /**
+ * Leadership moved while a proposal waited on this node; the entry may still commit. Never leaves
+ * the cluster layer: the committer retries the txn (same txnId) with the new leader.
+ */
+export class LeadershipLostError extends Error {
+  constructor(readonly txnId: string) {
+    super(`Leadership moved while txn ${txnId} was pending`);
+    this.name = 'LeadershipLostError';
+  }
+}
+
+/**
  * The proposal left this node but its fate is unknown: the leader changed, the forward call failed
  * mid-flight, or it did not apply within the timeout. It may still commit; retry with the same txnId.
  */

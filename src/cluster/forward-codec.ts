@@ -21,7 +21,7 @@ const emptyBytes = new Uint8Array(0);
 export function txnToWire(txn: Txn): raftq.cluster.Txn.$Properties {
   return {
     txnId: txn.txnId,
-    startTs: txn.startTs,
+    startTs: txn.startTsUs,
     nowMs: txn.nowMs,
     readKeys: [...txn.readKeys],
     writes: txn.writes.map((write) =>
@@ -33,7 +33,7 @@ export function txnToWire(txn: Txn): raftq.cluster.Txn.$Properties {
 export function txnFromWire(txn: raftq.cluster.Txn.$Properties): Txn {
   return {
     txnId: txn.txnId ?? '',
-    startTs: Number(txn.startTs ?? 0),
+    startTsUs: Number(txn.startTs ?? 0),
     nowMs: Number(txn.nowMs ?? 0),
     readKeys: (txn.readKeys ?? []).map((key) => key),
     writes: (txn.writes ?? []).map((write): TxnWrite =>
@@ -47,7 +47,7 @@ export function txnFromWire(txn: raftq.cluster.Txn.$Properties): Txn {
 export function outcomeToWire(outcome: TxnOutcome, entryIndex: number): raftq.cluster.TxnResult.$Properties {
   switch (outcome.kind) {
     case 'committed':
-      return { kind: OutcomeKind.committed, commitTs: outcome.commitTs, entryIndex };
+      return { kind: OutcomeKind.committed, commitTs: outcome.commitTsUs, entryIndex };
     case 'conflict':
       return { kind: OutcomeKind.conflict, conflictKey: outcome.key, entryIndex };
     case 'clock-skew':
@@ -61,7 +61,7 @@ export function outcomeToWire(outcome: TxnOutcome, entryIndex: number): raftq.cl
 export function outcomeFromWire(result: raftq.cluster.TxnResult.$Properties): TxnOutcome | null {
   switch (result.kind ?? OutcomeKind.committed) {
     case OutcomeKind.committed:
-      return { kind: 'committed', commitTs: Number(result.commitTs ?? 0) };
+      return { kind: 'committed', commitTsUs: Number(result.commitTs ?? 0) };
     case OutcomeKind.conflict:
       return { kind: 'conflict', key: result.conflictKey ?? emptyBytes };
     case OutcomeKind.clockSkew:

@@ -4,7 +4,7 @@
  * tracks either, so any other node reports nothing and the admin view asks the leader for it
  * (in its Status answer).
  */
-import type { ClusterNode } from './cluster-node.js';
+import type { RaftStatus } from '../raft/raw-node.js';
 
 export interface PeerProgressView {
   readonly id: string;
@@ -13,11 +13,20 @@ export interface PeerProgressView {
   readonly lastContactMs: number | null;
 }
 
-export function leaderProgress(node: ClusterNode): PeerProgressView[] {
-  if (!node.isLeader()) return [];
-  return [...node.raftStatus().progress].map(([id, progress]) => ({
+/** What the view is built from. */
+export interface LeaderProgressParts {
+  readonly nodeId: string;
+  readonly isLeader: () => boolean;
+  readonly raftStatus: () => RaftStatus;
+  /** How long ago `peerId` last answered this node's appends or heartbeats; null: never. */
+  readonly peerLastHeardAgoMs: (peerId: string) => number | null;
+}
+
+export function leaderProgress(parts: LeaderProgressParts): PeerProgressView[] {
+  if (!parts.isLeader()) return [];
+  return [...parts.raftStatus().progress].map(([id, progress]) => ({
     id,
     matchIndex: progress.match,
-    lastContactMs: id === node.id ? 0 : node.membershipAdmin.peerLastHeardAgoMs(id),
+    lastContactMs: id === parts.nodeId ? 0 : parts.peerLastHeardAgoMs(id),
   }));
 }

@@ -6,14 +6,18 @@
  * nothing, and can be removed. Removing the leader first hands leadership to the most caught-up
  * voter.
  */
+import { delay } from '../base/delay.js';
 import { raftLimits } from '../base/limits.js';
 import type { raftq } from '../gen/proto.js';
 import { ConfChangeInvalidError, ProposalDroppedError } from '../raft/errors.js';
-import type { ConfChange } from '../raft/types.js';
-import type { ClusterNode } from './cluster-node.js';
+import type { Logger } from 'pino';
+import type { RaftStatus } from '../raft/raw-node.js';
+import type { ConfChange, ConfState } from '../raft/types.js';
 import { MembershipChangeError } from './errors.js';
+import type { GrpcTransport } from './grpc-transport.js';
 import { LearnerPromotion } from './learner-promotion.js';
-import { parseHostPort } from './node-config.js';
+import type { Membership } from './level-log-store.js';
+import { parseHostPort, type NodeConfig } from './node-config.js';
 
 /** How long a membership call waits for its change to apply (and a learner to be promoted). */
 const membershipChangeTimeoutMs = 30_000;
@@ -22,17 +26,48 @@ const utf8 = new TextEncoder();
 
 export type MemberAddStatus = 'voter' | 'learner';
 
+/** What membership administration needs of its node. */
+export interface MembershipAdminParts {
+  readonly nodeId: string;
+  readonly config: Pick<NodeConfig, 'groupId' | 'electionTimeoutTicks' | 'tickMs' | 'snapshotCatchUpEntries'>;
+  readonly logger: Logger;
+  /** The host clock in ms (not the cluster clock). */
+  readonly wallMs: () => number;
+  readonly isLeader: () => boolean;
+  /** The leader this node believes in now, or ''. */
+  readonly leaderId: () => string;
+  readonly waitForLeader: (timeoutMs: number) => Promise<string>;
+  /** Called on every change of leader, role or membership. */
+  readonly onLeadershipChange: (listener: () => void) => () => void;
+  readonly raftStatus: () => RaftStatus;
+  /** The core's configuration now. */
+  readonly confState: () => ConfState;
+  /** The applied configuration with every member's address. */
+  readonly membership: () => Membership;
+  readonly logBounds: () => { firstIndex: number; lastIndex: number; snapshotIndex: number };
+  readonly appliedIndex: () => number;
+  /** Runs `task` inside the Ready loop; resolves with its result. */
+  readonly runInLoop: <T>(task: () => Promise<T> | T) => Promise<T>;
+  /** Loop only: snapshot at `index`, compacting the log up to `compactIndex`. */
+  readonly takeSnapshot: (index: number, compactIndex: number) => Promise<void>;
+  /** Loop only. */
+  readonly proposeConfChange: (change: ConfChange) => void;
+  /** Loop only. */
+  readonly transferLeaderTo: (target: string) => void;
+  readonly callPeer: GrpcTransport['call'];
+}
+
 /** How many election timeouts back a learner's last answer still counts as recent. */
 const learnerRecentElectionTimeouts = 3;
 
 export class MembershipAdmin {
   private readonly promotion: LearnerPromotion;
 
-  constructor(private readonly node: ClusterNode) {
-    const { config } = node;
+  constructor(private readonly parts: MembershipAdminParts) {
+    const { config } = parts;
     this.promotion = new LearnerPromotion({
       // The host clock, uncorrected: the window measures time on this node only.
-      clock: { nowMs: () => node.clock.wallMs() },
+      clock: { nowMs: () => parts.wallMs() },
       recentWindowMs: learnerRecentElectionTimeouts * config.electionTimeoutTicks * config.tickMs,
       catchUpEntries: raftLimits.learnerCatchUpEntries.value,
     });
@@ -51,13 +86,13 @@ export class MembershipAdmin {
   async addMember(nodeId: string, raftAddress: string): Promise<MemberAddStatus> {
     if (!nodeIdPattern.test(nodeId)) throw new MembershipChangeError(`add ${nodeId}`, 'node ids are 1-64 of [A-Za-z0-9_.-]');
     parseHostPort('address', raftAddress);
-    if (!this.node.isLeader()) {
-      const answer = await this.forward('addMember', { groupId: this.node.config.groupId, nodeId, raftAddress });
+    if (!this.parts.isLeader()) {
+      const answer = await this.forward('addMember', { groupId: this.parts.config.groupId, nodeId, raftAddress });
       return answer.error === 'learner' ? 'learner' : 'voter';
     }
     const deadlineMs = Date.now() + membershipChangeTimeoutMs;
     const isMember = (): boolean => {
-      const conf = this.node.confState();
+      const conf = this.parts.confState();
       return conf.voters.includes(nodeId) || conf.learners.includes(nodeId);
     };
     if (!isMember()) {
@@ -65,22 +100,22 @@ export class MembershipAdmin {
       // and every address), never the log from index 1, which does not hold the founding
       // configuration: compact once if the log never was. Only index 1 needs to go; the usual
       // catch-up window stays, so followers slightly behind still catch up from the log.
-      if (this.node.logBounds().firstIndex <= 1) {
-        await this.node.runInLoop(async () => {
-          const bounds = this.node.logBounds();
-          const index = Math.min(this.node.appliedIndex(), bounds.lastIndex);
-          const compactIndex = Math.min(index, Math.max(1, index - this.node.config.snapshotCatchUpEntries));
-          if (bounds.firstIndex <= 1 && index > bounds.snapshotIndex && index >= 1) await this.node.takeSnapshot(index, compactIndex);
+      if (this.parts.logBounds().firstIndex <= 1) {
+        await this.parts.runInLoop(async () => {
+          const bounds = this.parts.logBounds();
+          const index = Math.min(this.parts.appliedIndex(), bounds.lastIndex);
+          const compactIndex = Math.min(index, Math.max(1, index - this.parts.config.snapshotCatchUpEntries));
+          if (bounds.firstIndex <= 1 && index > bounds.snapshotIndex && index >= 1) await this.parts.takeSnapshot(index, compactIndex);
         });
       }
       await this.propose({ kind: 'addLearner', nodeId, context: utf8.encode(raftAddress) }, deadlineMs);
       await this.until(isMember, deadlineMs);
-      this.node.logger.info({ nodeId, raftAddress }, 'added a learner; it becomes a voter once caught up');
+      this.parts.logger.info({ nodeId, raftAddress }, 'added a learner; it becomes a voter once caught up');
     }
-    const isVoter = (): boolean => this.node.confState().voters.includes(nodeId);
+    const isVoter = (): boolean => this.parts.confState().voters.includes(nodeId);
     if (await this.until(isVoter, deadlineMs)) return 'voter';
     const wait = this.learnerWait(nodeId);
-    this.node.logger.warn(
+    this.parts.logger.warn(
       { nodeId, raftAddress, ...wait },
       'the new member has not caught up: it stays a learner (counting for nothing) until it has; if its address is wrong, remove it with raftq members remove',
     );
@@ -88,70 +123,70 @@ export class MembershipAdmin {
   }
 
   async removeMember(nodeId: string): Promise<void> {
-    const conf = this.node.confState();
+    const conf = this.parts.confState();
     if (!conf.voters.includes(nodeId) && !conf.learners.includes(nodeId)) return;
-    if (!this.node.isLeader()) {
-      await this.forward('removeMember', { groupId: this.node.config.groupId, nodeId });
+    if (!this.parts.isLeader()) {
+      await this.forward('removeMember', { groupId: this.parts.config.groupId, nodeId });
       return;
     }
     const deadlineMs = Date.now() + membershipChangeTimeoutMs;
-    if (nodeId === this.node.id) {
+    if (nodeId === this.parts.nodeId) {
       await this.handOffLeadership(deadlineMs);
-      if (this.node.isLeader()) throw new MembershipChangeError(`remove ${nodeId}`, 'the leader could not hand leadership over first');
-      await this.forward('removeMember', { groupId: this.node.config.groupId, nodeId });
+      if (this.parts.isLeader()) throw new MembershipChangeError(`remove ${nodeId}`, 'the leader could not hand leadership over first');
+      await this.forward('removeMember', { groupId: this.parts.config.groupId, nodeId });
       return;
     }
     await this.propose({ kind: 'removeNode', nodeId, context: new Uint8Array(0) }, deadlineMs);
     const isGone = (): boolean => {
-      const now = this.node.confState();
+      const now = this.parts.confState();
       return !now.voters.includes(nodeId) && !now.learners.includes(nodeId);
     };
     if (!(await this.until(isGone, deadlineMs))) throw new MembershipChangeError(`remove ${nodeId}`, 'the change was not applied in time');
-    this.node.logger.info({ nodeId }, 'removed a member');
+    this.parts.logger.info({ nodeId }, 'removed a member');
   }
 
   async transferLeader(nodeId: string): Promise<void> {
-    if (!this.node.confState().voters.includes(nodeId)) throw new MembershipChangeError(`transfer leadership to ${nodeId}`, 'it is not a voter');
-    if (this.node.leaderId() === nodeId) return;
-    if (!this.node.isLeader()) {
-      await this.forward('transferLeader', { groupId: this.node.config.groupId, nodeId });
+    if (!this.parts.confState().voters.includes(nodeId)) throw new MembershipChangeError(`transfer leadership to ${nodeId}`, 'it is not a voter');
+    if (this.parts.leaderId() === nodeId) return;
+    if (!this.parts.isLeader()) {
+      await this.forward('transferLeader', { groupId: this.parts.config.groupId, nodeId });
       return;
     }
     const deadlineMs = Date.now() + this.transferTimeoutMs();
-    await this.node.runInLoop(() => this.node.transferLeaderTo(nodeId));
-    if (!(await this.until(() => this.node.leaderId() === nodeId, deadlineMs))) {
+    await this.parts.runInLoop(() => this.parts.transferLeaderTo(nodeId));
+    if (!(await this.until(() => this.parts.leaderId() === nodeId, deadlineMs))) {
       throw new MembershipChangeError(`transfer leadership to ${nodeId}`, 'it did not take over in time');
     }
-    this.node.logger.info({ nodeId }, 'transferred leadership');
+    this.parts.logger.info({ nodeId }, 'transferred leadership');
   }
 
   /** Leader only: hand leadership to the most caught-up other voter and wait for it to take over. */
   async handOffLeadership(deadlineMs: number): Promise<void> {
-    const status = this.node.raftStatus();
+    const status = this.parts.raftStatus();
     if (status.role !== 'leader') return;
     let best: { id: string; match: number } | null = null;
     for (const id of status.confState.voters) {
       const progress = status.progress.get(id);
-      if (id === this.node.id || progress === undefined || !progress.isRecentlyActive) continue;
+      if (id === this.parts.nodeId || progress === undefined || !progress.isRecentlyActive) continue;
       if (best === null || progress.match > best.match) best = { id, match: progress.match };
     }
     if (best === null) return;
     const target = best.id;
-    this.node.logger.info({ target }, 'handing leadership over');
-    await this.node.runInLoop(() => this.node.transferLeaderTo(target));
-    await this.until(() => !this.node.isLeader(), Math.min(deadlineMs, Date.now() + this.transferTimeoutMs()));
+    this.parts.logger.info({ target }, 'handing leadership over');
+    await this.parts.runInLoop(() => this.parts.transferLeaderTo(target));
+    await this.until(() => !this.parts.isLeader(), Math.min(deadlineMs, Date.now() + this.transferTimeoutMs()));
   }
 
   /** Leader, in the loop: promote the first learner that has caught up and answers (learner-promotion.ts). */
   maybePromoteLearner(): void {
-    const status = this.node.raftStatus();
+    const status = this.parts.raftStatus();
     if (status.role !== 'leader') return;
     const candidate = this.promotion.nextToPromote(status);
     if (candidate === null) return;
-    const address = this.node.membership().addresses[candidate.nodeId] ?? '';
+    const address = this.parts.membership().addresses[candidate.nodeId] ?? '';
     try {
-      this.node.proposeConfChange({ kind: 'addVoter', nodeId: candidate.nodeId, context: utf8.encode(address) });
-      this.node.logger.info({ ...candidate, lastIndex: status.lastIndex }, 'promoting a caught-up learner to voter');
+      this.parts.proposeConfChange({ kind: 'addVoter', nodeId: candidate.nodeId, context: utf8.encode(address) });
+      this.parts.logger.info({ ...candidate, lastIndex: status.lastIndex }, 'promoting a caught-up learner to voter');
     } catch (error) {
       if (!(error instanceof ProposalDroppedError)) throw error;
     }
@@ -159,7 +194,7 @@ export class MembershipAdmin {
 
   /** Leader: what learner `nodeId` still lacks to be promoted (its match, target and last answer); {} elsewhere. */
   private learnerWait(nodeId: string): { match?: number; targetIndex?: number; lastHeardAgoMs?: number | null } {
-    const status = this.node.raftStatus();
+    const status = this.parts.raftStatus();
     if (status.role !== 'leader') return {};
     const wait = this.promotion.learners(status).find((learner) => learner.nodeId === nodeId);
     return wait === undefined ? {} : { match: wait.match, targetIndex: wait.targetIndex, lastHeardAgoMs: wait.lastHeardAgoMs };
@@ -169,22 +204,22 @@ export class MembershipAdmin {
   async serve(call: () => Promise<MemberAddStatus | void>): Promise<raftq.cluster.MembershipResponse.$Properties> {
     try {
       const status = await call();
-      return { isAccepted: true, leaderHint: this.node.leaderId(), error: status === 'learner' ? 'learner' : '' };
+      return { isAccepted: true, leaderHint: this.parts.leaderId(), error: status === 'learner' ? 'learner' : '' };
     } catch (error) {
-      return { isAccepted: false, leaderHint: this.node.leaderId(), error: error instanceof Error ? error.message : String(error) };
+      return { isAccepted: false, leaderHint: this.parts.leaderId(), error: error instanceof Error ? error.message : String(error) };
     }
   }
 
   private transferTimeoutMs(): number {
-    return this.node.config.electionTimeoutTicks * this.node.config.tickMs * 4;
+    return this.parts.config.electionTimeoutTicks * this.parts.config.tickMs * 4;
   }
 
   private async forward(
     method: 'addMember' | 'removeMember' | 'transferLeader',
     request: raftq.cluster.AddMemberRequest.$Properties & raftq.cluster.RemoveMemberRequest.$Properties,
   ): Promise<raftq.cluster.MembershipResponse> {
-    const leader = await this.node.waitForLeader(raftLimits.leaderWaitMs.value);
-    const answer = await this.node.callPeer(leader, method, request as never, membershipChangeTimeoutMs + 5_000);
+    const leader = await this.parts.waitForLeader(raftLimits.leaderWaitMs.value);
+    const answer = await this.parts.callPeer(leader, method, request as never, membershipChangeTimeoutMs + 5_000);
     if (!answer.isAccepted) throw new MembershipChangeError(method, answer.error ?? `refused by ${leader}`);
     return answer;
   }
@@ -192,7 +227,7 @@ export class MembershipAdmin {
   private async propose(change: ConfChange, deadlineMs: number): Promise<void> {
     for (;;) {
       try {
-        await this.node.runInLoop(() => this.node.proposeConfChange(change));
+        await this.parts.runInLoop(() => this.parts.proposeConfChange(change));
         return;
       } catch (error) {
         if (error instanceof ConfChangeInvalidError) throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.why, { cause: error });
@@ -211,7 +246,7 @@ export class MembershipAdmin {
       if (remainingMs <= 0) return false;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, Math.min(100, remainingMs));
-        const unsubscribe = this.node.onLeadershipChange(done);
+        const unsubscribe = this.parts.onLeadershipChange(done);
         function done(): void {
           clearTimeout(timer);
           unsubscribe();
@@ -221,8 +256,4 @@ export class MembershipAdmin {
     }
     return true;
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -4,6 +4,7 @@
  * loop share one round of RawNode.readIndex (ReadIndexRounds); on a follower it is a ReadIndex call
  * to the leader. Leadership moving or an unreachable leader means asking again, within the bound.
  */
+import { delay } from '../base/delay.js';
 import { raftLimits } from '../base/limits.js';
 import { ReadIndexDroppedError } from '../raft/errors.js';
 import type { RawNode } from '../raft/raw-node.js';
@@ -95,8 +96,4 @@ export class ReadIndexReader {
     if (!answer.isLeader) throw new NotLeaderError(leader, answer.leaderHint ?? '');
     return Number(answer.readIndex);
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -11,7 +11,7 @@ import { applyEntries, type LiveKeyChange } from '../storage/txn-apply.js';
 export interface EntryToApply {
   readonly index: number;
   /** The leader's cluster-clock stamp in microseconds; 0 for an entry without transactions. */
-  readonly leaderStampTs: number;
+  readonly leaderStampTsUs: number;
   readonly txns: readonly Txn[];
 }
 
@@ -32,11 +32,11 @@ export interface AppliedRun {
   readonly versionsWritten: number;
 }
 
-export function encodeEntryPayload(leaderStampTs: number, txns: readonly Txn[]): Uint8Array {
-  return encodeTxnBatch({ leaderStampTs, txns });
+export function encodeEntryPayload(leaderStampTsUs: number, txns: readonly Txn[]): Uint8Array {
+  return encodeTxnBatch({ leaderStampTsUs, txns });
 }
 
-export function decodeEntryPayload(data: Uint8Array): { leaderStampTs: number; txns: readonly Txn[] } {
+export function decodeEntryPayload(data: Uint8Array): { leaderStampTsUs: number; txns: readonly Txn[] } {
   return decodeTxnBatch(data);
 }
 

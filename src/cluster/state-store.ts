@@ -9,7 +9,7 @@ import type { EngineEntry, EngineReader } from '../storage/engine.js';
 import { LevelEngine, flushMarkerKey } from '../storage/level-engine.js';
 import { MvccStore } from '../storage/mvcc-store.js';
 import { bytesEqual } from '../storage/key-codec.js';
-import { appliedRowKey } from '../storage/system-keys.js';
+import { appliedRowKey, systemRowMarker } from '../storage/system-keys.js';
 import { decodeVersionValue, logicalKeyOf, userSpaceStart } from '../storage/version-key.js';
 import { decodeRows } from './snapshot-chunks.js';
 
@@ -91,7 +91,7 @@ async function digestOf(reader: EngineReader): Promise<string> {
       const page: EngineEntry[] = await iterator.next(1024);
       if (page.length === 0) break;
       for (const row of page) {
-        if (row.key[0] === 0x00) {
+        if (row.key[0] === systemRowMarker) {
           if (!bytesEqual(row.key, flushMarkerKey)) add(row.key, row.value);
           continue;
         }

@@ -9,16 +9,35 @@
  * outcome, so no attempt can apply twice. Past the bound the caller gets a retryable error:
  * ProposalOutcomeUnknownError if any attempt may have reached a leader, NoLeaderError otherwise.
  */
+import { delay } from '../base/delay.js';
 import { raftLimits } from '../base/limits.js';
 import type { raftq } from '../gen/proto.js';
 import type { Txn, TxnOutcome } from '../storage/txn.js';
 import { validateTxn } from '../storage/txn-codec.js';
-import type { ClusterNode } from './cluster-node.js';
-import { LeadershipLostError } from './cluster-node.js';
-import { NoLeaderError, NodeStoppingError, NotLeaderError, ProposalOutcomeUnknownError } from './errors.js';
+import { LeadershipLostError, NoLeaderError, NodeStoppingError, NotLeaderError, ProposalOutcomeUnknownError } from './errors.js';
 import { OutcomeKind, outcomeFromWire, outcomeToWire, txnFromWire, txnToWire } from './forward-codec.js';
+import type { GrpcTransport } from './grpc-transport.js';
+import { leaderRetryBackoffMs } from './leader-retry-backoff.js';
+import type { NodeMetrics } from './node-metrics.js';
 import { txnSizeBytes } from './proposal-batcher.js';
 import type { AppliedTxn } from './txn-waiters.js';
+
+/** What the committer needs of its node. */
+export interface TxnCommitterParts {
+  readonly nodeId: string;
+  readonly groupId: number;
+  readonly metrics: NodeMetrics;
+  readonly isStopping: () => boolean;
+  readonly isLeader: () => boolean;
+  /** The leader this node believes in now, or ''. */
+  readonly leaderId: () => string;
+  readonly waitForLeader: (timeoutMs: number) => Promise<string>;
+  /** Leader only: queues `txn` for the next entry; resolves once applied here. */
+  readonly proposeLocally: (txn: Txn) => { promise: Promise<AppliedTxn>; cancel(): void };
+  /** Resolves once this replica applied `index`; false on timeout. */
+  readonly waitApplied: (index: number, timeoutMs: number) => Promise<boolean>;
+  readonly callPeer: GrpcTransport['call'];
+}
 
 /** Forward calls one follower keeps in flight to the leader; more queue into the next batch. */
 const forwardCallsInFlightMax = 4;
@@ -46,10 +65,10 @@ export class TxnCommitter {
   private forwardQueue: QueuedForward[] = [];
   private forwardCallsInFlight = 0;
 
-  constructor(private readonly node: ClusterNode) {}
+  constructor(private readonly parts: TxnCommitterParts) {}
 
   async commit(txn: Txn): Promise<TxnOutcome> {
-    if (this.node.isStopping) throw new NodeStoppingError(this.node.id);
+    if (this.parts.isStopping()) throw new NodeStoppingError(this.parts.nodeId);
     // A malformed txn is refused here, before it could reach (and wedge) the log.
     validateTxn(txn);
     this.inFlight += 1;
@@ -80,31 +99,31 @@ export class TxnCommitter {
     let lastError: unknown = null;
     for (let attempt = 0; ; attempt++) {
       const remainingMs = deadlineMs - Date.now();
-      if (remainingMs <= 0 || this.node.isStopping) break;
+      if (remainingMs <= 0 || this.parts.isStopping()) break;
       let leader: string;
       try {
-        leader = await this.node.waitForLeader(Math.min(remainingMs, raftLimits.leaderWaitMs.value));
+        leader = await this.parts.waitForLeader(Math.min(remainingMs, raftLimits.leaderWaitMs.value));
       } catch (error) {
         lastError = error;
         if (!mayHaveBeenProposed) throw error;
         continue;
       }
       try {
-        return leader === this.node.id ? (await this.commitAsLeader(txn, remainingMs)).outcome : await this.commitThroughLeader(leader, txn, deadlineMs);
+        return leader === this.parts.nodeId ? (await this.commitAsLeader(txn, remainingMs)).outcome : await this.commitThroughLeader(leader, txn, deadlineMs);
       } catch (error) {
         if (!(error instanceof AttemptFailed)) throw error;
         mayHaveBeenProposed ||= error.mayHaveBeenProposed;
         lastError = error.cause;
-        await delay(Math.min(20 * 2 ** Math.min(attempt, 3), Math.max(0, deadlineMs - Date.now())));
+        await delay(Math.min(leaderRetryBackoffMs(attempt), Math.max(0, deadlineMs - Date.now())));
       }
     }
-    if (this.node.isStopping && !mayHaveBeenProposed) throw new NodeStoppingError(this.node.id);
+    if (this.parts.isStopping() && !mayHaveBeenProposed) throw new NodeStoppingError(this.parts.nodeId);
     if (mayHaveBeenProposed) throw new ProposalOutcomeUnknownError(txn.txnId, `not confirmed within ${timeoutMs} ms`, { cause: lastError });
-    throw new NoLeaderError(this.node.id, timeoutMs, { cause: lastError });
+    throw new NoLeaderError(this.parts.nodeId, timeoutMs, { cause: lastError });
   }
 
   private async commitAsLeader(txn: Txn, remainingMs: number): Promise<AppliedTxn> {
-    const { promise, cancel } = this.node.proposeLocally(txn);
+    const { promise, cancel } = this.parts.proposeLocally(txn);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -128,18 +147,18 @@ export class TxnCommitter {
     try {
       result = await this.forward(leader, txn);
     } catch (error) {
-      this.node.metrics.forwardedProposals.inc({ result: 'call-failed' });
+      this.parts.metrics.forwardedProposals.inc({ result: 'call-failed' });
       throw new AttemptFailed(true, { cause: error });
     }
     const outcome = outcomeFromWire(result);
     if (outcome === null) {
       const isNotLeader = result.kind === OutcomeKind.notLeader;
-      this.node.metrics.forwardedProposals.inc({ result: isNotLeader ? 'not-leader' : 'unknown' });
+      this.parts.metrics.forwardedProposals.inc({ result: isNotLeader ? 'not-leader' : 'unknown' });
       throw new AttemptFailed(!isNotLeader, { cause: new NotLeaderError(leader, result.leaderHint ?? '') });
     }
-    this.node.metrics.forwardedProposals.inc({ result: outcome.kind });
+    this.parts.metrics.forwardedProposals.inc({ result: outcome.kind });
     const entryIndex = Number(result.entryIndex);
-    if (!(await this.node.waitApplied(entryIndex, Math.max(1, deadlineMs - Date.now())))) {
+    if (!(await this.parts.waitApplied(entryIndex, Math.max(1, deadlineMs - Date.now())))) {
       throw new ProposalOutcomeUnknownError(txn.txnId, `applied by the leader at index ${entryIndex} but not here in time`);
     }
     return outcome;
@@ -179,10 +198,10 @@ export class TxnCommitter {
 
   private async sendForwardBatch(leader: string, batch: QueuedForward[]): Promise<void> {
     try {
-      const response = await this.node.callPeer(
+      const response = await this.parts.callPeer(
         leader,
         'forwardTxns',
-        { groupId: this.node.config.groupId, from: this.node.id, txns: batch.map((item) => txnToWire(item.txn)) },
+        { groupId: this.parts.groupId, from: this.parts.nodeId, txns: batch.map((item) => txnToWire(item.txn)) },
         raftLimits.proposalTimeoutMs.value,
       );
       batch.forEach((item, i) => {
@@ -197,29 +216,25 @@ export class TxnCommitter {
 
   /** The leader's side of a forward call: propose every txn and answer each with its outcome. */
   async serveForwarded(request: raftq.cluster.ForwardTxnsRequest): Promise<raftq.cluster.ForwardTxnsResponse.$Properties> {
-    const timeoutMs = raftLimits.proposalTimeoutMs.value - 500;
+    const timeoutMs = raftLimits.proposalTimeoutMs.value - raftLimits.forwardedProposalAnswerMarginMs.value;
     const results = await Promise.all(
       request.txns.map(async (wireTxn): Promise<raftq.cluster.TxnResult.$Properties> => {
-        if (!this.node.isLeader() || this.node.isStopping) return { kind: OutcomeKind.notLeader, leaderHint: this.node.leaderId() };
+        if (!this.parts.isLeader() || this.parts.isStopping()) return { kind: OutcomeKind.notLeader, leaderHint: this.parts.leaderId() };
         const txn = txnFromWire(wireTxn);
         try {
           validateTxn(txn);
         } catch (error) {
-          return { kind: OutcomeKind.unknown, leaderHint: this.node.leaderId(), error: String(error) };
+          return { kind: OutcomeKind.unknown, leaderHint: this.parts.leaderId(), error: String(error) };
         }
         try {
           const applied = await this.commitAsLeader(txn, timeoutMs);
           return outcomeToWire(applied.outcome, applied.entryIndex);
         } catch (error) {
-          if (error instanceof AttemptFailed && !error.mayHaveBeenProposed) return { kind: OutcomeKind.notLeader, leaderHint: this.node.leaderId() };
-          return { kind: OutcomeKind.unknown, leaderHint: this.node.leaderId(), error: String(error instanceof AttemptFailed ? error.cause : error) };
+          if (error instanceof AttemptFailed && !error.mayHaveBeenProposed) return { kind: OutcomeKind.notLeader, leaderHint: this.parts.leaderId() };
+          return { kind: OutcomeKind.unknown, leaderHint: this.parts.leaderId(), error: String(error instanceof AttemptFailed ? error.cause : error) };
         }
       }),
     );
     return { results };
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

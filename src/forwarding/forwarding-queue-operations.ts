@@ -25,9 +25,11 @@
  * follower's request signal (client gone, request deadline, shutdown) cancels the wait there, and
  * the leader still answers with whatever the receive had claimed by then.
  */
+import { delay } from '../base/delay.js';
 import { raftLimits, sqsLimits } from '../base/limits.js';
 import type { ClusterNode } from '../cluster/cluster-node.js';
 import { ForwardedOperationLostError, NoLeaderError, NotLeaderError, ProposalOutcomeUnknownError, RemoteOperationError } from '../cluster/errors.js';
+import { leaderRetryBackoffMs } from '../cluster/leader-retry-backoff.js';
 import type {
   ChangeVisibilityEntry,
   DeleteEntry,
@@ -303,11 +305,7 @@ function withDeadline<T>(promise: Promise<T>, deadlineMs: number, leader: string
 }
 
 function backoffMs(attempt: number, deadlineMs: number): number {
-  return Math.min(20 * 2 ** Math.min(attempt, 3), Math.max(0, deadlineMs - Date.now()));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return Math.min(leaderRetryBackoffMs(attempt), Math.max(0, deadlineMs - Date.now()));
 }
 
 function opName(kind: QueueOpKind): string {

@@ -102,7 +102,7 @@ export class TxnRunner {
         lastOutcome = 'stale-answer';
         continue;
       }
-      const outcome = await this.commitOnce({ txnId: (options.newTxnId ?? this.options.newId)(), startTs: view.ts, nowMs, readKeys: plan.readKeys, writes: plan.writes });
+      const outcome = await this.commitOnce({ txnId: (options.newTxnId ?? this.options.newId)(), startTsUs: view.ts, nowMs, readKeys: plan.readKeys, writes: plan.writes });
       if (outcome.kind === 'committed') {
         this.options.onSettled?.(view);
         return plan.result;

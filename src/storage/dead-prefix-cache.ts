@@ -90,13 +90,13 @@ export class DeadPrefixCache {
     for (const version of versions) {
       for (const [id, prefix] of this.prefixes) {
         if (compareBytes(version.key, prefix.gte) < 0 || compareBytes(version.key, prefix.end) >= 0) continue;
-        if (version.value === undefined) prefix.newestMarkerTs = Math.max(prefix.newestMarkerTs, version.commitTs);
+        if (version.value === undefined) prefix.newestMarkerTs = Math.max(prefix.newestMarkerTs, version.commitTsUs);
         else if (compareBytes(version.key, prefix.gte) === 0) this.prefixes.delete(id);
         else prefix.end = version.key.slice();
       }
       for (const pending of this.pending) {
         if (compareBytes(version.key, pending.gte) < 0) continue;
-        if (version.value === undefined) pending.newestMarkerTs = Math.max(pending.newestMarkerTs, version.commitTs);
+        if (version.value === undefined) pending.newestMarkerTs = Math.max(pending.newestMarkerTs, version.commitTsUs);
         else if (pending.firstPutKey === undefined || compareBytes(version.key, pending.firstPutKey) < 0) pending.firstPutKey = version.key.slice();
       }
     }

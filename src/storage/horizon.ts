@@ -1,10 +1,10 @@
 /**
- * The replicated horizon H: transactions with startTs < H are rejected as too-old, and garbage
+ * The replicated horizon H: transactions with startTsUs < H are rejected as too-old, and garbage
  * collection may remove a deletion marker that is a key's newest version only when it is at or
  * below H. H is a pure function of the applied history, so every replica computes the same H at
  * the same index, and OCC decisions never depend on local collection progress.
  *
- * Any monotonic H is safe: a removed marker d ≤ H(at collection) ≤ H(at validation) ≤ startTs
+ * Any monotonic H is safe: a removed marker d ≤ H(at collection) ≤ H(at validation) ≤ startTsUs
  * of every txn that still validates, so no conflict is hidden. H only trades liveness against
  * space: a larger H keeps fewer markers and rejects more txns.
  *
@@ -45,14 +45,14 @@ export class HorizonTracker {
     return horizon;
   }
 
-  /** The tracker after a txn committed at `commitTs` (unchanged unless a checkpoint is due). */
-  afterCommit(commitTs: number): HorizonTracker {
+  /** The tracker after a txn committed at `commitTsUs` (unchanged unless a checkpoint is due). */
+  afterCommit(commitTsUs: number): HorizonTracker {
     const last = this.checkpoints[this.checkpoints.length - 1];
-    assert(last === undefined || commitTs > last, `commit timestamps grow: ${commitTs} after checkpoint ${last}`);
-    if (last !== undefined && commitTs - last < this.historyUs / checkpointsPerHistory) return this;
+    assert(last === undefined || commitTsUs > last, `commit timestamps grow: ${commitTsUs} after checkpoint ${last}`);
+    if (last !== undefined && commitTsUs - last < this.historyUs / checkpointsPerHistory) return this;
     // Keep the checkpoints above the new horizon and the newest one at or below it (the horizon).
-    const limitTs = commitTs - this.historyUs;
-    const kept = [...this.checkpoints, commitTs];
+    const limitTs = commitTsUs - this.historyUs;
+    const kept = [...this.checkpoints, commitTsUs];
     let firstKept = 0;
     while (firstKept + 1 < kept.length && (kept[firstKept + 1] as number) <= limitTs) firstKept++;
     return new HorizonTracker(kept.slice(firstKept), this.historyUs);

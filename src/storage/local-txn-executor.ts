@@ -59,9 +59,9 @@ export class LocalTxnExecutor implements TxnExecutor {
 
   private async applyOne(txn: Txn): Promise<TxnOutcome> {
     const { store } = this.options;
-    const leaderStampTs = Math.floor(this.options.clock.nowMs() * 1000);
-    const entryTxn = (this.options.isEncodingRoundTrip ?? true) ? (decodeTxnBatch(encodeTxnBatch({ leaderStampTs, txns: [txn] })).txns[0] as Txn) : txn;
-    const result = await applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTs, txns: [entryTxn] }], {
+    const leaderStampTsUs = Math.floor(this.options.clock.nowMs() * 1000);
+    const entryTxn = (this.options.isEncodingRoundTrip ?? true) ? (decodeTxnBatch(encodeTxnBatch({ leaderStampTsUs, txns: [txn] })).txns[0] as Txn) : txn;
+    const result = await applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTsUs, txns: [entryTxn] }], {
       rules: this.options.rules ?? defaultTxnApplyRules,
       sync: this.options.sync ?? false,
     });

@@ -7,7 +7,7 @@
  * Two watermarks, because one of them must be identical on every replica and the other need not:
  * - the horizon H (horizon.ts: the newest commit timestamp at least historyMs older than
  *   lastCommitTs), a pure function of the applied history, so the same on every replica at the
- *   same index. OCC rejects a txn with startTs < H as too-old, and
+ *   same index. OCC rejects a txn with startTsUs < H as too-old, and
  *   garbage collection removes a deletion marker that is a key's newest version only when it is
  *   at or below H: every replica then decides every conflict identically, whatever its local
  *   collection progress;
@@ -15,54 +15,30 @@
  *   replica. Versions hidden below W by a newer one are removed. Open views at or above H hold W
  *   back; a view older than H (held longer than historyMs) no longer does, and its reads fail with
  *   ReadBelowWatermarkError once collection passes it. Reads never return a silently wrong result.
+ *
+ * Read views are in mvcc-read-view.ts, batched newest-version lookups in latest-version-lookup.ts,
+ * the collection steps in version-collector.ts, the applied row in applied-row.ts.
  */
 import { assert } from '../base/assert.js';
-import { RaftqError, RetryableError } from '../base/errors.js';
 import { raftqLimits } from '../base/limits.js';
+import { decodeAppliedRow, encodeAppliedRow } from './applied-row.js';
 import { DeadPrefixCache } from './dead-prefix-cache.js';
 import { readRange, type Engine, type EngineEntry, type EngineWrite } from './engine.js';
-import { bytesEqual, compareBytes, isWellFormedKey, keySuccessor } from './key-codec.js';
+import { bytesEqual, compareBytes, isWellFormedKey } from './key-codec.js';
 import { HorizonTracker } from './horizon.js';
-import { NewestVersionCache, type NewestVersionCacheOptions } from './newest-version-cache.js';
-import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion } from './system-keys.js';
+import { latestVersionsOfKeys, type LatestVersion } from './latest-version-lookup.js';
+import { ReadBelowWatermarkError, StateFormatError } from './mvcc-errors.js';
+import { MvccReadView, OpenReadViews } from './mvcc-read-view.js';
+import { NewestVersionCache, noVersionTs, type NewestVersionCacheOptions } from './newest-version-cache.js';
+import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion, systemRowMarker } from './system-keys.js';
 import type { KeyRange, KeyValue, ReadView } from './txn.js';
-import { initialGcKeyState, planVersionGc, type GcKeyState } from './version-gc.js';
+import { VersionCollector, type GcStats, type GcStepReport } from './version-collector.js';
 import { scanForward, scanReverse, type DeadRun } from './version-scan.js';
-import {
-  commitTsOf,
-  decodeVersionValue,
-  encodeVersionKey,
-  encodeVersionValue,
-  isDeletionMarker,
-  logicalKeyOf,
-  physicalBounds,
-  userSpaceStart,
-  versionsEnd,
-  versionsStart,
-} from './version-key.js';
-
-/** A read at a timestamp whose versions garbage collection may already have removed. */
-export class ReadBelowWatermarkError extends RetryableError {
-  readonly code = 'ReadBelowWatermark';
-  constructor(
-    readonly readTs: number,
-    readonly watermarkTs: number,
-  ) {
-    super(`Cannot read at ts ${readTs}: versions below ${watermarkTs} may have been garbage collected; read again at a newer view`);
-  }
-}
-
-/** The engine holds state of a layout this code does not know. */
-export class StateFormatError extends RaftqError {
-  readonly code = 'StateFormat';
-  constructor(readonly formatVersion: number) {
-    super(`The state engine has format version ${formatVersion}; this build reads version ${stateFormatVersion}`);
-  }
-}
+import { commitTsOf, decodeVersionValue, encodeVersionKey, encodeVersionValue, logicalKeyOf, physicalBounds, userSpaceStart, versionsEnd, versionsStart } from './version-key.js';
 
 export interface VersionWrite {
   readonly key: Uint8Array;
-  readonly commitTs: number;
+  readonly commitTsUs: number;
   /** undefined writes a deletion marker. */
   readonly value: Uint8Array | undefined;
 }
@@ -89,52 +65,19 @@ export interface MvccStoreOptions {
   readonly newestVersionCache?: NewestVersionCacheOptions;
 }
 
-export interface GcStepReport {
-  readonly rowsExamined: number;
-  readonly liveVersions: number;
-  readonly deadVersions: number;
-  readonly deletionMarkersRemoved: number;
-  readonly watermarkTs: number;
-  readonly horizonTs: number;
-  /** True when this step reached the end of the keyspace; the next step starts a new pass. */
-  readonly isPassComplete: boolean;
-}
-
-/** Collection counters since the store was opened, for metrics. */
-export interface GcStats {
-  readonly passesCompleted: number;
-  readonly versionsRemoved: number;
-  readonly deletionMarkersRemoved: number;
-  /** Live and dead versions seen over the last complete pass (dead = removed by it). */
-  readonly lastPass: { readonly liveVersions: number; readonly deadVersions: number } | undefined;
-}
-
-/** The newest version of a key: its commit timestamp, and whether it is a value or a deletion marker. */
-export interface LatestVersion {
-  readonly commitTs: number;
-  readonly isValue: boolean;
-}
-
 export interface ScanOptions {
   readonly limit: number;
   readonly reverse?: boolean;
 }
-
-/** The cache's entry for a key known to have no version at all (no commit has this timestamp). */
-const noVersionTs = 0;
 
 export class MvccStore {
   private appliedIndexValue: number;
   private lastCommitTsValue: number;
   private readFloorTsValue = 0;
   private horizon: HorizonTracker;
-  /** Open read views: ts → count. */
-  private readonly openViews = new Map<number, number>();
+  private readonly openViews = new OpenReadViews();
   private lockTail: Promise<unknown> = Promise.resolve();
-  private gcResumeAt: Uint8Array = userSpaceStart;
-  private gcKeyState: GcKeyState = initialGcKeyState;
-  private gcStatsValue: GcStats = { passesCompleted: 0, versionsRemoved: 0, deletionMarkersRemoved: 0, lastPass: undefined };
-  private gcPassCounts = { liveVersions: 0, deadVersions: 0 };
+  private readonly collector: VersionCollector;
   private readonly deadPrefixes: DeadPrefixCache;
   /** Newest versions of hot keys, so point reads and OCC validation skip the engine (see newest-version-cache.ts). */
   private readonly newestVersions: NewestVersionCache;
@@ -150,6 +93,7 @@ export class MvccStore {
     this.appliedIndexValue = applied.appliedIndex;
     this.lastCommitTsValue = applied.lastCommitTs;
     this.horizon = horizon;
+    this.collector = new VersionCollector(engine);
     this.deadPrefixes = new DeadPrefixCache({
       prefixesMax: options.deadPrefixesMax ?? raftqLimits.deadPrefixesMax.value,
       deadKeysMin: options.deadPrefixKeysMin ?? raftqLimits.deadPrefixKeysMin.value,
@@ -191,7 +135,7 @@ export class MvccStore {
     return this.lastCommitTsValue;
   }
 
-  /** The replicated horizon H: transactions with an older startTs are too-old. */
+  /** The replicated horizon H: transactions with an older startTsUs are too-old. */
   get horizonTs(): number {
     return this.horizon.horizonAt(this.lastCommitTsValue);
   }
@@ -208,14 +152,14 @@ export class MvccStore {
 
   /** A registered view at the last applied commit timestamp; release() it when done. */
   readView(): ReadView {
-    return new MvccReadView(this, this.lastCommitTsValue);
+    return new MvccReadView(this, this.openViews, this.lastCommitTsValue);
   }
 
   async getAt(key: Uint8Array, ts: number): Promise<Uint8Array | undefined> {
     this.checkReadable(ts);
     const newest = this.newestVersions.lookup(key);
     // A copy: the caller may keep or change what it reads.
-    if (newest !== undefined && newest.commitTs <= ts && (newest.value !== undefined || !newest.isValue)) return newest.value?.slice();
+    if (newest !== undefined && newest.commitTsUs <= ts && (newest.value !== undefined || !newest.isValue)) return newest.value?.slice();
     // A read at or above the last commit, with no batch written while it read, finds the key's
     // newest version, or that it has none: the cache learns it (as an OCC lookup would), so the
     // validation of the transaction that read it, and the next reads, skip the engine.
@@ -290,57 +234,26 @@ export class MvccStore {
    * few iterators that seek concurrently, since each seek is a round trip to the engine.
    */
   async latestCommitTsOfKeys(keys: readonly Uint8Array[]): Promise<Array<number | undefined>> {
-    return (await this.latestVersionsOfKeys(keys)).map((version) => version?.commitTs);
+    return (await this.latestVersionsOfKeys(keys)).map((version) => version?.commitTsUs);
   }
 
   /** Like latestCommitTsOfKeys, and whether each newest version is a value (not a deletion marker). */
-  async latestVersionsOfKeys(keys: readonly Uint8Array[]): Promise<Array<LatestVersion | undefined>> {
-    const results: Array<LatestVersion | undefined> = new Array<LatestVersion | undefined>(keys.length).fill(undefined);
-    const misses: number[] = [];
-    keys.forEach((key, i) => {
-      const newest = this.newestVersions.lookup(key);
-      if (newest === undefined) misses.push(i);
-      else if (newest.commitTs !== noVersionTs) results[i] = { commitTs: newest.commitTs, isValue: newest.isValue };
-    });
-    const order = misses.sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
-    const perIterator = Math.max(16, Math.ceil(order.length / latestLookupIteratorsMax));
-    const chunks: number[][] = [];
-    for (let start = 0; start < order.length; start += perIterator) chunks.push(order.slice(start, start + perIterator));
-    await Promise.all(chunks.map((chunk) => this.lookUpLatest(keys, chunk, results)));
-    return results;
-  }
-
-  private async lookUpLatest(keys: readonly Uint8Array[], indexes: readonly number[], results: Array<LatestVersion | undefined>): Promise<void> {
-    const writesBefore = this.writeCount;
-    const iterator = this.engine.iterator({ gte: userSpaceStart });
-    try {
-      for (const i of indexes) {
-        const key = keys[i] as Uint8Array;
-        iterator.seek(versionsStart(key));
-        const [newest] = await iterator.next(1);
-        if (newest !== undefined && newest.key.length === key.length + 9 && bytesEqual(logicalKeyOf(newest.key), key)) {
-          results[i] = { commitTs: commitTsOf(newest.key), isValue: !isDeletionMarker(newest.value) };
-          // Still the newest only if nothing was written since the iterator was opened.
-          if (this.writeCount === writesBefore) this.newestVersions.remember(key, commitTsOf(newest.key), decodeVersionValue(newest.value));
-        }
-      }
-    } finally {
-      await iterator.close();
-    }
+  latestVersionsOfKeys(keys: readonly Uint8Array[]): Promise<Array<LatestVersion | undefined>> {
+    return latestVersionsOfKeys({ engine: this.engine, newestVersions: this.newestVersions, writeCount: () => this.writeCount }, keys);
   }
 
   async getSystemRow(key: Uint8Array): Promise<Uint8Array | undefined> {
-    assert(key[0] === 0x00, 'system rows start with 0x00');
+    assert(key[0] === systemRowMarker, 'system rows start with 0x00');
     return this.engine.get(key);
   }
 
   async getSystemRows(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
-    assert(keys.every((key) => key[0] === 0x00), 'system rows start with 0x00');
+    assert(keys.every((key) => key[0] === systemRowMarker), 'system rows start with 0x00');
     return this.engine.getMany(keys);
   }
 
   async scanSystemRows(range: KeyRange, limit: number): Promise<EngineEntry[]> {
-    assert(range.gte[0] === 0x00 && compareBytes(range.lt, userSpaceStart) <= 0, 'a system scan stays below user space');
+    assert(range.gte[0] === systemRowMarker && compareBytes(range.lt, userSpaceStart) <= 0, 'a system scan stays below user space');
     return readRange(this.engine, { gte: range.gte, lt: range.lt }, limit);
   }
 
@@ -356,7 +269,7 @@ export class MvccStore {
       await this.engine.write(writes, { sync: options.sync });
       this.deadPrefixes.noteWrites(batch.versions);
       this.writeCount += 1;
-      for (const version of batch.versions) this.newestVersions.remember(version.key, version.commitTs, version.value);
+      for (const version of batch.versions) this.newestVersions.remember(version.key, version.commitTsUs, version.value);
       this.appliedIndexValue = batch.appliedIndex;
       this.lastCommitTsValue = batch.lastCommitTs;
       this.horizon = batch.horizon;
@@ -370,44 +283,19 @@ export class MvccStore {
     assert(Number.isSafeInteger(rowsMax) && rowsMax > 0, `rowsMax must be a positive integer, got ${rowsMax}`);
     return this.exclusive(async () => {
       const horizonTs = this.horizonTs;
-      const watermarkTs = Math.max(this.readFloorTsValue, horizonTs, Math.min(this.oldestViewTs() ?? this.lastCommitTsValue, this.lastCommitTsValue));
+      const watermarkTs = Math.max(this.readFloorTsValue, horizonTs, Math.min(this.openViews.oldestTs() ?? this.lastCommitTsValue, this.lastCommitTsValue));
       // Raise the floor before removing anything, so a read racing with the removal fails instead of seeing a partial state.
       this.readFloorTsValue = watermarkTs;
-      const rows = await readRange(this.engine, { gte: this.gcResumeAt }, rowsMax);
-      const isPassComplete = rows.length < rowsMax;
-      const plan = planVersionGc(rows, this.gcKeyState, watermarkTs, horizonTs, { isEndOfKeyspace: isPassComplete });
-      if (plan.removals.length > 0) {
-        await this.engine.write(
-          plan.removals.map((key) => ({ kind: 'delete', key })),
-          { sync: false },
-        );
+      return this.collector.step({ rowsMax, watermarkTs, horizonTs }, (removals) => {
         this.writeCount += 1;
         // A removed newest deletion marker leaves its key without versions: the cache must say so too.
-        for (const physical of plan.removals) this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
-      }
-      this.countGcStep(plan.liveVersions, plan.deadVersions, plan.deletionMarkersRemoved, isPassComplete);
-      const last = rows[rows.length - 1];
-      if (isPassComplete || last === undefined) {
-        this.gcResumeAt = userSpaceStart;
-        this.gcKeyState = initialGcKeyState;
-      } else {
-        this.gcResumeAt = keySuccessor(last.key);
-        this.gcKeyState = plan.state;
-      }
-      return {
-        rowsExamined: rows.length,
-        liveVersions: plan.liveVersions,
-        deadVersions: plan.deadVersions,
-        deletionMarkersRemoved: plan.deletionMarkersRemoved,
-        watermarkTs,
-        horizonTs,
-        isPassComplete,
-      };
+        for (const physical of removals) this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
+      });
     });
   }
 
   get gcStats(): GcStats {
-    return this.gcStatsValue;
+    return this.collector.stats;
   }
 
   /** Makes every applied batch durable (before the Raft log is compacted past it). */
@@ -415,41 +303,9 @@ export class MvccStore {
     await this.engine.flush();
   }
 
-  /** Called by MvccReadView only. */
-  registerView(ts: number): void {
-    this.openViews.set(ts, (this.openViews.get(ts) ?? 0) + 1);
-  }
-
-  /** Called by MvccReadView only. */
-  unregisterView(ts: number): void {
-    const count = this.openViews.get(ts);
-    assert(count !== undefined && count > 0, `no open view at ts ${ts}`);
-    if (count === 1) this.openViews.delete(ts);
-    else this.openViews.set(ts, count - 1);
-  }
-
+  /** Read views not yet released. */
   get openViewCount(): number {
-    let total = 0;
-    for (const count of this.openViews.values()) total += count;
-    return total;
-  }
-
-  private countGcStep(liveVersions: number, deadVersions: number, deletionMarkersRemoved: number, isPassComplete: boolean): void {
-    this.gcPassCounts = { liveVersions: this.gcPassCounts.liveVersions + liveVersions, deadVersions: this.gcPassCounts.deadVersions + deadVersions };
-    const stats = this.gcStatsValue;
-    this.gcStatsValue = {
-      passesCompleted: stats.passesCompleted + (isPassComplete ? 1 : 0),
-      versionsRemoved: stats.versionsRemoved + deadVersions,
-      deletionMarkersRemoved: stats.deletionMarkersRemoved + deletionMarkersRemoved,
-      lastPass: isPassComplete ? this.gcPassCounts : stats.lastPass,
-    };
-    if (isPassComplete) this.gcPassCounts = { liveVersions: 0, deadVersions: 0 };
-  }
-
-  private oldestViewTs(): number | undefined {
-    let oldest: number | undefined;
-    for (const ts of this.openViews.keys()) if (oldest === undefined || ts < oldest) oldest = ts;
-    return oldest;
+    return this.openViews.count;
   }
 
   private checkReadable(ts: number): void {
@@ -463,11 +319,11 @@ export class MvccStore {
     const writes: EngineWrite[] = [];
     for (const version of batch.versions) {
       assert(version.key.length > 0 && isWellFormedKey(version.key), 'a version key must be a non-empty encoded tuple');
-      assert(version.commitTs > this.lastCommitTsValue && version.commitTs <= batch.lastCommitTs, `version commitTs ${version.commitTs} outside (${this.lastCommitTsValue}, ${batch.lastCommitTs}]`);
-      writes.push({ kind: 'put', key: encodeVersionKey(version.key, version.commitTs), value: encodeVersionValue(version.value) });
+      assert(version.commitTsUs > this.lastCommitTsValue && version.commitTsUs <= batch.lastCommitTs, `version commitTsUs ${version.commitTsUs} outside (${this.lastCommitTsValue}, ${batch.lastCommitTs}]`);
+      writes.push({ kind: 'put', key: encodeVersionKey(version.key, version.commitTsUs), value: encodeVersionValue(version.value) });
     }
     for (const write of batch.systemWrites) {
-      assert(write.key[0] === 0x00 && !isStoreOwnedRow(write.key), 'system writes go to system rows other than format, applied and horizon');
+      assert(write.key[0] === systemRowMarker && !isStoreOwnedRow(write.key), 'system writes go to system rows other than format, applied and horizon');
       writes.push(write);
     }
     writes.push({ kind: 'put', key: appliedRowKey, value: encodeAppliedRow(batch.appliedIndex, batch.lastCommitTs) });
@@ -482,51 +338,6 @@ export class MvccStore {
   }
 }
 
-/** Iterators one latestCommitTsOfKeys call seeks with at once (LevelDB's reads run on libuv's 4 threads). */
-const latestLookupIteratorsMax = 4;
-
 function isStoreOwnedRow(key: Uint8Array): boolean {
   return bytesEqual(key, appliedRowKey) || bytesEqual(key, formatRowKey) || bytesEqual(key, horizonRowKey);
-}
-
-function encodeAppliedRow(appliedIndex: number, lastCommitTs: number): Uint8Array {
-  const row = new Uint8Array(16);
-  const view = new DataView(row.buffer);
-  view.setBigUint64(0, BigInt(appliedIndex));
-  view.setBigUint64(8, BigInt(lastCommitTs));
-  return row;
-}
-
-function decodeAppliedRow(row: Uint8Array): { appliedIndex: number; lastCommitTs: number } {
-  assert(row.length === 16, 'the applied row is 16 bytes');
-  const view = new DataView(row.buffer, row.byteOffset, row.byteLength);
-  return { appliedIndex: Number(view.getBigUint64(0)), lastCommitTs: Number(view.getBigUint64(8)) };
-}
-
-class MvccReadView implements ReadView {
-  private isReleased = false;
-
-  constructor(
-    private readonly store: MvccStore,
-    readonly ts: number,
-  ) {
-    store.registerView(ts);
-  }
-
-  get(key: Uint8Array): Promise<Uint8Array | undefined> {
-    assert(!this.isReleased, 'read from a released view');
-    return this.store.getAt(key, this.ts);
-  }
-
-  scan(range: KeyRange, options: { limit: number; reverse?: boolean }): Promise<KeyValue[]> {
-    assert(!this.isReleased, 'scan of a released view');
-    return this.store.scanAt(range, this.ts, options);
-  }
-
-  /** Idempotent: releasing twice (e.g. in nested finally blocks) is harmless. */
-  release(): void {
-    if (this.isReleased) return;
-    this.isReleased = true;
-    this.store.unregisterView(this.ts);
-  }
 }

@@ -22,7 +22,7 @@ import { Buffer } from 'node:buffer';
 import { assert } from '../base/assert.js';
 
 export interface NewestVersion {
-  readonly commitTs: number;
+  readonly commitTsUs: number;
   /** False for a deletion marker. */
   readonly isValue: boolean;
   /** The value, when it is one and small enough to keep (undefined otherwise). */
@@ -37,6 +37,9 @@ export interface NewestVersionCacheOptions {
   /** A larger value is not kept: its entry still answers version lookups, reads go to the engine. */
   readonly valueBytesMax: number;
 }
+
+/** The commit timestamp of an entry for a key known to have no version at all (no commit has this timestamp). */
+export const noVersionTs = 0;
 
 /** Per-entry bookkeeping cost counted against bytesMax besides the key and value. */
 const entryOverheadBytes = 64;
@@ -88,25 +91,25 @@ export class NewestVersionCache {
    * just read inside the apply step's exclusive section (see the file comment); a version older
    * than the entry already held is a caller bug.
    */
-  remember(key: Uint8Array, commitTs: number, value: Uint8Array | undefined): void {
+  remember(key: Uint8Array, commitTsUs: number, value: Uint8Array | undefined): void {
     const id = keyId(key);
     const previous = this.entries.get(id);
     if (previous !== undefined) {
-      assert(commitTs >= previous.commitTs, `newest version of a key cannot go back from ${previous.commitTs} to ${commitTs}`);
+      assert(commitTsUs >= previous.commitTsUs, `newest version of a key cannot go back from ${previous.commitTsUs} to ${commitTsUs}`);
       this.forget(id, previous);
     }
     const isKept = value !== undefined && value.byteLength <= this.options.valueBytesMax;
-    const entry: NewestVersion = { commitTs, isValue: value !== undefined, value: isKept ? value.slice() : undefined };
+    const entry: NewestVersion = { commitTsUs, isValue: value !== undefined, value: isKept ? value.slice() : undefined };
     this.entries.set(id, entry);
     this.bytes += this.costOf(id, entry);
     this.evict();
   }
 
-  /** Forgets `key` if its entry is the version at `commitTs` (garbage collection removed that version). */
-  forgetVersion(key: Uint8Array, commitTs: number): void {
+  /** Forgets `key` if its entry is the version at `commitTsUs` (garbage collection removed that version). */
+  forgetVersion(key: Uint8Array, commitTsUs: number): void {
     const id = keyId(key);
     const entry = this.entries.get(id);
-    if (entry !== undefined && entry.commitTs === commitTs) this.forget(id, entry);
+    if (entry !== undefined && entry.commitTsUs === commitTsUs) this.forget(id, entry);
   }
 
   private costOf(id: string, entry: NewestVersion): number {

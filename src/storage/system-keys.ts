@@ -17,13 +17,14 @@ import { ByteWriter } from './byte-writer.js';
 import { appendKey, prefixRange, type KeyTuple } from './key-codec.js';
 import type { KeyRange } from './txn.js';
 
-const systemMarker = 0x00;
+/** The first byte of every system row's key: never the first byte of an encoded tuple. */
+export const systemRowMarker = 0x00;
 
 export const stateFormatVersion = 1;
 
 export function systemKey(tuple: KeyTuple): Uint8Array {
   const writer = new ByteWriter(16 + tuple.length * 8);
-  writer.byte(systemMarker);
+  writer.byte(systemRowMarker);
   appendKey(writer, tuple);
   return writer.finish();
 }
@@ -34,11 +35,11 @@ export function systemPrefixRange(prefix: KeyTuple): KeyRange {
 }
 
 /** Every system row: [0x00, 0x01). */
-export const allSystemRows: KeyRange = { gte: Uint8Array.of(systemMarker), lt: Uint8Array.of(systemMarker + 1) };
+export const allSystemRows: KeyRange = { gte: Uint8Array.of(systemRowMarker), lt: Uint8Array.of(systemRowMarker + 1) };
 
 function withMarker(bytes: Uint8Array): Uint8Array {
   const out = new Uint8Array(bytes.length + 1);
-  out[0] = systemMarker;
+  out[0] = systemRowMarker;
   out.set(bytes, 1);
   return out;
 }

@@ -4,20 +4,20 @@
  * outcomes from the same entries, however the entries are grouped into calls and whatever its
  * local garbage-collection progress.
  *
- * For each entry, in log order, at entry time floor(max(leaderStampTs, lastCommitTs) / 1000) ms:
+ * For each entry, in log order, at entry time floor(max(leaderStampTsUs, lastCommitTs) / 1000) ms:
  * 1. expire up to txnIdExpiryRowsPerEntryMax txn ids recorded more than txnIdRetentionMs ago;
  * then for each txn, in order:
  * 2. a txn id still in the table → its first outcome, nothing else happens;
- * 3. |nowMs − leaderStampTs| > clockSkewMsMax → clock-skew;
- * 4. startTs below the horizon (horizon.ts: about mvccHistoryMs of commit time back) → too-old:
+ * 3. |nowMs − leaderStampTsUs| > clockSkewMsMax → clock-skew;
+ * 4. startTsUs below the horizon (horizon.ts: about mvccHistoryMs of commit time back) → too-old:
  *    its reads can no longer be validated exactly;
- * 5. a read or written key with a version newer than startTs → conflict (first committer wins;
+ * 5. a read or written key with a version newer than startTsUs → conflict (first committer wins;
  *    an earlier txn of the same entry counts, through the keys it wrote; a put the proposer
- *    vouched for as a new key (TxnWrite.isNewKey) is taken to have no older version, unread); a startTs above
+ *    vouched for as a new key (TxnWrite.isNewKey) is taken to have no older version, unread); a startTsUs above
  *    lastCommitTs (reads at a time nothing has been committed at yet; only a broken proposer
  *    sends one) is a conflict too;
- * 6. otherwise commit at commitTs = max(lastCommitTs + 1, leaderStampTs): every write becomes a
- *    version at commitTs (the last write of a key in a txn wins).
+ * 6. otherwise commit at commitTsUs = max(lastCommitTs + 1, leaderStampTsUs): every write becomes a
+ *    version at commitTsUs (the last write of a key in a txn wins).
  * Every outcome is recorded under its txn id. All entries of one call are one engine batch,
  * with the applied index; an entry without txns (Raft no-op, membership change) still advances it.
  */
@@ -35,7 +35,7 @@ import { decodeTxnExpiryRowKey, decodeTxnIdRecord, encodeTxnIdRecord, isTxnIdExp
 export interface ApplyEntry {
   readonly index: number;
   /** The leader's stamp of the entry in microseconds (0 for entries without txns is fine). */
-  readonly leaderStampTs: number;
+  readonly leaderStampTsUs: number;
   readonly txns: readonly Txn[];
 }
 
@@ -172,7 +172,7 @@ class ApplyStep {
     const [latest, records] = await Promise.all([this.store.latestVersionsOfKeys(keyList), this.store.getSystemRows(idList.map(txnRowKey))]);
     keyList.forEach((key, i) => {
       const id = keyId(key);
-      this.latestCommitTs.set(id, latest[i]?.commitTs);
+      this.latestCommitTs.set(id, latest[i]?.commitTsUs);
       this.isLive.set(id, latest[i]?.isValue === true);
     });
     idList.forEach((id, i) => {
@@ -182,47 +182,47 @@ class ApplyStep {
   }
 
   async applyEntry(entry: ApplyEntry): Promise<TxnOutcome[]> {
-    assert(Number.isSafeInteger(entry.leaderStampTs) && entry.leaderStampTs >= 0, `leaderStampTs must be a non-negative safe integer, got ${entry.leaderStampTs}`);
-    const entryTimeMs = Math.floor(Math.max(entry.leaderStampTs, this.lastCommitTs) / 1000);
+    assert(Number.isSafeInteger(entry.leaderStampTsUs) && entry.leaderStampTsUs >= 0, `leaderStampTsUs must be a non-negative safe integer, got ${entry.leaderStampTsUs}`);
+    const entryTimeMs = Math.floor(Math.max(entry.leaderStampTsUs, this.lastCommitTs) / 1000);
     await this.expireTxnIds(entryTimeMs);
-    return entry.txns.map((txn) => this.applyTxn(txn, entry.leaderStampTs, entryTimeMs));
+    return entry.txns.map((txn) => this.applyTxn(txn, entry.leaderStampTsUs, entryTimeMs));
   }
 
-  private applyTxn(txn: Txn, leaderStampTs: number, entryTimeMs: number): TxnOutcome {
+  private applyTxn(txn: Txn, leaderStampTsUs: number, entryTimeMs: number): TxnOutcome {
     const known = this.txnIds.get(txn.txnId);
     if (known !== undefined && !isTxnIdExpired(known.recordedAtMs, entryTimeMs, this.rules.txnIdRetentionMs)) return known.outcome;
-    const outcome = this.decide(txn, leaderStampTs);
-    if (outcome.kind === 'committed') this.commit(txn, outcome.commitTs);
+    const outcome = this.decide(txn, leaderStampTsUs);
+    if (outcome.kind === 'committed') this.commit(txn, outcome.commitTsUs);
     this.record(txn.txnId, { recordedAtMs: entryTimeMs, outcome }, known);
     return outcome;
   }
 
-  private decide(txn: Txn, leaderStampTs: number): TxnOutcome {
-    const skewUs = txn.nowMs * 1000 - leaderStampTs;
+  private decide(txn: Txn, leaderStampTsUs: number): TxnOutcome {
+    const skewUs = txn.nowMs * 1000 - leaderStampTsUs;
     if (Math.abs(skewUs) > this.rules.clockSkewMsMax * 1000) return { kind: 'clock-skew', skewMs: Math.trunc(skewUs / 1000) };
     const horizonTs = this.horizon.horizonAt(this.lastCommitTs);
-    if (txn.startTs < horizonTs) return { kind: 'too-old', watermarkTs: horizonTs };
+    if (txn.startTsUs < horizonTs) return { kind: 'too-old', watermarkTs: horizonTs };
     const firstKey = txn.readKeys[0] ?? txn.writes[0]?.key ?? new Uint8Array(0);
-    if (txn.startTs > this.lastCommitTs) return { kind: 'conflict', key: firstKey };
-    for (const key of txn.readKeys) if (this.isNewerThan(key, txn.startTs)) return { kind: 'conflict', key };
-    for (const write of txn.writes) if (this.isNewerThan(write.key, txn.startTs)) return { kind: 'conflict', key: write.key };
-    return { kind: 'committed', commitTs: Math.max(this.lastCommitTs + 1, leaderStampTs) };
+    if (txn.startTsUs > this.lastCommitTs) return { kind: 'conflict', key: firstKey };
+    for (const key of txn.readKeys) if (this.isNewerThan(key, txn.startTsUs)) return { kind: 'conflict', key };
+    for (const write of txn.writes) if (this.isNewerThan(write.key, txn.startTsUs)) return { kind: 'conflict', key: write.key };
+    return { kind: 'committed', commitTsUs: Math.max(this.lastCommitTs + 1, leaderStampTsUs) };
   }
 
-  private isNewerThan(key: Uint8Array, startTs: number): boolean {
+  private isNewerThan(key: Uint8Array, startTsUs: number): boolean {
     const id = keyId(key);
     assert(this.latestCommitTs.has(id), 'every key of a txn is prefetched');
     const latest = this.latestCommitTs.get(id);
-    return latest !== undefined && latest > startTs;
+    return latest !== undefined && latest > startTsUs;
   }
 
-  private commit(txn: Txn, commitTs: number): void {
+  private commit(txn: Txn, commitTsUs: number): void {
     const keysWritten = new Set<string>();
     for (const write of txn.writes) {
-      this.versions.push({ key: write.key, commitTs, value: write.kind === 'put' ? write.value : undefined });
+      this.versions.push({ key: write.key, commitTsUs, value: write.kind === 'put' ? write.value : undefined });
       const id = keyId(write.key);
       keysWritten.add(id);
-      this.latestCommitTs.set(id, commitTs);
+      this.latestCommitTs.set(id, commitTsUs);
       const isLive = write.kind === 'put';
       if (this.isLive.get(id) !== isLive) {
         this.isLive.set(id, isLive);
@@ -231,8 +231,8 @@ class ApplyStep {
       this.writes.push(write);
     }
     this.versionsWritten += keysWritten.size;
-    this.lastCommitTs = commitTs;
-    this.horizon = this.horizon.afterCommit(commitTs);
+    this.lastCommitTs = commitTsUs;
+    this.horizon = this.horizon.afterCommit(commitTsUs);
   }
 
   private record(txnId: string, record: TxnIdRecord, replaced: TxnIdRecord | undefined): void {

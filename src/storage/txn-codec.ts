@@ -3,9 +3,9 @@
  * no JSON. Message bodies travel as raw bytes and decode as views into the entry (no copy).
  *
  * Batch (one Raft entry's data):
- *   u8 format (1) · varint leaderStampTs · varint txnCount · txn*
+ *   u8 format (1) · varint leaderStampTsUs · varint txnCount · txn*
  * Txn:
- *   varint idBytes · utf8 id · varint startTs · varint nowMs
+ *   varint idBytes · utf8 id · varint startTsUs · varint nowMs
  *   · varint readCount · (varint keyBytes · key)*
  *   · varint writeCount · (u8 kind: 1 put, 2 put of a new key, 0 delete · varint keyBytes · key · [varint valueBytes · value])*
  *
@@ -27,7 +27,7 @@ const writeKindPutNewKey = 2;
 
 export interface TxnBatch {
   /** The leader's cluster-clock stamp of the entry, in microseconds (see txn.ts). */
-  readonly leaderStampTs: number;
+  readonly leaderStampTsUs: number;
   readonly txns: readonly Txn[];
 }
 
@@ -54,10 +54,10 @@ const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 export function encodeTxnBatch(batch: TxnBatch): Uint8Array {
-  checkSafeCount(batch.leaderStampTs, 'leaderStampTs', '');
+  checkSafeCount(batch.leaderStampTsUs, 'leaderStampTsUs', '');
   const writer = new ByteWriter(64 + batch.txns.length * 128);
   writer.byte(batchFormat);
-  writer.varint(batch.leaderStampTs);
+  writer.varint(batch.leaderStampTsUs);
   writer.varint(batch.txns.length);
   for (const txn of batch.txns) appendTxn(writer, txn);
   return writer.finish();
@@ -67,11 +67,11 @@ export function decodeTxnBatch(data: Uint8Array): TxnBatch {
   return decodeWith(data, (reader) => {
     const format = reader.byte();
     if (format !== batchFormat) throw new TxnDecodeError(`unknown batch format ${format}`);
-    const leaderStampTs = reader.varint();
+    const leaderStampTsUs = reader.varint();
     const count = reader.varint();
     const txns: Txn[] = [];
     for (let i = 0; i < count; i++) txns.push(readTxn(reader));
-    return { leaderStampTs, txns };
+    return { leaderStampTsUs, txns };
   });
 }
 
@@ -94,7 +94,7 @@ export function decodeTxn(data: Uint8Array): Txn {
 /** Throws TxnInvalidError when the apply step could not take `txn` as it is. */
 export function validateTxn(txn: Txn): void {
   if (typeof txn.txnId !== 'string' || txn.txnId.length === 0) throw new TxnInvalidError(String(txn.txnId), 'txnId must be a non-empty string');
-  checkSafeCount(txn.startTs, 'startTs', txn.txnId);
+  checkSafeCount(txn.startTsUs, 'startTsUs', txn.txnId);
   checkSafeCount(txn.nowMs, 'nowMs', txn.txnId);
   for (const key of txn.readKeys) checkKey(key, txn.txnId);
   for (const write of txn.writes) {
@@ -110,7 +110,7 @@ function appendTxn(writer: ByteWriter, txn: Txn): void {
   const id = utf8Encoder.encode(txn.txnId);
   writer.varint(id.length);
   writer.bytes(id);
-  writer.varint(txn.startTs);
+  writer.varint(txn.startTsUs);
   writer.varint(txn.nowMs);
   writer.varint(txn.readKeys.length);
   for (const key of txn.readKeys) {
@@ -131,7 +131,7 @@ function appendTxn(writer: ByteWriter, txn: Txn): void {
 
 function readTxn(reader: ByteReader): Txn {
   const txnId = utf8Decoder.decode(reader.bytes(reader.varint()));
-  const startTs = reader.varint();
+  const startTsUs = reader.varint();
   const nowMs = reader.varint();
   const readKeys: Uint8Array[] = [];
   const readCount = reader.varint();
@@ -147,7 +147,7 @@ function readTxn(reader: ByteReader): Txn {
     else throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a write of unknown kind ${kind}`);
   }
   if (txnId.length === 0) throw new TxnDecodeError('a txn has an empty id');
-  return { txnId, startTs, nowMs, readKeys, writes };
+  return { txnId, startTsUs, nowMs, readKeys, writes };
 }
 
 function readKey(reader: ByteReader, txnId: string): Uint8Array {

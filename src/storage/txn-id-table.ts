@@ -9,7 +9,7 @@
  *
  * Rows: ("txn", id) → record; ("txn-expiry", recordedAtMs, id) → empty, the expiry order.
  * Record: varint recordedAtMs · u8 kind · kind's field
- *   committed: varint commitTs · conflict: varint keyBytes, key
+ *   committed: varint commitTsUs · conflict: varint keyBytes, key
  *   clock-skew: zigzag varint skewMs · too-old: varint watermarkTs
  */
 import { assert, assertNever } from '../base/assert.js';
@@ -36,7 +36,7 @@ export function encodeTxnIdRecord(record: TxnIdRecord): Uint8Array {
   switch (outcome.kind) {
     case 'committed':
       writer.byte(kindCommitted);
-      writer.varint(outcome.commitTs);
+      writer.varint(outcome.commitTsUs);
       break;
     case 'conflict':
       writer.byte(kindConflict);
@@ -62,7 +62,7 @@ export function decodeTxnIdRecord(bytes: Uint8Array): TxnIdRecord {
   const recordedAtMs = reader.varint();
   const kind = reader.byte();
   let outcome: TxnOutcome;
-  if (kind === kindCommitted) outcome = { kind: 'committed', commitTs: reader.varint() };
+  if (kind === kindCommitted) outcome = { kind: 'committed', commitTsUs: reader.varint() };
   else if (kind === kindConflict) outcome = { kind: 'conflict', key: reader.bytes(reader.varint()).slice() };
   else if (kind === kindClockSkew) {
     const zigzag = reader.varint();

@@ -2,8 +2,8 @@
  * Transactions as they travel from the gateway through Raft to every replica's apply step.
  * Keys are encoded tuples (key-codec.ts); timestamps are safe integers.
  *
- * Timestamps: a commitTs counts in microseconds of the leader's cluster clock
- * (`commitTs = max(lastCommitTs + 1, leaderStampTs)`), so up to 1000 transactions per millisecond
+ * Timestamps: a commitTsUs counts in microseconds of the leader's cluster clock
+ * (`commitTsUs = max(lastCommitTs + 1, leaderStampTsUs)`), so up to 1000 transactions per millisecond
  * stay close to wall time and the value stays below 2^53 for the next 200 years.
  */
 
@@ -27,7 +27,7 @@ export interface Txn {
   /** Unique per logical operation, reused by every retry of it: the apply step answers a repeat with the first outcome. */
   readonly txnId: string;
   /** The commit timestamp the reads were made at (docs/TRAPS.md, trap 1: it must be the view's ts, not a later one). */
-  readonly startTs: number;
+  readonly startTsUs: number;
   /** The proposer's cluster-clock time, in ms: the only time SQS semantics may use. */
   readonly nowMs: number;
   readonly readKeys: readonly Uint8Array[];
@@ -35,12 +35,12 @@ export interface Txn {
 }
 
 export type TxnOutcome =
-  | { readonly kind: 'committed'; readonly commitTs: number }
-  /** A read or written key has a version newer than startTs: the first committer won. */
+  | { readonly kind: 'committed'; readonly commitTsUs: number }
+  /** A read or written key has a version newer than startTsUs: the first committer won. */
   | { readonly kind: 'conflict'; readonly key: Uint8Array }
   /** nowMs is too far from the leader's stamp (limits.clockSkewMsMax). */
   | { readonly kind: 'clock-skew'; readonly skewMs: number }
-  /** startTs is below the store's garbage-collection watermark: the reads cannot be validated. */
+  /** startTsUs is below the store's garbage-collection watermark: the reads cannot be validated. */
   | { readonly kind: 'too-old'; readonly watermarkTs: number };
 
 /** A half-open key range [gte, lt) of encoded keys. */

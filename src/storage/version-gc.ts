@@ -8,7 +8,7 @@
  * - the newest version at or below W (the "base") stays, because reads at W and above see it —
  *   unless it is a deletion marker and either a newer version exists (a read then sees the
  *   newer version or, below it, "absent" either way) or the marker is at or below H (no
- *   transaction that can still commit has a startTs below it, so removing it cannot hide a
+ *   transaction that can still commit has a startTsUs below it, so removing it cannot hide a
  *   conflict: OCC stays exact and identical on every replica);
  * - every version older than the base goes: no read at W or above can reach it.
  * A removable marker goes only in the same batch as every older version of its key (otherwise a
@@ -69,15 +69,15 @@ export function planVersionGc(
       hasNewerThanWatermark = false;
       hasBase = false;
     }
-    const commitTs = commitTsOf(row.key);
-    if (commitTs > watermarkTs) {
+    const commitTsUs = commitTsOf(row.key);
+    if (commitTsUs > watermarkTs) {
       hasNewerThanWatermark = true;
       liveVersions++;
       continue;
     }
     if (!hasBase) {
       hasBase = true;
-      if (isDeletionMarker(row.value) && (hasNewerThanWatermark || commitTs <= horizonTs)) pendingMarker = row.key;
+      if (isDeletionMarker(row.value) && (hasNewerThanWatermark || commitTsUs <= horizonTs)) pendingMarker = row.key;
       else liveVersions++;
       continue;
     }

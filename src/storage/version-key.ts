@@ -11,7 +11,7 @@
  * Without a separator, the version suffix of the shorter key would compare against the next
  * element of the longer one, and one key's versions could land between another's. Every tuple
  * element starts with a tag ≥ 0x01, so `K ‖ 0x00 ‖ …` sorts before every longer key that starts
- * with K: physical order is (logical key ascending, commitTs descending), exactly.
+ * with K: physical order is (logical key ascending, commitTsUs descending), exactly.
  *
  * Rows that start with 0x00 are not versions: that first byte (never a tuple tag) marks the
  * system rows of system-keys.ts, which therefore sort before all user keys.
@@ -30,13 +30,13 @@ const twoPow32 = 0x1_0000_0000;
 /** The lowest physical key of user data: every user key starts with a tuple tag ≥ 0x01. */
 export const userSpaceStart = Uint8Array.of(0x01);
 
-export function encodeVersionKey(key: Uint8Array, commitTs: number): Uint8Array {
-  assert(Number.isSafeInteger(commitTs) && commitTs >= 0, `commitTs must be a non-negative safe integer, got ${commitTs}`);
+export function encodeVersionKey(key: Uint8Array, commitTsUs: number): Uint8Array {
+  assert(Number.isSafeInteger(commitTsUs) && commitTsUs >= 0, `commitTsUs must be a non-negative safe integer, got ${commitTsUs}`);
   const physical = new Uint8Array(key.length + versionSuffixBytes);
   physical.set(key);
   physical[key.length] = separator;
-  writeU32be(physical, key.length + 1, u32Max - Math.floor(commitTs / twoPow32));
-  writeU32be(physical, key.length + 5, u32Max - (commitTs % twoPow32));
+  writeU32be(physical, key.length + 1, u32Max - Math.floor(commitTsUs / twoPow32));
+  writeU32be(physical, key.length + 5, u32Max - (commitTsUs % twoPow32));
   return physical;
 }
 

@@ -14,7 +14,7 @@ describe('forwarded transactions', () => {
   it('arrive with their reads, puts, deletes and new-key vouches intact', () => {
     const txn: Txn = {
       txnId: 'send-1',
-      startTs: 1_700_000_000_123_456,
+      startTsUs: 1_700_000_000_123_456,
       nowMs: 1_700_000_000_123,
       readKeys: [encodeKey(['q', 'orders', 'meta'])],
       writes: [

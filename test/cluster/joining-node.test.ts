@@ -27,7 +27,7 @@ describe('a node started with --join', () => {
     const joiner = await cluster.startNode('n4', { join: true, raftListen: address });
     expect(joiner.isMember()).toBe(false);
 
-    const txn = { txnId: 'via-joiner', startTs: 0, nowMs: joiner.nowMs(), readKeys: [], writes: [{ kind: 'put' as const, key: encodeKey(['t', 'k']), value: new Uint8Array([1]) }] };
+    const txn = { txnId: 'via-joiner', startTsUs: 0, nowMs: joiner.nowMs(), readKeys: [], writes: [{ kind: 'put' as const, key: encodeKey(['t', 'k']), value: new Uint8Array([1]) }] };
     const attempts: (() => Promise<unknown>)[] = [() => joiner.commit(txn), () => joiner.readView({ linearizable: true }), () => joiner.readView({ linearizable: false }), () => joiner.readIndex()];
     for (const attempt of attempts) {
       const result = await errorOf(attempt);
@@ -42,6 +42,6 @@ describe('a node started with --join', () => {
     await waitUntil(() => joiner.isReady(1_000), 10_000, 'n4 to be ready');
     const view = await joiner.readView({ linearizable: true });
     view.release();
-    expect((await joiner.commit({ ...txn, startTs: view.ts, nowMs: joiner.nowMs() })).kind).toBe('committed');
+    expect((await joiner.commit({ ...txn, startTsUs: view.ts, nowMs: joiner.nowMs() })).kind).toBe('committed');
   });
 });

@@ -36,7 +36,7 @@ const opsArb = fc.array(fc.array(fc.record({ key: fc.integer({ min: 0, max: keyP
 
 async function applyWrites(state: StateStore, census: StateCensus, writes: TxnWrite[], n: number): Promise<void> {
   const mvcc = state.mvcc;
-  const result = await applyEntries(mvcc, [{ index: mvcc.appliedIndex + 1, leaderStampTs: 1_000_000_000 + n * 1000, txns: [{ txnId: `t${n}`, startTs: mvcc.lastCommitTs, nowMs: 1_000_000 + n, readKeys: [], writes }] }]);
+  const result = await applyEntries(mvcc, [{ index: mvcc.appliedIndex + 1, leaderStampTsUs: 1_000_000_000 + n * 1000, txns: [{ txnId: `t${n}`, startTsUs: mvcc.lastCommitTs, nowMs: 1_000_000 + n, readKeys: [], writes }] }]);
   census.onApplied({ liveKeyChanges: result.liveKeyChanges, versionsWritten: result.versionsWritten });
 }
 

@@ -20,7 +20,7 @@ const stampMs = 1_700_000_000_000;
 const addresses = { n1: '127.0.0.1:1', n2: '127.0.0.1:2', n3: '127.0.0.1:3' };
 
 function putEntry(index: number, key: string): Entry {
-  const txn = { txnId: `put-${key}`, startTs: 0, nowMs: stampMs, readKeys: [], writes: [{ kind: 'put' as const, key: encodeKey(['t', key]), value: utf8.encode(key) }] };
+  const txn = { txnId: `put-${key}`, startTsUs: 0, nowMs: stampMs, readKeys: [], writes: [{ kind: 'put' as const, key: encodeKey(['t', key]), value: utf8.encode(key) }] };
   return { index, term: 2, type: EntryType.Normal, data: encodeEntryPayload(stampMs * 1000, [txn]) };
 }
 
@@ -94,7 +94,7 @@ describe('raftq recover', () => {
     } finally {
       view.release();
     }
-    const outcome = await started.commit({ txnId: 'after', startTs: view.ts, nowMs: started.nowMs(), readKeys: [], writes: [{ kind: 'put', key: encodeKey(['t', 'after']), value: utf8.encode('after') }] });
+    const outcome = await started.commit({ txnId: 'after', startTsUs: view.ts, nowMs: started.nowMs(), readKeys: [], writes: [{ kind: 'put', key: encodeKey(['t', 'after']), value: utf8.encode('after') }] });
     expect(outcome.kind).toBe('committed');
   });
 

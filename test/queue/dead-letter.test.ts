@@ -72,7 +72,7 @@ describe('dead-letter redrive', () => {
     const { config: _config, ...record } = meta;
     await executor.commit({
       txnId: 'retype',
-      startTs: view.ts,
+      startTsUs: view.ts,
       nowMs: executor.nowMs(),
       readKeys: [],
       writes: [{ kind: 'put', key: queueKeys.meta(dlq), value: encodeQueueMeta({ ...record, attributes: { ...record.attributes, FifoQueue: 'true' } }) }],

@@ -88,7 +88,7 @@ describe('the FIFO group lock across nodes', () => {
     const claimed = { receiveCount: 1, claimedAtMs: nowMs, receiptToken: 'token', visibleAtMs: nowMs + 5_000 };
     await replica.commit({
       txnId: 'skips-the-head',
-      startTs: view.ts,
+      startTsUs: view.ts,
       nowMs,
       readKeys: [keys.data(0, laterId), keys.receiveState(0, laterId)],
       writes: [{ kind: 'put', key: keys.receiveState(0, laterId), value: encodeReceiveState(claimed) }],

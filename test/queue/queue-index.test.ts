@@ -105,7 +105,7 @@ describe('the queue index', () => {
     const keys = new GenerationKeys('q', 1);
     const view = await executor.readView({ linearizable: true });
     executor.silentCommitsCount = 1;
-    await executor.commit({ txnId: 'silent-delete', startTs: view.ts, nowMs: executor.nowMs(), readKeys: [], writes: [{ kind: 'delete', key: keys.data(0, goneId) }] });
+    await executor.commit({ txnId: 'silent-delete', startTsUs: view.ts, nowMs: executor.nowMs(), readKeys: [], writes: [{ kind: 'delete', key: keys.data(0, goneId) }] });
     view.release();
     expect((await service.receiveMessages('q', { maxMessages: 10 })).map((m) => m.body)).toEqual(['kept']);
   });
@@ -125,7 +125,7 @@ describe('the queue index', () => {
     const view = await executor.readView({ linearizable: true });
     await executor.commit({
       txnId: 'older-receive',
-      startTs: view.ts,
+      startTsUs: view.ts,
       nowMs: executor.nowMs(),
       readKeys: [],
       writes: [

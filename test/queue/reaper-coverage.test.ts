@@ -22,9 +22,9 @@ async function sendMany(harness: Harness, queue: string, count: number): Promise
 /** Commits raw writes, as a bug (or an older version of the code) might have left them. */
 async function commitRaw(harness: Harness, writes: TxnWrite[]): Promise<void> {
   const view = await harness.executor.readView({ linearizable: true });
-  const startTs = view.ts;
+  const startTsUs = view.ts;
   view.release();
-  const outcome = await harness.executor.commit({ txnId: `raw-${startTs}-${writes.length}`, startTs, nowMs: harness.executor.nowMs(), readKeys: [], writes });
+  const outcome = await harness.executor.commit({ txnId: `raw-${startTsUs}-${writes.length}`, startTsUs, nowMs: harness.executor.nowMs(), readKeys: [], writes });
   expect(outcome.kind).toBe('committed');
 }
 

@@ -27,7 +27,7 @@ describe('a receive that loses every race for the head of the queue', () => {
         const value = await view.get(key);
         view.release();
         if (value !== undefined) {
-          await executor.commit({ txnId: `rival-${rivalCommits++}`, startTs: view.ts, nowMs: executor.nowMs(), readKeys: [], writes: [{ kind: 'put', key, value }] });
+          await executor.commit({ txnId: `rival-${rivalCommits++}`, startTsUs: view.ts, nowMs: executor.nowMs(), readKeys: [], writes: [{ kind: 'put', key, value }] });
         }
       } finally {
         isRivalCommitting = false;

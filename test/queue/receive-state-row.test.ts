@@ -154,7 +154,7 @@ describe('the receive-state row', () => {
     const view = await executor.readView({ linearizable: true });
     await executor.commit({
       txnId: 'leftover-vis-row',
-      startTs: view.ts,
+      startTsUs: view.ts,
       nowMs: executor.nowMs(),
       readKeys: [],
       writes: [{ kind: 'put', key: keys.visibility(0, 1, 0n, id), value: encodeVisibilityState('inflight') }],
@@ -173,7 +173,7 @@ describe('the receive-state row', () => {
     const view = await executor.readView({ linearizable: true });
     await executor.commit({
       txnId: 'stray-state-row',
-      startTs: view.ts,
+      startTsUs: view.ts,
       nowMs: executor.nowMs(),
       readKeys: [],
       writes: [{ kind: 'put', key: strayKey, value: encodeReceiveState({ visibleAtMs: 1, receiveCount: 1, receiptToken: 't' }) }],

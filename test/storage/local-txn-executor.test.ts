@@ -15,8 +15,8 @@ async function setup() {
   return { clock, store, executor: new LocalTxnExecutor({ store, clock }) };
 }
 
-function put(id: string, startTs: number, nowMs: number, n: number, readKeys: Uint8Array[] = []): Txn {
-  return { txnId: id, startTs, nowMs, readKeys, writes: [{ kind: 'put', key: key(n), value: Uint8Array.of(n) }] };
+function put(id: string, startTsUs: number, nowMs: number, n: number, readKeys: Uint8Array[] = []): Txn {
+  return { txnId: id, startTsUs, nowMs, readKeys, writes: [{ kind: 'put', key: key(n), value: Uint8Array.of(n) }] };
 }
 
 describe('LocalTxnExecutor', () => {
@@ -25,7 +25,7 @@ describe('LocalTxnExecutor', () => {
     const view = await executor.readView({ linearizable: true });
     const outcome = await executor.commit(put('a', view.ts, executor.nowMs(), 1));
     view.release();
-    expect(outcome).toEqual({ kind: 'committed', commitTs: clock.nowMs() * 1000 });
+    expect(outcome).toEqual({ kind: 'committed', commitTsUs: clock.nowMs() * 1000 });
     const after = await executor.readView({ linearizable: false });
     expect(await after.get(key(1))).toEqual(Uint8Array.of(1));
     after.release();
@@ -46,7 +46,7 @@ describe('LocalTxnExecutor', () => {
   it('gives commits in the same clock millisecond increasing timestamps', async () => {
     const { executor } = await setup();
     const outcomes = await Promise.all([1, 2, 3].map((n) => executor.commit(put(`t${n}`, 0, executor.nowMs(), n))));
-    const stamps = outcomes.map((o) => (o.kind === 'committed' ? o.commitTs : -1));
+    const stamps = outcomes.map((o) => (o.kind === 'committed' ? o.commitTsUs : -1));
     expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
     expect(new Set(stamps).size).toBe(3);
   });
@@ -73,7 +73,7 @@ describe('LocalTxnExecutor', () => {
 
   it('rejects a txn the entry codec would refuse before it is applied', async () => {
     const { executor, store } = await setup();
-    expect(() => executor.commit({ txnId: '', startTs: 0, nowMs: 0, readKeys: [], writes: [] })).toThrow(TxnInvalidError);
+    expect(() => executor.commit({ txnId: '', startTsUs: 0, nowMs: 0, readKeys: [], writes: [] })).toThrow(TxnInvalidError);
     expect(store.appliedIndex).toBe(0);
   });
 

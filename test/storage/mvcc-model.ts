@@ -4,29 +4,29 @@ import { hex } from './engine-contract.js';
 
 /** Every version ever written, by hex key: the simplest model of an MVCC store. */
 export class MvccModel {
-  private readonly versions = new Map<string, Array<{ commitTs: number; value: Uint8Array | undefined }>>();
+  private readonly versions = new Map<string, Array<{ commitTsUs: number; value: Uint8Array | undefined }>>();
   private readonly keys = new Map<string, Uint8Array>();
 
-  write(key: Uint8Array, commitTs: number, value: Uint8Array | undefined): void {
+  write(key: Uint8Array, commitTsUs: number, value: Uint8Array | undefined): void {
     const k = hex(key);
     this.keys.set(k, key);
     const list = this.versions.get(k) ?? [];
     const last = list[list.length - 1];
-    if (last !== undefined && last.commitTs === commitTs) list[list.length - 1] = { commitTs, value };
-    else list.push({ commitTs, value });
+    if (last !== undefined && last.commitTsUs === commitTsUs) list[list.length - 1] = { commitTsUs, value };
+    else list.push({ commitTsUs, value });
     this.versions.set(k, list);
   }
 
   getAt(key: Uint8Array, ts: number): Uint8Array | undefined {
     const list = this.versions.get(hex(key)) ?? [];
     let visible: Uint8Array | undefined;
-    for (const v of list) if (v.commitTs <= ts) visible = v.value;
+    for (const v of list) if (v.commitTsUs <= ts) visible = v.value;
     return visible;
   }
 
   latestCommitTs(key: Uint8Array): number | undefined {
     const list = this.versions.get(hex(key)) ?? [];
-    return list[list.length - 1]?.commitTs;
+    return list[list.length - 1]?.commitTsUs;
   }
 
   scanAt(range: KeyRange, ts: number, limit: number, reverse: boolean): KeyValue[] {

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import type { Engine } from '../../src/storage/engine.js';
 import { encodeKey, keySuccessor, prefixRange, type KeyTuple } from '../../src/storage/key-codec.js';
-import { MvccStore, ReadBelowWatermarkError, type VersionWrite } from '../../src/storage/mvcc-store.js';
+import { ReadBelowWatermarkError } from '../../src/storage/mvcc-errors.js';
+import { MvccStore, type VersionWrite } from '../../src/storage/mvcc-store.js';
 import type { KeyRange } from '../../src/storage/txn.js';
 import { hex } from './engine-contract.js';
 import { MvccModel } from './mvcc-model.js';
@@ -79,10 +80,10 @@ export function mvccProperty(openEngine: () => Promise<Engine>) {
             ts += step.gapUs;
             const versions: VersionWrite[] = step.writes.map((w) => ({
               key: keys[w.keyIndex] as Uint8Array,
-              commitTs: ts,
+              commitTsUs: ts,
               value: w.value === undefined ? undefined : Uint8Array.of(w.value),
             }));
-            for (const v of versions) model.write(v.key, v.commitTs, v.value);
+            for (const v of versions) model.write(v.key, v.commitTsUs, v.value);
             index++;
             await store.applyExclusive(
               async () => ({ batch: { versions, systemWrites: [], appliedIndex: index, lastCommitTs: ts, horizon: store.horizonTracker.afterCommit(ts) }, result: undefined }),

@@ -3,18 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { AssertionFailedError } from '../../src/base/assert.js';
 import { encodeKey, prefixRange } from '../../src/storage/key-codec.js';
 import { MemoryEngine } from '../../src/storage/memory-engine.js';
-import { MvccStore, ReadBelowWatermarkError, type VersionWrite } from '../../src/storage/mvcc-store.js';
+import { ReadBelowWatermarkError } from '../../src/storage/mvcc-errors.js';
+import { MvccStore, type VersionWrite } from '../../src/storage/mvcc-store.js';
 import { mvccProperty } from './mvcc-store-property.js';
 
-async function commit(store: MvccStore, commitTs: number, versions: Array<Omit<VersionWrite, 'commitTs'>>): Promise<void> {
+async function commit(store: MvccStore, commitTsUs: number, versions: Array<Omit<VersionWrite, 'commitTsUs'>>): Promise<void> {
   await store.applyExclusive(
     async () => ({
       batch: {
-        versions: versions.map((v) => ({ ...v, commitTs })),
+        versions: versions.map((v) => ({ ...v, commitTsUs })),
         systemWrites: [],
         appliedIndex: store.appliedIndex + 1,
-        lastCommitTs: commitTs,
-        horizon: store.horizonTracker.afterCommit(commitTs),
+        lastCommitTs: commitTsUs,
+        horizon: store.horizonTracker.afterCommit(commitTsUs),
       },
       result: undefined,
     }),
@@ -150,9 +151,9 @@ describe('MvccStore', () => {
       store.applyExclusive(async () => ({ batch: { ...batch, systemWrites: [], horizon: store.horizonTracker }, result: undefined }), { sync: false });
     await expect(bad({ versions: [], appliedIndex: 1, lastCommitTs: 10 })).rejects.toThrow(AssertionFailedError);
     await expect(bad({ versions: [], appliedIndex: 2, lastCommitTs: 9 })).rejects.toThrow(AssertionFailedError);
-    await expect(bad({ versions: [{ key: k('x'), commitTs: 10, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 })).rejects.toThrow(AssertionFailedError);
-    await expect(bad({ versions: [{ key: Uint8Array.of(0x02, 0x61), commitTs: 11, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 })).rejects.toThrow(AssertionFailedError);
-    await expect(bad({ versions: [{ key: Uint8Array.of(), commitTs: 11, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 })).rejects.toThrow(AssertionFailedError);
+    await expect(bad({ versions: [{ key: k('x'), commitTsUs: 10, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 })).rejects.toThrow(AssertionFailedError);
+    await expect(bad({ versions: [{ key: Uint8Array.of(0x02, 0x61), commitTsUs: 11, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 })).rejects.toThrow(AssertionFailedError);
+    await expect(bad({ versions: [{ key: Uint8Array.of(), commitTsUs: 11, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 })).rejects.toThrow(AssertionFailedError);
     expect(store.appliedIndex).toBe(1);
     await commit(store, 11, [{ key: k('x'), value: v(2) }]);
     expect(store.appliedIndex).toBe(2);

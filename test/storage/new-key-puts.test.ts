@@ -22,12 +22,12 @@ const key = (n: number) => encodeKey(['msg', n]);
 const newKeyPut = (n: number): TxnWrite => ({ kind: 'put', key: key(n), value: Uint8Array.of(n), isNewKey: true });
 
 /** nowMs matches the leader stamps used below (microseconds): no clock skew. */
-function txn(id: string, startTs: number, fields: Partial<Txn>, nowMs = 1_000): Txn {
-  return { txnId: id, startTs, nowMs, readKeys: [], writes: [], ...fields };
+function txn(id: string, startTsUs: number, fields: Partial<Txn>, nowMs = 1_000): Txn {
+  return { txnId: id, startTsUs, nowMs, readKeys: [], writes: [], ...fields };
 }
 
-async function applyOne(store: MvccStore, leaderStampTs: number, txns: Txn[]) {
-  return applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTs, txns }], { rules: occRules });
+async function applyOne(store: MvccStore, leaderStampTsUs: number, txns: Txn[]) {
+  return applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTsUs, txns }], { rules: occRules });
 }
 
 describe('puts of keys vouched new (TxnWrite.isNewKey)', () => {
@@ -36,7 +36,7 @@ describe('puts of keys vouched new (TxnWrite.isNewKey)', () => {
     const store = await openOccStore(engine);
     const before = engine.userIterators;
     const result = await applyOne(store, 1_000_000, [txn('send', 0, { writes: [newKeyPut(1), newKeyPut(2), newKeyPut(3)] })]);
-    expect(result.outcomes[0]).toEqual([{ kind: 'committed', commitTs: 1_000_000 }]);
+    expect(result.outcomes[0]).toEqual([{ kind: 'committed', commitTsUs: 1_000_000 }]);
     expect(engine.userIterators - before).toBe(0);
     expect(result.liveKeyChanges.map((change) => change.isLive)).toEqual([true, true, true]);
     const view = store.readView();
@@ -63,7 +63,7 @@ describe('puts of keys vouched new (TxnWrite.isNewKey)', () => {
       ])
     ).outcomes[0];
     expect(outcomes).toEqual([
-      { kind: 'committed', commitTs: 2_000_000 },
+      { kind: 'committed', commitTsUs: 2_000_000 },
       { kind: 'conflict', key: key(5) },
     ]);
   });

@@ -57,7 +57,7 @@ class WatchedEngine {
 }
 
 async function applyVersions(store: MvccStore, versions: VersionWrite[]): Promise<void> {
-  const lastCommitTs = Math.max(...versions.map((v) => v.commitTs));
+  const lastCommitTs = Math.max(...versions.map((v) => v.commitTsUs));
   await store.applyExclusive(
     async () => ({ batch: { versions, systemWrites: [], appliedIndex: store.appliedIndex + 1, lastCommitTs, horizon: store.horizonTracker.afterCommit(lastCommitTs) }, result: undefined }),
     { sync: false },
@@ -72,9 +72,9 @@ describe('NewestVersionCache', () => {
     const given = bytes(3, 4);
     cache.remember(k('c'), 12, given);
     given.fill(9);
-    expect(cache.lookup(k('a'))).toEqual({ commitTs: 10, isValue: true, value: bytes(1, 2) });
+    expect(cache.lookup(k('a'))).toEqual({ commitTsUs: 10, isValue: true, value: bytes(1, 2) });
     expect(cache.lookup(k('c'))?.value).toEqual(bytes(3, 4));
-    expect(cache.lookup(k('b'))).toEqual({ commitTs: 11, isValue: false, value: undefined });
+    expect(cache.lookup(k('b'))).toEqual({ commitTsUs: 11, isValue: false, value: undefined });
     expect(cache.lookup(k('d'))).toBeUndefined();
     expect(cache.stats).toEqual({ hits: 3, misses: 1 });
   });
@@ -86,15 +86,15 @@ describe('NewestVersionCache', () => {
     cache.lookup(k('a'));
     cache.remember(k('c'), 3, bytes(3));
     expect(cache.lookup(k('b'))).toBeUndefined();
-    expect(cache.lookup(k('a'))?.commitTs).toBe(1);
-    expect(cache.lookup(k('c'))?.commitTs).toBe(3);
+    expect(cache.lookup(k('a'))?.commitTsUs).toBe(1);
+    expect(cache.lookup(k('c'))?.commitTsUs).toBe(3);
     expect(cache.size).toBe(2);
   });
 
   it('stays within bytesMax, and keeps only the version of a value larger than valueBytesMax', () => {
     const cache = new NewestVersionCache({ entriesMax: 100, bytesMax: 400, valueBytesMax: 100 });
     cache.remember(k('big'), 1, new Uint8Array(101));
-    expect(cache.lookup(k('big'))).toEqual({ commitTs: 1, isValue: true, value: undefined });
+    expect(cache.lookup(k('big'))).toEqual({ commitTsUs: 1, isValue: true, value: undefined });
     for (let i = 0; i < 10; i++) cache.remember(k(`v${i}`), 2 + i, new Uint8Array(100));
     expect(cache.sizeBytes).toBeLessThanOrEqual(400);
     expect(cache.lookup(k('v9'))?.value?.byteLength).toBe(100);
@@ -114,14 +114,14 @@ describe('MvccStore with the newest-version cache', () => {
   it('answers a point read of a key the apply step wrote without opening an engine iterator', async () => {
     const watched = new WatchedEngine(new MemoryEngine());
     const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
-    await applyVersions(store, [{ key: k('a'), commitTs: 10, value: bytes(7) }, { key: k('b'), commitTs: 10, value: undefined }]);
+    await applyVersions(store, [{ key: k('a'), commitTsUs: 10, value: bytes(7) }, { key: k('b'), commitTsUs: 10, value: undefined }]);
     const before = watched.iteratorsOpened;
     const read = await store.getAt(k('a'), 10);
     expect(read).toEqual(bytes(7));
     read?.fill(0);
     expect(await store.getAt(k('a'), 10)).toEqual(bytes(7));
     expect(await store.getAt(k('b'), 12)).toBeUndefined();
-    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([{ commitTs: 10, isValue: true }, { commitTs: 10, isValue: false }]);
+    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([{ commitTsUs: 10, isValue: true }, { commitTsUs: 10, isValue: false }]);
     expect(watched.iteratorsOpened).toBe(before);
     // Older than the newest version: only the engine has the answer.
     expect(await store.getAt(k('a'), 9)).toBeUndefined();
@@ -130,20 +130,20 @@ describe('MvccStore with the newest-version cache', () => {
 
   it('learns the newest version of a key from an OCC lookup, so the next lookup and read skip the engine', async () => {
     const memory = new MemoryEngine();
-    await applyVersions(await MvccStore.open(memory), [{ key: k('meta'), commitTs: 5, value: bytes(1) }]);
+    await applyVersions(await MvccStore.open(memory), [{ key: k('meta'), commitTsUs: 5, value: bytes(1) }]);
     const watched = new WatchedEngine(memory);
     const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
-    expect(await store.latestVersionsOfKeys([k('meta'), k('none')])).toEqual([{ commitTs: 5, isValue: true }, undefined]);
+    expect(await store.latestVersionsOfKeys([k('meta'), k('none')])).toEqual([{ commitTsUs: 5, isValue: true }, undefined]);
     const afterFirst = watched.iteratorsOpened;
     expect(afterFirst).toBeGreaterThan(0);
-    expect(await store.latestVersionsOfKeys([k('meta')])).toEqual([{ commitTs: 5, isValue: true }]);
+    expect(await store.latestVersionsOfKeys([k('meta')])).toEqual([{ commitTsUs: 5, isValue: true }]);
     expect(await store.getAt(k('meta'), 5)).toEqual(bytes(1));
     expect(watched.iteratorsOpened).toBe(afterFirst);
   });
 
   it('learns from a point read at the newest timestamp, that a key has no version included, so the OCC lookup skips the engine', async () => {
     const memory = new MemoryEngine();
-    await applyVersions(await MvccStore.open(memory), [{ key: k('data'), commitTs: 5, value: bytes(3) }]);
+    await applyVersions(await MvccStore.open(memory), [{ key: k('data'), commitTsUs: 5, value: bytes(3) }]);
     const watched = new WatchedEngine(memory);
     const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
     // Below the newest commit a read learns nothing: a newer version may exist.
@@ -151,57 +151,57 @@ describe('MvccStore with the newest-version cache', () => {
     expect(await store.getAt(k('data'), 5)).toEqual(bytes(3));
     expect(await store.getAt(k('never'), 5)).toBeUndefined();
     const afterReads = watched.iteratorsOpened;
-    expect(await store.latestVersionsOfKeys([k('data'), k('never')])).toEqual([{ commitTs: 5, isValue: true }, undefined]);
+    expect(await store.latestVersionsOfKeys([k('data'), k('never')])).toEqual([{ commitTsUs: 5, isValue: true }, undefined]);
     expect(await store.getAt(k('never'), 5)).toBeUndefined();
     expect(watched.iteratorsOpened).toBe(afterReads);
     // The key that had no version gets one: the cache follows the write.
-    await applyVersions(store, [{ key: k('never'), commitTs: 9, value: bytes(4) }]);
-    expect(await store.latestVersionsOfKeys([k('never')])).toEqual([{ commitTs: 9, isValue: true }]);
+    await applyVersions(store, [{ key: k('never'), commitTsUs: 9, value: bytes(4) }]);
+    expect(await store.latestVersionsOfKeys([k('never')])).toEqual([{ commitTsUs: 9, isValue: true }]);
     expect(await store.getAt(k('never'), 8)).toBeUndefined();
     expect(await store.getAt(k('never'), 9)).toEqual(bytes(4));
   });
 
   it('does not learn from a point read that an apply batch overtook', async () => {
     const memory = new MemoryEngine();
-    await applyVersions(await MvccStore.open(memory), [{ key: k('b'), commitTs: 10, value: bytes(1) }]);
+    await applyVersions(await MvccStore.open(memory), [{ key: k('b'), commitTsUs: 10, value: bytes(1) }]);
     const watched = new WatchedEngine(memory);
     const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
     const held = watched.holdNextRead();
     const read = store.getAt(k('a'), 10);
     await held.opened;
-    await applyVersions(store, [{ key: k('a'), commitTs: 20, value: bytes(2) }]);
+    await applyVersions(store, [{ key: k('a'), commitTsUs: 20, value: bytes(2) }]);
     held.release();
     expect(await read).toBeUndefined();
-    expect(await store.latestVersionsOfKeys([k('a')])).toEqual([{ commitTs: 20, isValue: true }]);
+    expect(await store.latestVersionsOfKeys([k('a')])).toEqual([{ commitTsUs: 20, isValue: true }]);
     expect(await store.getAt(k('a'), 20)).toEqual(bytes(2));
   });
 
   it('does not remember a version read by a lookup that an apply batch overtook', async () => {
     const memory = new MemoryEngine();
-    await applyVersions(await MvccStore.open(memory), [{ key: k('a'), commitTs: 10, value: bytes(1) }]);
+    await applyVersions(await MvccStore.open(memory), [{ key: k('a'), commitTsUs: 10, value: bytes(1) }]);
     const watched = new WatchedEngine(memory);
     const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
     const held = watched.holdNextRead();
     const lookup = store.latestVersionsOfKeys([k('a')]);
     await held.opened;
-    await applyVersions(store, [{ key: k('a'), commitTs: 20, value: bytes(2) }]);
+    await applyVersions(store, [{ key: k('a'), commitTsUs: 20, value: bytes(2) }]);
     held.release();
     // The lookup answers as of when it read; what it read must not replace the newer version.
-    expect(await lookup).toEqual([{ commitTs: 10, isValue: true }]);
+    expect(await lookup).toEqual([{ commitTsUs: 10, isValue: true }]);
     expect(await store.getAt(k('a'), 20)).toEqual(bytes(2));
-    expect(await store.latestVersionsOfKeys([k('a')])).toEqual([{ commitTs: 20, isValue: true }]);
+    expect(await store.latestVersionsOfKeys([k('a')])).toEqual([{ commitTsUs: 20, isValue: true }]);
   });
 
   it('forgets a deletion marker that collection removes, as the engine does', async () => {
     const store = await MvccStore.open(new MemoryEngine(), { historyMs: 4, newestVersionCache: roomy });
-    await applyVersions(store, [{ key: k('a'), commitTs: 1_000, value: bytes(1) }]);
-    await applyVersions(store, [{ key: k('a'), commitTs: 2_000, value: undefined }]);
-    for (const ts of [5_000, 9_000, 14_000]) await applyVersions(store, [{ key: k('b'), commitTs: ts, value: bytes(2) }]);
+    await applyVersions(store, [{ key: k('a'), commitTsUs: 1_000, value: bytes(1) }]);
+    await applyVersions(store, [{ key: k('a'), commitTsUs: 2_000, value: undefined }]);
+    for (const ts of [5_000, 9_000, 14_000]) await applyVersions(store, [{ key: k('b'), commitTsUs: ts, value: bytes(2) }]);
     expect(store.horizonTs).toBeGreaterThanOrEqual(2_000);
     const report = await store.collectGarbage({ rowsMax: 100 });
     expect(report.deletionMarkersRemoved).toBe(1);
     expect(await store.latestCommitTs(k('a'))).toBeUndefined();
-    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([undefined, { commitTs: 14_000, isValue: true }]);
+    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([undefined, { commitTsUs: 14_000, isValue: true }]);
   });
 
   it('reads and OCC lookups equal the model through commits, collection and evictions of a tiny cache', async () => {
@@ -221,8 +221,8 @@ describe('MvccStore with the newest-version cache', () => {
         for (const s of steps) {
           if (s.kind === 'commit') {
             ts += s.gapUs;
-            const versions = s.writes.map(([n, length]) => ({ key: k(names[n] as string), commitTs: ts, value: length === undefined ? undefined : new Uint8Array(length).fill(ts % 251) }));
-            for (const v of versions) model.write(v.key, v.commitTs, v.value);
+            const versions = s.writes.map(([n, length]) => ({ key: k(names[n] as string), commitTsUs: ts, value: length === undefined ? undefined : new Uint8Array(length).fill(ts % 251) }));
+            for (const v of versions) model.write(v.key, v.commitTsUs, v.value);
             await applyVersions(store, versions);
           } else if (s.kind === 'lookup') {
             const keys = s.which.map((n) => k(names[n] as string));
@@ -231,9 +231,9 @@ describe('MvccStore with the newest-version cache', () => {
               const version = latest[i];
               expect(version?.isValue === true).toBe(model.getAt(key, ts) !== undefined);
               // The engine's own newest version (read without the cache), removed markers included.
-              expect(version?.commitTs).toBe(await store.latestCommitTs(key));
+              expect(version?.commitTsUs).toBe(await store.latestCommitTs(key));
               const modelLatest = model.latestCommitTs(key) ?? -1;
-              expect((version?.commitTs ?? -1) > store.horizonTs).toBe(modelLatest > store.horizonTs);
+              expect((version?.commitTsUs ?? -1) > store.horizonTs).toBe(modelLatest > store.horizonTs);
             }
           } else if (s.kind === 'read') {
             const readTs = Math.max(0, ts - s.back);

@@ -60,7 +60,7 @@ export interface OccHistory {
 }
 
 export interface OccBreakage {
-  /** Trap 1 (docs/TRAPS.md): startTs taken when the txn is proposed, not when its reads were made. */
+  /** Trap 1 (docs/TRAPS.md): startTsUs taken when the txn is proposed, not when its reads were made. */
   readonly startTsAtProposal?: boolean;
   /** An apply step that does not validate reads. */
   readonly dropReadKeys?: boolean;
@@ -92,7 +92,7 @@ export async function runOccSchedule(ops: readonly OccOp[], breakage: OccBreakag
       const derived = new TextEncoder().encode(`${n}|${reads.map((r) => (r.value === undefined ? '-' : hex(r.value))).join(',')}`);
       const txn: Txn = {
         txnId: `t${n}`,
-        startTs: view.ts,
+        startTsUs: view.ts,
         nowMs: clock.nowMs(),
         readKeys: breakage.dropReadKeys ? [] : reads.map((r) => r.key),
         writes: op.writes.map((w) => (w.isDelete ? { kind: 'delete', key: occKeys[w.key] as Uint8Array } : { kind: 'put', key: occKeys[w.key] as Uint8Array, value: derived })),
@@ -106,7 +106,7 @@ export async function runOccSchedule(ops: readonly OccOp[], breakage: OccBreakag
         for (const pick of spec.picks) {
           if (pending.length === 0) break;
           let record = pending.splice(pick % pending.length, 1)[0] as OccTxnRecord;
-          if (breakage.startTsAtProposal) record = { ...record, txn: { ...record.txn, startTs: store.lastCommitTs } };
+          if (breakage.startTsAtProposal) record = { ...record, txn: { ...record.txn, startTsUs: store.lastCommitTs } };
           proposed.push(record);
           records.push({ record, isRetry: false });
         }
@@ -116,7 +116,7 @@ export async function runOccSchedule(ops: readonly OccOp[], breakage: OccBreakag
           if (breakage.freshIdOnRetry) record = { ...record, txn: { ...record.txn, txnId: `${record.txn.txnId}-retry${retryCount++}` } };
           records.push({ record, isRetry: true });
         }
-        entries.push({ index: store.appliedIndex + 1 + entries.length, leaderStampTs: clock.nowMs() * 1000, txns: records.map((r) => r.record.txn) });
+        entries.push({ index: store.appliedIndex + 1 + entries.length, leaderStampTsUs: clock.nowMs() * 1000, txns: records.map((r) => r.record.txn) });
         entryRecords.push(records);
       }
       const result = await applyEntries(store, entries, { rules: occRules });
@@ -154,13 +154,13 @@ export async function systemRowsOf(store: MvccStore): Promise<Array<[string, str
  */
 export function checkSerializable(history: OccHistory): string[] {
   const violations: string[] = [];
-  const committed = new Map<string, { record: OccTxnRecord; commitTs: number }>();
+  const committed = new Map<string, { record: OccTxnRecord; commitTsUs: number }>();
   for (const p of history.proposals) {
-    if (p.outcome.kind === 'committed' && !committed.has(`${p.record.txn.txnId}@${p.outcome.commitTs}`)) {
-      committed.set(`${p.record.txn.txnId}@${p.outcome.commitTs}`, { record: p.record, commitTs: p.outcome.commitTs });
+    if (p.outcome.kind === 'committed' && !committed.has(`${p.record.txn.txnId}@${p.outcome.commitTsUs}`)) {
+      committed.set(`${p.record.txn.txnId}@${p.outcome.commitTsUs}`, { record: p.record, commitTsUs: p.outcome.commitTsUs });
     }
   }
-  const order = [...committed.values()].sort((a, b) => a.commitTs - b.commitTs);
+  const order = [...committed.values()].sort((a, b) => a.commitTsUs - b.commitTsUs);
   const model = new Map<string, string | undefined>();
   for (const { record } of order) {
     for (const read of record.reads) {
@@ -191,7 +191,7 @@ export function checkRetries(history: OccHistory): string[] {
     }
     if (p.outcome.kind === 'committed') {
       const set = commits.get(p.record.opId) ?? new Set<number>();
-      set.add(p.outcome.commitTs);
+      set.add(p.outcome.commitTsUs);
       commits.set(p.record.opId, set);
       if (set.size > 1 && p.clockMs - (earlier ?? p).clockMs < occRules.txnIdRetentionMs) violations.push(`${p.record.opId} committed ${set.size} times`);
     }

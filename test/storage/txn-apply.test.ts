@@ -24,11 +24,11 @@ const key = (n: number) => encodeKey(['k', n]);
 const value = (n: number) => Uint8Array.of(n);
 
 function txn(id: string, fields: Partial<Txn> = {}): Txn {
-  return { txnId: id, startTs: 0, nowMs: 1_000, readKeys: [], writes: [], ...fields };
+  return { txnId: id, startTsUs: 0, nowMs: 1_000, readKeys: [], writes: [], ...fields };
 }
 
-async function applyOne(store: MvccStore, leaderStampTs: number, txns: Txn[], rules: TxnApplyRules = occRules) {
-  const result = await applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTs, txns }], { rules });
+async function applyOne(store: MvccStore, leaderStampTsUs: number, txns: Txn[], rules: TxnApplyRules = occRules) {
+  const result = await applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTsUs, txns }], { rules });
   return result.outcomes[0] ?? [];
 }
 
@@ -65,7 +65,7 @@ describe('applyEntries (OCC)', () => {
     );
   });
 
-  it('the serializability check catches trap 1: a startTs later than the reads', async () => {
+  it('the serializability check catches trap 1: a startTsUs later than the reads', async () => {
     const result = await fc.check(
       fc.asyncProperty(occScheduleArb, async (ops) => {
         expect(checkSerializable(await runOccSchedule(ops, { startTsAtProposal: true }))).toEqual([]);
@@ -99,21 +99,21 @@ describe('applyEntries (OCC)', () => {
     const store = await openOccStore();
     await applyOne(store, 1_000_000, [txn('a', { writes: [{ kind: 'put', key: key(0), value: value(1) }] })]);
     const outcomes = await applyOne(store, 9_000_000, [
-      txn('first', { nowMs: 9_000, startTs: 1_000_000, writes: [{ kind: 'put', key: key(1), value: value(1) }] }),
-      txn('second', { nowMs: 9_000, startTs: 1_000_000, writes: [{ kind: 'put', key: key(2), value: value(1) }] }),
+      txn('first', { nowMs: 9_000, startTsUs: 1_000_000, writes: [{ kind: 'put', key: key(1), value: value(1) }] }),
+      txn('second', { nowMs: 9_000, startTsUs: 1_000_000, writes: [{ kind: 'put', key: key(2), value: value(1) }] }),
     ]);
     expect(outcomes.map((o) => o.kind)).toEqual(['committed', 'committed']);
   });
 
-  it('derives commitTs = max(lastCommitTs + 1, leaderStampTs), monotonic even when the stamp goes back', async () => {
+  it('derives commitTsUs = max(lastCommitTs + 1, leaderStampTsUs), monotonic even when the stamp goes back', async () => {
     const store = await openOccStore();
     const first = await applyOne(store, 1_000_000, [txn('a', { nowMs: 1_000, writes: [{ kind: 'put', key: key(0), value: value(1) }] }), txn('b', { nowMs: 1_000 })]);
     expect(first).toEqual([
-      { kind: 'committed', commitTs: 1_000_000 },
-      { kind: 'committed', commitTs: 1_000_001 },
+      { kind: 'committed', commitTsUs: 1_000_000 },
+      { kind: 'committed', commitTsUs: 1_000_001 },
     ]);
-    const second = await applyOne(store, 999_000, [txn('c', { nowMs: 999, startTs: 1_000_001 })]);
-    expect(second).toEqual([{ kind: 'committed', commitTs: 1_000_002 }]);
+    const second = await applyOne(store, 999_000, [txn('c', { nowMs: 999, startTsUs: 1_000_001 })]);
+    expect(second).toEqual([{ kind: 'committed', commitTsUs: 1_000_002 }]);
     expect(store.lastCommitTs).toBe(1_000_002);
   });
 
@@ -126,15 +126,15 @@ describe('applyEntries (OCC)', () => {
     expect(outcomes[1]).toEqual({ kind: 'clock-skew', skewMs: -41 });
   });
 
-  it('rejects a txn whose startTs is below the horizon as too-old', async () => {
+  it('rejects a txn whose startTsUs is below the horizon as too-old', async () => {
     const store = await openOccStore();
     await applyOne(store, 1_000_000, [txn('a', { writes: [{ kind: 'put', key: key(0), value: value(1) }] })]);
-    await applyOne(store, 1_060_000, [txn('b', { nowMs: 1_060, startTs: 1_000_000 })]);
+    await applyOne(store, 1_060_000, [txn('b', { nowMs: 1_060, startTsUs: 1_000_000 })]);
     // The horizon is the newest commit at least historyMs (50 ms) before lastCommitTs: 1_000_000.
-    const outcomes = await applyOne(store, 1_070_000, [txn('old', { nowMs: 1_070, startTs: 1_000_000 - 1 }), txn('fresh', { nowMs: 1_070, startTs: 1_000_000 })]);
+    const outcomes = await applyOne(store, 1_070_000, [txn('old', { nowMs: 1_070, startTsUs: 1_000_000 - 1 }), txn('fresh', { nowMs: 1_070, startTsUs: 1_000_000 })]);
     expect(outcomes).toEqual([
       { kind: 'too-old', watermarkTs: 1_000_000 },
-      { kind: 'committed', commitTs: 1_070_000 },
+      { kind: 'committed', commitTsUs: 1_070_000 },
     ]);
   });
 
@@ -146,21 +146,21 @@ describe('applyEntries (OCC)', () => {
       txn('w3', { readKeys: [key(2)], writes: [{ kind: 'put', key: key(3), value: value(3) }] }),
     ]);
     expect(outcomes).toEqual([
-      { kind: 'committed', commitTs: 1_000_000 },
+      { kind: 'committed', commitTsUs: 1_000_000 },
       { kind: 'conflict', key: key(0) },
-      { kind: 'committed', commitTs: 1_000_001 },
+      { kind: 'committed', commitTsUs: 1_000_001 },
     ]);
   });
 
   it('advances the applied index for entries without txns and refuses a gap', async () => {
     const store = await openOccStore();
     await applyEntries(store, [
-      { index: 1, leaderStampTs: 0, txns: [] },
-      { index: 2, leaderStampTs: 0, txns: [] },
+      { index: 1, leaderStampTsUs: 0, txns: [] },
+      { index: 2, leaderStampTsUs: 0, txns: [] },
     ]);
     expect(store.appliedIndex).toBe(2);
-    await expect(applyEntries(store, [{ index: 4, leaderStampTs: 0, txns: [] }])).rejects.toThrow(AssertionFailedError);
-    await expect(applyEntries(store, [{ index: 2, leaderStampTs: 0, txns: [] }])).rejects.toThrow(AssertionFailedError);
+    await expect(applyEntries(store, [{ index: 4, leaderStampTsUs: 0, txns: [] }])).rejects.toThrow(AssertionFailedError);
+    await expect(applyEntries(store, [{ index: 2, leaderStampTsUs: 0, txns: [] }])).rejects.toThrow(AssertionFailedError);
     expect(store.appliedIndex).toBe(2);
   });
 
@@ -168,11 +168,11 @@ describe('applyEntries (OCC)', () => {
     const engine = new MemoryEngine();
     const store = await MvccStore.open(engine, { historyMs: 50 });
     const put = txn('once', { writes: [{ kind: 'put', key: key(0), value: value(1) }] });
-    expect(await applyOne(store, 1_000_000, [put])).toEqual([{ kind: 'committed', commitTs: 1_000_000 }]);
+    expect(await applyOne(store, 1_000_000, [put])).toEqual([{ kind: 'committed', commitTsUs: 1_000_000 }]);
     await store.flush();
     engine.crash();
     const restarted = await MvccStore.open(engine, { historyMs: 50 });
-    expect(await applyOne(restarted, 1_010_000, [{ ...put, nowMs: 1_010 }])).toEqual([{ kind: 'committed', commitTs: 1_000_000 }]);
+    expect(await applyOne(restarted, 1_010_000, [{ ...put, nowMs: 1_010 }])).toEqual([{ kind: 'committed', commitTsUs: 1_000_000 }]);
     expect(await restarted.latestCommitTs(key(0))).toBe(1_000_000);
   });
 
@@ -185,16 +185,16 @@ describe('applyEntries (OCC)', () => {
     const remaining = await Promise.all(['a', 'b', 'c'].map((id) => store.getSystemRow(txnRowKey(id))));
     expect(remaining.filter((row) => row !== undefined).length).toBe(1);
     // An expired id not yet deleted is still treated as unknown: it is applied anew.
-    const again = await applyOne(store, 1_102_000, [txn('c', { nowMs: 1_102, startTs: store.lastCommitTs })], rules);
+    const again = await applyOne(store, 1_102_000, [txn('c', { nowMs: 1_102, startTsUs: store.lastCommitTs })], rules);
     expect(again[0]?.kind).toBe('committed');
-    expect(again[0]).not.toEqual({ kind: 'committed', commitTs: 1_000_002 });
+    expect(again[0]).not.toEqual({ kind: 'committed', commitTsUs: 1_000_002 });
   });
 
   it('applies the same entries to the same state however they are grouped into calls', async () => {
     const entries: ApplyEntry[] = [
-      { index: 1, leaderStampTs: 1_000_000, txns: [txn('a', { writes: [{ kind: 'put', key: key(0), value: value(1) }] })] },
-      { index: 2, leaderStampTs: 0, txns: [] },
-      { index: 3, leaderStampTs: 1_000_500, txns: [txn('b', { startTs: 1_000_000, readKeys: [key(0)], writes: [{ kind: 'delete', key: key(0) }] }), txn('a')] },
+      { index: 1, leaderStampTsUs: 1_000_000, txns: [txn('a', { writes: [{ kind: 'put', key: key(0), value: value(1) }] })] },
+      { index: 2, leaderStampTsUs: 0, txns: [] },
+      { index: 3, leaderStampTsUs: 1_000_500, txns: [txn('b', { startTsUs: 1_000_000, readKeys: [key(0)], writes: [{ kind: 'delete', key: key(0) }] }), txn('a')] },
     ];
     const together = await openOccStore();
     const apart = await openOccStore();
@@ -210,8 +210,8 @@ describe('applyEntries (OCC)', () => {
     const record = { txn: txn('dup', { writes: [{ kind: 'put', key: key(0), value: value(1) }] }), opId: 'dup', reads: [] };
     const history: OccHistory = {
       proposals: [
-        { record, outcome: { kind: 'committed', commitTs: 10 }, clockMs: 1, isRetry: false },
-        { record, outcome: { kind: 'committed', commitTs: 11 }, clockMs: 2, isRetry: true },
+        { record, outcome: { kind: 'committed', commitTsUs: 10 }, clockMs: 1, isRetry: false },
+        { record, outcome: { kind: 'committed', commitTsUs: 11 }, clockMs: 2, isRetry: true },
       ],
       calls: [],
       outcomes: [],

@@ -15,12 +15,12 @@ const writeArb: fc.Arbitrary<TxnWrite> = fc.oneof(
 );
 const txnArb: fc.Arbitrary<Txn> = fc.record({
   txnId: fc.string({ minLength: 1, maxLength: 20, unit: 'binary' }),
-  startTs: fc.maxSafeNat(),
+  startTsUs: fc.maxSafeNat(),
   nowMs: fc.maxSafeNat(),
   readKeys: fc.array(keyArb, { maxLength: 4 }),
   writes: fc.array(writeArb, { maxLength: 4 }),
 });
-const batchArb = fc.record({ leaderStampTs: fc.maxSafeNat(), txns: fc.array(txnArb, { maxLength: 5 }) });
+const batchArb = fc.record({ leaderStampTsUs: fc.maxSafeNat(), txns: fc.array(txnArb, { maxLength: 5 }) });
 
 /** Plain objects with plain Uint8Arrays, so that views into the entry compare equal to copies. */
 function normalize(value: unknown): unknown {
@@ -51,7 +51,7 @@ describe('txn codec', () => {
       fc.property(batchArb, (batch) => {
         const copy = JSON.parse(JSON.stringify(normalize(batch)), (_k, v: unknown) => v);
         const rebuilt = {
-          leaderStampTs: copy.leaderStampTs,
+          leaderStampTsUs: copy.leaderStampTsUs,
           txns: copy.txns.map((t: { readKeys: number[][]; writes: Array<{ kind: string; key: number[]; value?: number[]; isNewKey?: true }> } & Txn) => ({
             ...t,
             readKeys: t.readKeys.map((k) => Uint8Array.from(k)),
@@ -80,7 +80,7 @@ describe('txn codec', () => {
   });
 
   it('reports trailing bytes, an unknown format and a malformed key as TxnDecodeError', () => {
-    const bytes = encodeTxnBatch({ leaderStampTs: 5, txns: [{ txnId: 't', startTs: 1, nowMs: 2, readKeys: [encodeKey(['a'])], writes: [] }] });
+    const bytes = encodeTxnBatch({ leaderStampTsUs: 5, txns: [{ txnId: 't', startTsUs: 1, nowMs: 2, readKeys: [encodeKey(['a'])], writes: [] }] });
     expect(() => decodeTxnBatch(Uint8Array.from([...bytes, 0]))).toThrow(TxnDecodeError);
     expect(() => decodeTxnBatch(Uint8Array.from([9, ...bytes.subarray(1)]))).toThrow(TxnDecodeError);
     const badKey = Uint8Array.from(bytes);
@@ -89,24 +89,24 @@ describe('txn codec', () => {
   });
 
   it('refuses to encode a transaction the apply step could not take', () => {
-    const ok: Txn = { txnId: 't', startTs: 1, nowMs: 2, readKeys: [], writes: [] };
+    const ok: Txn = { txnId: 't', startTsUs: 1, nowMs: 2, readKeys: [], writes: [] };
     const bad: Txn[] = [
       { ...ok, txnId: '' },
-      { ...ok, startTs: -1 },
+      { ...ok, startTsUs: -1 },
       { ...ok, nowMs: 1.5 },
-      { ...ok, startTs: 2 ** 53 },
+      { ...ok, startTsUs: 2 ** 53 },
       { ...ok, readKeys: [Uint8Array.of()] },
       { ...ok, readKeys: [Uint8Array.of(0x02, 0x61)] },
       { ...ok, writes: [{ kind: 'delete', key: Uint8Array.of(0x00) }] },
     ];
-    for (const txn of bad) expect(() => encodeTxnBatch({ leaderStampTs: 0, txns: [txn] }), JSON.stringify(txn)).toThrow(TxnInvalidError);
-    expect(() => encodeTxnBatch({ leaderStampTs: -1, txns: [] })).toThrow(TxnInvalidError);
+    for (const txn of bad) expect(() => encodeTxnBatch({ leaderStampTsUs: 0, txns: [txn] }), JSON.stringify(txn)).toThrow(TxnInvalidError);
+    expect(() => encodeTxnBatch({ leaderStampTsUs: -1, txns: [] })).toThrow(TxnInvalidError);
   });
 });
 
 describe('txn id records', () => {
   const outcomeArb: fc.Arbitrary<TxnOutcome> = fc.oneof(
-    fc.record({ kind: fc.constant('committed' as const), commitTs: fc.maxSafeNat() }),
+    fc.record({ kind: fc.constant('committed' as const), commitTsUs: fc.maxSafeNat() }),
     fc.record({ kind: fc.constant('conflict' as const), key: keyArb }),
     fc.record({ kind: fc.constant('clock-skew' as const), skewMs: fc.integer({ min: -(2 ** 40), max: 2 ** 40 }) }),
     fc.record({ kind: fc.constant('too-old' as const), watermarkTs: fc.maxSafeNat() }),

@@ -53,7 +53,7 @@ export class LaggingReplica implements TxnExecutor {
 
   async commit(txn: Txn): Promise<TxnOutcome> {
     const outcome = await this.log.commit(txn);
-    if (outcome.kind === 'committed') await this.checkFifoClaims(txn, outcome.commitTs);
+    if (outcome.kind === 'committed') await this.checkFifoClaims(txn, outcome.commitTsUs);
     this.catchUp();
     return outcome;
   }
@@ -76,8 +76,8 @@ export class LaggingReplica implements TxnExecutor {
     return view;
   }
 
-  private async checkFifoClaims(txn: Txn, commitTs: number): Promise<void> {
-    const view = await this.viewAt(commitTs - 1);
+  private async checkFifoClaims(txn: Txn, commitTsUs: number): Promise<void> {
+    const view = await this.viewAt(commitTsUs - 1);
     const claims = await claimsOf(txn, view);
     if (claims.length === 0) return;
     const claimedIds = new Set(claims.map((c) => c.messageId));

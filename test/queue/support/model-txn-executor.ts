@@ -40,15 +40,15 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
     for (const key of [...txn.readKeys, ...txn.writes.map((w) => w.key)]) {
       const entry = this.versions.get(hex(key));
       const newest = entry?.versions[entry.versions.length - 1];
-      if (newest !== undefined && newest.ts > txn.startTs) {
+      if (newest !== undefined && newest.ts > txn.startTsUs) {
         outcome = { kind: 'conflict', key };
         break;
       }
     }
     let writes: readonly TxnWrite[] = [];
     if (outcome === undefined) {
-      const commitTs = Math.max(this.lastCommitTs + 1, txn.nowMs * 1000);
-      this.lastCommitTs = commitTs;
+      const commitTsUs = Math.max(this.lastCommitTs + 1, txn.nowMs * 1000);
+      this.lastCommitTs = commitTsUs;
       for (const write of txn.writes) {
         const id = hex(write.key);
         let entry = this.versions.get(id);
@@ -58,9 +58,9 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
           entry = { key: write.key, versions: [] };
           this.versions.set(id, entry);
         }
-        entry.versions.push({ ts: commitTs, value: write.kind === 'put' ? write.value : undefined });
+        entry.versions.push({ ts: commitTsUs, value: write.kind === 'put' ? write.value : undefined });
       }
-      outcome = { kind: 'committed', commitTs };
+      outcome = { kind: 'committed', commitTsUs };
       writes = txn.writes;
     }
     this.appliedTxns.set(txn.txnId, outcome);

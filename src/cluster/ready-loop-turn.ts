@@ -1,0 +1,129 @@
+/**
+ * One turn of the Ready loop, after the loop's queued tasks (cluster-node.ts runs the loop):
+ *
+ *   step a received snapshot in → propose what clients queued (many transactions per entry) →
+ *   issue ReadIndex rounds → while the core has a Ready: install a received snapshot → persist
+ *   hard state and entries (one synced batch) → send → apply committed entries (applied index in
+ *   the same state batch) → answer reads → advance.
+ *
+ * Nothing is sent before what it depends on is durable (a leader's appends do not depend on its
+ * own copy: see handleReady). A change of role or leader seen in a Ready moves the cluster clock's
+ * reference, and a step-down fails what waited on this node's leadership.
+ */
+import type { Logger } from 'pino';
+import type { RawNode } from '../raft/raw-node.js';
+import { MessageType, type Entry, type RaftMessage, type Ready, type SoftState } from '../raft/types.js';
+import type { ClusterClock } from './cluster-clock.js';
+import type { CommittedEntryApplier } from './committed-entry-applier.js';
+import type { EntryProposer } from './entry-proposer.js';
+import { LeadershipLostError, NotLeaderError } from './errors.js';
+import type { GrpcTransport } from './grpc-transport.js';
+import type { LeaderWatch } from './leader-watch.js';
+import type { LevelLogStore } from './level-log-store.js';
+import type { NodeMetrics } from './node-metrics.js';
+import type { NodeStatusReporter } from './node-status-reporter.js';
+import type { OpStreamServer } from './op-stream-server.js';
+import type { ReadIndexReader } from './read-index-reader.js';
+import type { SnapshotReceiver } from './snapshot-receiver.js';
+import type { SnapshotSender } from './snapshot-sender.js';
+import type { SnapshotTaker } from './snapshot-taker.js';
+import type { TxnWaiters } from './txn-waiters.js';
+
+export interface ReadyLoopTurnParts {
+  readonly nodeId: string;
+  readonly logger: Logger;
+  readonly metrics: NodeMetrics;
+  readonly clock: ClusterClock;
+  readonly raw: RawNode;
+  readonly logStore: LevelLogStore;
+  /** The transport now (it starts after the node is built). */
+  readonly transport: () => GrpcTransport;
+  readonly leadership: LeaderWatch;
+  readonly proposer: EntryProposer;
+  readonly applier: CommittedEntryApplier;
+  readonly reads: ReadIndexReader;
+  readonly snapshotReceiver: SnapshotReceiver;
+  readonly snapshotSender: SnapshotSender;
+  readonly snapshotTaker: SnapshotTaker;
+  readonly reporter: NodeStatusReporter;
+  readonly txnWaiters: TxnWaiters;
+  readonly opServer: OpStreamServer;
+}
+
+export class ReadyLoopTurn {
+  constructor(private readonly parts: ReadyLoopTurnParts) {}
+
+  async run(): Promise<void> {
+    const { raw, snapshotReceiver } = this.parts;
+    snapshotReceiver.stepPending();
+    this.parts.proposer.proposeQueued();
+    this.parts.reads.issueRounds();
+    while (raw.hasReady()) {
+      const ready = raw.ready();
+      await this.handleReady(ready);
+      raw.advance(ready);
+    }
+    snapshotReceiver.finishStep();
+    this.parts.reporter.updateGauges();
+  }
+
+  private async handleReady(ready: Ready): Promise<void> {
+    const { logStore, metrics, reads } = this.parts;
+    if (ready.softState !== null) this.onSoftState(ready.softState);
+    if (ready.snapshot !== null) await this.parts.snapshotReceiver.install(ready.snapshot);
+    // A leader's appends do not depend on its own copy of the entries being durable (Raft thesis
+    // §10.2.1: the leader counts itself only once its write is done), so they leave before the
+    // fsync and the leader's write overlaps the followers'. Everything else waits for it: votes,
+    // and anything sent in a Ready that changes the term or the vote.
+    const persisted = logStore.currentHardState();
+    const isTermSettled = ready.hardState === null || (ready.hardState.term === persisted.term && ready.hardState.vote === persisted.vote);
+    const isEarlySendAllowed = this.parts.leadership.isLeader && isTermSettled;
+    const isEarly = (message: RaftMessage): boolean => isEarlySendAllowed && (message.type === MessageType.App || message.type === MessageType.Heartbeat);
+    for (const message of ready.messages) if (isEarly(message)) this.send(message);
+    if (ready.hardState !== null || ready.entries.length > 0) {
+      const startedAt = performance.now();
+      if (await logStore.persist(ready.hardState, ready.entries)) {
+        metrics.fsyncs.inc();
+        metrics.fsyncSeconds.observe((performance.now() - startedAt) / 1000);
+      }
+    }
+    for (const message of ready.messages) if (!isEarly(message)) this.send(message);
+    if (ready.committedEntries.length > 0) {
+      const startedAt = performance.now();
+      await this.parts.applier.applyCommitted(ready.committedEntries);
+      metrics.applySeconds.observe((performance.now() - startedAt) / 1000);
+      await this.parts.snapshotTaker.maybeSnapshot(ready.committedEntries[ready.committedEntries.length - 1] as Entry);
+    }
+    for (const readState of ready.readStates) reads.complete(readState.requestCtx, readState.index);
+  }
+
+  private onSoftState(softState: SoftState): void {
+    const { leadership, clock, logger } = this.parts;
+    const previous = leadership.update(softState);
+    const term = this.parts.raw.status().term;
+    if (softState.role === 'leader' && previous.role !== 'leader') {
+      clock.becomeReference();
+      this.parts.proposer.continueStamps();
+      logger.info({ term }, 'became leader');
+    } else if (softState.leader !== previous.leader) {
+      clock.forgetSamples();
+      if (softState.leader === '') logger.info({ term, role: softState.role }, 'lost the leader');
+      else logger.info({ term, leader: softState.leader }, 'following a new leader');
+    }
+    if (previous.role === 'leader' && softState.role !== 'leader') {
+      logger.info({ term }, 'stepped down as leader');
+      this.parts.txnWaiters.rejectAll((txnId) => new LeadershipLostError(txnId));
+      this.parts.opServer.steppedDown();
+      this.parts.reads.failAll(new NotLeaderError(this.parts.nodeId, softState.leader));
+    }
+    leadership.notify();
+  }
+
+  private send(message: RaftMessage): void {
+    if (message.type === MessageType.Snap) {
+      this.parts.snapshotSender.send(message);
+      return;
+    }
+    this.parts.transport().sendRaft(message);
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Garbage collection of old versions, a bounded step at a time: where the pass is (the next key to
+ * read and the state of the key it stopped inside) and what it has removed. Which versions go is
+ * decided by version-gc.ts; the watermarks it decides against come from the store (mvcc-store.ts).
+ */
+import { readRange, type Engine } from './engine.js';
+import { keySuccessor } from './key-codec.js';
+import { initialGcKeyState, planVersionGc, type GcKeyState } from './version-gc.js';
+import { userSpaceStart } from './version-key.js';
+
+export interface GcStepReport {
+  readonly rowsExamined: number;
+  readonly liveVersions: number;
+  readonly deadVersions: number;
+  readonly deletionMarkersRemoved: number;
+  readonly watermarkTs: number;
+  readonly horizonTs: number;
+  /** True when this step reached the end of the keyspace; the next step starts a new pass. */
+  readonly isPassComplete: boolean;
+}
+
+/** Collection counters since the store was opened, for metrics. */
+export interface GcStats {
+  readonly passesCompleted: number;
+  readonly versionsRemoved: number;
+  readonly deletionMarkersRemoved: number;
+  /** Live and dead versions seen over the last complete pass (dead = removed by it). */
+  readonly lastPass: { readonly liveVersions: number; readonly deadVersions: number } | undefined;
+}
+
+export interface GcStepBounds {
+  readonly rowsMax: number;
+  /** The read watermark W: versions hidden below it by a newer one go. */
+  readonly watermarkTs: number;
+  /** The replicated horizon H: a newest deletion marker at or below it goes. */
+  readonly horizonTs: number;
+}
+
+export class VersionCollector {
+  private resumeAt: Uint8Array = userSpaceStart;
+  private keyState: GcKeyState = initialGcKeyState;
+  private statsValue: GcStats = { passesCompleted: 0, versionsRemoved: 0, deletionMarkersRemoved: 0, lastPass: undefined };
+  private passCounts = { liveVersions: 0, deadVersions: 0 };
+
+  constructor(private readonly engine: Engine) {}
+
+  get stats(): GcStats {
+    return this.statsValue;
+  }
+
+  /**
+   * Reads up to rowsMax rows from where the last step stopped and deletes what may go, in one
+   * engine batch; `onRemoved` hears of the deleted physical keys once they are gone.
+   */
+  async step(bounds: GcStepBounds, onRemoved: (physicalKeys: readonly Uint8Array[]) => void): Promise<GcStepReport> {
+    const { rowsMax, watermarkTs, horizonTs } = bounds;
+    const rows = await readRange(this.engine, { gte: this.resumeAt }, rowsMax);
+    const isPassComplete = rows.length < rowsMax;
+    const plan = planVersionGc(rows, this.keyState, watermarkTs, horizonTs, { isEndOfKeyspace: isPassComplete });
+    if (plan.removals.length > 0) {
+      await this.engine.write(
+        plan.removals.map((key) => ({ kind: 'delete', key })),
+        { sync: false },
+      );
+      onRemoved(plan.removals);
+    }
+    this.countStep(plan.liveVersions, plan.deadVersions, plan.deletionMarkersRemoved, isPassComplete);
+    const last = rows[rows.length - 1];
+    if (isPassComplete || last === undefined) {
+      this.resumeAt = userSpaceStart;
+      this.keyState = initialGcKeyState;
+    } else {
+      this.resumeAt = keySuccessor(last.key);
+      this.keyState = plan.state;
+    }
+    return {
+      rowsExamined: rows.length,
+      liveVersions: plan.liveVersions,
+      deadVersions: plan.deadVersions,
+      deletionMarkersRemoved: plan.deletionMarkersRemoved,
+      watermarkTs,
+      horizonTs,
+      isPassComplete,
+    };
+  }
+
+  private countStep(liveVersions: number, deadVersions: number, deletionMarkersRemoved: number, isPassComplete: boolean): void {
+    this.passCounts = { liveVersions: this.passCounts.liveVersions + liveVersions, deadVersions: this.passCounts.deadVersions + deadVersions };
+    const stats = this.statsValue;
+    this.statsValue = {
+      passesCompleted: stats.passesCompleted + (isPassComplete ? 1 : 0),
+      versionsRemoved: stats.versionsRemoved + deadVersions,
+      deletionMarkersRemoved: stats.deletionMarkersRemoved + deletionMarkersRemoved,
+      lastPass: isPassComplete ? this.passCounts : stats.lastPass,
+    };
+    if (isPassComplete) this.passCounts = { liveVersions: 0, deadVersions: 0 };
+  }
+}
