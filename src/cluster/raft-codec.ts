@@ -181,7 +181,14 @@ export function decodeRaftEnvelope(bytes: Uint8Array): { groupId: number; messag
   if (envelope.message === null || envelope.message === undefined) return { groupId, message: null };
   const message = raftMessageFromWire(envelope.message);
   if (message.entries.length > 0) {
-    const received = entryBytesOf(bytes);
+    // The bytes were decoded above; a layout this scan does not know (a field group) only means
+    // the entries get encoded again for the log write.
+    let received: Uint8Array[] = [];
+    try {
+      received = entryBytesOf(bytes);
+    } catch {
+      received = [];
+    }
     if (received.length === message.entries.length) message.entries.forEach((entry, i) => recentEntryBytes.set(entry, received[i] as Uint8Array));
   }
   return { groupId, message };

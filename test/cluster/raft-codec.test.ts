@@ -51,6 +51,14 @@ describe('raft-codec envelopes', () => {
     expect(() => decodeRaftEnvelope(Uint8Array.of(0x12, 0x05, 0x01))).toThrow();
   });
 
+  it('decodes an envelope that also holds a field group it does not know', () => {
+    const message = appendMessage([entry(42, 30)]);
+    const encoded = encodeRaftEnvelope(1, message);
+    // Field 15 as an empty group (start and end tags), as a later version might send.
+    const withGroup = new Uint8Array([...encoded, (15 << 3) | 3, (15 << 3) | 4]);
+    expect(plain(decodeRaftEnvelope(withGroup).message)).toEqual(plain(message));
+  });
+
   it('encodes an entry once for every follower and reuses the bytes a follower received', () => {
     const sent = entry(42, 1_000);
     const first = encodeEntry(sent);
