@@ -1,7 +1,11 @@
 // Summarises a V8 .cpuprofile (node --cpu-prof) of a raftq node under load: self time by function,
 // and by category (HTTP parsing, SigV4, JSON, protobuf, LevelDB, gRPC, Raft, queue logic, GC,
 // idle), which is what says where a message's CPU goes.
-//   node dist/bench/profile/cpu-profile-summary.js FILE.cpuprofile [--top N]
+//   node dist/bench/profile/cpu-profile-summary.js FILE.cpuprofile [--top N] [--by-caller]
+// --by-caller charges Node internals and unnamed native frames (stream plumbing, buffer copies,
+// the native half of a binding) to the nearest caller that has a category of its own, so that
+// "other node internals" and "other code" shrink to what no caller explains ((program) stays).
+// A steady-state profile of a running node: see profile-on-signal.ts.
 import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
@@ -71,15 +75,34 @@ function rank(totals: Map<string, number>, totalUs: number): SelfTime[] {
     .sort((a, b) => b.selfMs - a.selfMs);
 }
 
-export function summarizeCpuProfile(profile: CpuProfile): { byCategory: SelfTime[]; byFunction: SelfTime[]; busyMs: number } {
+/** Categories whose frames --by-caller charges to their caller, and the frames it never moves. */
+const chargedToCaller = new Set(['other node internals', 'node streams / net', 'other code']);
+const ownFrames = new Set(['(program)', '(garbage collector)', '(idle)', '(root)']);
+
+/** The category of the nearest frame, from `node` up, that is not charged to its caller (its own if none is). */
+function callerCategoryOf(node: ProfileNode, nodes: ReadonlyMap<number, ProfileNode>, parents: ReadonlyMap<number, number>): string {
+  const own = categoryOf(node);
+  if (!chargedToCaller.has(own) || ownFrames.has(node.callFrame.functionName)) return own;
+  for (let id = parents.get(node.id); id !== undefined; id = parents.get(id)) {
+    const caller = nodes.get(id);
+    if (caller === undefined || ownFrames.has(caller.callFrame.functionName)) break;
+    const category = categoryOf(caller);
+    if (!chargedToCaller.has(category)) return category;
+  }
+  return own;
+}
+
+export function summarizeCpuProfile(profile: CpuProfile, options: { readonly byCaller?: boolean } = {}): { byCategory: SelfTime[]; byFunction: SelfTime[]; busyMs: number } {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
   const perCategory = new Map<string, number>();
   const perFunction = new Map<string, number>();
   let busyUs = 0;
   for (const [id, us] of selfTimeByNode(profile)) {
     const node = nodes.get(id);
     if (node === undefined) continue;
-    const category = categoryOf(node);
+    const category = options.byCaller === true ? callerCategoryOf(node, nodes, parents) : categoryOf(node);
     if (category === 'idle') continue;
     busyUs += us;
     perCategory.set(category, (perCategory.get(category) ?? 0) + us);
@@ -92,13 +115,13 @@ export function summarizeCpuProfile(profile: CpuProfile): { byCategory: SelfTime
 function main(): void {
   const file = process.argv[2];
   if (file === undefined) {
-    process.stderr.write('usage: cpu-profile-summary FILE.cpuprofile [--top N]\n');
+    process.stderr.write('usage: cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller]\n');
     process.exitCode = 2;
     return;
   }
   const topAt = process.argv.indexOf('--top');
   const top = topAt > 0 ? Number(process.argv[topAt + 1]) : 25;
-  const summary = summarizeCpuProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+  const summary = summarizeCpuProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, { byCaller: process.argv.includes('--by-caller') });
   const line = (t: SelfTime): string => `${(t.share * 100).toFixed(1).padStart(5)}%  ${t.selfMs.toFixed(0).padStart(7)} ms  ${t.name}`;
   process.stdout.write(`busy ${summary.busyMs.toFixed(0)} ms (idle excluded)\n\nby category\n${summary.byCategory.map(line).join('\n')}\n\n`);
   process.stdout.write(`top ${top} functions by self time\n${summary.byFunction.slice(0, top).map(line).join('\n')}\n`);

@@ -33,6 +33,12 @@ function method<ReqT, ReqP, ResT, ResP>(
   } as never;
 }
 
+/** Messages serialized by the caller (raft-codec.ts encodeRaftEnvelope) and handed over as received. */
+const preEncoded: WireType<Uint8Array, Uint8Array> = {
+  encode: (bytes) => ({ finish: () => bytes }),
+  decode: (bytes) => bytes,
+};
+
 const stream = { requestStream: true };
 const unary = { requestStream: false };
 const bidi = { requestStream: true, responseStream: true };
@@ -40,7 +46,8 @@ const r = raftq.raft;
 const c = raftq.cluster;
 
 export const raftTransportMethods = {
-  link: method('/raftq.raft.RaftTransport/Link', stream, r.RaftEnvelope, r.LinkAck),
+  // RaftEnvelope on the wire; encoded and decoded by raft-codec.ts so that entries are encoded once.
+  link: method('/raftq.raft.RaftTransport/Link', stream, preEncoded, r.LinkAck),
   sendSnapshot: method('/raftq.raft.RaftTransport/SendSnapshot', stream, r.SnapshotChunk, r.SnapshotAck),
 } as const;
 

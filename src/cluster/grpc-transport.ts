@@ -11,7 +11,7 @@ import { clusterMethods, opForwardingMethods, raftTransportMethods } from './grp
 import type { OpClientCall } from './op-stream-client.js';
 import type { OpServerCall } from './op-stream-server.js';
 import { PeerLink } from './peer-link.js';
-import { raftMessageFromWire, raftMessageToWire } from './raft-codec.js';
+import { decodeRaftEnvelope, encodeRaftEnvelope } from './raft-codec.js';
 import {
   callMetadata,
   channelCredentials,
@@ -132,7 +132,7 @@ export class GrpcTransport {
   sendRaft(message: RaftMessage): boolean {
     const peer = this.peers.get(message.to);
     if (peer === undefined) return false;
-    return peer.link.send({ groupId: this.options.groupId, message: raftMessageToWire(message) });
+    return peer.link.send(encodeRaftEnvelope(this.options.groupId, message));
   }
 
   linkStats(): Record<string, { queued: number; sent: number; dropped: number; reconnects: number }> {
@@ -254,16 +254,29 @@ export class GrpcTransport {
   private raftTransportImplementation(): grpc.UntypedServiceImplementation {
     const handlers = this.options.handlers;
     const groupId = this.options.groupId;
-    const link: grpc.handleClientStreamingCall<raftq.raft.RaftEnvelope, raftq.raft.LinkAck.$Properties> = (call, callback) => {
+    const link: grpc.handleClientStreamingCall<Uint8Array, raftq.raft.LinkAck.$Properties> = (call, callback) => {
       if (!this.isAuthorized(call.metadata, 'Link')) return callback(this.refusal());
       const fromId = senderIdOf(call.metadata);
       let receivedCount = 0;
-      call.on('data', (envelope: raftq.raft.RaftEnvelope) => {
+      let isFailed = false;
+      call.on('data', (bytes: Uint8Array) => {
+        if (isFailed) return;
         receivedCount += 1;
-        if (envelope.groupId !== groupId || envelope.message === null || envelope.message === undefined) return;
-        handlers.onRaftMessage(raftMessageFromWire(envelope.message), fromId);
+        let envelope: ReturnType<typeof decodeRaftEnvelope>;
+        try {
+          envelope = decodeRaftEnvelope(bytes);
+        } catch (error) {
+          // As when gRPC cannot parse a message: the stream fails and the sender reconnects.
+          isFailed = true;
+          callback({ code: grpc.status.INTERNAL, details: `undecodable Raft envelope: ${error instanceof Error ? error.message : String(error)}` });
+          return;
+        }
+        if (envelope.groupId !== groupId || envelope.message === null) return;
+        handlers.onRaftMessage(envelope.message, fromId);
       });
-      call.on('end', () => callback(null, { receivedCount }));
+      call.on('end', () => {
+        if (!isFailed) callback(null, { receivedCount });
+      });
       call.on('error', () => {});
     };
     const sendSnapshot: grpc.handleClientStreamingCall<raftq.raft.SnapshotChunk, raftq.raft.SnapshotAck.$Properties> = (call, callback) => {

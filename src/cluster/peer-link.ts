@@ -5,7 +5,6 @@
  * dead peer never grows memory without bound. A broken stream is reopened with back-off.
  */
 import type * as grpc from '@grpc/grpc-js';
-import type { raftq } from '../gen/proto.js';
 import { raftLimits } from '../base/limits.js';
 import { raftTransportMethods } from './grpc-services.js';
 
@@ -26,8 +25,9 @@ export interface PeerLinkStats {
 }
 
 export class PeerLink {
-  private readonly queue: raftq.raft.RaftEnvelope.$Properties[] = [];
-  private call: grpc.ClientWritableStream<raftq.raft.RaftEnvelope.$Properties> | null = null;
+  /** Encoded RaftEnvelopes (raft-codec.ts encodeRaftEnvelope). */
+  private readonly queue: Uint8Array[] = [];
+  private call: grpc.ClientWritableStream<Uint8Array> | null = null;
   private isWritable = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private backoffMs: number = raftLimits.peerReconnectBackoffMsMin.value;
@@ -37,8 +37,8 @@ export class PeerLink {
 
   constructor(private readonly options: PeerLinkOptions) {}
 
-  /** Queues one envelope; returns false when it was dropped because the queue is full. */
-  send(envelope: raftq.raft.RaftEnvelope.$Properties): boolean {
+  /** Queues one encoded envelope; returns false when it was dropped because the queue is full. */
+  send(envelope: Uint8Array): boolean {
     if (this.isClosed) return false;
     const queueMessagesMax = this.options.queueMessagesMax ?? raftLimits.sendQueueMessagesMax.value;
     if (this.queue.length >= queueMessagesMax) {

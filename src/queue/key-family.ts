@@ -3,7 +3,8 @@
  * of: what the runtime needs to count live rows per family at apply time (raftq_state_rows) and to
  * find the ranges the reaper emptied. Pure decoding; no state.
  */
-import { decodeKey, type KeyElement } from '../storage/key-codec.js';
+import { Buffer } from 'node:buffer';
+import { decodeKey, elementEnd, type KeyElement } from '../storage/key-codec.js';
 import type { KeyRange } from '../storage/txn.js';
 import { GenerationKeys } from './key-layout.js';
 
@@ -37,10 +38,35 @@ const generationFamilies = new Set<string>(['data', 'state', 'vis', 'age', 'grou
 const queueFamilies = new Set<string>(['meta', 'gen', 'seq']);
 const other: ClassifiedKey = { family: 'other' };
 
+/** A key's class depends on its first elements only (root, name, third, generation, family). */
+const classifyingElements = 5;
+/**
+ * Classes of the key prefixes met lately, by the prefix's bytes: every applied change of a key's
+ * liveness on every replica is classified, and the keys of one queue generation share a prefix.
+ */
+const classOfPrefix = new Map<string, ClassifiedKey>();
+const prefixesMax = 4_096;
+
 export function classifyStateKey(key: Uint8Array): ClassifiedKey {
+  // A key malformed within its prefix is 'other' (the elements after it are not looked at).
+  let prefixEnd = 0;
+  for (let i = 0; i < classifyingElements && prefixEnd < key.length; i++) {
+    prefixEnd = elementEnd(key, prefixEnd);
+    if (prefixEnd === -1) return other;
+  }
+  const prefixId = Buffer.from(key.buffer, key.byteOffset, prefixEnd).toString('latin1');
+  const known = classOfPrefix.get(prefixId);
+  if (known !== undefined) return known;
+  const keyClass = classifyPrefix(key.subarray(0, prefixEnd));
+  if (classOfPrefix.size >= prefixesMax) classOfPrefix.clear();
+  classOfPrefix.set(prefixId, keyClass);
+  return keyClass;
+}
+
+function classifyPrefix(prefix: Uint8Array): ClassifiedKey {
   let tuple: KeyElement[];
   try {
-    tuple = decodeKey(key);
+    tuple = decodeKey(prefix);
   } catch {
     return other;
   }

@@ -94,10 +94,20 @@ export class LevelEngine implements Engine {
       if (options.sync) await this.flush();
       return;
     }
-    await this.db.batch(
-      writes.map((w) => (w.kind === 'put' ? { type: 'put' as const, key: w.key, value: w.value } : { type: 'del' as const, key: w.key })),
-      { sync: options.sync },
-    );
+    // A chained batch, not an array of operations: abstract-level clones and re-validates every
+    // operation of an array batch (about 6 µs each against under 1 µs here), and an apply step
+    // writes several rows per message.
+    const batch = this.db.batch();
+    try {
+      for (const w of writes) {
+        if (w.kind === 'put') batch.put(w.key, w.value);
+        else batch.del(w.key);
+      }
+    } catch (error) {
+      await batch.close();
+      throw error;
+    }
+    await batch.write({ sync: options.sync });
   }
 
   async flush(): Promise<void> {

@@ -260,13 +260,33 @@ class ApplyStep {
       if (!this.deletedExpiryRows.has(keyId(row.key))) candidates.push({ ...decodeTxnExpiryRowKey(row.key), rowKey: row.key });
     }
     candidates.sort((a, b) => compareBytes(a.rowKey, b.rowKey));
-    // Every engine row below the cutoff was read and every candidate goes: none is left below it.
-    if (engineRows.length < rowsWanted && candidates.length <= rowsMax) this.expiryFloorMs = Math.max(this.expiryFloorMs, cutoffMs);
+    const isBelowCutoffCleared = engineRows.length < rowsWanted && candidates.length <= rowsMax;
     for (const row of candidates.slice(0, rowsMax)) {
       this.systemWrites.push({ kind: 'delete', key: txnRowKey(row.txnId) });
       this.txnIds.set(row.txnId, undefined);
       this.deleteExpiryRow(row.rowKey);
     }
+    if (!isBelowCutoffCleared) return;
+    // Every engine row below the cutoff was read and every candidate goes: none is left below it.
+    // When none was found, also learn when the oldest row left expires, so that the entries until
+    // then skip the scan (a cutoff moves with every entry; without this each one would scan).
+    const floorMs = engineRows.length === 0 ? await this.oldestExpiryRowMsFrom(cutoffMs) : cutoffMs;
+    this.expiryFloorMs = Math.max(this.expiryFloorMs, floorMs);
+  }
+
+  /**
+   * The oldest recordedAtMs of the expiry rows at or after `cutoffMs`, in the engine (less what
+   * this call deleted) and written by this call; +Infinity when there is none (the next recorded
+   * row lowers the floor again), `cutoffMs` when it cannot tell.
+   */
+  private async oldestExpiryRowMsFrom(cutoffMs: number): Promise<number> {
+    let oldestMs = Number.POSITIVE_INFINITY;
+    for (const row of this.insertedExpiryRows.values()) oldestMs = Math.min(oldestMs, row.recordedAtMs);
+    const rowsWanted = this.deletedExpiryRows.size + 1;
+    const engineRows = await this.store.scanSystemRows({ gte: systemKey(['txn-expiry', cutoffMs]), lt: txnExpiryRows.lt }, rowsWanted);
+    const kept = engineRows.find((row) => !this.deletedExpiryRows.has(keyId(row.key)));
+    if (kept !== undefined) return Math.min(oldestMs, decodeTxnExpiryRowKey(kept.key).recordedAtMs);
+    return engineRows.length < rowsWanted ? oldestMs : cutoffMs;
   }
 
   private deleteExpiryRow(rowKey: Uint8Array): void {

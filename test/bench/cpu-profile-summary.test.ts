@@ -32,4 +32,20 @@ describe('CPU profile summaries', () => {
     expect(summary.byCategory[0]?.share).toBeCloseTo(0.6);
     expect(summary.byFunction[0]?.name).toBe('_get classic-level/index.js:1');
   });
+
+  it('charges Node internals and unnamed native frames to their nearest categorized caller with --by-caller', () => {
+    const profile: CpuProfile = {
+      nodes: [
+        frame(1, '(root)', '', [2, 5]),
+        frame(2, 'write', 'file:///x/dist/src/storage/level-engine.js', [3]),
+        frame(3, 'subarray', 'node:buffer', [4]),
+        frame(4, '', ''),
+        frame(5, '(program)', ''),
+      ],
+      samples: [4, 3, 5],
+      timeDeltas: [2_000, 1_000, 4_000],
+    };
+    expect(summarizeCpuProfile(profile).byCategory.map((c) => [c.name, c.selfMs])).toEqual([['other code', 6], ['other node internals', 1]]);
+    expect(summarizeCpuProfile(profile, { byCaller: true }).byCategory.map((c) => [c.name, c.selfMs])).toEqual([['other code', 4], ['leveldb', 3]]);
+  });
 });

@@ -190,6 +190,27 @@ describe('applyEntries (OCC)', () => {
     expect(again[0]).not.toEqual({ kind: 'committed', commitTsUs: 1_000_002 });
   });
 
+  it('scans for expired txn ids only once the oldest recorded one can have expired', async () => {
+    const store = await openOccStore();
+    let scans = 0;
+    const scanSystemRows = store.scanSystemRows.bind(store);
+    store.scanSystemRows = (range, limit) => {
+      scans += 1;
+      return scanSystemRows(range, limit);
+    };
+    const rules = { clockSkewMsMax: 1_000, txnIdRetentionMs: 100, txnIdExpiryRowsPerEntryMax: 2 };
+    await applyOne(store, 1_000_000, [txn('a')], rules);
+    // Entry times 1_050 to 1_100 ms: the oldest id (recorded at 1_000) cannot have expired yet.
+    for (let ms = 1_050; ms <= 1_100; ms += 10) await applyOne(store, ms * 1000, [txn(`t${ms}`, { nowMs: ms })], rules);
+    const scansBeforeExpiry = scans;
+    expect(scansBeforeExpiry).toBeLessThanOrEqual(2);
+    // At 1_101 ms 'a' has expired: the entry scans and deletes it.
+    await applyOne(store, 1_101_000, [txn('x', { nowMs: 1_101 })], rules);
+    expect(scans).toBeGreaterThan(scansBeforeExpiry);
+    expect(await store.getSystemRow(txnRowKey('a'))).toBeUndefined();
+    expect(await store.getSystemRow(txnRowKey('t1050'))).toBeDefined();
+  });
+
   it('applies the same entries to the same state however they are grouped into calls', async () => {
     const entries: ApplyEntry[] = [
       { index: 1, leaderStampTsUs: 1_000_000, txns: [txn('a', { writes: [{ kind: 'put', key: key(0), value: value(1) }] })] },
