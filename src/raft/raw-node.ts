@@ -9,7 +9,6 @@ import { type RaftConfig, validateRaftConfig } from './raft-config.js';
 import { isLocalMessageType } from './raft-message.js';
 import { type RaftStatus, raftStatus } from './raft-status.js';
 import type { ConfChange, ConfState, HardState, NodeId, RaftMessage, Ready, SoftState } from './types.js';
-import { withoutSupersededAppends } from './superseded-appends.js';
 
 export type { RaftConfig, RaftFaults } from './raft-config.js';
 export type { RaftStatus, ProgressStatus } from './raft-status.js';
@@ -129,7 +128,7 @@ export class RawNode {
       entries: [...r.log.unstable.entries],
       snapshot: r.log.unstable.snapshot,
       committedEntries: r.log.nextCommittedEntries(),
-      messages: withoutSupersededAppends(r.messages),
+      messages: r.messages,
       readStates: r.readStates,
     };
     r.messages = [];
