@@ -21,6 +21,7 @@
 import type { Logger } from 'pino';
 import { SystemClock, type Clock } from '../base/clock.js';
 import { raftLimits } from '../base/limits.js';
+import { SystemScheduler, type Scheduler } from '../base/scheduler.js';
 import type { RawNode } from '../raft/raw-node.js';
 import { MessageType, type ConfChange, type ConfState, type Entry, type RaftMessage, type Ready, type SoftState } from '../raft/types.js';
 import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../storage/txn.js';
@@ -37,6 +38,8 @@ import { MembershipAdmin } from './membership-admin.js';
 import type { NodeConfig } from './node-config.js';
 import { NodeMetrics } from './node-metrics.js';
 import { openNodeStores } from './node-stores.js';
+import { dataDirStorage, type NodeStorage } from './node-storage.js';
+import type { NodeTransport, NodeTransportFactory } from './node-transport.js';
 import { NodeStatusReporter, type NodeRole, type NodeStatus } from './node-status-reporter.js';
 import { nodeTransportHandlers } from './node-transport-handlers.js';
 import { NotMemberError } from './not-member-error.js';
@@ -64,6 +67,20 @@ export interface ClusterNodeOptions {
   readonly onFatal?: (error: unknown) => void;
   /** Process-wide metrics (event loop, memory) on /metrics; default true. Off for a node embedded in a test process. */
   readonly isProcessMetricsOn?: boolean;
+  /** What the node does I/O and keeps time through; each part defaults to the production one. The simulator replaces them all. */
+  readonly runtime?: NodeRuntime;
+}
+
+/** The node's I/O and time, injected (test/sim-node wires simulated ones). */
+export interface NodeRuntime {
+  /** Starts the transport to peers; default GrpcTransport.start. */
+  readonly transport?: NodeTransportFactory;
+  /** The Ready loop's tick and the background timers; default the host's timers. */
+  readonly scheduler?: Scheduler;
+  /** Draws in [0, 1) for reconnect jitter and the seed of the core's election timeouts; default Math.random. */
+  readonly random?: () => number;
+  /** Where the Raft log and the state live; default LevelDB under config.dataDir. */
+  readonly storage?: NodeStorage;
 }
 
 type LoopTask = () => Promise<void> | void;
@@ -84,7 +101,7 @@ export class ClusterNode implements TxnExecutor {
   /** Runs the operations followers forward here (op-stream-server.ts). */
   readonly opServer: OpStreamServer;
   private readonly opClient: OpStreamClient;
-  private transport!: GrpcTransport;
+  private transport!: NodeTransport;
   private readonly txnWaiters = new TxnWaiters();
   private readonly appliedWaiters: AppliedIndexWaiters;
   private readonly leadership: LeaderWatch;
@@ -99,7 +116,7 @@ export class ClusterNode implements TxnExecutor {
   private readonly snapshotTaker: SnapshotTaker;
   private readonly clockSampler: LeaderClockSampler;
   private readonly loopTasks: LoopTask[] = [];
-  private timers: NodeJS.Timeout[] = [];
+  private timers: Array<() => void> = [];
   private wake: (() => void) | null = null;
   private isKicked = false;
   private isLoopRunning = false;
@@ -117,6 +134,7 @@ export class ClusterNode implements TxnExecutor {
     wallClock: Clock,
     private readonly onFatal: (error: unknown) => void,
     nodeMetrics: NodeMetrics,
+    private readonly runtime: Required<NodeRuntime>,
   ) {
     this.metrics = nodeMetrics;
     this.clock = new ClusterClock(wallClock);
@@ -126,7 +144,7 @@ export class ClusterNode implements TxnExecutor {
     const nodeId = config.id;
     const groupId = config.groupId;
     const currentState = (): StateStore => this.state;
-    const currentTransport = (): GrpcTransport => this.transport;
+    const currentTransport = (): NodeTransport => this.transport;
     const isStopping = (): boolean => this.isStoppingValue;
     const kick = (): void => this.kick();
     const refreshPeers = (): void => this.refreshPeers();
@@ -146,7 +164,7 @@ export class ClusterNode implements TxnExecutor {
       reportSnapshot: (peerId, status) => void this.runInLoop(() => this.raw.reportSnapshot(peerId, status)).catch(() => undefined),
     });
     this.snapshotReceiver = new SnapshotReceiver({
-      dataDir: config.dataDir, groupId, logger, metrics, logStore, isStopping, kick, state: currentState, refreshPeers, appliedWaiters,
+      stateDir: runtime.storage.stateDir, groupId, logger, metrics, logStore, isStopping, kick, state: currentState, refreshPeers, appliedWaiters,
       step: (message) => this.raw.step(message),
       adoptState: (state) => {
         this.state = state;
@@ -166,8 +184,11 @@ export class ClusterNode implements TxnExecutor {
   /** Opens the log and state under config.dataDir (finishing an interrupted snapshot install) and starts the node. */
   static async open(options: ClusterNodeOptions): Promise<ClusterNode> {
     const { config, logger } = options;
-    const { logStore, state, raw } = await openNodeStores(config, logger);
-    const node = new ClusterNode(config, logger, logStore, state, raw, options.wallClock ?? new SystemClock(), options.onFatal ?? (() => process.exit(1)), new NodeMetrics({ isProcessMetricsOn: options.isProcessMetricsOn ?? true }));
+    const random = options.runtime?.random ?? Math.random;
+    const storage = options.runtime?.storage ?? dataDirStorage(config.dataDir);
+    const runtime = { transport: options.runtime?.transport ?? GrpcTransport.start, scheduler: options.runtime?.scheduler ?? new SystemScheduler(), random, storage };
+    const { logStore, state, raw } = await openNodeStores(config, logger, { storage, prngSeed: Math.floor(random() * 2 ** 31) });
+    const node = new ClusterNode(config, logger, logStore, state, raw, options.wallClock ?? new SystemClock(), options.onFatal ?? (() => process.exit(1)), new NodeMetrics({ isProcessMetricsOn: options.isProcessMetricsOn ?? true }), runtime);
     await node.start();
     return node;
   }
@@ -179,7 +200,7 @@ export class ClusterNode implements TxnExecutor {
     if (config.clusterSecret === '' && Object.keys(config.peers).length > 1) {
       this.logger.warn('no cluster secret: inter-node calls are not authenticated (set --cluster-secret)');
     }
-    this.transport = await GrpcTransport.start({
+    this.transport = await this.runtime.transport({
       selfId: config.id,
       groupId: config.groupId,
       listenAddress: config.raftListen,
@@ -193,7 +214,7 @@ export class ClusterNode implements TxnExecutor {
         localReadIndex: (timeoutMs) => this.reads.localReadIndex(timeoutMs),
       }),
       logger: this.logger,
-      jitter: () => Math.random(),
+      jitter: this.runtime.random,
     });
     this.refreshPeers();
     const membership = this.logStore.currentMembership();
@@ -205,9 +226,10 @@ export class ClusterNode implements TxnExecutor {
     if (!this.isMember()) this.logger.warn({ id: config.id }, 'this node is not a member of the cluster yet: it answers every request with a retryable error until a member adds it (raftq members add)');
     this.isLoopRunning = true;
     this.loopDone = this.runLoop();
-    this.timers.push(setInterval(() => this.onTick(), config.tickMs));
-    this.timers.push(setInterval(() => void this.clockSampler.sample(), raftLimits.clockSampleIntervalMs.value));
-    this.timers.push(setInterval(() => this.garbageCollection.maybeSchedule(), 500));
+    const { scheduler } = this.runtime;
+    this.timers.push(scheduler.every(config.tickMs, () => this.onTick()));
+    this.timers.push(scheduler.every(raftLimits.clockSampleIntervalMs.value, () => void this.clockSampler.sample()));
+    this.timers.push(scheduler.every(500, () => this.garbageCollection.maybeSchedule()));
     // A lone voter need not wait out an election timeout to lead its one-node cluster.
     if (membership.confState.voters.length === 1 && membership.confState.voters[0] === config.id) {
       this.runInLoop(() => this.raw.campaign());
@@ -240,7 +262,7 @@ export class ClusterNode implements TxnExecutor {
   /** Stops at once, without draining or handing over (tests, fatal errors). */
   async close(): Promise<void> {
     this.isStoppingValue = true;
-    for (const timer of this.timers) clearInterval(timer);
+    for (const cancel of this.timers) cancel();
     this.timers = [];
     this.isLoopRunning = false;
     this.kick();
@@ -454,9 +476,9 @@ export class ClusterNode implements TxnExecutor {
     if (this.isStoppingValue) throw new NodeStoppingError(this.config.id);
     if (!this.isMember()) throw new NotMemberError(this.config.id);
     if (options.linearizable) {
-      const startedMs = Date.now();
+      const startedMs = this.runtime.scheduler.monotonicMs();
       const index = await this.readIndex();
-      const remainingMs = Math.max(1, raftLimits.readIndexTimeoutMs.value - (Date.now() - startedMs));
+      const remainingMs = Math.max(1, raftLimits.readIndexTimeoutMs.value - (this.runtime.scheduler.monotonicMs() - startedMs));
       if (!(await this.waitApplied(index, remainingMs))) throw new ReadIndexTimeoutError(this.config.id, raftLimits.readIndexTimeoutMs.value);
     }
     return this.state.mvcc.readView();
@@ -558,7 +580,7 @@ export class ClusterNode implements TxnExecutor {
     return this.raw.status().confState;
   }
 
-  callPeer: GrpcTransport['call'] = (peerId, name, request, timeoutMs) => this.transport.call(peerId, name, request, timeoutMs);
+  callPeer: NodeTransport['call'] = (peerId, name, request, timeoutMs) => this.transport.call(peerId, name, request, timeoutMs);
 
   // ---- status ------------------------------------------------------------------------------
 
