@@ -81,6 +81,16 @@ export interface NodeRuntime {
   readonly random?: () => number;
   /** Where the Raft log and the state live; default LevelDB under config.dataDir. */
   readonly storage?: NodeStorage;
+  /** Deliberate faults, for the whole-node simulator only; default none. Production never sets them. */
+  readonly faults?: NodeFaults;
+}
+
+/** Deliberate faults of the runtime (test/sim-node proves its checkers with them). */
+export interface NodeFaults {
+  /** The core hands out entries for applying once persisted here, before they commit. */
+  readonly applyBeforeCommit?: boolean;
+  /** Snapshots compact the log without flushing the applied state first. */
+  readonly compactPastFlush?: boolean;
 }
 
 type LoopTask = () => Promise<void> | void;
@@ -173,7 +183,7 @@ export class ClusterNode implements TxnExecutor {
     });
     this.reporter = new NodeStatusReporter({ config, metrics, clock: this.clock, raw, logStore, state: currentState, transport: currentTransport, tailRepairGuard: this.tailRepairGuard });
     this.garbageCollection = new GarbageCollectionScheduler({ logger, state: currentState, isStopping, runInLoop: (task) => this.runInLoop(task) });
-    this.snapshotTaker = new SnapshotTaker({ config, logger, metrics, logStore, state: currentState });
+    this.snapshotTaker = new SnapshotTaker({ config, logger, metrics, logStore, state: currentState, isFlushSkipped: runtime.faults.compactPastFlush === true });
     this.clockSampler = new LeaderClockSampler({ nodeId, groupId, clock: this.clock, transport: currentTransport, isStopping, leaderId: () => this.leadership.leader });
     this.committer = new TxnCommitter(this);
     this.opServer = new OpStreamServer({ groupId, metrics, isStopping, isLeader: () => this.leadership.isLeader, leaderHint: () => this.leadership.leader });
@@ -186,8 +196,9 @@ export class ClusterNode implements TxnExecutor {
     const { config, logger } = options;
     const random = options.runtime?.random ?? Math.random;
     const storage = options.runtime?.storage ?? dataDirStorage(config.dataDir);
-    const runtime = { transport: options.runtime?.transport ?? GrpcTransport.start, scheduler: options.runtime?.scheduler ?? new SystemScheduler(), random, storage };
-    const { logStore, state, raw } = await openNodeStores(config, logger, { storage, prngSeed: Math.floor(random() * 2 ** 31) });
+    const faults = options.runtime?.faults ?? {};
+    const runtime = { transport: options.runtime?.transport ?? GrpcTransport.start, scheduler: options.runtime?.scheduler ?? new SystemScheduler(), random, storage, faults };
+    const { logStore, state, raw } = await openNodeStores(config, logger, { storage, prngSeed: Math.floor(random() * 2 ** 31), ...(faults.applyBeforeCommit === true ? { raftFaults: { applyBeforeCommit: true } } : {}) });
     const node = new ClusterNode(config, logger, logStore, state, raw, options.wallClock ?? new SystemClock(), options.onFatal ?? (() => process.exit(1)), new NodeMetrics({ isProcessMetricsOn: options.isProcessMetricsOn ?? true }), runtime);
     await node.start();
     return node;

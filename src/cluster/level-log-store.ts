@@ -116,6 +116,12 @@ async function scanEntries(db: Engine, dummy: Entry): Promise<EntryScan> {
 
 type Db = Engine;
 
+/** Deliberate faults, for the whole-node simulator (test/sim-node) only; never set in production. */
+export interface LogStoreFaults {
+  /** persist() resolves without syncing: the node acknowledges entries and votes a power loss can take back. */
+  readonly ackBeforeFsync?: boolean;
+}
+
 /** A batch of puts and deletes written in one Engine.write. */
 class WriteBatch {
   readonly writes: EngineWrite[] = [];
@@ -143,6 +149,7 @@ export class LevelLogStore implements RaftStorage {
   private mirrorBytes = 0;
   /** What the open found wrong with the log's tail and how it was cut back (null: nothing). */
   tailRepair: LogTailRepair | null = null;
+  private faults: LogStoreFaults = {};
 
   private constructor(
     private readonly db: Db,
@@ -171,9 +178,11 @@ export class LevelLogStore implements RaftStorage {
    * Opens the log stored in `db` (which it then owns and closes). `path` only names the log in
    * errors; `walDamage` is what an inspection of the engine's write-ahead log found, if any.
    */
-  static async openOnEngine(db: Engine, options: { path: string; bootstrap: Membership; walDamage?: WalDamage | null; hardStateBeforeDamage?: Uint8Array | null }): Promise<LevelLogStore> {
+  static async openOnEngine(db: Engine, options: { path: string; bootstrap: Membership; walDamage?: WalDamage | null; hardStateBeforeDamage?: Uint8Array | null; faults?: LogStoreFaults }): Promise<LevelLogStore> {
     try {
-      return await LevelLogStore.load(db, options.path, options.bootstrap, options.walDamage ?? null, options.hardStateBeforeDamage ?? null);
+      const store = await LevelLogStore.load(db, options.path, options.bootstrap, options.walDamage ?? null, options.hardStateBeforeDamage ?? null);
+      store.faults = options.faults ?? {};
+      return store;
     } catch (error) {
       await db.close();
       throw error;
@@ -294,7 +303,7 @@ export class LevelLogStore implements RaftStorage {
       for (const entry of fresh) batch.put(entryKey(entry.index), sealEntry(entry));
       for (let index = newLast + 1; index <= this.lastIndex(); index++) batch.del(entryKey(index));
     }
-    await batch.write(this.db, { sync: isSyncNeeded });
+    await batch.write(this.db, { sync: isSyncNeeded && this.faults.ackBeforeFsync !== true });
     if (hardState !== null) this.hardState = hardState;
     if (first !== undefined) {
       const offset = this.offset();

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { assert } from '../base/assert.js';
 import { raftLimits } from '../base/limits.js';
 import { SeededPrng } from '../base/prng.js';
-import { RawNode } from '../raft/raw-node.js';
+import { RawNode, type RaftFaults } from '../raft/raw-node.js';
 import type { LevelLogStore, Membership } from './level-log-store.js';
 import type { NodeConfig } from './node-config.js';
 import { dataDirStorage, type NodeStorage } from './node-storage.js';
@@ -25,6 +25,8 @@ export interface NodeStoresOptions {
   readonly storage?: NodeStorage;
   /** Seeds the core's randomized election timeouts; default: a random seed. */
   readonly prngSeed?: number;
+  /** Test-only deliberate faults of the core (the whole-node simulator's). */
+  readonly raftFaults?: RaftFaults;
 }
 
 /** Opens the log and state (finishing an interrupted snapshot install) and builds the core over them. */
@@ -59,6 +61,7 @@ export async function openNodeStores(config: NodeConfig, logger: Logger, options
     uncommittedBytesMax: raftLimits.uncommittedBytesMax.value,
     preVote: true,
     checkQuorum: true,
+    ...(options.raftFaults === undefined ? {} : { faults: options.raftFaults }),
   });
   return { logStore, state, raw };
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { Engine, EngineEntry, EngineReader } from '../storage/engine.js';
 import { LevelEngine, flushMarkerKey } from '../storage/level-engine.js';
-import { MvccStore } from '../storage/mvcc-store.js';
+import { MvccStore, type MvccStoreOptions } from '../storage/mvcc-store.js';
 import { bytesEqual } from '../storage/key-codec.js';
 import { appliedRowKey } from '../storage/system-keys.js';
 import { decodeVersionValue, logicalKeyOf, userSpaceStart } from '../storage/version-key.js';
@@ -40,8 +40,8 @@ export class StateStore {
   }
 
   /** The state stored in `engine`, which it then owns (the simulator's memory engines). */
-  static async openOnEngine(engine: StateEngine): Promise<StateStore> {
-    const mvcc = await MvccStore.open(engine);
+  static async openOnEngine(engine: StateEngine, options: MvccStoreOptions = {}): Promise<StateStore> {
+    const mvcc = await MvccStore.open(engine, options);
     return new StateStore(engine, mvcc);
   }
 
