@@ -58,7 +58,9 @@ const options = {
 const replayOptions = [...planted.map((name) => ` --fault ${name}`), values['chaos-ms'] === undefined ? '' : ` --chaos-ms ${values['chaos-ms']}`, faultKinds === undefined ? '' : ` --only-faults ${faultKinds.join(',')}`].join('');
 
 function report(result: NodeSimResult): void {
-  for (const v of result.violations) console.log(`seed ${result.seed}: ${v.kind}: ${v.message}`);
+  const shownMax = 8;
+  for (const v of result.violations.slice(0, shownMax)) console.log(`seed ${result.seed}: ${v.kind}: ${v.message}`);
+  if (result.violations.length > shownMax) console.log(`seed ${result.seed}: … and ${result.violations.length - shownMax} more violations`);
   if (result.violations.length > 0) {
     console.log(`  minimal trace of seed ${result.seed}:`);
     for (const line of minimalTrace(result)) console.log(`    ${line}`);

@@ -204,7 +204,7 @@ class ApplyStep {
     if (txn.startTs < horizonTs) return { kind: 'too-old', watermarkTs: horizonTs };
     const firstKey = txn.readKeys[0] ?? txn.writes[0]?.key ?? new Uint8Array(0);
     if (txn.startTs > this.lastCommitTs) return { kind: 'conflict', key: firstKey };
-    const validatedReadKeys = this.store.faults.skipReadValidation === true ? txn.readKeys.slice(1) : txn.readKeys;
+    const validatedReadKeys = this.store.faults.skipReadValidation === true ? txn.readKeys.slice(0, -1) : txn.readKeys;
     for (const key of validatedReadKeys) if (this.isNewerThan(key, txn.startTs)) return { kind: 'conflict', key };
     for (const write of txn.writes) if (this.isNewerThan(write.key, txn.startTs)) return { kind: 'conflict', key: write.key };
     return { kind: 'committed', commitTs: Math.max(this.lastCommitTs + 1, leaderStampTs) };

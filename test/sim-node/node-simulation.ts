@@ -286,11 +286,18 @@ class NodeSimulation {
         return;
       }
       case 'clockJump': {
+        // The clock is stepped back right 1–5 s later (an NTP correction).
         const p = this.processes[prng.intBelow(this.processes.length)] as SimProcess;
         const jumpMs = (prng.intBelow(2) === 0 ? -1 : 1) * (500 + prng.intBelow(10_000));
         p.clockOffsetMs += jumpMs;
-        this.history.clockJumpsMs.push(this.time.nowMs);
+        this.openClockSkewSpan();
         this.trace.add(`clock jump ${p.id} ${jumpMs > 0 ? '+' : ''}${jumpMs}ms (offset ${p.clockOffsetMs}ms)`);
+        this.time.at('sim', 1_000 + prng.intBelow(4_000), () => {
+          if (p.clockOffsetMs === 0) return;
+          p.clockOffsetMs = 0;
+          this.trace.add(`clock corrected ${p.id}`);
+          this.closeClockSkewSpanIfRight();
+        });
         return;
       }
       case 'dropRate':
@@ -300,9 +307,23 @@ class NodeSimulation {
     }
   }
 
+  private openClockSkewSpan(): void {
+    const spans = this.history.clockSkewSpans;
+    const last = spans[spans.length - 1];
+    if (last === undefined || last.toMs !== null) spans.push({ fromMs: this.time.nowMs, toMs: null });
+  }
+
+  private closeClockSkewSpanIfRight(): void {
+    if (this.processes.some((p) => p.clockOffsetMs !== 0)) return;
+    const last = this.history.clockSkewSpans[this.history.clockSkewSpans.length - 1];
+    if (last !== undefined && last.toMs === null) last.toMs = this.time.nowMs;
+  }
+
   private heal(): void {
     this.net.healAll();
     this.net.dropRate = 0;
+    for (const p of this.processes) p.clockOffsetMs = 0;
+    this.closeClockSkewSpanIfRight();
     this.trace.add('heal all: links, drops, processes');
     for (const p of this.processes) if (!p.isUp) this.restartLater(p, 0);
   }
@@ -421,6 +442,7 @@ class NodeSimulation {
     const copy = held.shift();
     if (copy === undefined) return then();
     const visibilityTimeoutSeconds = this.prng.intBelow(2) === 0 ? 0 : 5;
+    this.history.visibilityChanges.push({ body: copy.body, issuedMs: this.time.nowMs });
     this.invoke(via, (q) => q.changeMessageVisibility(copy.queue, [{ entryId: '0', receiptHandle: copy.receiptHandle, visibilityTimeoutSeconds }]), (result) => {
       this.trace.add(`${client} change visibility ${copy.queue} ${copy.body} to ${visibilityTimeoutSeconds}s via ${via.id}: ${result.ok ? ('error' in (result.value[0] as object) ? 'refused' : 'ok') : describeFailure(result)}`);
       then();

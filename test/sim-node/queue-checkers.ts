@@ -11,12 +11,15 @@
  *   before the later one was sent) still existed — no delete of it had been issued, or every one
  *   was refused;
  * - deletedRedelivered: a message delivered by a receive issued after a delete of it was
- *   acknowledged, when that delete surely used the handle that held the message (see knownDeletes).
+ *   acknowledged, when that delete surely used the handle that held the message;
+ * - doubleDelivery: a message delivered by two receives whose claims surely overlapped in time
+ *   (the later one answered well before the earlier one's visibility timeout could end, with no
+ *   change of its visibility and no clock jump in between): a claim is exclusive.
  */
 import type { QueueHistory, ReceiveRecord, SendRecord } from './queue-history.js';
 
 export interface QueueViolation {
-  readonly kind: 'lostAcknowledged' | 'phantom' | 'fifoOrder' | 'deletedRedelivered' | 'digestMismatch' | 'liveness' | 'nodeFatal' | 'unexpectedError';
+  readonly kind: 'lostAcknowledged' | 'phantom' | 'fifoOrder' | 'deletedRedelivered' | 'doubleDelivery' | 'digestMismatch' | 'liveness' | 'nodeFatal' | 'unexpectedError';
   readonly message: string;
   /** Bodies the violation is about: the trace shown for it follows them. */
   readonly bodies: readonly string[];
@@ -28,7 +31,42 @@ export interface QueueLayout {
 }
 
 export function checkHistory(history: QueueHistory, layout: QueueLayout): QueueViolation[] {
-  return [...checkPhantoms(history, layout), ...checkLost(history), ...checkFifoOrder(history), ...checkDeletedRedelivered(history)];
+  return [...checkPhantoms(history, layout), ...checkLost(history), ...checkFifoOrder(history), ...checkDeletedRedelivered(history), ...checkDoubleDelivery(history)];
+}
+
+/** Margin for the cluster clock a new leader continues (it samples the old one's) against virtual time. */
+const clockMarginMs = 1_000;
+
+function checkDoubleDelivery(history: QueueHistory): QueueViolation[] {
+  const violations: QueueViolation[] = [];
+  const receivesOf = new Map<string, ReceiveRecord[]>();
+  for (const receive of history.receives) {
+    if (receive.outcome !== 'ok') continue;
+    for (const copy of receive.messages) {
+      const list = receivesOf.get(copy.body) ?? [];
+      list.push(receive);
+      receivesOf.set(copy.body, list);
+    }
+  }
+  for (const [body, receives] of receivesOf) {
+    for (let i = 0; i < receives.length; i++) {
+      const first = receives[i] as ReceiveRecord;
+      for (const second of receives.slice(i + 1)) {
+        if (second.doneMs === null || second.issuedMs < first.issuedMs) continue;
+        const holdEndMs = first.issuedMs + first.visibilityTimeoutMs - clockMarginMs;
+        if (second.doneMs >= holdEndMs) continue;
+        if (history.isClockSkewedDuring(first.issuedMs, second.doneMs)) continue;
+        if (history.visibilityChanges.some((c) => c.body === body && c.issuedMs <= second.doneMs!)) continue;
+        violations.push({
+          kind: 'doubleDelivery',
+          message: `${body} was delivered by receive #${first.id} via ${first.node} (issued at ${first.issuedMs} ms, hidden for ${first.visibilityTimeoutMs} ms) and again by receive #${second.id} via ${second.node}, answered at ${second.doneMs} ms`,
+          bodies: [body],
+        });
+        break;
+      }
+    }
+  }
+  return violations;
 }
 
 function checkPhantoms(history: QueueHistory, layout: QueueLayout): QueueViolation[] {
@@ -114,7 +152,7 @@ function checkDeletedRedelivered(history: QueueHistory): QueueViolation[] {
     const windowStartMs = source.issuedMs;
     const windowEndMs = d.doneMs;
     if (windowEndMs - windowStartMs > source.visibilityTimeoutMs / 2) continue;
-    if (history.clockJumpsMs.some((t) => t >= windowStartMs && t <= windowEndMs)) continue;
+    if (history.isClockSkewedDuring(windowStartMs, windowEndMs)) continue;
     const overlapping = history.receives.filter((r) => r !== source && r.queue === d.queue && r.issuedMs <= windowEndMs && (r.doneMs === null || r.doneMs >= windowStartMs));
     if (overlapping.some((r) => r.outcome !== 'ok' || r.messages.some((m) => m.body === d.body))) continue;
     for (const later of history.receives) {

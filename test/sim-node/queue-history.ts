@@ -45,6 +45,11 @@ export interface DeleteRecord {
   outcome: Outcome | 'refused';
 }
 
+export interface VisibilityChangeRecord {
+  readonly body: string;
+  readonly issuedMs: number;
+}
+
 export interface PurgeRecord {
   readonly queue: string;
   readonly issuedMs: number;
@@ -55,8 +60,18 @@ export class QueueHistory {
   readonly receives: ReceiveRecord[] = [];
   readonly deletes: DeleteRecord[] = [];
   readonly purges: PurgeRecord[] = [];
-  /** Times at which some node's wall clock jumped. */
-  readonly clockJumpsMs: number[] = [];
+  readonly visibilityChanges: VisibilityChangeRecord[] = [];
+  /**
+   * Spans during which some node's wall clock was off (from a jump until every clock was right
+   * again; toMs null: until the end). A hold's length is judged on the leader's clock, so a jump
+   * forward may end it early: the checkers that time holds ignore what overlaps these spans.
+   */
+  readonly clockSkewSpans: Array<{ fromMs: number; toMs: number | null }> = [];
+
+  /** Whether [fromMs, toMs] overlaps a span of clock skew. */
+  isClockSkewedDuring(fromMs: number, toMs: number): boolean {
+    return this.clockSkewSpans.some((span) => span.fromMs <= toMs && (span.toMs === null || span.toMs >= fromMs));
+  }
   private nextReceiveId = 1;
 
   newReceive(queue: string, node: string, issuedMs: number, visibilityTimeoutMs: number, isDrain: boolean): ReceiveRecord {

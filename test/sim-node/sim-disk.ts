@@ -120,7 +120,11 @@ async function rollForward(disk: SimDisk, marker: InstallMarker, logStore: Level
 export class DiskHandle {
   isAlive = true;
 
-  constructor(private readonly writeLatencyMs: () => number) {}
+  constructor(
+    private readonly writeLatencyMs: () => number,
+    /** Waits `ms` of virtual time as the process that owns this handle. */
+    readonly sleep: (ms: number) => Promise<void>,
+  ) {}
 
   check(): void {
     if (!this.isAlive) throw new EngineClosedError('use the disk of a dead process');
@@ -193,6 +197,6 @@ class HandleEngine implements StateEngine {
 
   private async pause(isSynced: boolean): Promise<void> {
     const latencyMs = this.writeLatencyMs() * (isSynced ? 2 : 1);
-    if (latencyMs > 0) await new Promise<void>((resolve) => setTimeout(resolve, latencyMs));
+    if (latencyMs > 0) await this.handle.sleep(latencyMs);
   }
 }

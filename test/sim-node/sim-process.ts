@@ -84,7 +84,10 @@ export class SimProcess {
     this.incarnation++;
     this.isUp = true;
     this.fatal = null;
-    const handle = new DiskHandle(() => (this.tuning.writeLatencyMsMax === 0 ? 0 : this.prng.intBelow(this.tuning.writeLatencyMsMax + 1)));
+    const handle = new DiskHandle(
+      () => (this.tuning.writeLatencyMsMax === 0 ? 0 : this.prng.intBelow(this.tuning.writeLatencyMsMax + 1)),
+      (ms) => new Promise<void>((resolve) => this.time.after(ms, resolve)),
+    );
     this.handle = handle;
     const owner = this.owner;
     const processPrng = new SeededPrng(this.prng.intBelow(2 ** 31));
@@ -132,12 +135,7 @@ export class SimProcess {
       executor: node,
       accountId: '000000000000',
       region: 'us-east-1',
-      scheduler: {
-        setTimerMs: (delayMs, fn) => {
-          const timer = setTimeout(fn, delayMs);
-          return () => clearTimeout(timer);
-        },
-      },
+      scheduler: { setTimerMs: (delayMs, fn) => this.time.after(delayMs, fn) },
       newId: () => prngUuid(processPrng),
     });
     node.serveForwardedOps(queueOpHandler(queueService));
