@@ -74,7 +74,7 @@ if (values.seed !== undefined) {
   if (values.trace) for (const line of result.trace) console.log(line);
   report(result);
   const s = result.stats;
-  console.log(`sim-node: seed ${seed}: ${result.nodeCount} nodes, ${result.events} events, ${result.virtualMs} virtual ms, ${s.sends} sends (${s.acknowledgedSends} acknowledged), ${s.receives} receives (${s.delivered} messages), ${s.deletes} deletes, ${s.faults} faults (${s.crashes} crashes, ${s.powerLosses} power losses), trace hash ${result.traceHash}`);
+  console.log(`sim-node: seed ${seed}: ${result.nodeCount} nodes, ${result.events} events, ${result.virtualMs} virtual ms, ${s.sends} sends (${s.acknowledgedSends} acknowledged), ${s.receives} receives (${s.delivered} messages), ${s.deletes} deletes, ${s.faults} faults (${s.crashes} crashes, ${s.powerLosses} power losses), ${s.snapshotInstalls} snapshot installs, trace hash ${result.traceHash}`);
   console.log(`sim-node: 1 seeds, ${result.violations.length} violations`);
   process.exit(result.violations.length === 0 ? 0 : 1);
 }

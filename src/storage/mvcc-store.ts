@@ -93,7 +93,7 @@ export interface MvccStoreOptions {
 
 /** Deliberate faults of the apply step, for the whole-node simulator (test/sim-node) only. */
 export interface MvccFaults {
-  /** Optimistic validation forgets the last key a transaction read: a concurrent change to it is not a conflict. */
+  /** Optimistic validation forgets one key a transaction read (the first it does not also write): a concurrent change to it is not a conflict. */
   readonly skipReadValidation?: boolean;
 }
 

@@ -38,7 +38,7 @@ export interface NodeSimResult {
   readonly traceHash: string;
   readonly events: number;
   readonly virtualMs: number;
-  readonly stats: { sends: number; acknowledgedSends: number; receives: number; delivered: number; deletes: number; faults: number; powerLosses: number; crashes: number };
+  readonly stats: { sends: number; acknowledgedSends: number; receives: number; delivered: number; deletes: number; faults: number; powerLosses: number; crashes: number; snapshotInstalls: number };
 }
 
 const queueNames = { standard: 'std', deadLetter: 'std-dlq', fifo: 'jobs.fifo' } as const;
@@ -127,14 +127,17 @@ class NodeSimulation {
     const ids = Array.from({ length: this.nodeCount }, (_, i) => `n${i + 1}`);
     const peers = Object.fromEntries(ids.map((id, i) => [id, `sim-${id}:${9000 + i}`]));
     const faults = this.processFaults();
-    for (const id of ids) this.processes.push(new SimProcess(id, new SimDisk(), peers, this.time, this.net, prng.fork(), tuning, faults));
+    for (const id of ids) {
+      const p = new SimProcess(id, new SimDisk(), peers, this.time, this.net, prng.fork(), tuning, faults);
+      p.onBecameLeader = (term) => this.trace.add(`leader ${id} (term ${term})`);
+      this.processes.push(p);
+    }
     this.trace.add(`start seed=${this.seed} nodes=${ids.join(',')} drop=${this.net.dropRate} delay=${this.net.delayMsMin}..${this.net.delayMsMax}ms latency<=${tuning.writeLatencyMsMax}ms snapshotEvery=${tuning.snapshotThresholdEntries} keep=${tuning.snapshotCatchUpEntries}${this.planted.size > 0 ? ` planted=${[...this.planted].join(',')}` : ''}`);
     let started = 0;
     for (const p of this.processes) void p.start().then(() => started++);
     await this.time.runUntil(this.time.nowMs + 5_000, () => started === this.processes.length);
     this.noteFatals();
     await this.time.runUntil(this.time.nowMs + 10_000, () => this.leader() !== null);
-    this.trace.add(`leader ${this.leader()?.id ?? 'none'}`);
     if (!(await this.createQueues())) {
       this.violations.push({ kind: 'liveness', message: 'could not create the queues within 30 s of start', bodies: [] });
       return this.finish();
@@ -203,7 +206,7 @@ class NodeSimulation {
     this.time.at('sim', delayMs, () => {
       if (p.isUp) return;
       this.trace.add(`restart ${p.id}`);
-      void p.start().then(() => this.trace.add(p.node === null ? `restart ${p.id} failed` : `up ${p.id}#${p.incarnation} applied=${p.node.appliedIndex()} last=${p.node.logBounds().lastIndex}`));
+      void p.start().then(() => this.trace.add(p.node === null ? `restart ${p.id} failed` : `up ${p.id}#${p.incarnation} applied=${p.node.appliedIndex()} snapshot=${p.node.logBounds().snapshotIndex} last=${p.node.logBounds().lastIndex}`));
     });
   }
 
@@ -228,7 +231,8 @@ class NodeSimulation {
         const shuffled = shuffle(ids, prng);
         const shape = prng.intBelow(4);
         if (shape === 0) {
-          const [lone] = shuffled as [string];
+          // An isolated node: the leader half the time (its in-flight work meets a new leader's).
+          const lone = prng.intBelow(2) === 0 ? (this.leader()?.id ?? (shuffled[0] as string)) : (shuffled[0] as string);
           for (const other of ids) if (other !== lone) {
             this.net.cut(lone, other);
             this.net.cut(other, lone);
@@ -263,7 +267,8 @@ class NodeSimulation {
         this.trace.add('heal links');
         return;
       case 'crash': {
-        const victims = shuffle(this.processes.filter((p) => p.isUp), prng).slice(0, 1 + prng.intBelow(2));
+        const leader = this.leader();
+        const victims = leader !== null && prng.intBelow(2) === 0 ? [leader] : shuffle(this.processes.filter((p) => p.isUp), prng).slice(0, 1 + prng.intBelow(2));
         for (const p of victims) {
           p.kill();
           p.disk.processCrash();
@@ -450,8 +455,10 @@ class NodeSimulation {
   }
 
   private purge(client: string, via: SimProcess, then: () => void): void {
-    this.history.purges.push({ queue: queueNames.standard, issuedMs: this.time.nowMs });
+    const record = { queue: queueNames.standard, issuedMs: this.time.nowMs, doneMs: null as number | null };
+    this.history.purges.push(record);
     this.invoke(via, (q) => q.purgeQueue(queueNames.standard), (result) => {
+      if (result.ok) record.doneMs = this.time.nowMs;
       this.trace.add(`${client} purge ${queueNames.standard} via ${via.id}: ${result.ok ? 'ok' : describeFailure(result)}`);
       then();
     });
@@ -616,6 +623,7 @@ class NodeSimulation {
         faults: this.stats.faults,
         powerLosses: this.stats.powerLosses,
         crashes: this.stats.crashes,
+        snapshotInstalls: this.processes.reduce((n, p) => n + p.disk.installs, 0),
       },
     };
   }

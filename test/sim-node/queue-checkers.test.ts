@@ -38,7 +38,10 @@ describe('queue-level checkers', () => {
     sent(h, 'm1');
     sent(h, 'm2', { outcome: 'pending' });
     expect(kinds(h)).toEqual(['lostAcknowledged']);
-    h.purges.push({ queue: 'std', issuedMs: 5 });
+    // A purge answered before the send was issued cannot have removed it.
+    h.purges.push({ queue: 'std', issuedMs: -20, doneMs: -5 });
+    expect(kinds(h)).toEqual(['lostAcknowledged']);
+    h.purges.push({ queue: 'std', issuedMs: -10, doneMs: 5 });
     expect(kinds(h)).toEqual([]);
   });
 

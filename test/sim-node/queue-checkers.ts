@@ -3,8 +3,8 @@
  * (queue-history.ts) and reports violations only where the history proves one: an operation whose
  * answer was lost may or may not have happened, and counts both ways.
  *
- * - lostAcknowledged: a send acknowledged to its client, never deleted, purged or found again
- *   when the queues are drained after healing;
+ * - lostAcknowledged: a send acknowledged to its client, never deleted, found again when the
+ *   queues are drained after healing, nor issued before some purge of its queue was answered;
  * - phantom: a body received that no client sent to that queue (or to the queue whose dead-letter
  *   queue it is);
  * - fifoOrder: a FIFO message delivered while an earlier message of its group (acknowledged
@@ -90,7 +90,8 @@ function checkLost(history: QueueHistory): QueueViolation[] {
   const violations: QueueViolation[] = [];
   for (const send of history.sends.values()) {
     if (send.outcome !== 'ok' || seen.has(send.body) || deleteIssued.has(send.body)) continue;
-    if (history.purges.some((purge) => purge.queue === send.queue && purge.issuedMs >= send.issuedMs)) continue;
+    // A purge may remove what was sent before it took effect, and it took effect before its answer.
+    if (history.purges.some((purge) => purge.queue === send.queue && (purge.doneMs === null || purge.doneMs >= send.issuedMs))) continue;
     violations.push({ kind: 'lostAcknowledged', message: `${send.body}, sent to ${send.queue} via ${send.node} and acknowledged at ${send.doneMs} ms, was never received, even when the queues were drained after healing`, bodies: [send.body] });
   }
   return violations;

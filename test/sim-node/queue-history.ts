@@ -53,6 +53,8 @@ export interface VisibilityChangeRecord {
 export interface PurgeRecord {
   readonly queue: string;
   readonly issuedMs: number;
+  /** When it was answered (null: not, or not yet); it may have taken effect any time until then. */
+  doneMs: number | null;
 }
 
 export class QueueHistory {

@@ -40,6 +40,8 @@ export class SimDisk {
   marker: InstallMarker | null = null;
   /** The state the current process opened last (for digest checks). */
   liveStore: StateStore | null = null;
+  /** Snapshots received from a leader and swapped in. */
+  installs = 0;
 
   private engines(): MemoryEngine[] {
     return [this.log, this.state, ...(this.incoming === null ? [] : [this.incoming])];
@@ -93,6 +95,7 @@ export class SimDisk {
       async swapIn(marker, logStore) {
         handle.check();
         disk.marker = marker;
+        disk.installs++;
         await rollForward(disk, marker, logStore, handle);
       },
     };

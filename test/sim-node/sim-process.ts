@@ -61,6 +61,8 @@ export class SimProcess {
   /** This node's wall clock offset from virtual time (clock jumps). */
   clockOffsetMs = 0;
   readonly wallClock: Clock;
+  /** Hears this node become leader (for the trace). */
+  onBecameLeader: (term: number) => void = () => undefined;
 
   constructor(
     readonly id: string,
@@ -131,6 +133,12 @@ export class SimProcess {
       },
     });
     if (this.owner !== owner) return;
+    let wasLeader = false;
+    node.onLeadershipChange(() => {
+      const isLeader = node.isLeader();
+      if (isLeader && !wasLeader && this.owner === owner) this.onBecameLeader(node.raftStatus().term);
+      wasLeader = isLeader;
+    });
     const queueService = new QueueService({
       executor: node,
       accountId: '000000000000',
