@@ -20,7 +20,7 @@ export const plantedFaults = ['ack-before-fsync', 'apply-before-commit', 'compac
 export type PlantedFault = (typeof plantedFaults)[number];
 
 /** Fault kinds the chaos phase draws from; `--only-faults` narrows them (to find which one a failure needs). */
-export const chaosFaultKinds = ['partition', 'heal', 'crash', 'powerLoss', 'clockJump', 'dropRate'] as const;
+export const chaosFaultKinds = ['partition', 'heal', 'crash', 'powerLoss', 'clockJump', 'dropRate', 'membership'] as const;
 export type ChaosFaultKind = (typeof chaosFaultKinds)[number];
 
 export interface NodeSimOptions {
@@ -96,6 +96,10 @@ class NodeSimulation {
   private isClientsRunning = false;
   private readonly stats = { faults: 0, powerLosses: 0, crashes: 0 };
   private readonly nodeCount: number;
+  /** The node outside the cluster: added by a membership change, and one removed takes its place. */
+  private spare: SimProcess | null = null;
+  private spareAddress = '';
+  private isMembershipChanging = false;
 
   constructor(
     private readonly seed: number,
@@ -132,6 +136,13 @@ class NodeSimulation {
       p.onBecameLeader = (term) => this.trace.add(`leader ${id} (term ${term})`);
       this.processes.push(p);
     }
+    // One more node, outside the cluster until a membership change adds it.
+    const spareId = `n${this.nodeCount + 1}`;
+    const sparePeers = { ...peers, [spareId]: `sim-${spareId}:${9000 + this.nodeCount}` };
+    this.spare = new SimProcess(spareId, new SimDisk(), sparePeers, this.time, this.net, prng.fork(), tuning, faults);
+    this.spare.isJoining = true;
+    this.spare.onBecameLeader = (term) => this.trace.add(`leader ${spareId} (term ${term})`);
+    this.spareAddress = sparePeers[spareId] as string;
     this.trace.add(`start seed=${this.seed} nodes=${ids.join(',')} drop=${this.net.dropRate} delay=${this.net.delayMsMin}..${this.net.delayMsMax}ms latency<=${tuning.writeLatencyMsMax}ms snapshotEvery=${tuning.snapshotThresholdEntries} keep=${tuning.snapshotCatchUpEntries}${this.planted.size > 0 ? ` planted=${[...this.planted].join(',')}` : ''}`);
     let started = 0;
     for (const p of this.processes) void p.start().then(() => started++);
@@ -161,6 +172,8 @@ class NodeSimulation {
     this.heal();
     await this.time.runUntil(this.time.nowMs + clientOpTimeoutMs + 1_000);
     this.noteFatals();
+    await this.reconcileMembership();
+    this.noteFatals();
     await this.checkLiveness();
     await this.drain();
     await this.settleAndCompareDigests();
@@ -186,7 +199,7 @@ class NodeSimulation {
   }
 
   private noteFatals(): void {
-    for (const p of this.processes) {
+    for (const p of this.spare === null ? this.processes : [...this.processes, this.spare]) {
       if (p.fatal === null) continue;
       const error = p.fatal;
       p.fatal = null;
@@ -309,7 +322,102 @@ class NodeSimulation {
         this.net.dropRate = [0, 0.01, 0.05, 0.2][prng.intBelow(4)] as number;
         this.trace.add(`drop rate ${this.net.dropRate}`);
         return;
+      case 'membership':
+        this.changeMembership();
+        return;
     }
+  }
+
+  /**
+   * Adds the spare node (started with --join, added through the leader: a learner, promoted once
+   * caught up) or removes a member (the leader itself sometimes), which is then stopped, its disk
+   * wiped, and becomes the spare. One change at a time; at least three members stay.
+   */
+  private changeMembership(): void {
+    const leader = this.leader();
+    if (this.isMembershipChanging || leader === null || leader.node === null) return;
+    this.isMembershipChanging = true;
+    const done = (): void => {
+      this.isMembershipChanging = false;
+    };
+    const spare = this.spare;
+    if (spare !== null && this.prng.intBelow(2) === 0) {
+      this.trace.add(`membership: add ${spare.id} via ${leader.id}`);
+      if (!spare.isUp) void spare.start();
+      this.invokeNode(leader, (node) => node.membershipAdmin.addMember(spare.id, this.spareAddress), (result) => {
+        this.trace.add(`membership: add ${spare.id}: ${result.ok ? result.value : describeFailure(result)}`);
+        // After the chaos phase, reconcileMembership() decides from the configuration itself.
+        if (result.ok && this.isChaos) {
+          this.processes.push(spare);
+          this.spare = null;
+        }
+        done();
+      });
+      return;
+    }
+    if (this.processes.length <= 3) return done();
+    const victim = this.processes[this.prng.intBelow(this.processes.length)] as SimProcess;
+    this.trace.add(`membership: remove ${victim.id} via ${leader.id}`);
+    this.invokeNode(leader, (node) => node.membershipAdmin.removeMember(victim.id), (result) => {
+      this.trace.add(`membership: remove ${victim.id}: ${result.ok ? 'ok' : describeFailure(result)}`);
+      if (result.ok && this.isChaos) this.retire(victim);
+      done();
+    });
+  }
+
+  /** A node gone from the configuration stops for good; its id may join again, with an empty disk, as the spare. */
+  private retire(p: SimProcess): void {
+    p.kill();
+    const index = this.processes.indexOf(p);
+    if (index >= 0) this.processes.splice(index, 1);
+    this.trace.add(`retire ${p.id}`);
+    if (this.spare !== null) return;
+    p.disk = new SimDisk();
+    p.isJoining = true;
+    this.spare = p;
+  }
+
+  /**
+   * After healing, the nodes are what the configuration says: a member that is not running
+   * (a spare whose addition was not answered) is brought in, a running node that is no member
+   * (a removal that was not answered) retires.
+   */
+  private async reconcileMembership(): Promise<void> {
+    await this.time.runUntil(this.time.nowMs + 10_000, () => this.leader() !== null);
+    const leader = this.leader();
+    if (leader === null || leader.node === null) return;
+    const conf = leader.node.confState();
+    const members = new Set([...conf.voters, ...conf.learners]);
+    for (const p of [...this.processes]) if (!members.has(p.id)) this.retire(p);
+    const spare = this.spare;
+    if (spare !== null && members.has(spare.id)) {
+      this.spare = null;
+      this.processes.push(spare);
+      if (!spare.isUp) this.restartLater(spare, 0);
+    } else if (spare !== null && spare.isUp) {
+      spare.kill();
+    }
+    this.trace.add(`members ${[...members].sort().join(',')}`);
+  }
+
+  /** Runs `op` on a node's ClusterNode as its process; `done` hears the answer or a timeout. */
+  private invokeNode<T>(via: SimProcess, op: (node: NonNullable<SimProcess['node']>) => Promise<T>, done: (result: { ok: true; value: T } | { ok: false; error: unknown }) => void): void {
+    let isSettled = false;
+    const settle = (result: { ok: true; value: T } | { ok: false; error: unknown }): void => {
+      if (isSettled) return;
+      isSettled = true;
+      cancelTimeout();
+      done(result);
+    };
+    const cancelTimeout = this.time.at('client', 20_000, () => settle({ ok: false, error: new Error('operator timeout') }));
+    this.time.at(via.owner, 0, () => {
+      const node = via.node;
+      if (node === null) return settle({ ok: false, error: new Error('node down') });
+      op(node).then(
+        (value) => settle({ ok: true, value }),
+        (error: unknown) => settle({ ok: false, error }),
+      );
+    });
   }
 
   private openClockSkewSpan(): void {
@@ -603,7 +711,13 @@ class NodeSimulation {
     this.noteFatals();
     for (const p of this.processes) p.kill();
     const layout = { deadLetterOf: { [queueNames.standard]: queueNames.deadLetter } };
-    const violations = [...this.violations, ...checkHistory(this.history, layout)];
+    const seen = new Set<string>();
+    const violations = [...this.violations, ...checkHistory(this.history, layout)].filter((v) => {
+      const key = `${v.kind}: ${v.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
     for (const v of violations) this.trace.add(`VIOLATION ${v.kind}: ${v.message}`);
     const sends = [...this.history.sends.values()];
     return {

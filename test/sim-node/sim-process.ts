@@ -64,9 +64,12 @@ export class SimProcess {
   /** Hears this node become leader (for the trace). */
   onBecameLeader: (term: number) => void = () => undefined;
 
+  /** Joins an existing cluster (`--join`) instead of founding it. */
+  isJoining = false;
+
   constructor(
     readonly id: string,
-    readonly disk: SimDisk,
+    public disk: SimDisk,
     private readonly peers: Record<string, string>,
     private readonly time: VirtualTime,
     private readonly net: SimNet,
@@ -106,6 +109,7 @@ export class SimProcess {
   private async open(handle: DiskHandle, processPrng: SeededPrng, owner: string): Promise<void> {
     const config = validateNodeConfig({
       ...nodeConfigDefaults(),
+      join: this.isJoining,
       id: this.id,
       dataDir: `sim:${this.id}`,
       raftListen: this.peers[this.id] as string,
