@@ -98,7 +98,8 @@ class NodeSimulation {
   private readonly nodeCount: number;
   /** The node outside the cluster: added by a membership change, and one removed takes its place. */
   private spare: SimProcess | null = null;
-  private spareAddress = '';
+  /** Every node's address: what a joining node is started with. */
+  private allPeers: Record<string, string> = {};
   private isMembershipChanging = false;
 
   constructor(
@@ -142,7 +143,7 @@ class NodeSimulation {
     this.spare = new SimProcess(spareId, new SimDisk(), sparePeers, this.time, this.net, prng.fork(), tuning, faults);
     this.spare.isJoining = true;
     this.spare.onBecameLeader = (term) => this.trace.add(`leader ${spareId} (term ${term})`);
-    this.spareAddress = sparePeers[spareId] as string;
+    this.allPeers = sparePeers;
     this.trace.add(`start seed=${this.seed} nodes=${ids.join(',')} drop=${this.net.dropRate} delay=${this.net.delayMsMin}..${this.net.delayMsMax}ms latency<=${tuning.writeLatencyMsMax}ms snapshotEvery=${tuning.snapshotThresholdEntries} keep=${tuning.snapshotCatchUpEntries}${this.planted.size > 0 ? ` planted=${[...this.planted].join(',')}` : ''}`);
     let started = 0;
     for (const p of this.processes) void p.start().then(() => started++);
@@ -344,7 +345,7 @@ class NodeSimulation {
     if (spare !== null && this.prng.intBelow(2) === 0) {
       this.trace.add(`membership: add ${spare.id} via ${leader.id}`);
       if (!spare.isUp) void spare.start();
-      this.invokeNode(leader, (node) => node.membershipAdmin.addMember(spare.id, this.spareAddress), (result) => {
+      this.invokeNode(leader, (node) => node.membershipAdmin.addMember(spare.id, this.allPeers[spare.id] as string), (result) => {
         this.trace.add(`membership: add ${spare.id}: ${result.ok ? result.value : describeFailure(result)}`);
         // After the chaos phase, reconcileMembership() decides from the configuration itself.
         if (result.ok && this.isChaos) {
@@ -374,6 +375,7 @@ class NodeSimulation {
     if (this.spare !== null) return;
     p.disk = new SimDisk();
     p.isJoining = true;
+    p.peers = this.allPeers;
     this.spare = p;
   }
 
@@ -622,7 +624,11 @@ class NodeSimulation {
         isOk = last?.outcome === 'ok';
         if (!isOk) await this.time.runUntil(this.time.nowMs + 500);
       }
-      if (!isOk) this.violations.push({ kind: 'liveness', message: `no send through ${p.id} was acknowledged within ${livenessBoundMs} ms of healing`, bodies: [] });
+      if (!isOk) {
+        const own = p.node?.membership();
+        const known = own === undefined ? 'down' : `it knows voters ${own.confState.voters.join(',')} learners ${own.confState.learners.join(',')} as of index ${own.index}, applied ${p.node?.appliedIndex()}`;
+        this.violations.push({ kind: 'liveness', message: `no send through ${p.id} was acknowledged within ${livenessBoundMs} ms of healing (${known})`, bodies: [] });
+      }
     }
     this.trace.add('liveness checked');
   }

@@ -70,7 +70,8 @@ export class SimProcess {
   constructor(
     readonly id: string,
     public disk: SimDisk,
-    private readonly peers: Record<string, string>,
+    /** The --peers list: the founders (the bootstrap configuration), or for a joining node every node it may need to reach. */
+    public peers: Record<string, string>,
     private readonly time: VirtualTime,
     private readonly net: SimNet,
     private readonly prng: SeededPrng,
