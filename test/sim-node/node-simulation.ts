@@ -605,30 +605,29 @@ class NodeSimulation {
     return true;
   }
 
-  /** After healing, a send through every node must be acknowledged within the bound. */
+  /** After healing, a send through every node must be acknowledged within the bound (all nodes probed at once). */
   private async checkLiveness(): Promise<void> {
     const deadlineMs = this.time.nowMs + livenessBoundMs;
-    for (const p of this.processes) {
-      let isOk = false;
-      while (!isOk && this.time.nowMs < deadlineMs) {
-        if (p.queues === null) {
-          await this.time.runUntil(this.time.nowMs + 500);
-          this.noteFatals();
-          if (!p.isUp) break;
-          continue;
-        }
-        let isDone = false;
-        this.send('probe', p, queueNames.standard, null, () => (isDone = true));
-        await this.time.runUntil(this.time.nowMs + clientOpTimeoutMs + 1, () => isDone);
-        const last = this.history.sends.get(`m${this.nextBody - 1}`);
-        isOk = last?.outcome === 'ok';
-        if (!isOk) await this.time.runUntil(this.time.nowMs + 500);
+    const pending = new Set(this.processes);
+    const probe = (p: SimProcess): void => {
+      if (this.time.nowMs >= deadlineMs) return;
+      if (p.queues === null) {
+        this.time.at('client', 500, () => probe(p));
+        return;
       }
-      if (!isOk) {
-        const own = p.node?.membership();
-        const known = own === undefined ? 'down' : `it knows voters ${own.confState.voters.join(',')} learners ${own.confState.learners.join(',')} as of index ${own.index}, applied ${p.node?.appliedIndex()}`;
-        this.violations.push({ kind: 'liveness', message: `no send through ${p.id} was acknowledged within ${livenessBoundMs} ms of healing (${known})`, bodies: [] });
-      }
+      const body = `m${this.nextBody}`;
+      this.send('probe', p, queueNames.standard, null, () => {
+        if (this.history.sends.get(body)?.outcome === 'ok') pending.delete(p);
+        else this.time.at('client', 500, () => probe(p));
+      });
+    };
+    for (const p of this.processes) probe(p);
+    await this.time.runUntil(deadlineMs + clientOpTimeoutMs + 1, () => pending.size === 0);
+    this.noteFatals();
+    for (const p of pending) {
+      const own = p.node?.membership();
+      const known = own === undefined ? 'down' : `it knows voters ${own.confState.voters.join(',')} learners ${own.confState.learners.join(',')} as of index ${own.index}, applied ${p.node?.appliedIndex()}`;
+      this.violations.push({ kind: 'liveness', message: `no send through ${p.id} was acknowledged within ${livenessBoundMs} ms of healing (${known})`, bodies: [] });
     }
     this.trace.add('liveness checked');
   }
