@@ -12,9 +12,9 @@
  *   was refused;
  * - deletedRedelivered: a message delivered by a receive issued after a delete of it was
  *   acknowledged, when that delete surely used the handle that held the message;
- * - doubleDelivery: a message delivered by two receives whose claims surely overlapped in time
- *   (the later one answered well before the earlier one's visibility timeout could end, with no
- *   change of its visibility and no clock jump in between): a claim is exclusive.
+ * - doubleDelivery: a message delivered by two receives whose holds surely overlapped, whichever
+ *   claimed first (each claim lies somewhere between its receive's issue and answer), with no
+ *   change of its visibility and no clock jump in between: a claim is exclusive.
  */
 import type { QueueHistory, ReceiveRecord, SendRecord } from './queue-history.js';
 
@@ -37,32 +37,43 @@ export function checkHistory(history: QueueHistory, layout: QueueLayout): QueueV
 /** Margin for the cluster clock a new leader continues (it samples the old one's) against virtual time. */
 const clockMarginMs = 1_000;
 
+/**
+ * Two receives a and b delivered one message. Each claim happened somewhere between its receive's
+ * issue and answer, so which came first may be unknown. The holds surely overlapped when, in every
+ * order the intervals allow, the later claim fell inside the earlier one's hold (less a margin).
+ */
 function checkDoubleDelivery(history: QueueHistory): QueueViolation[] {
   const violations: QueueViolation[] = [];
   const receivesOf = new Map<string, ReceiveRecord[]>();
   for (const receive of history.receives) {
-    if (receive.outcome !== 'ok') continue;
+    if (receive.outcome !== 'ok' || receive.doneMs === null) continue;
     for (const copy of receive.messages) {
       const list = receivesOf.get(copy.body) ?? [];
       list.push(receive);
       receivesOf.set(copy.body, list);
     }
   }
+  /** With `first` claiming before `second`: did the second claim surely fall inside the first's hold? */
+  const surelyInsideHold = (first: ReceiveRecord, second: ReceiveRecord): boolean => (second.doneMs as number) - first.issuedMs < first.visibilityTimeoutMs - clockMarginMs;
   for (const [body, receives] of receivesOf) {
-    for (let i = 0; i < receives.length; i++) {
-      const first = receives[i] as ReceiveRecord;
-      for (const second of receives.slice(i + 1)) {
-        if (second.doneMs === null || second.issuedMs < first.issuedMs) continue;
-        const holdEndMs = first.issuedMs + first.visibilityTimeoutMs - clockMarginMs;
-        if (second.doneMs >= holdEndMs) continue;
-        if (history.isClockSkewedDuring(first.issuedMs, second.doneMs)) continue;
-        if (history.visibilityChanges.some((c) => c.body === body && c.issuedMs <= second.doneMs!)) continue;
+    search: for (let i = 0; i < receives.length; i++) {
+      for (let j = i + 1; j < receives.length; j++) {
+        const a = receives[i] as ReceiveRecord;
+        const b = receives[j] as ReceiveRecord;
+        const aMayBeFirst = a.issuedMs <= (b.doneMs as number);
+        const bMayBeFirst = b.issuedMs <= (a.doneMs as number);
+        const isOverlapCertain = (!aMayBeFirst || surelyInsideHold(a, b)) && (!bMayBeFirst || surelyInsideHold(b, a));
+        if (!isOverlapCertain) continue;
+        const fromMs = Math.min(a.issuedMs, b.issuedMs);
+        const toMs = Math.max(a.doneMs as number, b.doneMs as number);
+        if (history.isClockSkewedDuring(fromMs, toMs)) continue;
+        if (history.visibilityChanges.some((c) => c.body === body && c.issuedMs <= toMs)) continue;
         violations.push({
           kind: 'doubleDelivery',
-          message: `${body} was delivered by receive #${first.id} via ${first.node} (issued at ${first.issuedMs} ms, hidden for ${first.visibilityTimeoutMs} ms) and again by receive #${second.id} via ${second.node}, answered at ${second.doneMs} ms`,
+          message: `${body} was held by receive #${a.id} via ${a.node} (${a.issuedMs}–${a.doneMs} ms, hidden for ${a.visibilityTimeoutMs} ms) and receive #${b.id} via ${b.node} (${b.issuedMs}–${b.doneMs} ms, hidden for ${b.visibilityTimeoutMs} ms) at once, whichever claimed first`,
           bodies: [body],
         });
-        break;
+        break search;
       }
     }
   }
