@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { chaosFaultKinds, plantedFaults, runNodeSimulation, type ChaosFaultKind, type NodeSimResult, type PlantedFault } from '../test/sim-node/node-simulation.js';
 import { minimalTrace } from '../test/sim-node/minimal-trace.js';
 
-const usage = 'usage: npm run sim:node -- --seeds N [--from S] | --seed S [--trace]; options: --fault NAME (repeatable), --chaos-ms MS, --only-faults KIND,KIND, --stop-at-first';
+const usage = 'usage: npm run sim:node -- --seeds N [--from S] | --seed S [--trace]; options: --fault NAME (repeatable), --profile mixed|leaderChurn, --chaos-ms MS, --only-faults KIND,KIND, --stop-at-first';
 
 function fail(message: string): never {
   console.error(`sim-node: ${message}\n${usage}`);
@@ -30,6 +30,7 @@ const { values } = parseArgs({
     'chaos-ms': { type: 'string' },
     'only-faults': { type: 'string' },
     'stop-at-first': { type: 'boolean', default: false },
+    profile: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
   strict: true,
@@ -50,12 +51,15 @@ if (values['only-faults'] !== undefined) {
     return kind as ChaosFaultKind;
   });
 }
+const profile = values.profile;
+if (profile !== undefined && profile !== 'mixed' && profile !== 'leaderChurn') fail(`unknown profile '${profile}' (mixed or leaderChurn)`);
 const options = {
   planted,
+  ...(profile === undefined ? {} : { profile: profile as 'mixed' | 'leaderChurn' }),
   ...(values['chaos-ms'] === undefined ? {} : { chaosMs: nonNegativeInteger(values['chaos-ms'], '--chaos-ms', 20_000) }),
   ...(faultKinds === undefined ? {} : { faultKinds }),
 };
-const replayOptions = [...planted.map((name) => ` --fault ${name}`), values['chaos-ms'] === undefined ? '' : ` --chaos-ms ${values['chaos-ms']}`, faultKinds === undefined ? '' : ` --only-faults ${faultKinds.join(',')}`].join('');
+const replayOptions = [...planted.map((name) => ` --fault ${name}`), profile === undefined ? '' : ` --profile ${profile}`, values['chaos-ms'] === undefined ? '' : ` --chaos-ms ${values['chaos-ms']}`, faultKinds === undefined ? '' : ` --only-faults ${faultKinds.join(',')}`].join('');
 
 function report(result: NodeSimResult): void {
   const shownMax = 8;

@@ -28,6 +28,12 @@ export interface NodeSimOptions {
   readonly isKeepingTrace?: boolean;
   readonly chaosMs?: number;
   readonly faultKinds?: readonly ChaosFaultKind[];
+  /**
+   * 'mixed' (default): every fault kind. 'leaderChurn': leaders are cut off or crashed again and
+   * again while six clients receive, so transactions of two leaders race (what a forgotten read
+   * key needs to show).
+   */
+  readonly profile?: 'mixed' | 'leaderChurn';
 }
 
 export interface NodeSimResult {
@@ -96,6 +102,7 @@ class NodeSimulation {
   private isClientsRunning = false;
   private readonly stats = { faults: 0, powerLosses: 0, crashes: 0 };
   private readonly nodeCount: number;
+  private readonly isLeaderChurn: boolean;
   /** The node outside the cluster: added by a membership change, and one removed takes its place. */
   private spare: SimProcess | null = null;
   /** Every node's address: what a joining node is started with. */
@@ -112,7 +119,8 @@ class NodeSimulation {
     this.trace = new Trace(time, options.isKeepingTrace ?? false);
     this.net = new SimNet(time, this.prng.fork());
     this.planted = new Set(options.planted ?? []);
-    this.faultKinds = options.faultKinds ?? chaosFaultKinds;
+    this.isLeaderChurn = options.profile === 'leaderChurn';
+    this.faultKinds = options.faultKinds ?? (this.isLeaderChurn ? ['partition', 'crash', 'heal'] : chaosFaultKinds);
     this.nodeCount = seed % 2 === 0 ? 3 : 5;
   }
 
@@ -158,7 +166,7 @@ class NodeSimulation {
     const chaosMs = this.options.chaosMs ?? 20_000;
     this.isChaos = true;
     this.isClientsRunning = true;
-    const clientCount = 3 + prng.intBelow(3);
+    const clientCount = this.isLeaderChurn ? 6 : 3 + prng.intBelow(3);
     for (let c = 1; c <= clientCount; c++) this.clientLoop(`c${c}`);
     this.scheduleFault();
     const chaosEndMs = this.time.nowMs + chaosMs;
@@ -243,10 +251,10 @@ class NodeSimulation {
       case 'partition': {
         this.net.healAll();
         const shuffled = shuffle(ids, prng);
-        const shape = prng.intBelow(4);
+        const shape = this.isLeaderChurn ? 0 : prng.intBelow(4);
         if (shape === 0) {
           // An isolated node: the leader half the time (its in-flight work meets a new leader's).
-          const lone = prng.intBelow(2) === 0 ? (this.leader()?.id ?? (shuffled[0] as string)) : (shuffled[0] as string);
+          const lone = this.isLeaderChurn || prng.intBelow(2) === 0 ? (this.leader()?.id ?? (shuffled[0] as string)) : (shuffled[0] as string);
           for (const other of ids) if (other !== lone) {
             this.net.cut(lone, other);
             this.net.cut(other, lone);
@@ -282,7 +290,7 @@ class NodeSimulation {
         return;
       case 'crash': {
         const leader = this.leader();
-        const victims = leader !== null && prng.intBelow(2) === 0 ? [leader] : shuffle(this.processes.filter((p) => p.isUp), prng).slice(0, 1 + prng.intBelow(2));
+        const victims = leader !== null && (this.isLeaderChurn || prng.intBelow(2) === 0) ? [leader] : shuffle(this.processes.filter((p) => p.isUp), prng).slice(0, 1 + prng.intBelow(2));
         for (const p of victims) {
           p.kill();
           p.disk.processCrash();
