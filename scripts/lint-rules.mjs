@@ -32,6 +32,14 @@ const nondeterministicCalls = [
   [/\bprocess\.hrtime\b/, 'process.hrtime: read time from an injected Clock'],
   [/\b(randomUUID|randomBytes|randomInt|getRandomValues)\s*\(/, 'crypto randomness: draw from an injected Prng'],
 ];
+/**
+ * The whole-node simulator (test/sim-node) runs on virtual time: its own code reads no host clock,
+ * sets no host timer and draws no host randomness (the node code it runs gets virtual ones).
+ * virtual-time.ts is the one file that holds the host's timers, to step the run.
+ */
+const simulatorFiles = /^test\/sim-node\/(?!.*\.test\.ts$).*\.ts$/;
+const simulatorHostTimeFiles = new Set(['test/sim-node/virtual-time.ts']);
+
 /** node: modules a deterministic layer may use: pure computation, no I/O. */
 const pureNodeModules = new Set(['node:crypto', 'node:buffer', 'node:util']);
 
@@ -66,6 +74,13 @@ function resolveRelative(fromRel, spec) {
  */
 export function lintFile(relPath, text) {
   const problems = lintPathsLeavingRepository(relPath, text);
+  if (simulatorFiles.test(relPath) && !simulatorHostTimeFiles.has(relPath)) {
+    const code = stripComments(text);
+    for (const [pattern, why] of nondeterministicCalls) {
+      const re = new RegExp(pattern.source, 'g');
+      for (let m; (m = re.exec(code)); ) problems.push(`${relPath}:${code.slice(0, m.index).split('\n').length}: ${why.replace(/an injected (Clock|Prng)|the runtime/, (w) => (w === 'the runtime' ? 'the VirtualTime' : w.endsWith('Prng') ? "the run's SeededPrng" : 'the VirtualTime'))}`);
+    }
+  }
   const layer = layerOf(relPath);
   if (layer === null || !relPath.endsWith('.ts')) return problems;
   const code = stripComments(text);

@@ -3,7 +3,8 @@
  * MVCC state. ClusterNode is what the rest of raftq holds: its lifecycle (open, start, stop) and
  * its API (transactions and reads as the storage layer's TxnExecutor, forwarded operations,
  * leadership, membership, status). What runs underneath (the pieces, their wiring and the Ready
- * loop) is NodeRuntime's (node-runtime.ts).
+ * loop) is NodeWiring's (node-wiring.ts); what it does I/O and keeps time through is its
+ * NodeRuntime (node-runtime.ts): the host's in production, simulated ones in test/sim-node.
  *
  * Each step's work lives in its own file: start-up recovery (node-stores.ts), one turn of the
  * Ready loop (ready-loop-turn.ts), who leads (leader-watch.ts), proposing (entry-proposer.ts),
@@ -15,6 +16,7 @@
 import type { Logger } from 'pino';
 import { SystemClock, type Clock } from '../base/clock.js';
 import { raftLimits } from '../base/limits.js';
+import { SystemScheduler } from '../base/scheduler.js';
 import type { RawNode } from '../raft/raw-node.js';
 import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../storage/txn.js';
 import { NodeStoppingError, ReadIndexTimeoutError } from './errors.js';
@@ -23,8 +25,10 @@ import { leaderProgress, type PeerProgressView } from './leader-progress.js';
 import type { LevelLogStore, Membership } from './level-log-store.js';
 import type { NodeConfig } from './node-config.js';
 import { NodeMetrics } from './node-metrics.js';
-import { NodeRuntime } from './node-runtime.js';
+import type { NodeRuntime, NodeRuntimeParts } from './node-runtime.js';
+import { dataDirStorage } from './node-storage.js';
 import { openNodeStores } from './node-stores.js';
+import { NodeWiring } from './node-wiring.js';
 import type { NodeRole, NodeStatus } from './node-status-reporter.js';
 import { nodeTransportHandlers, type NodeTransportView } from './node-transport-handlers.js';
 import { NotMemberError } from './not-member-error.js';
@@ -46,13 +50,15 @@ export interface ClusterNodeOptions {
   readonly onFatal?: (error: unknown) => void;
   /** Process-wide metrics (event loop, memory) on /metrics; default true. Off for a node embedded in a test process. */
   readonly isProcessMetricsOn?: boolean;
+  /** What the node does I/O and keeps time through; each part defaults to the production one. The simulator replaces them all. */
+  readonly runtime?: NodeRuntime;
 }
 
-export class ClusterNode extends NodeRuntime implements TxnExecutor {
+export class ClusterNode extends NodeWiring implements TxnExecutor {
   private readonly committer: TxnCommitter;
   private readonly opClient: OpStreamClient;
   private readonly transportView: NodeTransportView;
-  private timers: NodeJS.Timeout[] = [];
+  private timers: Array<() => void> = [];
 
   private constructor(
     config: NodeConfig,
@@ -63,8 +69,9 @@ export class ClusterNode extends NodeRuntime implements TxnExecutor {
     wallClock: Clock,
     onFatal: (error: unknown) => void,
     nodeMetrics: NodeMetrics,
+    runtime: NodeRuntimeParts,
   ) {
-    super(config, logger, logStore, state, raw, wallClock, onFatal, nodeMetrics);
+    super(config, logger, logStore, state, raw, wallClock, onFatal, nodeMetrics, runtime);
     this.committer = new TxnCommitter(this.committerParts());
     this.opClient = new OpStreamClient({ groupId: config.groupId, open: (peerId) => this.transport.openOpStream(peerId) });
     this.transportView = {
@@ -87,8 +94,12 @@ export class ClusterNode extends NodeRuntime implements TxnExecutor {
   /** Opens the log and state under config.dataDir (finishing an interrupted snapshot install) and starts the node. */
   static async open(options: ClusterNodeOptions): Promise<ClusterNode> {
     const { config, logger } = options;
-    const { logStore, state, raw } = await openNodeStores(config, logger);
-    const node = new ClusterNode(config, logger, logStore, state, raw, options.wallClock ?? new SystemClock(), options.onFatal ?? (() => process.exit(1)), new NodeMetrics({ isProcessMetricsOn: options.isProcessMetricsOn ?? true }));
+    const random = options.runtime?.random ?? Math.random;
+    const storage = options.runtime?.storage ?? dataDirStorage(config.dataDir);
+    const faults = options.runtime?.faults ?? {};
+    const runtime = { transport: options.runtime?.transport ?? GrpcTransport.start, scheduler: options.runtime?.scheduler ?? new SystemScheduler(), random, storage, faults };
+    const { logStore, state, raw } = await openNodeStores(config, logger, { storage, prngSeed: Math.floor(random() * 2 ** 31), ...(faults.applyBeforeCommit === true ? { raftFaults: { applyBeforeCommit: true } } : {}) });
+    const node = new ClusterNode(config, logger, logStore, state, raw, options.wallClock ?? new SystemClock(), options.onFatal ?? (() => process.exit(1)), new NodeMetrics({ isProcessMetricsOn: options.isProcessMetricsOn ?? true }), runtime);
     await node.start();
     return node;
   }
@@ -98,7 +109,7 @@ export class ClusterNode extends NodeRuntime implements TxnExecutor {
     if (config.clusterSecret === '' && Object.keys(config.peers).length > 1) {
       this.logger.warn('no cluster secret: inter-node calls are not authenticated (set --cluster-secret)');
     }
-    this.transport = await GrpcTransport.start({
+    this.transport = await this.runtime.transport({
       selfId: config.id,
       groupId: config.groupId,
       listenAddress: config.raftListen,
@@ -113,7 +124,7 @@ export class ClusterNode extends NodeRuntime implements TxnExecutor {
         localReadIndex: (timeoutMs) => this.reads.localReadIndex(timeoutMs),
       }),
       logger: this.logger,
-      jitter: () => Math.random(),
+      jitter: this.runtime.random,
     });
     this.refreshPeers();
     const membership = this.logStore.currentMembership();
@@ -125,9 +136,10 @@ export class ClusterNode extends NodeRuntime implements TxnExecutor {
     if (!this.isMember()) this.logger.warn({ id: config.id }, 'this node is not a member of the cluster yet: it answers every request with a retryable error until a member adds it (raftq members add)');
     this.isLoopRunning = true;
     this.loopDone = this.runLoop();
-    this.timers.push(setInterval(() => this.onTick(), config.tickMs));
-    this.timers.push(setInterval(() => void this.clockSampler.sample(), raftLimits.clockSampleIntervalMs.value));
-    this.timers.push(setInterval(() => this.garbageCollection.maybeSchedule(), raftLimits.garbageCollectionScheduleIntervalMs.value));
+    const { scheduler } = this.runtime;
+    this.timers.push(scheduler.every(config.tickMs, () => this.onTick()));
+    this.timers.push(scheduler.every(raftLimits.clockSampleIntervalMs.value, () => void this.clockSampler.sample()));
+    this.timers.push(scheduler.every(raftLimits.garbageCollectionScheduleIntervalMs.value, () => this.garbageCollection.maybeSchedule()));
     // A lone voter need not wait out an election timeout to lead its one-node cluster.
     if (membership.confState.voters.length === 1 && membership.confState.voters[0] === config.id) {
       this.runInLoop(() => this.raw.campaign());
@@ -156,7 +168,7 @@ export class ClusterNode extends NodeRuntime implements TxnExecutor {
   /** Stops at once, without draining or handing over (tests, fatal errors). */
   async close(): Promise<void> {
     this.isStoppingValue = true;
-    for (const timer of this.timers) clearInterval(timer);
+    for (const cancel of this.timers) cancel();
     this.timers = [];
     this.isLoopRunning = false;
     this.kick();
@@ -216,9 +228,9 @@ export class ClusterNode extends NodeRuntime implements TxnExecutor {
     if (this.isStoppingValue) throw new NodeStoppingError(this.config.id);
     if (!this.isMember()) throw new NotMemberError(this.config.id);
     if (options.linearizable) {
-      const startedMs = Date.now();
+      const startedMs = this.runtime.scheduler.monotonicMs();
       const index = await this.readIndex();
-      const remainingMs = Math.max(1, raftLimits.readIndexTimeoutMs.value - (Date.now() - startedMs));
+      const remainingMs = Math.max(1, raftLimits.readIndexTimeoutMs.value - (this.runtime.scheduler.monotonicMs() - startedMs));
       if (!(await this.waitApplied(index, remainingMs))) throw new ReadIndexTimeoutError(this.config.id, raftLimits.readIndexTimeoutMs.value);
     }
     return this.state.mvcc.readView();
@@ -306,6 +318,11 @@ export class ClusterNode extends NodeRuntime implements TxnExecutor {
 
   private role(): NodeRole {
     return this.reporter.role();
+  }
+
+  /** The Raft term this node is in (the whole-node simulator records leader changes by it). */
+  currentTerm(): number {
+    return this.raw.status().term;
   }
 
   status(): Promise<NodeStatus> {

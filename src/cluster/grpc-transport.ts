@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { raftq } from '../gen/proto.js';
 import type { RaftMessage } from '../raft/types.js';
 import { clusterMethods, opForwardingMethods, raftTransportMethods } from './grpc-services.js';
+import type { NodeTransport } from './node-transport.js';
 import type { OpClientCall } from './op-stream-client.js';
 import type { OpServerCall } from './op-stream-server.js';
 import { PeerLink } from './peer-link.js';
@@ -74,7 +75,7 @@ interface Peer {
 
 const refusalLogIntervalMs = 10_000;
 
-export class GrpcTransport {
+export class GrpcTransport implements NodeTransport {
   private readonly peers = new Map<string, Peer>();
   private readonly lastRefusalLogMs = new Map<string, number>();
   private readonly server: grpc.Server;

@@ -3,13 +3,13 @@
  * clock (ClockSample) and hands the answer, with the round trip around it, to the ClusterClock.
  */
 import type { ClusterClock } from './cluster-clock.js';
-import type { GrpcTransport } from './grpc-transport.js';
+import type { NodeTransport } from './node-transport.js';
 
 export interface LeaderClockSamplerParts {
   readonly nodeId: string;
   readonly groupId: number;
   readonly clock: ClusterClock;
-  readonly transport: () => GrpcTransport;
+  readonly transport: () => NodeTransport;
   /** The leader this node follows now, or ''. */
   readonly leaderId: () => string;
   readonly isStopping: () => boolean;

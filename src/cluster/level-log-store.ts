@@ -1,6 +1,8 @@
 /**
  * The durable Raft log and hard state in their own LevelDB database (DATA/raft), behind the
- * synchronous RaftStorage interface the core reads. Everything since the last compaction is
+ * synchronous RaftStorage interface the core reads. It reads and writes through the storage
+ * Engine interface, so the simulator can open it over a MemoryEngine (openOnEngine) and lose its
+ * unsynced batches in a simulated power loss. Everything since the last compaction is
  * mirrored in memory (the core reads synchronously); the mirror's size is what triggers the next
  * snapshot (raftLimits.logMirrorBytesMax), so it stays bounded.
  *
@@ -18,12 +20,13 @@
  * the node is told to repair its tail from the leader (`LogTailRepair`); what cannot be repaired
  * that way stops the start with RaftLogDamagedError. The reasoning is in docs/architecture/cluster.md.
  */
-import { ClassicLevel } from 'classic-level';
 import { assert } from '../base/assert.js';
 import { limitEntriesBySize, entrySizeBytes } from '../raft/entry-size.js';
 import { CompactedError, SnapshotOutOfDateError, UnavailableError } from '../raft/errors.js';
 import { EntryType, type ConfState, type Entry, type HardState, type RaftStorage, type Snapshot, type SnapshotMeta } from '../raft/types.js';
 import { raftq } from '../gen/proto.js';
+import { readRange, type Engine, type EngineWrite } from '../storage/engine.js';
+import { LevelEngine } from '../storage/level-engine.js';
 import { decodeEntry, decodeHardState, decodeSnapshotMeta, encodeEntry, encodeHardState, encodeSnapshotMeta, confStateFromWire, confStateToWire } from './raft-codec.js';
 import { RaftLogDamagedError } from './errors.js';
 import { inspectLevelWal, type WalDamage } from './level-wal-inspection.js';
@@ -83,11 +86,12 @@ function decodeSealedHardState(sealed: Uint8Array | null): HardState | null {
 }
 
 /** Reads entries after the compaction point in order, stopping at the first that fails a check. */
-async function scanEntries(db: Db, dummy: Entry): Promise<EntryScan> {
+async function scanEntries(db: Engine, dummy: Entry): Promise<EntryScan> {
   const entries: Entry[] = [dummy];
   let maxTermSeen = dummy.term;
   let firstDamage: { index: number; reason: EntryDamageReason } | null = null;
-  for await (const [key, sealed] of db.iterator({ gt: entryKey(dummy.index), lt: entryKeysEnd })) {
+  const rows = await readRange(db, { gte: entryKey(dummy.index + 1), lt: entryKeysEnd }, Number.MAX_SAFE_INTEGER);
+  for (const { key, value: sealed } of rows) {
     const expected = dummy.index + entries.length;
     const payload = unsealValue(key, sealed);
     let entry: Entry | null = null;
@@ -110,7 +114,34 @@ async function scanEntries(db: Db, dummy: Entry): Promise<EntryScan> {
   return { entries, firstDamage, maxTermSeen };
 }
 
-type Db = ClassicLevel<Uint8Array, Uint8Array>;
+type Db = Engine;
+
+/** Deliberate faults, for the whole-node simulator (test/sim-node) only; never set in production. */
+export interface LogStoreFaults {
+  /** persist() resolves without syncing: the node acknowledges entries and votes a power loss can take back. */
+  readonly ackBeforeFsync?: boolean;
+}
+
+/** A batch of puts and deletes written in one Engine.write. */
+class WriteBatch {
+  readonly writes: EngineWrite[] = [];
+
+  put(key: Uint8Array, value: Uint8Array): void {
+    this.writes.push({ kind: 'put', key, value });
+  }
+
+  del(key: Uint8Array): void {
+    this.writes.push({ kind: 'delete', key });
+  }
+
+  write(db: Db, options: { sync: boolean }): Promise<void> {
+    return db.write(this.writes, options);
+  }
+}
+
+async function putOne(db: Db, key: Uint8Array, value: Uint8Array, options: { sync: boolean }): Promise<void> {
+  await db.write([{ kind: 'put', key, value }], options);
+}
 
 export class LevelLogStore implements RaftStorage {
   /** log[0] is the dummy at the compaction point; log[i] has index offset + i. */
@@ -118,6 +149,7 @@ export class LevelLogStore implements RaftStorage {
   private mirrorBytes = 0;
   /** What the open found wrong with the log's tail and how it was cut back (null: nothing). */
   tailRepair: LogTailRepair | null = null;
+  private faults: LogStoreFaults = {};
 
   private constructor(
     private readonly db: Db,
@@ -138,10 +170,19 @@ export class LevelLogStore implements RaftStorage {
    */
   static async open(path: string, bootstrap: Membership): Promise<LevelLogStore> {
     const inspection = inspectLevelWal(path, hardStateKey);
-    const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
-    await db.open();
+    const db = await LevelEngine.open(path);
+    return LevelLogStore.openOnEngine(db, { path, bootstrap, walDamage: inspection.damage, hardStateBeforeDamage: inspection.lastWatchedValue });
+  }
+
+  /**
+   * Opens the log stored in `db` (which it then owns and closes). `path` only names the log in
+   * errors; `walDamage` is what an inspection of the engine's write-ahead log found, if any.
+   */
+  static async openOnEngine(db: Engine, options: { path: string; bootstrap: Membership; walDamage?: WalDamage | null; hardStateBeforeDamage?: Uint8Array | null; faults?: LogStoreFaults }): Promise<LevelLogStore> {
     try {
-      return await LevelLogStore.load(db, path, bootstrap, inspection.damage, inspection.lastWatchedValue);
+      const store = await LevelLogStore.load(db, options.path, options.bootstrap, options.walDamage ?? null, options.hardStateBeforeDamage ?? null);
+      store.faults = options.faults ?? {};
+      return store;
     } catch (error) {
       await db.close();
       throw error;
@@ -163,9 +204,9 @@ export class LevelLogStore implements RaftStorage {
     const format = await db.get(formatKey);
     const isNew = format === undefined;
     if (isNew) {
-      const isEmpty = (await db.keys({ limit: 1 }).all()).length === 0;
+      const isEmpty = (await readRange(db, {}, 1)).length === 0;
       if (!isEmpty) throw new RaftLogDamagedError(path, 'it has no format record (written by an older version, or damaged)');
-      await db.put(formatKey, Uint8Array.of(formatVersion), { sync: true });
+      await putOne(db, formatKey, Uint8Array.of(formatVersion), { sync: true });
     } else if (format.length !== 1 || format[0] !== formatVersion) {
       throw new RaftLogDamagedError(path, `its format record is ${Array.from(format).join(',')}, not ${formatVersion}`);
     }
@@ -177,16 +218,16 @@ export class LevelLogStore implements RaftStorage {
     const membership: Membership = confStateStored ?? bootstrap;
     const snapshotMeta: SnapshotMeta = snapshotMetaStored ?? { index: 0, term: 0, confState: membership.confState };
     const dummy: Entry = dummyStored ?? { index: 0, term: 0, type: EntryType.Normal, data: emptyBytes };
-    if (confStateStored === undefined) await db.put(confStateKey, sealValue(confStateKey, encodeMembership(membership)), { sync: true });
+    if (confStateStored === undefined) await putOne(db, confStateKey, sealValue(confStateKey, encodeMembership(membership)), { sync: true });
     const scan = await scanEntries(db, dummy);
     const repair = planTailRepair({ dummy, scan, walDamage, hardStateBeforeDamage: decodeSealedHardState(hardStateBeforeDamage), storedHardState });
     const log = scan.entries.slice(0, repair.keptLastIndex - dummy.index + 1);
     const hardState = repair.hardState;
     if (repair.isCut || hardState !== storedHardState) {
-      const batch = db.batch();
+      const batch = new WriteBatch();
       if (hardState !== undefined) batch.put(hardStateKey, sealValue(hardStateKey, encodeHardState(hardState)));
-      for await (const key of db.keys({ gt: entryKey(repair.keptLastIndex), lt: entryKeysEnd })) batch.del(key);
-      await batch.write({ sync: true });
+      for (const { key } of await readRange(db, { gte: entryKey(repair.keptLastIndex + 1), lt: entryKeysEnd }, Number.MAX_SAFE_INTEGER)) batch.del(key);
+      await batch.write(db, { sync: true });
     }
     const store = new LevelLogStore(db, hardState ?? { term: 0, vote: '', commit: 0 }, membership, snapshotMeta, snapshotData, log);
     store.tailRepair = repair.report;
@@ -252,7 +293,7 @@ export class LevelLogStore implements RaftStorage {
   async persist(hardState: HardState | null, entries: readonly Entry[]): Promise<boolean> {
     if (hardState === null && entries.length === 0) return false;
     const isSyncNeeded = entries.length > 0 || (hardState !== null && (hardState.term !== this.hardState.term || hardState.vote !== this.hardState.vote));
-    const batch = this.db.batch();
+    const batch = new WriteBatch();
     if (hardState !== null) batch.put(hardStateKey, sealValue(hardStateKey, encodeHardState(hardState)));
     const fresh = this.freshEntries(entries);
     const first = fresh[0];
@@ -262,7 +303,7 @@ export class LevelLogStore implements RaftStorage {
       for (const entry of fresh) batch.put(entryKey(entry.index), sealEntry(entry));
       for (let index = newLast + 1; index <= this.lastIndex(); index++) batch.del(entryKey(index));
     }
-    await batch.write({ sync: isSyncNeeded });
+    await batch.write(this.db, { sync: isSyncNeeded && this.faults.ackBeforeFsync !== true });
     if (hardState !== null) this.hardState = hardState;
     if (first !== undefined) {
       const offset = this.offset();
@@ -279,7 +320,7 @@ export class LevelLogStore implements RaftStorage {
 
   /** Records the configuration produced by the conf change at `index` (synced: it is rare). */
   async recordMembership(record: Membership): Promise<void> {
-    await this.db.put(confStateKey, sealValue(confStateKey, encodeMembership(record)), { sync: true });
+    await putOne(this.db, confStateKey, sealValue(confStateKey, encodeMembership(record)), { sync: true });
     this.membership = record;
   }
 
@@ -293,7 +334,7 @@ export class LevelLogStore implements RaftStorage {
     assert(compactIndex <= meta.index && meta.index <= this.lastIndex(), `createSnapshot: compact ${compactIndex} <= ${meta.index} <= ${this.lastIndex()}`);
     const snapshotMeta: SnapshotMeta = { index: meta.index, term: this.term(meta.index), confState: meta.confState };
     const offset = this.offset();
-    const batch = this.db.batch();
+    const batch = new WriteBatch();
     batch.put(snapshotKey, sealValue(snapshotKey, encodeSnapshotMeta(snapshotMeta)));
     if (compactIndex > offset) {
       const dummy: Entry = { index: compactIndex, term: this.term(compactIndex), type: EntryType.Normal, data: emptyBytes };
@@ -304,7 +345,7 @@ export class LevelLogStore implements RaftStorage {
     }
     const snapshotData = encodeMembership({ confState: meta.confState, index: meta.index, addresses: meta.addresses });
     batch.put(snapshotDataKey, sealValue(snapshotDataKey, snapshotData));
-    await batch.write({ sync: true });
+    await batch.write(this.db, { sync: true });
     this.snapshotMeta = snapshotMeta;
     this.snapshotData = snapshotData;
   }
@@ -317,13 +358,13 @@ export class LevelLogStore implements RaftStorage {
     if (meta.index <= this.snapshotMeta.index) throw new SnapshotOutOfDateError(meta.index, this.snapshotMeta.index);
     const dummy: Entry = { index: meta.index, term: meta.term, type: EntryType.Normal, data: emptyBytes };
     const membership: Membership = { confState: meta.confState, index: meta.index, addresses };
-    const batch = this.db.batch();
+    const batch = new WriteBatch();
     batch.put(snapshotKey, sealValue(snapshotKey, encodeSnapshotMeta(meta)));
     batch.put(snapshotDataKey, sealValue(snapshotDataKey, encodeMembership(membership)));
     batch.put(dummyKey, sealValue(dummyKey, encodeEntry(dummy)));
     batch.put(confStateKey, sealValue(confStateKey, encodeMembership(membership)));
     for (let index = this.offset() + 1; index <= this.lastIndex(); index++) batch.del(entryKey(index));
-    await batch.write({ sync: true });
+    await batch.write(this.db, { sync: true });
     this.snapshotMeta = meta;
     this.snapshotData = encodeMembership(membership);
     this.membership = membership;
@@ -338,7 +379,7 @@ export class LevelLogStore implements RaftStorage {
    */
   async replaceMembership(membership: Membership): Promise<void> {
     assert(membership.index >= this.lastIndex() && membership.index >= this.membership.index, `replaceMembership: index ${membership.index} below the log's last index or current membership`);
-    const batch = this.db.batch();
+    const batch = new WriteBatch();
     batch.put(confStateKey, sealValue(confStateKey, encodeMembership(membership)));
     const snapshotMeta: SnapshotMeta = { ...this.snapshotMeta, confState: membership.confState };
     let snapshotData = this.snapshotData;
@@ -348,7 +389,7 @@ export class LevelLogStore implements RaftStorage {
       batch.put(snapshotKey, sealValue(snapshotKey, encodeSnapshotMeta(snapshotMeta)));
       batch.put(snapshotDataKey, sealValue(snapshotDataKey, snapshotData));
     }
-    await batch.write({ sync: true });
+    await batch.write(this.db, { sync: true });
     this.membership = membership;
     this.snapshotMeta = snapshotMeta;
     this.snapshotData = snapshotData;

@@ -1,268 +1,33 @@
 /**
- * The running node under ClusterNode (cluster-node.ts): its pieces, wired to each other, and the
- * Ready loop that drives the Raft core over them. The loop runs one step at a time: the tasks
- * queued for it, then one turn (ready-loop-turn.ts): propose what clients queued → while the core
- * has a Ready: install a received snapshot → persist → send → apply → answer reads → advance.
- *
- * Everything that changes the log or the state (snapshots, conf change proposals, compaction)
- * runs as a task of this loop, so no two of them ever interleave. Messages from peers and ticks
- * are fed to the core as they arrive (RawNode allows it between ready() and advance()).
- * ClusterNode adds the lifecycle (open, start, stop) and the API the rest of raftq calls.
+ * What a node does its I/O and keeps its time through. Production leaves every part out and gets
+ * the host's (gRPC, timers, Math.random, LevelDB under the data directory); the whole-node
+ * simulator (test/sim-node) hands in simulated ones, so the same ClusterNode runs in both.
  */
-import type { Logger } from 'pino';
-import type { Clock } from '../base/clock.js';
-import { raftLimits } from '../base/limits.js';
-import type { RawNode } from '../raft/raw-node.js';
-import { MessageType, type ConfState, type RaftMessage } from '../raft/types.js';
-import type { Txn } from '../storage/txn.js';
-import { ClusterClock } from './cluster-clock.js';
-import { CommittedEntryApplier } from './committed-entry-applier.js';
-import { EntryProposer } from './entry-proposer.js';
-import { GarbageCollectionScheduler } from './garbage-collection-scheduler.js';
-import type { GrpcTransport } from './grpc-transport.js';
-import { LeaderClockSampler } from './leader-clock-sampler.js';
-import { LeaderWatch } from './leader-watch.js';
-import type { LevelLogStore } from './level-log-store.js';
-import { MembershipAdmin, type MembershipAdminParts } from './membership-admin.js';
-import type { NodeConfig } from './node-config.js';
-import type { NodeMetrics } from './node-metrics.js';
-import { NodeStatusReporter } from './node-status-reporter.js';
-import { OpStreamServer } from './op-stream-server.js';
-import { ReadIndexReader } from './read-index-reader.js';
-import { ReadyLoopTurn } from './ready-loop-turn.js';
-import { SnapshotReceiver } from './snapshot-receiver.js';
-import { SnapshotSender } from './snapshot-sender.js';
-import { SnapshotTaker } from './snapshot-taker.js';
-import type { StateObserver } from './state-observer.js';
-import type { StateStore } from './state-store.js';
-import { TailRepairGuard } from './tail-repair-guard.js';
-import { AppliedIndexWaiters, TxnWaiters, type AppliedTxn } from './txn-waiters.js';
+import type { Scheduler } from '../base/scheduler.js';
+import type { NodeStorage } from './node-storage.js';
+import type { NodeTransportFactory } from './node-transport.js';
 
-type LoopTask = () => Promise<void> | void;
-
-export abstract class NodeRuntime {
-  readonly metrics: NodeMetrics;
-  readonly clock: ClusterClock;
-  readonly membershipAdmin: MembershipAdmin;
-  /** Runs the operations followers forward here (op-stream-server.ts). */
-  protected readonly opServer: OpStreamServer;
-  protected transport!: GrpcTransport;
-  protected readonly txnWaiters = new TxnWaiters();
-  protected readonly appliedWaiters: AppliedIndexWaiters;
-  protected readonly leadership: LeaderWatch;
-  protected readonly stateObservers = new Set<StateObserver>();
-  protected readonly applier: CommittedEntryApplier;
-  protected readonly reads: ReadIndexReader;
-  protected readonly snapshotReceiver: SnapshotReceiver;
-  protected readonly reporter: NodeStatusReporter;
-  protected readonly garbageCollection: GarbageCollectionScheduler;
-  protected readonly snapshotTaker: SnapshotTaker;
-  protected readonly clockSampler: LeaderClockSampler;
-  protected readonly tailRepairGuard: TailRepairGuard;
-  private readonly proposer: EntryProposer;
-  private readonly readyLoopTurn: ReadyLoopTurn;
-  private readonly loopTasks: LoopTask[] = [];
-  private wake: (() => void) | null = null;
-  private isKicked = false;
-  protected isLoopRunning = false;
-  protected loopDone: Promise<void> = Promise.resolve();
-  protected isStoppingValue = false;
-  private ticksSincePromotionCheck = 0;
-
-  protected constructor(
-    readonly config: NodeConfig,
-    readonly logger: Logger,
-    protected readonly logStore: LevelLogStore,
-    protected state: StateStore,
-    protected readonly raw: RawNode,
-    wallClock: Clock,
-    private readonly onFatal: (error: unknown) => void,
-    nodeMetrics: NodeMetrics,
-  ) {
-    this.metrics = nodeMetrics;
-    this.clock = new ClusterClock(wallClock);
-    this.tailRepairGuard = new TailRepairGuard(logStore.tailRepair, config.electionTimeoutTicks * 2);
-    this.appliedWaiters = new AppliedIndexWaiters(() => this.state.appliedIndex);
-    const { metrics, clock, txnWaiters, appliedWaiters } = this;
-    const nodeId = config.id;
-    const groupId = config.groupId;
-    const currentState = (): StateStore => this.state;
-    const currentTransport = (): GrpcTransport => this.transport;
-    const isStopping = (): boolean => this.isStoppingValue;
-    const kick = (): void => this.kick();
-    const refreshPeers = (): void => this.refreshPeers();
-    this.leadership = new LeaderWatch({ nodeId, isStopping });
-    this.proposer = new EntryProposer({ nodeId, metrics, clock, raw, logStore, state: currentState, txnWaiters });
-    this.applier = new CommittedEntryApplier({
-      nodeId, logger, metrics, raw, logStore, state: currentState, txnWaiters, appliedWaiters, stateObservers: this.stateObservers, refreshPeers,
-      notifyMembershipListeners: () => this.leadership.notify(),
-    });
-    this.reads = new ReadIndexReader({
-      nodeId, groupId, metrics, raw, transport: currentTransport, kick,
-      waitForLeader: (timeoutMs) => this.leadership.waitForLeader(timeoutMs),
-      leaderHint: () => this.leadership.leader,
-    });
-    const snapshotSender = new SnapshotSender({
-      groupId, logger, metrics, logStore, state: currentState, transport: currentTransport,
-      reportSnapshot: (peerId, status) => void this.runInLoop(() => this.raw.reportSnapshot(peerId, status)).catch(() => undefined),
-    });
-    this.snapshotReceiver = new SnapshotReceiver({
-      dataDir: config.dataDir, groupId, logger, metrics, logStore, isStopping, kick, state: currentState, refreshPeers, appliedWaiters,
-      step: (message) => this.raw.step(message),
-      adoptState: (state) => {
-        this.state = state;
-        for (const observer of this.stateObservers) observer.onStateOpened(state);
-      },
-    });
-    this.reporter = new NodeStatusReporter({ config, metrics, clock, raw, logStore, state: currentState, transport: currentTransport, tailRepairGuard: this.tailRepairGuard });
-    this.garbageCollection = new GarbageCollectionScheduler({ logger, state: currentState, isStopping, runInLoop: (task) => this.runInLoop(task) });
-    this.snapshotTaker = new SnapshotTaker({ config, logger, metrics, logStore, state: currentState });
-    this.clockSampler = new LeaderClockSampler({ nodeId, groupId, clock, transport: currentTransport, isStopping, leaderId: () => this.leadership.leader });
-    this.opServer = new OpStreamServer({ groupId, metrics, isStopping, isLeader: () => this.leadership.isLeader, leaderHint: () => this.leadership.leader });
-    this.membershipAdmin = new MembershipAdmin(this.membershipAdminParts());
-    this.readyLoopTurn = new ReadyLoopTurn({
-      nodeId, logger, metrics, clock, raw, logStore, transport: currentTransport, leadership: this.leadership, proposer: this.proposer, applier: this.applier, reads: this.reads,
-      snapshotReceiver: this.snapshotReceiver, snapshotSender, snapshotTaker: this.snapshotTaker, reporter: this.reporter, txnWaiters, opServer: this.opServer,
-    });
-  }
-
-  /** Calls `peerId` over the cluster transport. */
-  callPeer: GrpcTransport['call'] = (peerId, name, request, timeoutMs) => this.transport.call(peerId, name, request, timeoutMs);
-
-  // ---- the Ready loop --------------------------------------------------------------------
-
-  protected kick(): void {
-    const wake = this.wake;
-    if (wake !== null) {
-      this.wake = null;
-      wake();
-    } else {
-      this.isKicked = true;
-    }
-  }
-
-  /** Runs `task` inside the loop, between two Readys; resolves with its result. */
-  runInLoop<T>(task: () => Promise<T> | T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.loopTasks.push(async () => {
-        try {
-          resolve(await task());
-        } catch (error) {
-          reject(error);
-        }
-      });
-      this.kick();
-    });
-  }
-
-  protected async runLoop(): Promise<void> {
-    try {
-      while (this.isLoopRunning) {
-        if (!this.isKicked) await new Promise<void>((resolve) => (this.wake = resolve));
-        this.isKicked = false;
-        if (!this.isLoopRunning) break;
-        for (const task of this.loopTasks.splice(0)) await task();
-        await this.readyLoopTurn.run();
-      }
-    } catch (error) {
-      this.logger.fatal({ err: error }, 'the Ready loop failed; stopping the node');
-      this.isLoopRunning = false;
-      this.onFatal(error);
-    }
-  }
-
-  /** Queues a transaction for the next entry; resolves once applied here. Leader only. */
-  protected proposeLocally(txn: Txn): { promise: Promise<AppliedTxn>; cancel(): void } {
-    const waiter = this.txnWaiters.wait(txn.txnId);
-    this.proposer.add(txn);
-    this.kick();
-    return waiter;
-  }
-
-  // ---- ticks and peers ---------------------------------------------------------------------
-
-  protected reportTailRepair(): void {
-    const repair = this.logStore.tailRepair;
-    if (repair === null) return;
-    const voters = this.logStore.currentMembership().confState.voters;
-    if (voters.length === 1 && voters[0] === this.config.id) {
-      this.tailRepairGuard.waive();
-      this.logger.error({ repair }, 'the Raft log tail was damaged; as the only voter this node has no peer to repair it from and goes on with what it kept');
-      return;
-    }
-    this.logger.error({ repair }, 'the Raft log tail was damaged: cut back to what can be trusted; repairing from the leader, neither voting nor campaigning until caught up');
-  }
-
-  protected onTick(): void {
-    if (this.tailRepairGuard.tick()) this.raw.tick();
-    if (this.tailRepairGuard.maybeFinish({ lastIndex: this.logStore.lastIndex(), leader: this.leadership.leader })) {
-      this.logger.info({ lastIndex: this.logStore.lastIndex(), leaderCommitIndexSeen: this.tailRepairGuard.leaderCommitIndexSeen }, 'the Raft log tail is repaired: voting again');
-    }
-    if (++this.ticksSincePromotionCheck >= raftLimits.learnerPromotionCheckTicks.value) {
-      this.ticksSincePromotionCheck = 0;
-      if (this.leadership.isLeader) this.runInLoop(() => this.membershipAdmin.maybePromoteLearner()).catch(() => undefined);
-    }
-    this.kick();
-  }
-
-  /** Points the transport at every member but this node; --peers addresses win over announced ones. */
-  protected refreshPeers(): void {
-    const membership = this.logStore.currentMembership();
-    const members = new Set([...membership.confState.voters, ...membership.confState.learners]);
-    for (const id of Object.keys(this.config.peers)) members.add(id);
-    members.delete(this.config.id);
-    for (const id of members) {
-      const address = this.config.peers[id] ?? membership.addresses[id];
-      if (address !== undefined) this.transport.setPeer(id, address);
-    }
-    for (const id of this.transport.peerIds()) if (!members.has(id)) this.transport.removePeer(id);
-  }
-
-  /** A Raft message from a peer: into the core, unless the loop stopped or tail repair holds it back. */
-  protected stepFromPeer(message: RaftMessage): void {
-    if (!this.isLoopRunning) return;
-    if (message.type === MessageType.AppResp || message.type === MessageType.HeartbeatResp) this.membershipAdmin.peerAnswered(message.from);
-    const admitted = this.tailRepairGuard.admit(message, this.logStore.lastIndex());
-    if (admitted === null) return;
-    this.raw.step(admitted);
-    this.kick();
-  }
-
-  // ---- what the state and the log say ----------------------------------------------------------
-
-  /** The Raft core's configuration now. */
-  confState(): ConfState {
-    return this.raw.status().confState;
-  }
-
-  logBounds(): { firstIndex: number; lastIndex: number; snapshotIndex: number } {
-    return { firstIndex: this.logStore.firstIndex(), lastIndex: this.logStore.lastIndex(), snapshotIndex: this.logStore.snapshot().meta.index };
-  }
-
-  private membershipAdminParts(): MembershipAdminParts {
-    const { config, logger, raw, leadership } = this;
-    return {
-      nodeId: config.id, config, logger, callPeer: this.callPeer,
-      wallMs: () => this.clock.wallMs(),
-      isLeader: () => leadership.isLeader,
-      leaderId: () => leadership.leader,
-      waitForLeader: (timeoutMs) => leadership.waitForLeader(timeoutMs),
-      onLeadershipChange: (listener) => leadership.onChange(listener),
-      raftStatus: () => raw.status(),
-      confState: () => this.confState(),
-      membership: () => this.logStore.currentMembership(),
-      logBounds: () => this.logBounds(),
-      appliedIndex: () => this.state.appliedIndex,
-      runInLoop: (task) => this.runInLoop(task),
-      takeSnapshot: (index, compactIndex) => this.snapshotTaker.takeSnapshot(index, compactIndex),
-      proposeConfChange: (change) => {
-        raw.proposeConfChange(change);
-        this.kick();
-      },
-      transferLeaderTo: (target) => {
-        raw.transferLeader(target);
-        this.kick();
-      },
-    };
-  }
+/** The node's I/O and time, injected (test/sim-node wires simulated ones). */
+export interface NodeRuntime {
+  /** Starts the transport to peers; default GrpcTransport.start. */
+  readonly transport?: NodeTransportFactory;
+  /** The Ready loop's tick and the background timers; default the host's timers. */
+  readonly scheduler?: Scheduler;
+  /** Draws in [0, 1) for reconnect jitter and the seed of the core's election timeouts; default Math.random. */
+  readonly random?: () => number;
+  /** Where the Raft log and the state live; default LevelDB under config.dataDir. */
+  readonly storage?: NodeStorage;
+  /** Deliberate faults, for the whole-node simulator only; default none. Production never sets them. */
+  readonly faults?: NodeFaults;
 }
+
+/** Deliberate faults of the runtime (test/sim-node proves its checkers with them). */
+export interface NodeFaults {
+  /** The core hands out entries for applying once persisted here, before they commit. */
+  readonly applyBeforeCommit?: boolean;
+  /** Snapshots compact the log without flushing the applied state first. */
+  readonly compactPastFlush?: boolean;
+}
+
+/** A runtime with every part filled in (defaults resolved by ClusterNode.open). */
+export type NodeRuntimeParts = Required<NodeRuntime>;

@@ -4,7 +4,7 @@
  */
 import type { RawNode } from '../raft/raw-node.js';
 import type { ClusterClock } from './cluster-clock.js';
-import type { GrpcTransport } from './grpc-transport.js';
+import type { NodeTransport } from './node-transport.js';
 import type { LevelLogStore } from './level-log-store.js';
 import type { NodeConfig } from './node-config.js';
 import type { NodeMetrics } from './node-metrics.js';
@@ -50,7 +50,7 @@ export interface NodeStatusReporterParts {
   readonly logStore: LevelLogStore;
   /** The state database now (a snapshot install replaces it). */
   readonly state: () => StateStore;
-  readonly transport: () => GrpcTransport;
+  readonly transport: () => NodeTransport;
   readonly tailRepairGuard: TailRepairGuard;
 }
 

@@ -9,7 +9,7 @@ import { raftLimits } from '../base/limits.js';
 import { ReadIndexDroppedError } from '../raft/errors.js';
 import type { RawNode } from '../raft/raw-node.js';
 import { NotLeaderError, ReadIndexTimeoutError } from './errors.js';
-import type { GrpcTransport } from './grpc-transport.js';
+import type { NodeTransport } from './node-transport.js';
 import type { NodeMetrics } from './node-metrics.js';
 import { ReadIndexRounds } from './read-index-rounds.js';
 
@@ -18,7 +18,7 @@ export interface ReadIndexReaderParts {
   readonly groupId: number;
   readonly metrics: NodeMetrics;
   readonly raw: RawNode;
-  readonly transport: () => GrpcTransport;
+  readonly transport: () => NodeTransport;
   /** The leader's id, waiting up to `timeoutMs` for one to be known. */
   readonly waitForLeader: (timeoutMs: number) => Promise<string>;
   /** The leader this node believes in now, or ''. */

@@ -17,11 +17,11 @@ import type { ClusterClock } from './cluster-clock.js';
 import type { CommittedEntryApplier } from './committed-entry-applier.js';
 import type { EntryProposer } from './entry-proposer.js';
 import { LeadershipLostError, NotLeaderError } from './errors.js';
-import type { GrpcTransport } from './grpc-transport.js';
 import type { LeaderWatch } from './leader-watch.js';
 import type { LevelLogStore } from './level-log-store.js';
 import type { NodeMetrics } from './node-metrics.js';
 import type { NodeStatusReporter } from './node-status-reporter.js';
+import type { NodeTransport } from './node-transport.js';
 import type { OpStreamServer } from './op-stream-server.js';
 import type { ReadIndexReader } from './read-index-reader.js';
 import type { SnapshotReceiver } from './snapshot-receiver.js';
@@ -37,7 +37,7 @@ export interface ReadyLoopTurnParts {
   readonly raw: RawNode;
   readonly logStore: LevelLogStore;
   /** The transport now (it starts after the node is built). */
-  readonly transport: () => GrpcTransport;
+  readonly transport: () => NodeTransport;
   readonly leadership: LeaderWatch;
   readonly proposer: EntryProposer;
   readonly applier: CommittedEntryApplier;

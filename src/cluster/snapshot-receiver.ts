@@ -14,12 +14,12 @@ import { decodeMembership, type LevelLogStore } from './level-log-store.js';
 import type { NodeMetrics } from './node-metrics.js';
 import { raftMessageFromWire } from './raft-codec.js';
 import { ChunkVerifier } from './snapshot-chunks.js';
-import { statePaths, swapInSnapshot } from './state-install.js';
-import { IncomingState, StateStore } from './state-store.js';
+import type { StateDirectory } from './node-storage.js';
+import type { IncomingState, StateStore } from './state-store.js';
 import type { AppliedIndexWaiters } from './txn-waiters.js';
 
 export interface SnapshotReceiverParts {
-  readonly dataDir: string;
+  readonly stateDir: StateDirectory;
   readonly groupId: number;
   readonly logger: Logger;
   readonly metrics: NodeMetrics;
@@ -51,7 +51,7 @@ export class SnapshotReceiver {
     let incoming: IncomingState | null = null;
     let isComplete = false;
     try {
-      incoming = await IncomingState.create(statePaths(this.parts.dataDir).incoming);
+      incoming = await this.parts.stateDir.createIncoming();
       const verifier = new ChunkVerifier();
       let message: RaftMessage | null = null;
       for await (const chunk of chunks) {
@@ -102,13 +102,13 @@ export class SnapshotReceiver {
 
   /** Swaps in the snapshot a Ready carries (the one stepped in this turn). Loop only. */
   async install(snapshot: Snapshot): Promise<void> {
-    const { dataDir, logStore, logger } = this.parts;
+    const { stateDir, logStore, logger } = this.parts;
     const pending = this.pendingStep;
     assert(pending !== null && this.awaitedIndex === snapshot.meta.index, `a Ready carries snapshot ${snapshot.meta.index} that was not received`);
     const addresses = snapshot.data.byteLength > 0 ? decodeMembership(snapshot.data).addresses : logStore.currentMembership().addresses;
     await this.parts.state().close();
-    await swapInSnapshot(dataDir, { meta: snapshot.meta, addresses }, logStore);
-    const state = await StateStore.open(statePaths(dataDir).live);
+    await stateDir.swapIn({ meta: snapshot.meta, addresses }, logStore);
+    const state = await stateDir.openLive();
     this.parts.adoptState(state);
     this.pendingStep = null;
     this.awaitedIndex = null;

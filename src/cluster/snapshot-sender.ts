@@ -8,7 +8,7 @@ import { raftLimits } from '../base/limits.js';
 import type { raftq } from '../gen/proto.js';
 import type { RaftMessage } from '../raft/types.js';
 import { SnapshotTransferError } from './errors.js';
-import type { GrpcTransport } from './grpc-transport.js';
+import type { NodeTransport } from './node-transport.js';
 import { encodeMembership, type LevelLogStore } from './level-log-store.js';
 import type { NodeMetrics } from './node-metrics.js';
 import { raftMessageToWire } from './raft-codec.js';
@@ -22,7 +22,7 @@ export interface SnapshotSenderParts {
   readonly logStore: LevelLogStore;
   /** The state database now (a snapshot install replaces it). */
   readonly state: () => StateStore;
-  readonly transport: () => GrpcTransport;
+  readonly transport: () => NodeTransport;
   /** Tells the core how the transfer ended (inside the Ready loop). */
   readonly reportSnapshot: (peerId: string, status: 'finished' | 'failure') => void;
 }

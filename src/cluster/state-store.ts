@@ -5,9 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import type { EngineEntry, EngineReader } from '../storage/engine.js';
+import type { Engine, EngineEntry, EngineReader } from '../storage/engine.js';
 import { LevelEngine, flushMarkerKey } from '../storage/level-engine.js';
-import { MvccStore } from '../storage/mvcc-store.js';
+import { MvccStore, type MvccStoreOptions } from '../storage/mvcc-store.js';
 import { bytesEqual } from '../storage/key-codec.js';
 import { appliedRowKey, systemRowMarker } from '../storage/system-keys.js';
 import { decodeVersionValue, logicalKeyOf, userSpaceStart } from '../storage/version-key.js';
@@ -21,18 +21,27 @@ export interface StateDigest {
   readonly digest: string;
 }
 
+/** What the state needs of its engine: the Engine, and a compaction of a key range (a no-op where there is nothing to compact). */
+export interface StateEngine extends Engine {
+  compactRange(start: Uint8Array, end: Uint8Array): Promise<void>;
+}
+
 export class StateStore {
   private digestCache: StateDigest | null = null;
   private digestReusableUntilMs = 0;
 
   private constructor(
-    readonly engine: LevelEngine,
+    readonly engine: StateEngine,
     readonly mvcc: MvccStore,
   ) {}
 
   static async open(path: string): Promise<StateStore> {
-    const engine = await LevelEngine.open(path);
-    const mvcc = await MvccStore.open(engine);
+    return StateStore.openOnEngine(await LevelEngine.open(path));
+  }
+
+  /** The state stored in `engine`, which it then owns (the simulator's memory engines). */
+  static async openOnEngine(engine: StateEngine, options: MvccStoreOptions = {}): Promise<StateStore> {
+    const mvcc = await MvccStore.open(engine, options);
     return new StateStore(engine, mvcc);
   }
 
@@ -113,13 +122,18 @@ async function digestOf(reader: EngineReader): Promise<string> {
 /** A database being filled from a snapshot stream (DATA/state-incoming). */
 export class IncomingState {
   private constructor(
-    readonly path: string,
-    private readonly engine: LevelEngine,
+    private readonly engine: Engine,
+    private readonly discard: () => void,
   ) {}
 
   static async create(path: string): Promise<IncomingState> {
     rmSync(path, { recursive: true, force: true });
-    return new IncomingState(path, await LevelEngine.open(path));
+    return new IncomingState(await LevelEngine.open(path), () => rmSync(path, { recursive: true, force: true }));
+  }
+
+  /** Fills `engine` (empty) and calls `discard` when abandoned: the simulator's disk. */
+  static onEngine(engine: Engine, discard: () => void): IncomingState {
+    return new IncomingState(engine, discard);
   }
 
   async writeChunk(data: Uint8Array): Promise<void> {
@@ -139,6 +153,6 @@ export class IncomingState {
 
   async abandon(): Promise<void> {
     await this.engine.close().catch(() => undefined);
-    rmSync(this.path, { recursive: true, force: true });
+    this.discard();
   }
 }

@@ -19,6 +19,8 @@ export interface RaftFaults {
   readonly grantVoteTwicePerTerm?: boolean;
   /** Grant votes without checking that the candidate's log is at least as up-to-date (Raft §5.4.1). */
   readonly skipLogUpToDateCheck?: boolean;
+  /** Hand entries out for applying once persisted here, before they commit (Raft §5.3 applies only committed entries); the whole-node simulator's. */
+  readonly applyBeforeCommit?: boolean;
 }
 
 export interface RaftConfig {

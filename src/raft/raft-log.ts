@@ -16,6 +16,8 @@ export class RaftLog {
   constructor(
     readonly storage: RaftStorage,
     private readonly readyCommittedBytesMax: number,
+    /** The applyBeforeCommit fault (RaftFaults): hand out persisted entries for applying before they commit. */
+    private readonly isApplyingBeforeCommit = false,
   ) {
     this.unstable = new UnstableLog(storage.lastIndex() + 1);
     this.committed = storage.firstIndex() - 1;
@@ -140,7 +142,7 @@ export class RaftLog {
 
   appliedTo(index: number): void {
     if (index === 0) return;
-    assert(index <= this.committed && index >= this.applied, `applied ${index} outside [${this.applied}, ${this.committed}]`);
+    assert(index <= this.applyBound() && index >= this.applied, `applied ${index} outside [${this.applied}, ${this.committed}]`);
     this.applied = index;
   }
 
@@ -169,13 +171,18 @@ export class RaftLog {
 
   hasNextCommittedEntries(): boolean {
     if (this.unstable.snapshot !== null) return false;
-    return this.committed > Math.max(this.applied, this.firstIndex() - 1);
+    return this.applyBound() > Math.max(this.applied, this.firstIndex() - 1);
+  }
+
+  /** The last index entries may be applied up to: the commit index, unless the applyBeforeCommit fault is on. */
+  private applyBound(): number {
+    return this.isApplyingBeforeCommit ? Math.max(this.committed, this.storage.lastIndex()) : this.committed;
   }
 
   /** Committed entries not yet applied, bounded by bytes; none while a snapshot awaits install. */
   nextCommittedEntries(): Entry[] {
     if (!this.hasNextCommittedEntries()) return [];
     const lo = Math.max(this.applied + 1, this.firstIndex());
-    return this.slice(lo, this.committed + 1, this.readyCommittedBytesMax);
+    return this.slice(lo, this.applyBound() + 1, this.readyCommittedBytesMax);
   }
 }

@@ -60,7 +60,7 @@ export class Raft {
     this.id = config.id;
     const storage = config.storage;
     const { hardState, confState } = storage.initialState();
-    this.log = new RaftLog(storage, config.readyCommittedBytesMax);
+    this.log = new RaftLog(storage, config.readyCommittedBytesMax, config.faults.applyBeforeCommit === true);
     const firstIndex = storage.firstIndex();
     assert(
       hardState.commit <= this.log.lastIndex(),

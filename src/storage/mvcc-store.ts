@@ -63,6 +63,14 @@ export interface MvccStoreOptions {
   readonly deadPrefixKeysMin?: number;
   /** Bounds of the newest-version cache (default raftqLimits.newestVersionCache*). */
   readonly newestVersionCache?: NewestVersionCacheOptions;
+  /** Test-only deliberate faults (the whole-node simulator proves its checkers with them); never set in production. */
+  readonly faults?: MvccFaults;
+}
+
+/** Deliberate faults of the apply step, for the whole-node simulator (test/sim-node) only. */
+export interface MvccFaults {
+  /** Optimistic validation forgets one key a transaction read (the first it does not also write): a concurrent change to it is not a conflict. */
+  readonly skipReadValidation?: boolean;
 }
 
 export interface ScanOptions {
@@ -84,12 +92,16 @@ export class MvccStore {
   /** Counts batches written (apply and collection): a lookup learns a newest version only if none landed while it read. */
   private writeCount = 0;
 
+  /** Test-only deliberate faults (MvccStoreOptions.faults). */
+  readonly faults: MvccFaults;
+
   private constructor(
     readonly engine: Engine,
     applied: { appliedIndex: number; lastCommitTs: number },
     horizon: HorizonTracker,
     options: MvccStoreOptions,
   ) {
+    this.faults = options.faults ?? {};
     this.appliedIndexValue = applied.appliedIndex;
     this.lastCommitTsValue = applied.lastCommitTs;
     this.horizon = horizon;

@@ -39,6 +39,14 @@ describe('lint rules', () => {
     expect(lint('src/storage/level-engine.ts', text)).toEqual([]);
   });
 
+  it('refuse the host clock, timers and randomness in the whole-node simulator, but not in its timer queue or its tests', () => {
+    const text = 'export const t = Date.now();\nsetTimeout(() => 0, 1);\nconst r = Math.random();\n';
+    expect(lint('test/sim-node/sim-net.ts', text)).toHaveLength(3);
+    expect(lint('test/sim-node/sim-net.ts', text)[0]).toMatch(/VirtualTime/);
+    expect(lint('test/sim-node/virtual-time.ts', text)).toEqual([]);
+    expect(lint('test/sim-node/corpus.test.ts', text)).toEqual([]);
+  });
+
   it('refuse node: I/O modules in the core but allow hashing', () => {
     expect(lint('src/raft/x.ts', "import { readFile } from 'node:fs';\n")).toHaveLength(1);
     expect(lint('src/queue/x.ts', "import { createHash } from 'node:crypto';\n")).toEqual([]);

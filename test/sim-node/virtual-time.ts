@@ -1,0 +1,231 @@
+/**
+ * Virtual time for a whole-node simulation: one queue of timers, run one at a time in time order
+ * (ties in the order they were set), each followed by every promise continuation it caused before
+ * the next one runs. Nothing waits for real time, so a run is a pure function of its seed.
+ *
+ * The cluster runtime takes its tick and background timers through the Scheduler seam
+ * (ClusterNodeOptions.runtime.scheduler), which this implements. Code of the cluster and
+ * forwarding layers not yet routed through the seam (the committer's and read path's retries,
+ * op-stream flushes, the queue service's long polls) still calls setTimeout, setImmediate and
+ * Date.now: while a run is on, install() puts virtual versions of those globals in place, so that
+ * they too run on this queue. uninstall() restores the host's.
+ *
+ * Every timer belongs to a process (an owner): the node whose code set it. A simulated crash of a
+ * process drops all its timers at once, so nothing of the dead process ever runs again; its
+ * unfinished promise chains simply never resume.
+ */
+import type { Scheduler } from '../../src/base/scheduler.js';
+import { MinHeap } from '../../src/base/min-heap.js';
+
+const hostSetImmediate = globalThis.setImmediate;
+const hostGlobals = {
+  setTimeout: globalThis.setTimeout,
+  clearTimeout: globalThis.clearTimeout,
+  setInterval: globalThis.setInterval,
+  clearInterval: globalThis.clearInterval,
+  setImmediate: globalThis.setImmediate,
+  clearImmediate: globalThis.clearImmediate,
+  dateNow: Date.now,
+  performanceNow: performance.now.bind(performance),
+};
+
+/** The wall clock a run starts at (2026-01-01T00:00:00Z): fixed, so traces replay. */
+export const simEpochMs = 1_767_225_600_000;
+
+interface VirtualTimer {
+  readonly id: number;
+  atMs: number;
+  seq: number;
+  readonly owner: string;
+  readonly delayMs: number;
+  readonly fn: () => void;
+  readonly intervalMs: number | null;
+  isCancelled: boolean;
+}
+
+/** What setTimeout returns under virtual time: enough of Node's Timeout for the code that uses one. */
+class VirtualTimeout {
+  constructor(
+    public timer: VirtualTimer,
+    private readonly time: VirtualTime,
+  ) {}
+
+  ref(): this {
+    return this;
+  }
+
+  unref(): this {
+    return this;
+  }
+
+  hasRef(): boolean {
+    return true;
+  }
+
+  refresh(): this {
+    this.timer = this.time.renew(this.timer);
+    return this;
+  }
+
+  close(): this {
+    this.timer.isCancelled = true;
+    return this;
+  }
+
+  [Symbol.toPrimitive](): number {
+    return this.timer.id;
+  }
+}
+
+export class VirtualTime implements Scheduler {
+  private currentMs = 0;
+  private nextSeq = 0;
+  private nextId = 1;
+  private readonly queue = new MinHeap<VirtualTimer>((a, b) => a.atMs < b.atMs || (a.atMs === b.atMs && a.seq < b.seq));
+  private readonly byId = new Map<number, VirtualTimer>();
+  private readonly liveByOwner = new Map<string, Set<VirtualTimer>>();
+  /** The process whose code runs now; timers set now belong to it. */
+  owner = 'sim';
+  private isInstalled = false;
+  /** Errors thrown by timer callbacks, with their owner: the run reports them. */
+  readonly thrown: Array<{ owner: string; error: unknown }> = [];
+  eventsRun = 0;
+
+  /** Milliseconds since the run began. */
+  get nowMs(): number {
+    return this.currentMs;
+  }
+
+  // ---- Scheduler (the seam the cluster runtime uses) ----
+
+  every(intervalMs: number, fn: () => void): () => void {
+    const timer = this.add(this.owner, intervalMs, fn, intervalMs);
+    return () => this.cancel(timer);
+  }
+
+  after(delayMs: number, fn: () => void): () => void {
+    const timer = this.add(this.owner, delayMs, fn, null);
+    return () => this.cancel(timer);
+  }
+
+  monotonicMs(): number {
+    return this.currentMs;
+  }
+
+  // ---- the simulator's own scheduling ----
+
+  /** Runs `fn` as `owner` after `delayMs`. */
+  at(owner: string, delayMs: number, fn: () => void): () => void {
+    const timer = this.add(owner, delayMs, fn, null);
+    return () => this.cancel(timer);
+  }
+
+  /** Drops every timer of `owner`: its process is gone. */
+  killOwner(owner: string): void {
+    const live = this.liveByOwner.get(owner);
+    if (live === undefined) return;
+    for (const timer of live) timer.isCancelled = true;
+    this.liveByOwner.delete(owner);
+  }
+
+  /** Runs timers in order until none is due at or before `untilMs` (or `isDone` says so); time is then `untilMs`. */
+  async runUntil(untilMs: number, isDone: () => boolean = () => false): Promise<void> {
+    for (;;) {
+      if (isDone()) return;
+      const next = this.queue.peek();
+      if (next === undefined || next.atMs > untilMs) break;
+      this.queue.pop();
+      if (next.isCancelled) {
+        this.forget(next);
+        continue;
+      }
+      this.currentMs = Math.max(this.currentMs, next.atMs);
+      if (next.intervalMs !== null) {
+        next.atMs = this.currentMs + Math.max(1, next.intervalMs);
+        next.seq = this.nextSeq++;
+        this.queue.push(next);
+      } else {
+        this.forget(next);
+      }
+      this.owner = next.owner;
+      this.eventsRun++;
+      try {
+        next.fn();
+      } catch (error) {
+        this.thrown.push({ owner: next.owner, error });
+      }
+      // Every promise continuation the callback caused runs before the host's next macrotask.
+      await new Promise<void>((resolve) => hostSetImmediate(resolve));
+      this.owner = 'sim';
+    }
+    this.currentMs = Math.max(this.currentMs, untilMs);
+  }
+
+  // ---- globals ----
+
+  install(): void {
+    if (this.isInstalled) return;
+    this.isInstalled = true;
+    const g = globalThis as unknown as Record<string, unknown>;
+    const setTimer = (intervalOrNull: (ms: number) => number | null) => (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
+      const delayMs = Math.max(0, Number(ms ?? 0) || 0);
+      const timer = this.add(this.owner, delayMs, () => fn(...args), intervalOrNull(delayMs));
+      return new VirtualTimeout(timer, this);
+    };
+    const clearTimer = (handle: unknown): void => {
+      if (handle instanceof VirtualTimeout) this.cancel(handle.timer);
+      else if (typeof handle === 'number') {
+        const timer = this.byId.get(handle);
+        if (timer !== undefined) this.cancel(timer);
+      }
+    };
+    g['setTimeout'] = setTimer(() => null);
+    g['setInterval'] = setTimer((ms) => Math.max(1, ms));
+    g['setImmediate'] = (fn: (...args: unknown[]) => void, ...args: unknown[]) => new VirtualTimeout(this.add(this.owner, 0, () => fn(...args), null), this);
+    g['clearTimeout'] = clearTimer;
+    g['clearInterval'] = clearTimer;
+    g['clearImmediate'] = clearTimer;
+    Date.now = () => simEpochMs + this.currentMs;
+    performance.now = () => this.currentMs;
+  }
+
+  uninstall(): void {
+    if (!this.isInstalled) return;
+    this.isInstalled = false;
+    const g = globalThis as unknown as Record<string, unknown>;
+    g['setTimeout'] = hostGlobals.setTimeout;
+    g['clearTimeout'] = hostGlobals.clearTimeout;
+    g['setInterval'] = hostGlobals.setInterval;
+    g['clearInterval'] = hostGlobals.clearInterval;
+    g['setImmediate'] = hostGlobals.setImmediate;
+    g['clearImmediate'] = hostGlobals.clearImmediate;
+    Date.now = hostGlobals.dateNow;
+    performance.now = hostGlobals.performanceNow;
+  }
+
+  /** The timer again, due `its delay` from now (Timeout.refresh). */
+  renew(timer: VirtualTimer): VirtualTimer {
+    this.cancel(timer);
+    return this.add(timer.owner, timer.delayMs, timer.fn, timer.intervalMs);
+  }
+
+  private add(owner: string, delayMs: number, fn: () => void, intervalMs: number | null): VirtualTimer {
+    const timer: VirtualTimer = { id: this.nextId++, atMs: this.currentMs + Math.max(0, delayMs), seq: this.nextSeq++, owner, delayMs, fn, intervalMs, isCancelled: false };
+    this.queue.push(timer);
+    this.byId.set(timer.id, timer);
+    let live = this.liveByOwner.get(owner);
+    if (live === undefined) this.liveByOwner.set(owner, (live = new Set()));
+    live.add(timer);
+    return timer;
+  }
+
+  private cancel(timer: VirtualTimer): void {
+    timer.isCancelled = true;
+    this.forget(timer);
+  }
+
+  private forget(timer: VirtualTimer): void {
+    this.byId.delete(timer.id);
+    this.liveByOwner.get(timer.owner)?.delete(timer);
+  }
+}
