@@ -5,7 +5,18 @@
  * An index is built on first use from a view of the partition's vis and group rows. Writes applied
  * while it is being built are held and replayed over it afterwards: a write either is in the
  * build's view or was heard after registration, and replaying a put or a delete that the view
- * already has changes nothing. Rows this replica gets without hearing of them (a snapshot install)
+ * already has changes nothing.
+ *
+ * A standard queue's index is served while it is built (a new leader of a queue of a million
+ * messages would otherwise answer nothing for seconds): the vis rows are scanned in delivery
+ * order, so once the first page is in, the head of the queue is there. From then on writes are
+ * also fed to it as they are applied (and still held for the final replay, which puts right what
+ * the scan's older view added after a newer write). Until the state rows are scanned an entry
+ * cannot know whether its message was received, so every entry the scan adds says "maybe
+ * received" (the receive reads the state row) until the build ends; an entry the scan adds after
+ * a newer delete is a phantom that the receive's read drops. The receive validates what it reads
+ * either way: a partly built index costs skips, never a wrong delivery. FIFO indexes are served
+ * only when complete (a group's head must be known). Rows this replica gets without hearing of them (a snapshot install)
  * are the one thing an index can miss: `reset` drops every index, and an index that has nothing
  * ready is rebuilt once it is older than raftqLimits.queueIndexReloadAfterMs, so such a message
  * waits at most that long.
@@ -33,7 +44,10 @@ type HeldEvent =
 
 interface Build {
   readonly held: HeldEvent[];
-  readonly promise: Promise<PartitionIndex>;
+  /** The index while it is built, once it may be served (standard queues, after the first vis page). */
+  servedEarly: StandardPartitionIndex | undefined;
+  /** Settles with the index as soon as it may be served: early, or when complete (or with the build's error). */
+  servable: Promise<PartitionIndex>;
 }
 
 const textDecoder = new TextDecoder();
@@ -72,9 +86,17 @@ export class QueueIndexes {
     const index = this.live.get(id);
     if (index !== undefined && (nowMs - index.loadedAtMs <= raftqLimits.queueIndexReloadAfterMs.value || index.hasReady(nowMs))) return index;
     const running = this.builds.get(id);
-    if (running !== undefined) return running.promise;
-    const held: HeldEvent[] = [];
-    const promise = this.build(queue, partition, nowMs, held).then(
+    if (running !== undefined) return running.servedEarly ?? running.servable;
+    let serveEarly: (index: PartitionIndex) => void = () => {};
+    const early = new Promise<PartitionIndex>((resolve) => {
+      serveEarly = resolve;
+    });
+    const build: Build = { held: [], servedEarly: undefined, servable: early };
+    this.builds.set(id, build);
+    const complete = this.build(queue, partition, nowMs, build, (index) => {
+      build.servedEarly = index;
+      serveEarly(index);
+    }).then(
       (built) => {
         this.builds.delete(id);
         if (this.generations.get(name) === generation) this.live.set(id, built);
@@ -85,9 +107,11 @@ export class QueueIndexes {
         throw error;
       },
     );
-    this.builds.set(id, { held, promise });
-    return promise;
+    // Whichever comes first: the index served early, or the build's end (complete, or its error).
+    build.servable = Promise.race([early, complete]);
+    return build.servable;
   }
+
 
   /** Drops every index (the state they mirror was replaced, e.g. by a snapshot install). */
   reset(): void {
@@ -100,9 +124,12 @@ export class QueueIndexes {
     this.reset();
   }
 
-  private async build(queue: LoadedQueue, partition: number, nowMs: number, held: HeldEvent[]): Promise<PartitionIndex> {
+  private async build(queue: LoadedQueue, partition: number, nowMs: number, build: Build, serve: (index: StandardPartitionIndex) => void): Promise<PartitionIndex> {
     this.buildsCount++;
+    const { held } = build;
     const index = emptyIndexOf(queue, nowMs);
+    /** Standard queue: entries whose vis row says "never received", confirmed once the state rows were scanned. */
+    const neverReceived: string[] = [];
     const view = await this.executor.readView({ linearizable: false });
     // A view includes at most one batch more than has been heard when it is taken; entries read
     // from it count as added by that batch (see the phantom rule in claim-messages.ts).
@@ -114,17 +141,34 @@ export class QueueIndexes {
       const families = queue.meta.config.isFifo ? (['vis', 'state', 'group'] as const) : (['vis', 'state'] as const);
       for (const family of families) {
         const range = familyRangeOf(queue, family, partition);
-        await scanAll(view, range, (key, value) => {
-          const row = parseMessageRowKeyUnder(key, place, family, range.gte.length);
-          const event = row === undefined ? undefined : heldEventOf(row, value);
-          if (event !== undefined) feed(index, event, batch);
-        });
+        await scanAll(
+          view,
+          range,
+          (key, value) => {
+            const row = parseMessageRowKeyUnder(key, place, family, range.gte.length);
+            let event = row === undefined ? undefined : heldEventOf(row, value);
+            if (event?.family === 'vis' && event.event.kind === 'put' && event.event.isNeverReceived && index.kind === 'standard') {
+              // Served before the state rows are in: "maybe received" until they are.
+              neverReceived.push(event.event.messageId);
+              event = { family: 'vis', event: { ...event.event, isNeverReceived: false } };
+            }
+            if (event !== undefined) feed(index, event, batch);
+          },
+          () => {
+            if (family !== 'vis' || index.kind !== 'standard' || build.servedEarly !== undefined) return;
+            // The head is in: catch up with what was applied meanwhile, then take writes as they come.
+            for (const event of held) feed(index, event, batch);
+            index.endBatch();
+            serve(index);
+          },
+        );
       }
     } finally {
       view.release();
     }
     for (const event of held) feed(index, event, batch);
     index.endBatch();
+    if (index.kind === 'standard') index.confirmNeverReceived(neverReceived);
     return index;
   }
 
@@ -144,15 +188,13 @@ export class QueueIndexes {
       const row = parseMessageRowKey(write.key);
       if (row === undefined || (row.family !== 'vis' && row.family !== 'group' && row.family !== 'state')) continue;
       const id = QueueIndexes.idOf(row.queueName, row.generation, row.partition);
-      const index = this.live.get(id);
-      const build = index === undefined ? this.builds.get(id) : undefined;
+      // A live index being rebuilt (reloaded) hears the write, and so does its rebuild.
+      const index = this.live.get(id) ?? this.builds.get(id)?.servedEarly;
+      const build = this.builds.get(id);
       if (index === undefined && build === undefined) continue;
       const held = heldEventOf(row, write.kind === 'put' ? write.value : undefined);
       if (held === undefined) continue;
-      if (build !== undefined) {
-        build.held.push(held);
-        continue;
-      }
+      build?.held.push(held);
       if (index === undefined) continue;
       feed(index, held, batch);
       touched.add(index);
@@ -200,11 +242,12 @@ function emptyIndexOf(queue: LoadedQueue, nowMs: number): PartitionIndex {
   return queue.meta.config.isFifo ? new FifoPartitionIndex(nowMs) : new StandardPartitionIndex(nowMs);
 }
 
-async function scanAll(view: ReadView, range: KeyRange, visit: (key: Uint8Array, value: Uint8Array) => void): Promise<void> {
+async function scanAll(view: ReadView, range: KeyRange, visit: (key: Uint8Array, value: Uint8Array) => void, afterPage: () => void): Promise<void> {
   let gte = range.gte;
   for (;;) {
     const page = await view.scan({ gte, lt: range.lt }, { limit: loadPageRows });
     for (const row of page) visit(row.key, row.value);
+    afterPage();
     const last = page[page.length - 1];
     if (last === undefined || page.length < loadPageRows) return;
     gte = keySuccessor(last.key);
