@@ -51,7 +51,7 @@ async function generationOf(options: BulkFillOptions): Promise<number> {
 
 function wireWrite(write: TxnWrite): object {
   if (write.kind === 'delete') return { key: decodeKey(write.key), delete: true };
-  return { key: decodeKey(write.key), valueBase64: Buffer.from(write.value).toString('base64') };
+  return { key: decodeKey(write.key), valueBase64: Buffer.from(write.value).toString('base64'), ...(write.isNewKey === true ? { isNewKey: true } : {}) };
 }
 
 /** Returns the seconds it took; progress on stderr. */
@@ -89,20 +89,24 @@ export async function bulkFill(options: BulkFillOptions): Promise<number> {
               order: order++,
               receiveCount: 0,
             };
-            return store.insertWrites(record);
+            // Fresh ids: no version of these keys exists, so the apply step need not look (TxnWrite.isNewKey).
+            return store.insertWrites(record, { isNewMessageId: true });
           }).flat();
-          const txnId = randomUUID();
+          const wire = writes.map(wireWrite);
+          let txnId = randomUUID();
           for (;;) {
             try {
-              // The same txn id on a retry: a commit whose answer was lost is not applied twice.
-              const { outcome } = await adminJson<{ outcome: { kind: string } }>(options, 'POST', '/debug/txn', { txnId, writes: writes.map(wireWrite) });
+              // The same txn id after an error: a commit whose answer was lost is not applied twice.
+              const { outcome } = await adminJson<{ outcome: { kind: string } }>(options, 'POST', '/debug/txn', { txnId, writes: wire });
               if (outcome.kind === 'committed') break;
-              throw new Error(`bulk fill: ${JSON.stringify(outcome)}`);
+              // Refused, so not applied (a busy node stamped it too late): a new attempt under a new id.
+              if (outcome.kind !== 'clock-skew') throw new Error(`bulk fill: ${JSON.stringify(outcome)}`);
+              txnId = randomUUID();
             } catch (error) {
               if (String(error).includes('bulk fill:')) throw error;
-              retries++;
-              await delay(200);
             }
+            retries++;
+            await delay(200);
           }
           filled += count;
         }

@@ -70,6 +70,11 @@ export function encodeMessageRecord(record: MessageRecord): Uint8Array {
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** A data row of the older JSON layout: its message was stored with an age row, whatever its times. */
+export function isLegacyDataRow(bytes: Uint8Array): boolean {
+  return bytes[0] === legacyJsonStart;
+}
+
 export function decodeMessageRecord(bytes: Uint8Array): MessageRecord {
   if (bytes[0] === legacyJsonStart) return decodeLegacyMessageRecord(bytes);
   assert(bytes[0] === binaryLayout && bytes.byteLength >= headerBytes, 'corrupt message row: unknown layout or truncated header');
@@ -184,10 +189,15 @@ class RowReader {
         // A copy: the attribute must not keep the whole row (or the page it was read with) alive.
         binaryValue = new Uint8Array(this.buffer.subarray(start, start + length));
       }
-      attributes[name] = { dataType, ...(stringValue !== undefined ? { stringValue } : {}), ...(binaryValue !== undefined ? { binaryValue } : {}) };
+      setOwn(attributes, name, { dataType, ...(stringValue !== undefined ? { stringValue } : {}), ...(binaryValue !== undefined ? { binaryValue } : {}) });
     }
     return attributes;
   }
+}
+
+/** An own property even for a name such as "__proto__" (a valid attribute name), which plain assignment would turn into a prototype. */
+function setOwn(attributes: Record<string, MessageAttributeValue>, name: string, value: MessageAttributeValue): void {
+  Object.defineProperty(attributes, name, { value, enumerable: true, writable: true, configurable: true });
 }
 
 // Rows written before the binary layout: JSON, binary attribute values in base64.
@@ -244,11 +254,11 @@ function loadLegacyAttributes(stored: Record<string, StoredAttributeValue> | und
   const attributes: Record<string, MessageAttributeValue> = {};
   for (const [name, entry] of Object.entries(stored ?? {})) {
     assert(typeof entry.t === 'string' && (entry.s === undefined || typeof entry.s === 'string') && (entry.b === undefined || typeof entry.b === 'string'), `corrupt message row: attribute ${name}`);
-    attributes[name] = {
+    setOwn(attributes, name, {
       dataType: entry.t,
       ...(entry.s !== undefined ? { stringValue: entry.s } : {}),
       ...(entry.b !== undefined ? { binaryValue: new Uint8Array(Buffer.from(entry.b, 'base64')) } : {}),
-    };
+    });
   }
   return attributes;
 }
@@ -261,7 +271,7 @@ export function encodeLegacyMessageRecord(record: MessageRecord): Uint8Array {
       const entry: StoredAttributeValue = { t: value.dataType };
       if (value.stringValue !== undefined) entry.s = value.stringValue;
       if (value.binaryValue !== undefined) entry.b = Buffer.from(value.binaryValue.buffer, value.binaryValue.byteOffset, value.binaryValue.byteLength).toString('base64');
-      stored[name] = entry;
+      Object.defineProperty(stored, name, { value: entry, enumerable: true, writable: true, configurable: true });
     }
     return stored;
   };

@@ -66,6 +66,15 @@ describe('the data row layout', () => {
     );
   });
 
+  it('keeps an attribute named __proto__ (a valid name) as an attribute', () => {
+    const record: MessageRecord = {
+      messageId: 'm', body: 'b', messageAttributes: JSON.parse('{"__proto__":{"dataType":"String","stringValue":"v"}}') as MessageAttributes, systemAttributes: {}, senderId: 's',
+      sentAtMs: 1, retentionStartMs: 1, partition: 0, visibleAtMs: 1, order: 1n, receiveCount: 0,
+    };
+    expect(Object.keys(decodeMessageRecord(encodeMessageRecord(record)).messageAttributes)).toEqual(['__proto__']);
+    expect(Object.keys(decodeMessageRecord(encodeLegacyMessageRecord(record)).messageAttributes)).toEqual(['__proto__']);
+  });
+
   it('is smaller than the JSON layout', () => {
     const record: MessageRecord = {
       messageId: '0f8fad5b-d9cb-469f-a165-70867728950e', body: 'x'.repeat(1_024), messageAttributes: {}, systemAttributes: {}, senderId: 'AIDAEXAMPLE',
