@@ -8,7 +8,7 @@
  *   to the survivors returns a message (the new leader elected, its queue index built).
  *
  *   npm run bench:backlog -- [--backlog 10000,1000000] [--nodes 1|3] [--kill-leader]
- *     [--consume 8000] [--consumers 32] [--body-bytes 256] [--fill bulk|sqs] [--fill-in-flight 64] [--keep]
+ *     [--consume 8000] [--rounds 1] [--consumers 32] [--body-bytes 256] [--fill bulk|sqs] [--fill-in-flight 64] [--keep]
  *
  * `--fill sqs` sends SendMessageBatch(10) from `--fill-in-flight` requests at once: a million
  * messages take many minutes on a busy machine. `--fill bulk` (the default) builds the rows a send
@@ -34,6 +34,8 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '1' },
     'kill-leader': { type: 'boolean', default: false },
     consume: { type: 'string', default: '8000' },
+    /** Consume windows of --consume messages, one after the other: the first includes a new index's build. */
+    rounds: { type: 'string', default: '1' },
     consumers: { type: 'string', default: '32' },
     'body-bytes': { type: 'string', default: '256' },
     fill: { type: 'string', default: 'bulk' },
@@ -45,6 +47,7 @@ const backlogs = values.backlog.split(',').map(Number);
 const nodeCount = Number(values.nodes);
 const isKillingLeader = values['kill-leader'] === true;
 const consumeCount = Number(values.consume);
+const roundCount = Number(values.rounds);
 const consumerCount = Number(values.consumers);
 const body = 'x'.repeat(Number(values['body-bytes']));
 const fillInFlight = Number(values['fill-in-flight']);
@@ -193,20 +196,22 @@ async function runBacklog(backlog: number): Promise<void> {
       console.log(`  leader ${leader.id} killed: first message received ${ms.toFixed(0)} ms later (through ${node}; new leader ${newLeader.id}; ${attempts} attempts), load average ${loadavg()[0]?.toFixed(2)}`);
       return;
     }
-    const target = Math.min(consumeCount, backlog);
     // The node's first receive of the queue builds its queue index: timed apart from the rate.
     const firstStartedMs = performance.now();
     const firstAnswer = await sqsJsonRequest(pool, 'ReceiveMessage', { QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 0, VisibilityTimeout: 0 });
     console.log(`  first receive (builds the queue index): ${(performance.now() - firstStartedMs).toFixed(0)} ms, HTTP ${firstAnswer.statusCode}`);
-    const cpuBeforeMs = cpuOf(cluster.nodes);
-    const { seconds, latenciesMs, errors } = await consume(pool, queueUrl, target);
-    const cpuMs = cpuOf(cluster.nodes) - cpuBeforeMs;
+    for (let round = 1; round <= roundCount; round++) {
+      const target = Math.min(consumeCount, backlog);
+      const cpuBeforeMs = cpuOf(cluster.nodes);
+      const { seconds, latenciesMs, errors } = await consume(pool, queueUrl, target);
+      const cpuMs = cpuOf(cluster.nodes) - cpuBeforeMs;
+      latenciesMs.sort((a, b) => a - b);
+      console.log(
+        `  round ${round}: consumed ${target.toLocaleString('en')}: ${Math.round(target / seconds)} msgs/s, receive p50 ${percentile(latenciesMs, 50).toFixed(0)} ms p99 ${percentile(latenciesMs, 99).toFixed(0)} ms, ` +
+          `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, load average ${loadavg()[0]?.toFixed(2)}`,
+      );
+    }
     await pool.close();
-    latenciesMs.sort((a, b) => a - b);
-    console.log(
-      `  consumed ${target.toLocaleString('en')}: ${Math.round(target / seconds)} msgs/s, receive p50 ${percentile(latenciesMs, 50).toFixed(0)} ms p99 ${percentile(latenciesMs, 99).toFixed(0)} ms, ` +
-        `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, load average ${loadavg()[0]?.toFixed(2)}`,
-    );
   } finally {
     await cluster.stop();
     if (values.keep !== true) rmSync(baseDir, { recursive: true, force: true });
