@@ -15,15 +15,15 @@ import { entry, makeHarness } from './support/queue-harness.js';
 /** Rows a build reads per page (queue-indexes.ts): a backlog longer than this needs a second page. */
 const buildPageRows = 4_096;
 
-/** The executor as another node would use it, whose build scans wait at `holdScan` after their first page. */
-function nodeExecutor(executor: TxnExecutor, holdScan: () => Promise<void>): TxnExecutor {
+/** The executor as another node would use it, whose index-build scans wait for `beforeBuildPage` (pages counted from 0 over all builds). */
+function nodeExecutor(executor: TxnExecutor, beforeBuildPage: (page: number) => Promise<void>): TxnExecutor {
   let pagesSeen = 0;
   const wrapView = (view: ReadView): ReadView => ({
     ...view,
     get: (key) => view.get(key),
     release: () => view.release(),
     scan: async (range, options) => {
-      if (options.limit === buildPageRows && pagesSeen++ === 1) await holdScan();
+      if (options.limit === buildPageRows) await beforeBuildPage(pagesSeen++);
       return view.scan(range, options);
     },
   });
@@ -55,7 +55,9 @@ describe('a queue index served while it is built', () => {
     });
     let isBuildHeld = false;
     const newLeader = new QueueService({
-      executor: nodeExecutor(executor, async () => {
+      executor: nodeExecutor(executor, async (page) => {
+        // The second page of the first build: the head of the queue is in.
+        if (page !== 1) return;
         isBuildHeld = true;
         // A write applied while the receive runs: the index has now heard a batch the receive's
         // view may not hold, which is when it would trust an entry's "never received".
@@ -87,4 +89,29 @@ describe('a queue index served while it is built', () => {
     expect(await newLeader.receiveMessages('q', { maxMessages: 10 })).toEqual([]);
     newLeader.close();
   }, 60_000);
+
+  it('a message sent while an index that offered nothing is rebuilt is delivered (the rebuild hears it too)', async () => {
+    const { service, executor, scheduler } = makeHarness({ executor: 'model' });
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    let isRebuilding = false;
+    const node = new QueueService({
+      executor: nodeExecutor(executor, async () => {
+        if (!isRebuilding) return;
+        isRebuilding = false;
+        await service.sendMessages('q', [entry('late', 'sent during the rebuild')], { senderId: 'tester' });
+      }),
+      accountId: '000000000000',
+      region: 'us-east-1',
+      scheduler,
+      prng: new SeededPrng(9),
+    });
+    // This node's index of the queue, empty; once it is older than the reload age, a receive rebuilds it.
+    expect(await node.receiveMessages('q', { maxMessages: 10 })).toEqual([]);
+    executor.clock.advanceMs(60_000);
+    isRebuilding = true;
+    const during = await node.receiveMessages('q', { maxMessages: 10 });
+    const after = await node.receiveMessages('q', { maxMessages: 10 });
+    expect([...during, ...after].map((m) => m.body)).toEqual(['sent during the rebuild']);
+    node.close();
+  });
 });

@@ -16,8 +16,10 @@
  * received" (the receive reads the state row) until the build ends; an entry the scan adds after
  * a newer delete is a phantom that the receive's read drops. The receive validates what it reads
  * either way: a partly built index costs skips, never a wrong delivery. FIFO indexes are served
- * only when complete (a group's head must be known). Rows this replica gets without hearing of them (a snapshot install)
- * are the one thing an index can miss: `reset` drops every index, and an index that has nothing
+ * only when complete (a group's head must be known).
+ *
+ * Rows this replica gets without hearing of them (a snapshot install) are the one thing an index
+ * can miss: `reset` drops every index, and an index that has nothing
  * ready is rebuilt once it is older than raftqLimits.queueIndexReloadAfterMs, so such a message
  * waits at most that long.
  *
@@ -112,7 +114,6 @@ export class QueueIndexes {
     return build.servable;
   }
 
-
   /** Drops every index (the state they mirror was replaced, e.g. by a snapshot install). */
   reset(): void {
     this.live.clear();
@@ -189,15 +190,18 @@ export class QueueIndexes {
       if (row === undefined || (row.family !== 'vis' && row.family !== 'group' && row.family !== 'state')) continue;
       const id = QueueIndexes.idOf(row.queueName, row.generation, row.partition);
       // A live index being rebuilt (reloaded) hears the write, and so does its rebuild.
-      const index = this.live.get(id) ?? this.builds.get(id)?.servedEarly;
+      const index = this.live.get(id);
       const build = this.builds.get(id);
       if (index === undefined && build === undefined) continue;
       const held = heldEventOf(row, write.kind === 'put' ? write.value : undefined);
       if (held === undefined) continue;
       build?.held.push(held);
-      if (index === undefined) continue;
-      feed(index, held, batch);
-      touched.add(index);
+      // Two different indexes when both are there: a build's index goes live only when it ends.
+      for (const target of [index, build?.servedEarly]) {
+        if (target === undefined) continue;
+        feed(target, held, batch);
+        touched.add(target);
+      }
     }
     for (const index of touched) index.endBatch();
   }
