@@ -114,4 +114,36 @@ describe('a queue index served while it is built', () => {
     expect([...during, ...after].map((m) => m.body)).toEqual(['sent during the rebuild']);
     node.close();
   });
+
+  it('a build still scanning stops when its queue service closes', async () => {
+    const { service, executor, scheduler } = makeHarness({ executor: 'model' });
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    for (let i = 0; i < 2 * buildPageRows + 10; i += 10) {
+      await service.sendMessages('q', Array.from({ length: 10 }, (_, k) => entry(`e${k}`, `m${i + k}`)), { senderId: 'tester' });
+    }
+    executor.clock.advanceMs(1_000);
+    let pagesScanned = 0;
+    let releaseBuild: () => void = () => {};
+    const buildHeld = new Promise<void>((resolve) => {
+      releaseBuild = resolve;
+    });
+    const node = new QueueService({
+      executor: nodeExecutor(executor, async (page) => {
+        pagesScanned = page + 1;
+        if (page === 1) await buildHeld;
+      }),
+      accountId: '000000000000',
+      region: 'us-east-1',
+      scheduler,
+      prng: new SeededPrng(11),
+    });
+    expect(await node.receiveMessages('q', { maxMessages: 1 })).toHaveLength(1);
+    expect(node.indexBuildsRunning).toBe(1);
+    node.close();
+    releaseBuild();
+    for (let turns = 0; node.indexBuildsRunning > 0 && turns < 10_000; turns++) await new Promise((resolve) => setImmediate(resolve));
+    expect(node.indexBuildsRunning).toBe(0);
+    // The second vis page was read when the close came; no third page and no state rows after it.
+    expect(pagesScanned).toBe(2);
+  }, 60_000);
 });

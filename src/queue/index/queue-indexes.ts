@@ -65,6 +65,8 @@ export class QueueIndexes {
   appliedBatches = 0;
   /** Indexes built so far (tests and metrics). */
   buildsCount = 0;
+  /** Set by close: a build still scanning stops at its next page instead of running to the end. */
+  private isClosed = false;
 
   constructor(private readonly executor: TxnExecutor) {
     this.unsubscribe = executor.onApplied((writes) => this.onApplied(writes));
@@ -121,8 +123,14 @@ export class QueueIndexes {
   }
 
   close(): void {
+    this.isClosed = true;
     this.unsubscribe();
     this.reset();
+  }
+
+  /** Builds in progress (benches wait for them to end before they measure). */
+  get buildsRunning(): number {
+    return this.builds.size;
   }
 
   private async build(queue: LoadedQueue, partition: number, nowMs: number, build: Build, serve: (index: StandardPartitionIndex) => void): Promise<PartitionIndex> {
@@ -156,6 +164,7 @@ export class QueueIndexes {
             if (event !== undefined) feed(index, event, batch);
           },
           () => {
+            if (this.isClosed) throw new Error('queue index build stopped: the queue service closed');
             if (family !== 'vis' || index.kind !== 'standard' || build.servedEarly !== undefined) return;
             // The head is in: catch up with what was applied meanwhile, then take writes as they come.
             for (const event of held) feed(index, event, batch);
