@@ -155,12 +155,11 @@ export class QueueIndexes {
           range,
           (key, value) => {
             const row = parseMessageRowKeyUnder(key, place, family, range.gte.length);
-            let event = row === undefined ? undefined : heldEventOf(row, value);
-            if (event?.family === 'vis' && event.event.kind === 'put' && event.event.isNeverReceived && index.kind === 'standard') {
-              // Served before the state rows are in: "maybe received" until they are.
-              neverReceived.push(event.event.messageId);
-              event = { family: 'vis', event: { ...event.event, isNeverReceived: false } };
-            }
+            if (row === undefined) return;
+            // A standard index is served before the state rows are in: "maybe received" until they are.
+            const isServedEarly = index.kind === 'standard' && row.family === 'vis';
+            if (isServedEarly && isNeverReceivedVisibilityValue(value)) neverReceived.push(row.messageId);
+            const event = heldEventOf(row, value, isServedEarly);
             if (event !== undefined) feed(index, event, batch);
           },
           () => {
@@ -223,12 +222,14 @@ function feed(index: PartitionIndex, held: HeldEvent, batch: number): void {
 }
 
 /** What the index hears of a put (`value`) or delete (undefined) of a vis, state or group row; undefined for rows it does not mirror. */
-function heldEventOf(row: MessageRowKey, value: Uint8Array | undefined): HeldEvent | undefined {
+/** `isMaybeReceived`: a build's scan, before the state rows are in, says no vis row is "never received". */
+function heldEventOf(row: MessageRowKey, value: Uint8Array | undefined, isMaybeReceived = false): HeldEvent | undefined {
   switch (row.family) {
     case 'vis': {
       const { visibleAtMs, order, messageId } = row;
       if (value === undefined) return { family: 'vis', event: { kind: 'delete', visibleAtMs, messageId } };
-      return { family: 'vis', event: { kind: 'put', visibleAtMs, order, messageId, isNeverReceived: isNeverReceivedVisibilityValue(value), retentionStartMs: retentionStartMsOfVisibilityValue(value) } };
+      const isNeverReceived = !isMaybeReceived && isNeverReceivedVisibilityValue(value);
+      return { family: 'vis', event: { kind: 'put', visibleAtMs, order, messageId, isNeverReceived, retentionStartMs: retentionStartMsOfVisibilityValue(value) } };
     }
     case 'state': {
       // A state row's delete goes with its message's; rows of the older layout carry no readable time.
