@@ -8,6 +8,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { freePorts } from '../systems/free-ports.js';
 
 const mainScript = new URL('../../src/cli/main.js', import.meta.url).pathname;
+/** The nodes' RAFTQ_CLUSTER_SECRET: admin calls other than the public ones present it (x-raftq-cluster-secret). */
+export const soakClusterSecret = 'soak';
 
 export interface SoakNode {
   readonly id: string;
@@ -36,7 +38,7 @@ export class SoakCluster {
         '--peers', peers, '--log-level', 'warn', ...options.extraArgs,
       ];
       const profiling = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
-      const child = spawn(process.execPath, [...profiling, ...args], { stdio: ['ignore', log, log], env: { ...process.env, RAFTQ_CLUSTER_SECRET: 'soak' } });
+      const child = spawn(process.execPath, [...profiling, ...args], { stdio: ['ignore', log, log], env: { ...process.env, RAFTQ_CLUSTER_SECRET: soakClusterSecret } });
       closeSync(log);
       return { id, sqsEndpoint: `http://127.0.0.1:${port(i, 0)}`, adminEndpoint: `http://127.0.0.1:${port(i, 1)}`, dataDir, process: child };
     });

@@ -1,6 +1,6 @@
 /**
  * Admin calls for tests and fault injection, off unless the node runs with --debug-endpoints:
- *   POST /debug/txn           {"txnId"?, "reads"?: [tuple…], "writes": [{"key": tuple, "value"?: string, "delete"?: true}]}
+ *   POST /debug/txn           {"txnId"?, "reads"?: [tuple…], "writes": [{"key": tuple, "value"?: string, "valueBase64"?: string, "isNewKey"?: true, "delete"?: true}]}
  *                             reads at the node's applied point (or after ReadIndex with "linearizable": true),
  *                             commits, answers {"outcome": {...}}. Tuples are JSON arrays of strings and integers.
  *   GET  /debug/keys?prefix=JSON-tuple[&linearizable=1]   → {"keys": [{"key": tuple, "value": string}…]}
@@ -9,6 +9,7 @@
  *   POST /debug/load          {"durationMs", "concurrency", "valueBytes"} commits small txns from
  *                             inside the node for a while (bench/raft.ts); answers count and latencies
  */
+import { Buffer } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { ClusterNode } from '../cluster/cluster-node.js';
 import { decodeKey, encodeKey, prefixRange, type KeyTuple } from '../storage/key-codec.js';
@@ -33,6 +34,10 @@ export async function debugTxn(node: ClusterNode, body: JsonBody): Promise<unkno
     const write = (w ?? {}) as Record<string, unknown>;
     const key = encodeKey(tupleOf(write['key'], `writes[${i}].key`));
     if (write['delete'] === true) return { kind: 'delete', key };
+    // Binary rows (bench/backlog.ts writes message rows this way to fill a queue fast); isNewKey as TxnWrite has it.
+    if (typeof write['valueBase64'] === 'string') {
+      return { kind: 'put', key, value: new Uint8Array(Buffer.from(write['valueBase64'], 'base64')), ...(write['isNewKey'] === true ? { isNewKey: true as const } : {}) };
+    }
     if (typeof write['value'] !== 'string') throw new HttpError(400, `writes[${i}].value must be a string`);
     return { kind: 'put', key, value: utf8.encode(write['value']) };
   });

@@ -3,7 +3,8 @@
  * A message's vis row stays where the send put it (message-store.ts), so the vis rows say which
  * messages exist and which were never received and are still delayed; the state rows say which
  * received messages are in flight now. Visible is the rest, less the messages past their retention
- * period that the reaper has not removed yet (their age rows before the cutoff). Exact while the
+ * period that the reaper has not removed yet (the retention start their vis row carries; vis rows
+ * of the oldest layout carry none, so such messages count until the reaper removes them). Exact while the
  * queue has at most raftqLimits.approximateCountRowsMax rows of each kind; beyond that the scan
  * stops and the counts are lower bounds (`isExact` false). No counter rows are kept: a counter
  * every send, receive and delete wrote would make all of them conflict with one another.
@@ -12,7 +13,7 @@ import { raftqLimits } from '../base/limits.js';
 import type { KeyRange, ReadView } from '../storage/txn.js';
 import { keySuccessor } from '../storage/key-codec.js';
 import { parseMessageRowKey, type GenerationKeys } from './key-layout.js';
-import { decodeVisibilityState } from './message-record.js';
+import { decodeVisibilityState, retentionStartMsOfVisibilityValue } from './message-record.js';
 import { decodeReceiveState } from './receive-state.js';
 
 export interface MessageCounts {
@@ -61,23 +62,23 @@ export async function countMessages(
   let expired = 0;
   let isExact = true;
   let budget = rowsMax;
+  // Expired at nowMs: retention started before this cutoff.
+  const cutoffMs = nowMs - retentionSeconds * 1000 + 1;
   for (let partition = 0; partition < partitionCount && isExact; partition++) {
     const visScan = await scanBounded(view, keys.visibilityPrefix(partition), budget, (key, value) => {
       // A future vis row of a never-received message is delayed; every other message is visible or in flight.
       if (visibleAtOfVisKey(key) > nowMs && decodeVisibilityState(value) === 'pending') delayed++;
       else present++;
+      const retentionStartMs = retentionStartMsOfVisibilityValue(value);
+      if (retentionStartMs !== undefined && retentionStartMs < cutoffMs) expired++;
       return true;
     });
     const stateScan = await scanBounded(view, keys.receiveStatePrefix(partition), budget, (_key, value) => {
       if (decodeReceiveState(value).state.visibleAtMs > nowMs) inFlight++;
       return true;
     });
-    const expiredScan = await scanBounded(view, keys.ageRangeBefore(partition, nowMs - retentionSeconds * 1000 + 1), budget, () => {
-      expired++;
-      return true;
-    });
-    budget -= Math.max(visScan.rows, stateScan.rows, expiredScan.rows);
-    isExact = visScan.isComplete && stateScan.isComplete && expiredScan.isComplete;
+    budget -= Math.max(visScan.rows, stateScan.rows);
+    isExact = visScan.isComplete && stateScan.isComplete;
   }
   const visible = Math.max(0, present - inFlight - expired);
   return { visible, inFlight, delayed, isExact };

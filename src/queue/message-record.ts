@@ -1,10 +1,9 @@
 /**
  * The data row of a message: everything needed to deliver it, find its index rows and validate
- * a receipt handle. Stored as JSON with binary attribute values in base64.
+ * a receipt handle. Stored in a binary layout (message-data-row.ts).
  */
 import { Buffer } from 'node:buffer';
-import { assert } from '../base/assert.js';
-import type { MessageAttributes, MessageAttributeValue } from './queue-api.js';
+import type { MessageAttributes } from './queue-api.js';
 
 export interface MessageRecord {
   readonly messageId: string;
@@ -40,89 +39,8 @@ export function isExpired(record: MessageRecord, retentionSeconds: number, nowMs
   return nowMs >= record.retentionStartMs + retentionSeconds * 1000;
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-interface StoredAttributeValue {
-  t: string;
-  s?: string;
-  b?: string;
-}
-
-function storeAttributes(attributes: MessageAttributes): Record<string, StoredAttributeValue> {
-  const stored: Record<string, StoredAttributeValue> = {};
-  for (const [name, value] of Object.entries(attributes)) {
-    const entry: StoredAttributeValue = { t: value.dataType };
-    if (value.stringValue !== undefined) entry.s = value.stringValue;
-    if (value.binaryValue !== undefined) entry.b = Buffer.from(value.binaryValue.buffer, value.binaryValue.byteOffset, value.binaryValue.byteLength).toString('base64');
-    stored[name] = entry;
-  }
-  return stored;
-}
-
-export function encodeMessageRecord(record: MessageRecord): Uint8Array {
-  return encoder.encode(
-    JSON.stringify({
-      ...record,
-      order: record.order.toString(),
-      messageAttributes: storeAttributes(record.messageAttributes),
-      systemAttributes: storeAttributes(record.systemAttributes),
-    }),
-  );
-}
-
-export function decodeMessageRecord(bytes: Uint8Array): MessageRecord {
-  const raw = JSON.parse(decoder.decode(bytes)) as unknown;
-  assert(typeof raw === 'object' && raw !== null, 'corrupt message row: not an object');
-  const row = raw as Record<string, unknown>;
-  const text = (name: string): string => {
-    const value = row[name];
-    assert(typeof value === 'string', `corrupt message row: ${name} is not a string`);
-    return value;
-  };
-  const count = (name: string): number => {
-    const value = row[name];
-    assert(typeof value === 'number' && Number.isFinite(value), `corrupt message row: ${name} is not a number`);
-    return value;
-  };
-  const optionalText = (name: string): { [key: string]: string } => (row[name] === undefined ? {} : { [name]: text(name) });
-  const optionalCount = (name: string): { [key: string]: number } => (row[name] === undefined ? {} : { [name]: count(name) });
-  return {
-    messageId: text('messageId'),
-    body: text('body'),
-    messageAttributes: loadAttributes(row['messageAttributes'] as Record<string, StoredAttributeValue> | undefined),
-    systemAttributes: loadAttributes(row['systemAttributes'] as Record<string, StoredAttributeValue> | undefined),
-    senderId: text('senderId'),
-    sentAtMs: count('sentAtMs'),
-    // Rows written before retentionStartMs existed start their retention at the send.
-    retentionStartMs: row['retentionStartMs'] === undefined ? count('sentAtMs') : count('retentionStartMs'),
-    partition: count('partition'),
-    visibleAtMs: count('visibleAtMs'),
-    order: BigInt(text('order')),
-    receiveCount: count('receiveCount'),
-    ...optionalCount('firstReceiveAtMs'),
-    ...optionalCount('claimedAtMs'),
-    ...optionalText('receiptToken'),
-    ...optionalText('messageGroupId'),
-    ...optionalText('messageDeduplicationId'),
-    ...optionalText('sequenceNumber'),
-    ...optionalText('deadLetterSourceArn'),
-  };
-}
-
-function loadAttributes(stored: Record<string, StoredAttributeValue> | undefined): MessageAttributes {
-  assert(stored === undefined || (typeof stored === 'object' && stored !== null), 'corrupt message row: attributes are not an object');
-  const attributes: Record<string, MessageAttributeValue> = {};
-  for (const [name, entry] of Object.entries(stored ?? {})) {
-    assert(typeof entry.t === 'string' && (entry.s === undefined || typeof entry.s === 'string') && (entry.b === undefined || typeof entry.b === 'string'), `corrupt message row: attribute ${name}`);
-    attributes[name] = {
-      dataType: entry.t,
-      ...(entry.s !== undefined ? { stringValue: entry.s } : {}),
-      ...(entry.b !== undefined ? { binaryValue: new Uint8Array(Buffer.from(entry.b, 'base64')) } : {}),
-    };
-  }
-  return attributes;
-}
+// The data row's stored form: a binary layout (rows of the older JSON layout are still read).
+export { decodeMessageRecord, encodeMessageRecord } from './message-data-row.js';
 
 /**
  * The vis row's value: whether the message was never received when the row was written (`pending`:

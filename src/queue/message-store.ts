@@ -6,8 +6,17 @@
  *   by every receive and visibility change, absent until the first receive; when present it
  *   overrides the data row's receive fields;
  * - the index rows: vis (the message's place in the queue: where the send put it, by its first
- *   visibility time and order; what the queue index is built from), age (what retention scans),
- *   group (FIFO order).
+ *   visibility time and order; what the queue index is built from), group (FIFO order) and, for
+ *   a message whose place says little about its age, an age row (by retention start).
+ *
+ * Retention: a message's retention starts no later than its first visibility time (a send's
+ * delay, a move's later arrival), so a vis row before the retention cutoff always belongs to an
+ * expired message and the reaper finds most expired messages by scanning the vis rows
+ * (reap-queue.ts). When the first visibility is at most the longest delay (15 minutes) after the
+ * retention start — every send — the vis row is found at most that late, and no age row is
+ * written: a consumed message costs one versioned write less. A message moved in long after its
+ * retention started (a dead-letter or move-task copy of a standard message) gets an age row, so it
+ * is found on time. Data rows of the older JSON layout always came with an age row.
  *
  * A receive or a visibility change writes the state row alone: the vis row stays where the send
  * put it, and the state row says when the message is visible now. (State rows of the older JSON
@@ -18,8 +27,10 @@
  * exist?) and its state key (who holds it, when is it visible?) — `StoredMessage.readKeys` — so a
  * delete, a receive, a visibility change or a reap that commits first makes it conflict.
  */
+import { sqsLimits } from '../base/limits.js';
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import type { GenerationKeys } from './key-layout.js';
+import { isLegacyDataRow } from './message-data-row.js';
 import { decodeMessageRecord, encodeMessageRecord, encodeVisibilityState, type MessageRecord } from './message-record.js';
 import { decodeReceiveState, encodeReceiveState, receiveStateOf, withReceiveState } from './receive-state.js';
 
@@ -38,6 +49,8 @@ export interface StoredMessage {
   readonly isVisRowMoved: boolean;
   /** The send's visibility time: where the vis row belongs. */
   readonly initialVisibleAtMs: number;
+  /** The message has an age row (isAgeIndexed, or a data row of the older layout). */
+  readonly hasAgeRow: boolean;
   /** The keys a decision about this message depends on: its data row and its state row. */
   readonly readKeys: readonly [Uint8Array, Uint8Array];
 }
@@ -57,7 +70,8 @@ export class MessageStore {
     const [dataBytes, stateBytes] = await Promise.all([view.get(dataKey), options.isNeverReceived === true ? undefined : view.get(stateKey)]);
     if (dataBytes === undefined) return undefined;
     const initial = decodeMessageRecord(dataBytes);
-    const found = { dataKey, stateKey, readKeys: [dataKey, stateKey] as const, initialVisibleAtMs: initial.visibleAtMs };
+    const hasAgeRow = isLegacyDataRow(dataBytes) || isAgeIndexed(initial);
+    const found = { dataKey, stateKey, readKeys: [dataKey, stateKey] as const, initialVisibleAtMs: initial.visibleAtMs, hasAgeRow };
     const initialVisKey = this.keys.visibility(partition, initial.visibleAtMs, initial.order, messageId);
     if (stateBytes === undefined) return { ...found, record: initial, hasStateRow: false, visKey: initialVisKey, isVisRowMoved: false };
     const { state, isMovingVisRow } = decodeReceiveState(stateBytes);
@@ -66,8 +80,8 @@ export class MessageStore {
   }
 
   /**
-   * A new (or moved-in) message: data row with its initial receive state (no state row), vis, age
-   * and, for FIFO, group row. `isNewMessageId`: the id was minted for this send, so none of these
+   * A new (or moved-in) message: data row with its initial receive state (no state row), vis row,
+   * the age row if it needs one (isAgeIndexed) and, for FIFO, group row. `isNewMessageId`: the id was minted for this send, so none of these
    * keys has ever had a version and the apply step may skip reading them (TxnWrite.isNewKey). A
    * moved message keeps its id and may come back to a generation that once held it, so moves never
    * say so.
@@ -78,8 +92,8 @@ export class MessageStore {
     const writes: TxnWrite[] = [
       { kind: 'put', key: keys.data(record.partition, record.messageId), value: encodeMessageRecord(record), ...vouch },
       { kind: 'put', key: this.visibilityKey(record), value: encodeVisibilityState(record.receiptToken === undefined ? 'pending' : 'inflight', record.retentionStartMs), ...vouch },
-      { kind: 'put', key: keys.age(record.partition, record.retentionStartMs, record.messageId), value: new Uint8Array(0), ...vouch },
     ];
+    if (isAgeIndexed(record)) writes.push({ kind: 'put', key: keys.age(record.partition, record.retentionStartMs, record.messageId), value: new Uint8Array(0), ...vouch });
     if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
       writes.push({ kind: 'put', key: keys.groupMember(record.partition, record.messageGroupId, record.order), value: encoder.encode(record.messageId), ...vouch });
     }
@@ -109,8 +123,8 @@ export class MessageStore {
     const writes: TxnWrite[] = [
       { kind: 'delete', key: message.dataKey },
       { kind: 'delete', key: message.visKey },
-      { kind: 'delete', key: keys.age(record.partition, record.retentionStartMs, record.messageId) },
     ];
+    if (message.hasAgeRow) writes.push({ kind: 'delete', key: keys.age(record.partition, record.retentionStartMs, record.messageId) });
     if (message.hasStateRow) writes.push({ kind: 'delete', key: message.stateKey });
     if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
       writes.push({ kind: 'delete', key: keys.groupMember(record.partition, record.messageGroupId, record.order) });
@@ -121,4 +135,14 @@ export class MessageStore {
   private visibilityKey(record: MessageRecord): Uint8Array {
     return this.keys.visibility(record.partition, record.visibleAtMs, record.order, record.messageId);
   }
+}
+
+/**
+ * Whether a message stored now gets an age row: its first visibility time (`visibleAtMs` of the
+ * record as inserted, which the data row keeps) is before its retention start or more than the
+ * longest delay after it, so its vis row would find its expiry late.
+ */
+export function isAgeIndexed(record: MessageRecord): boolean {
+  const leadMs = record.visibleAtMs - record.retentionStartMs;
+  return !(leadMs >= 0 && leadMs <= sqsLimits.delaySecondsMax.value * 1000);
 }

@@ -7,6 +7,7 @@ import { decodeKey, keySuccessor } from '../storage/key-codec.js';
 import type { ReadView } from '../storage/txn.js';
 import { globalKeys, parseMessageRowKey, type GenerationKeys } from './key-layout.js';
 import { countMessages } from './message-counts.js';
+import { retentionStartMsOfVisibilityValue } from './message-record.js';
 import type { QueueContext } from './queue-context.js';
 import { parseQueueArn } from './redrive-policy.js';
 
@@ -71,13 +72,17 @@ export async function summarizeQueues(ctx: QueueContext, view: ReadView, nowMs: 
 }
 
 /**
- * The earliest retention start among the queue's messages: the first row of each partition's age
- * index (ordered by it). That is the send time, except for a FIFO dead-letter copy (whose
- * retention AWS restarts when it moves).
+ * The earliest retention start among the queue's messages, near enough: the first row of each
+ * partition's age rows (ordered by it; messages moved in long after their retention started, and
+ * those an older version stored) and the retention start its first vis row carries (a message's
+ * retention starts at most the longest delay before its vis row's time, message-store.ts).
  */
 async function oldestRetentionStartMs(view: ReadView, keys: GenerationKeys, partitionCount: number): Promise<number | undefined> {
   let oldest: number | undefined;
   for (let partition = 0; partition < partitionCount; partition++) {
+    const [firstVis] = await view.scan(keys.visibilityPrefix(partition), { limit: 1 });
+    const visStartMs = firstVis === undefined ? undefined : retentionStartMsOfVisibilityValue(firstVis.value);
+    if (visStartMs !== undefined && (oldest === undefined || visStartMs < oldest)) oldest = visStartMs;
     const [first] = await view.scan(keys.agePrefix(partition), { limit: 1 });
     if (first === undefined) continue;
     const row = parseMessageRowKey(first.key);

@@ -290,6 +290,11 @@ export class QueueService {
   }
 
   /** Ends every long poll (with an empty answer) and stops timers: node shutdown. */
+  /** Queue index builds in progress on this node (benches wait for them before they measure). */
+  get indexBuildsRunning(): number {
+    return this.indexes.buildsRunning;
+  }
+
   close(): void {
     this.isClosed = true;
     this.waiters.close();

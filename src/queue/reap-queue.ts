@@ -2,8 +2,10 @@
  * The reaper's work on one live queue per tick, each step one bounded transaction that reads the
  * queue's meta and gen (so a purge or delete that commits first aborts it) and every row it
  * deletes or relies on (so a concurrent receive, visibility change or delete conflicts with it):
- * - messages past retention, found through the by-age index: a message whose visibility keeps
- *   being extended still expires, since its age row never moves (docs/TRAPS.md, trap 5);
+ * - messages past retention, found through their vis rows before the retention cutoff (a message's
+ *   retention starts no later than its vis row's time, so every such row is an expired message's;
+ *   message-store.ts) and through the age rows of messages that have one: a message whose
+ *   visibility keeps being extended still expires, since neither row moves (docs/TRAPS.md, trap 5);
  * - FIFO dedup rows and ReceiveRequestAttemptId rows whose window is over;
  * - vis, age and group rows whose message data is gone or names another row, and state rows whose
  *   message data is gone (dangling).
@@ -76,26 +78,39 @@ export class QueueReap {
         const partitionCount = queue.meta.partitionCount;
         const first = cursors.retentionStartPartition % partitionCount;
         let examined = 0;
+        /** Messages deleted by this step: one found by both its age row and its vis row is deleted once. */
+        const deletedIds = new Set<string>();
         for (let i = 0; i < partitionCount && examined < this.rowsMax; i++) {
           const partition = (first + i) % partitionCount;
-          const rows = await view.scan(queue.keys.ageRangeBefore(partition, cutoffMs), { limit: this.rowsMax - examined });
-          examined += rows.length;
-          const checked = await checkIndexRows(view, queue.messages, 'age', rows);
-          for (const { row, dataKey, stateKey, message } of checked) {
-            readKeys.push(dataKey);
-            if (message === undefined) {
-              writes.push({ kind: 'delete', key: row.key });
-              counts.dangling++;
-              continue;
+          for (const family of ['age', 'vis'] as const) {
+            if (examined >= this.rowsMax) break;
+            const range = family === 'age' ? queue.keys.ageRangeBefore(partition, cutoffMs) : queue.keys.visibleRange(partition, cutoffMs - 1);
+            const rows = await view.scan(range, { limit: this.rowsMax - examined });
+            examined += rows.length;
+            const checked = await checkIndexRows(view, queue.messages, family, rows);
+            for (const { row, dataKey, stateKey, message } of checked) {
+              readKeys.push(dataKey);
+              if (message === undefined) {
+                // A vis row's currency depends on the receive state too.
+                if (family === 'vis') readKeys.push(stateKey);
+                writes.push({ kind: 'delete', key: row.key });
+                counts.dangling++;
+                continue;
+              }
+              const { record } = message;
+              if (deletedIds.has(record.messageId)) continue;
+              // A copy moved in by a leader whose clock was behind the original send's can have its
+              // vis row a little before its retention start: it expires moments later.
+              if (family === 'vis' && !isExpired(record, retentionSeconds, nowMs)) continue;
+              assert(isExpired(record, retentionSeconds, nowMs), `age row of ${record.messageId} below the retention cutoff but the message is not expired`);
+              // The vis row to delete is named by the receive state: a receive that moves it conflicts.
+              readKeys.push(stateKey);
+              const deletes = queue.messages.deleteWrites(message);
+              writes.push(...deletes);
+              deletedIds.add(record.messageId);
+              counts.messages++;
+              counts.rows += deletes.length;
             }
-            const { record } = message;
-            assert(isExpired(record, retentionSeconds, nowMs), `age row of ${record.messageId} below the retention cutoff but the message is not expired`);
-            // The vis row to delete is named by the receive state: a receive that moves it conflicts.
-            readKeys.push(stateKey);
-            const deletes = queue.messages.deleteWrites(message);
-            writes.push(...deletes);
-            counts.messages++;
-            counts.rows += deletes.length;
           }
         }
         cursors.retentionStartPartition = first + 1;

@@ -1,7 +1,7 @@
 /**
  * The retry loop every queue operation runs in. Each attempt takes a fresh view, rebuilds the
  * whole transaction from what it reads there (docs/TRAPS.md, trap 4: meta, generation, dedup id, delay and size
- * limits are re-derived every time) and commits with startTs = the view's ts (trap 1).
+ * limits are re-derived every time) and commits with startTsUs = the view's ts (docs/TRAPS.md, trap 1).
  *
  * A conflict is a definite failure: the next attempt is a new transaction with a new txn id. Only
  * an outcome-unknown commit (a retryable error thrown by the executor: timeout, leader change)

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
 import { GenerationKeys } from '../../src/queue/key-layout.js';
-import { encodeVisibilityState } from '../../src/queue/message-record.js';
+import { decodeMessageRecord, encodeVisibilityState } from '../../src/queue/message-record.js';
 import { QueueService } from '../../src/queue/queue-service.js';
 import { makeHarness, receiveAll, sendOne } from './support/queue-harness.js';
 
@@ -120,7 +120,7 @@ describe('the queue index', () => {
     const [data] = await executor.liveRows(keys.familyRange('data'));
     const [vis] = await executor.liveRows(keys.familyRange('vis'));
     expect(data).toBeDefined();
-    const order = BigInt(JSON.parse(new TextDecoder().decode(data?.value)).order as string);
+    const { order } = decodeMessageRecord(data?.value ?? new Uint8Array());
     const movedAtMs = sentAtMs + 5_000;
     const view = await executor.readView({ linearizable: true });
     await executor.commit({

@@ -61,7 +61,7 @@ describe('the receive-state row', () => {
     const { service } = harness;
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
     const send = await lastCommitOf(harness, () => sendOne(service, 'q', 'hello'));
-    expect(familiesWritten(send).sort()).toEqual(['put age', 'put data', 'put vis']);
+    expect(familiesWritten(send).sort()).toEqual(['put data', 'put vis']);
   });
 
   it('the state row overrides the receive state the data row was sent with', async () => {
@@ -194,7 +194,8 @@ describe('the receive-state row', () => {
     executor.clock.advanceMs(61_000);
     const report = await service.sweepReaper();
     expect(report.expiredMessagesDeleted).toBe(1);
-    expect(report.expiredRowsDeleted).toBe(4);
+    // data, state, vis: a send writes no age row.
+    expect(report.expiredRowsDeleted).toBe(3);
     expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
   });
 
@@ -208,8 +209,8 @@ describe('the receive-state row', () => {
     await service.purgeQueue('q');
     expect(await service.receiveMessages('q', { maxMessages: 10 })).toEqual([]);
     const report = await service.sweepReaper();
-    // 3 messages × (data, state, vis, age).
-    expect(report.tombstonedRowsDeleted).toBe(12);
+    // 3 messages × (data, state, vis).
+    expect(report.tombstonedRowsDeleted).toBe(9);
     expect(await executor.liveRows(old.range())).toEqual([]);
   });
 

@@ -5,8 +5,21 @@
  * An index is built on first use from a view of the partition's vis and group rows. Writes applied
  * while it is being built are held and replayed over it afterwards: a write either is in the
  * build's view or was heard after registration, and replaying a put or a delete that the view
- * already has changes nothing. Rows this replica gets without hearing of them (a snapshot install)
- * are the one thing an index can miss: `reset` drops every index, and an index that has nothing
+ * already has changes nothing.
+ *
+ * A standard queue's index is served while it is built (a new leader of a queue of a million
+ * messages would otherwise answer nothing for seconds): the vis rows are scanned in delivery
+ * order, so once the first page is in, the head of the queue is there. From then on writes are
+ * also fed to it as they are applied (and still held for the final replay, which puts right what
+ * the scan's older view added after a newer write). Until the state rows are scanned an entry
+ * cannot know whether its message was received, so every entry the scan adds says "maybe
+ * received" (the receive reads the state row) until the build ends; an entry the scan adds after
+ * a newer delete is a phantom that the receive's read drops. The receive validates what it reads
+ * either way: a partly built index costs skips, never a wrong delivery. FIFO indexes are served
+ * only when complete (a group's head must be known).
+ *
+ * Rows this replica gets without hearing of them (a snapshot install) are the one thing an index
+ * can miss: `reset` drops every index, and an index that has nothing
  * ready is rebuilt once it is older than raftqLimits.queueIndexReloadAfterMs, so such a message
  * waits at most that long.
  *
@@ -33,7 +46,10 @@ type HeldEvent =
 
 interface Build {
   readonly held: HeldEvent[];
-  readonly promise: Promise<PartitionIndex>;
+  /** The index while it is built, once it may be served (standard queues, after the first vis page). */
+  servedEarly: StandardPartitionIndex | undefined;
+  /** Settles with the index as soon as it may be served: early, or when complete (or with the build's error). */
+  servable: Promise<PartitionIndex>;
 }
 
 const textDecoder = new TextDecoder();
@@ -49,6 +65,8 @@ export class QueueIndexes {
   appliedBatches = 0;
   /** Indexes built so far (tests and metrics). */
   buildsCount = 0;
+  /** Set by close: a build still scanning stops at its next page instead of running to the end. */
+  private isClosed = false;
 
   constructor(private readonly executor: TxnExecutor) {
     this.unsubscribe = executor.onApplied((writes) => this.onApplied(writes));
@@ -72,9 +90,17 @@ export class QueueIndexes {
     const index = this.live.get(id);
     if (index !== undefined && (nowMs - index.loadedAtMs <= raftqLimits.queueIndexReloadAfterMs.value || index.hasReady(nowMs))) return index;
     const running = this.builds.get(id);
-    if (running !== undefined) return running.promise;
-    const held: HeldEvent[] = [];
-    const promise = this.build(queue, partition, nowMs, held).then(
+    if (running !== undefined) return running.servedEarly ?? running.servable;
+    let serveEarly: (index: PartitionIndex) => void = () => {};
+    const early = new Promise<PartitionIndex>((resolve) => {
+      serveEarly = resolve;
+    });
+    const build: Build = { held: [], servedEarly: undefined, servable: early };
+    this.builds.set(id, build);
+    const complete = this.build(queue, partition, nowMs, build, (index) => {
+      build.servedEarly = index;
+      serveEarly(index);
+    }).then(
       (built) => {
         this.builds.delete(id);
         if (this.generations.get(name) === generation) this.live.set(id, built);
@@ -85,8 +111,9 @@ export class QueueIndexes {
         throw error;
       },
     );
-    this.builds.set(id, { held, promise });
-    return promise;
+    // Whichever comes first: the index served early, or the build's end (complete, or its error).
+    build.servable = Promise.race([early, complete]);
+    return build.servable;
   }
 
   /** Drops every index (the state they mirror was replaced, e.g. by a snapshot install). */
@@ -96,13 +123,22 @@ export class QueueIndexes {
   }
 
   close(): void {
+    this.isClosed = true;
     this.unsubscribe();
     this.reset();
   }
 
-  private async build(queue: LoadedQueue, partition: number, nowMs: number, held: HeldEvent[]): Promise<PartitionIndex> {
+  /** Builds in progress (benches wait for them to end before they measure). */
+  get buildsRunning(): number {
+    return this.builds.size;
+  }
+
+  private async build(queue: LoadedQueue, partition: number, nowMs: number, build: Build, serve: (index: StandardPartitionIndex) => void): Promise<PartitionIndex> {
     this.buildsCount++;
+    const { held } = build;
     const index = emptyIndexOf(queue, nowMs);
+    /** Standard queue: entries whose vis row says "never received", confirmed once the state rows were scanned. */
+    const neverReceived: string[] = [];
     const view = await this.executor.readView({ linearizable: false });
     // A view includes at most one batch more than has been heard when it is taken; entries read
     // from it count as added by that batch (see the phantom rule in claim-messages.ts).
@@ -114,17 +150,34 @@ export class QueueIndexes {
       const families = queue.meta.config.isFifo ? (['vis', 'state', 'group'] as const) : (['vis', 'state'] as const);
       for (const family of families) {
         const range = familyRangeOf(queue, family, partition);
-        await scanAll(view, range, (key, value) => {
-          const row = parseMessageRowKeyUnder(key, place, family, range.gte.length);
-          const event = row === undefined ? undefined : heldEventOf(row, value);
-          if (event !== undefined) feed(index, event, batch);
-        });
+        await scanAll(
+          view,
+          range,
+          (key, value) => {
+            const row = parseMessageRowKeyUnder(key, place, family, range.gte.length);
+            if (row === undefined) return;
+            // A standard index is served before the state rows are in: "maybe received" until they are.
+            const isServedEarly = index.kind === 'standard' && row.family === 'vis';
+            if (isServedEarly && isNeverReceivedVisibilityValue(value)) neverReceived.push(row.messageId);
+            const event = heldEventOf(row, value, isServedEarly);
+            if (event !== undefined) feed(index, event, batch);
+          },
+          () => {
+            if (this.isClosed) throw new Error('queue index build stopped: the queue service closed');
+            if (family !== 'vis' || index.kind !== 'standard' || build.servedEarly !== undefined) return;
+            // The head is in: catch up with what was applied meanwhile, then take writes as they come.
+            for (const event of held) feed(index, event, batch);
+            index.endBatch();
+            serve(index);
+          },
+        );
       }
     } finally {
       view.release();
     }
     for (const event of held) feed(index, event, batch);
     index.endBatch();
+    if (index.kind === 'standard') index.confirmNeverReceived(neverReceived);
     return index;
   }
 
@@ -144,18 +197,19 @@ export class QueueIndexes {
       const row = parseMessageRowKey(write.key);
       if (row === undefined || (row.family !== 'vis' && row.family !== 'group' && row.family !== 'state')) continue;
       const id = QueueIndexes.idOf(row.queueName, row.generation, row.partition);
+      // A live index being rebuilt (reloaded) hears the write, and so does its rebuild.
       const index = this.live.get(id);
-      const build = index === undefined ? this.builds.get(id) : undefined;
+      const build = this.builds.get(id);
       if (index === undefined && build === undefined) continue;
       const held = heldEventOf(row, write.kind === 'put' ? write.value : undefined);
       if (held === undefined) continue;
-      if (build !== undefined) {
-        build.held.push(held);
-        continue;
+      build?.held.push(held);
+      // Two different indexes when both are there: a build's index goes live only when it ends.
+      for (const target of [index, build?.servedEarly]) {
+        if (target === undefined) continue;
+        feed(target, held, batch);
+        touched.add(target);
       }
-      if (index === undefined) continue;
-      feed(index, held, batch);
-      touched.add(index);
     }
     for (const index of touched) index.endBatch();
   }
@@ -168,12 +222,14 @@ function feed(index: PartitionIndex, held: HeldEvent, batch: number): void {
 }
 
 /** What the index hears of a put (`value`) or delete (undefined) of a vis, state or group row; undefined for rows it does not mirror. */
-function heldEventOf(row: MessageRowKey, value: Uint8Array | undefined): HeldEvent | undefined {
+/** `isMaybeReceived`: a build's scan, before the state rows are in, says no vis row is "never received". */
+function heldEventOf(row: MessageRowKey, value: Uint8Array | undefined, isMaybeReceived = false): HeldEvent | undefined {
   switch (row.family) {
     case 'vis': {
       const { visibleAtMs, order, messageId } = row;
       if (value === undefined) return { family: 'vis', event: { kind: 'delete', visibleAtMs, messageId } };
-      return { family: 'vis', event: { kind: 'put', visibleAtMs, order, messageId, isNeverReceived: isNeverReceivedVisibilityValue(value), retentionStartMs: retentionStartMsOfVisibilityValue(value) } };
+      const isNeverReceived = !isMaybeReceived && isNeverReceivedVisibilityValue(value);
+      return { family: 'vis', event: { kind: 'put', visibleAtMs, order, messageId, isNeverReceived, retentionStartMs: retentionStartMsOfVisibilityValue(value) } };
     }
     case 'state': {
       // A state row's delete goes with its message's; rows of the older layout carry no readable time.
@@ -200,11 +256,12 @@ function emptyIndexOf(queue: LoadedQueue, nowMs: number): PartitionIndex {
   return queue.meta.config.isFifo ? new FifoPartitionIndex(nowMs) : new StandardPartitionIndex(nowMs);
 }
 
-async function scanAll(view: ReadView, range: KeyRange, visit: (key: Uint8Array, value: Uint8Array) => void): Promise<void> {
+async function scanAll(view: ReadView, range: KeyRange, visit: (key: Uint8Array, value: Uint8Array) => void, afterPage: () => void): Promise<void> {
   let gte = range.gte;
   for (;;) {
     const page = await view.scan({ gte, lt: range.lt }, { limit: loadPageRows });
     for (const row of page) visit(row.key, row.value);
+    afterPage();
     const last = page[page.length - 1];
     if (last === undefined || page.length < loadPageRows) return;
     gte = keySuccessor(last.key);

@@ -119,6 +119,17 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
 
   applyGroup(_event: GroupRowEvent, _batch: number): void {}
 
+  /**
+   * After a build: these messages' vis rows said "never received" and no state row was heard of
+   * them, so a receive may skip reading their (absent) state row.
+   */
+  confirmNeverReceived(messageIds: readonly string[]): void {
+    for (const id of messageIds) {
+      const message = this.byId.get(id);
+      if (message !== undefined && !this.received.has(message)) message.isNeverReceived = true;
+    }
+  }
+
   /** Messages received and not yet visible again at `nowMs` (the in-flight limit's count). */
   inFlightCount(nowMs: number): number {
     let count = 0;

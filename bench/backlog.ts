@@ -1,0 +1,221 @@
+/**
+ * `npm run bench:backlog`: consuming from a large backlog, over real `raftq serve` processes on
+ * loopback. For each backlog size it starts a fresh cluster, pre-fills one standard queue
+ * (progress on stderr), then
+ * - measures the consume rate of `--consume` messages (ReceiveMessage(10) + DeleteMessageBatch
+ *   from `--consumers` loops on the leader) and the nodes' CPU per 1000 consumed; or, with
+ * - `--kill-leader` (needs 3 nodes): SIGKILLs the leader and times how long until a receive sent
+ *   to the survivors returns a message (the new leader elected, its queue index built).
+ *
+ *   npm run bench:backlog -- [--backlog 10000,1000000] [--nodes 1|3] [--kill-leader]
+ *     [--consume 8000] [--rounds 1] [--consumers 32] [--body-bytes 256] [--fill bulk|sqs] [--fill-in-flight 64] [--keep]
+ *
+ * `--fill sqs` sends SendMessageBatch(10) from `--fill-in-flight` requests at once: a million
+ * messages take many minutes on a busy machine. `--fill bulk` (the default) builds the rows a send
+ * writes with the queue layer's own MessageStore (bench/backlog/bulk-fill.ts) and commits a few
+ * hundred messages per transaction through the leader's POST /debug/txn: the same rows, replicated
+ * and applied like any transaction, without the per-request cost of the SQS gateway.
+ *
+ * RAFTQ_BENCH_NODE_ARGS passes node.js flags to the nodes (e.g. "--cpu-prof --cpu-prof-dir=DIR").
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { sqsJsonRequest } from './load/sqs-json-request.js';
+import { bulkFill } from './backlog/bulk-fill.js';
+import { processCpuMs, SoakCluster, soakClusterSecret, type SoakNode } from './soak/soak-cluster.js';
+
+const { values } = parseArgs({
+  options: {
+    backlog: { type: 'string', default: '10000,1000000' },
+    nodes: { type: 'string', default: '1' },
+    'kill-leader': { type: 'boolean', default: false },
+    consume: { type: 'string', default: '8000' },
+    /** Consume windows of --consume messages, one after the other: the first includes a new index's build. */
+    rounds: { type: 'string', default: '1' },
+    consumers: { type: 'string', default: '32' },
+    'body-bytes': { type: 'string', default: '256' },
+    fill: { type: 'string', default: 'bulk' },
+    'fill-in-flight': { type: 'string', default: '64' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const backlogs = values.backlog.split(',').map(Number);
+const nodeCount = Number(values.nodes);
+const isKillingLeader = values['kill-leader'] === true;
+const consumeCount = Number(values.consume);
+const roundCount = Number(values.rounds);
+const consumerCount = Number(values.consumers);
+const body = 'x'.repeat(Number(values['body-bytes']));
+const fillInFlight = Number(values['fill-in-flight']);
+if (isKillingLeader && nodeCount < 3) throw new Error('--kill-leader needs --nodes 3');
+
+/** A JSON-protocol SQS call that must succeed. */
+async function call<T>(pool: Pool, action: string, request: object): Promise<T> {
+  const { statusCode, text } = await sqsJsonRequest(pool, action, request);
+  if (statusCode !== 200) throw new Error(`${action}: HTTP ${statusCode}: ${text.slice(0, 200)}`);
+  return (text === '' ? {} : JSON.parse(text)) as T;
+}
+
+interface ReceivedMessage {
+  readonly ReceiptHandle: string;
+}
+
+/** SendMessageBatch(10) from `fillInFlight` loops until `total` messages are in; a failed batch is sent again. */
+async function fill(pool: Pool, queueUrl: string, total: number): Promise<number> {
+  const startedMs = performance.now();
+  let next = 0;
+  let sent = 0;
+  let retries = 0;
+  const progress = setInterval(() => {
+    const seconds = (performance.now() - startedMs) / 1000;
+    const rate = sent / Math.max(seconds, 0.001);
+    process.stderr.write(`\r  filled ${sent.toLocaleString('en')} / ${total.toLocaleString('en')} (${Math.round(rate)} msgs/s, ETA ${Math.round((total - sent) / Math.max(rate, 1))} s, retries ${retries})   `);
+  }, 1_000);
+  try {
+    await Promise.all(
+      Array.from({ length: fillInFlight }, async () => {
+        for (;;) {
+          const first = next;
+          if (first >= total) return;
+          const count = Math.min(10, total - first);
+          next += count;
+          const entries = Array.from({ length: count }, (_, k) => ({ Id: `e${k}`, MessageBody: body }));
+          for (;;) {
+            try {
+              const answer = await call<{ Successful?: unknown[]; Failed?: unknown[] }>(pool, 'SendMessageBatch', { QueueUrl: queueUrl, Entries: entries });
+              if ((answer.Successful?.length ?? 0) === count) break;
+            } catch {
+              // Retried below: a busy node may time a request out.
+            }
+            retries++;
+            await delay(100);
+          }
+          sent += count;
+        }
+      }),
+    );
+  } finally {
+    clearInterval(progress);
+    process.stderr.write('\n');
+  }
+  return (performance.now() - startedMs) / 1000;
+}
+
+/** `consumerCount` loops of ReceiveMessage(10) + DeleteMessageBatch until `target` messages are deleted; per-receive latencies in ms. */
+async function consume(pool: Pool, queueUrl: string, target: number): Promise<{ seconds: number; latenciesMs: number[]; errors: number }> {
+  let consumed = 0;
+  let errors = 0;
+  const latenciesMs: number[] = [];
+  const startedMs = performance.now();
+  await Promise.all(
+    Array.from({ length: consumerCount }, async () => {
+      while (consumed < target) {
+        const sentMs = performance.now();
+        try {
+          const answer = await call<{ Messages?: ReceivedMessage[] }>(pool, 'ReceiveMessage', { QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60 });
+          latenciesMs.push(performance.now() - sentMs);
+          const messages = answer.Messages ?? [];
+          if (messages.length === 0) continue;
+          await call(pool, 'DeleteMessageBatch', { QueueUrl: queueUrl, Entries: messages.map((m, k) => ({ Id: `d${k}`, ReceiptHandle: m.ReceiptHandle })) });
+          consumed += messages.length;
+        } catch {
+          // An overloaded node answers 503 (a receive that did not finish in time): counted, and sent again.
+          errors++;
+          await delay(100);
+        }
+      }
+    }),
+  );
+  return { seconds: (performance.now() - startedMs) / 1000, latenciesMs, errors };
+}
+
+/**
+ * After the leader is killed: one receive at a time to each survivor (a follower forwards it to
+ * the leader), sent again after every error or empty answer, until one returns a message.
+ */
+async function timeUntilReceive(survivors: readonly SoakNode[], queueUrlOf: (node: SoakNode) => string, killedAtMs: number): Promise<{ ms: number; node: string; attempts: number }> {
+  let attempts = 0;
+  let winner: { ms: number; node: string } | undefined;
+  await Promise.all(
+    survivors.map(async (node) => {
+      const pool = new Pool(node.sqsEndpoint, { connections: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
+      try {
+        while (winner === undefined) {
+          attempts++;
+          try {
+            const answer = await call<{ Messages?: ReceivedMessage[] }>(pool, 'ReceiveMessage', { QueueUrl: queueUrlOf(node), MaxNumberOfMessages: 1, WaitTimeSeconds: 0, VisibilityTimeout: 60 });
+            if ((answer.Messages?.length ?? 0) > 0) {
+              winner ??= { ms: performance.now() - killedAtMs, node: node.id };
+              return;
+            }
+          } catch {
+            // No leader yet, or the request reached a node that lost it: try again.
+          }
+          await delay(20);
+        }
+      } finally {
+        await pool.close();
+      }
+    }),
+  );
+  if (winner === undefined) throw new Error('no receive succeeded');
+  return { ...winner, attempts };
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+function cpuOf(nodes: readonly SoakNode[]): number {
+  return nodes.reduce((sum, node) => sum + (processCpuMs(node) ?? 0), 0);
+}
+
+async function runBacklog(backlog: number): Promise<void> {
+  const baseDir = mkdtempSync(join(tmpdir(), 'raftq-bench-backlog-'));
+  const nodeArgs = (process.env['RAFTQ_BENCH_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
+  const profileDir = nodeArgs.find((arg) => arg.startsWith('--cpu-prof-dir='))?.slice('--cpu-prof-dir='.length);
+  const cluster = await SoakCluster.start({ nodeCount, baseDir, extraArgs: ['--debug-endpoints'], ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }) });
+  try {
+    const leader = await cluster.leader();
+    const pool = new Pool(leader.sqsEndpoint, { connections: Math.max(fillInFlight, consumerCount) });
+    const { QueueUrl: queueUrl } = await call<{ QueueUrl: string }>(pool, 'CreateQueue', { QueueName: 'backlog', Attributes: {} });
+    console.log(`backlog ${backlog.toLocaleString('en')}: ${nodeCount} node(s), leader ${leader.id}, ${body.length}-byte bodies, data in ${baseDir}`);
+    const fillSeconds = values.fill === 'sqs' ? await fill(pool, queueUrl, backlog) : await bulkFill({ adminEndpoint: leader.adminEndpoint, clusterSecret: soakClusterSecret, queueName: 'backlog', total: backlog, body, inFlight: 4 });
+    console.log(`  filled in ${fillSeconds.toFixed(1)} s (${Math.round(backlog / fillSeconds)} msgs/s), load average ${loadavg()[0]?.toFixed(2)}`);
+    if (isKillingLeader) {
+      const survivors = cluster.nodes.filter((node) => node !== leader);
+      await pool.close();
+      const killedAtMs = performance.now();
+      leader.process.kill('SIGKILL');
+      const { ms, node, attempts } = await timeUntilReceive(survivors, (n) => queueUrl.replace(leader.sqsEndpoint, n.sqsEndpoint), killedAtMs);
+      const newLeader = await cluster.leader();
+      console.log(`  leader ${leader.id} killed: first message received ${ms.toFixed(0)} ms later (through ${node}; new leader ${newLeader.id}; ${attempts} attempts), load average ${loadavg()[0]?.toFixed(2)}`);
+      return;
+    }
+    // The node's first receive of the queue builds its queue index: timed apart from the rate.
+    const firstStartedMs = performance.now();
+    const firstAnswer = await sqsJsonRequest(pool, 'ReceiveMessage', { QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 0, VisibilityTimeout: 0 });
+    console.log(`  first receive (builds the queue index): ${(performance.now() - firstStartedMs).toFixed(0)} ms, HTTP ${firstAnswer.statusCode}`);
+    for (let round = 1; round <= roundCount; round++) {
+      const target = Math.min(consumeCount, backlog);
+      const cpuBeforeMs = cpuOf(cluster.nodes);
+      const { seconds, latenciesMs, errors } = await consume(pool, queueUrl, target);
+      const cpuMs = cpuOf(cluster.nodes) - cpuBeforeMs;
+      latenciesMs.sort((a, b) => a - b);
+      console.log(
+        `  round ${round}: consumed ${target.toLocaleString('en')}: ${Math.round(target / seconds)} msgs/s, receive p50 ${percentile(latenciesMs, 50).toFixed(0)} ms p99 ${percentile(latenciesMs, 99).toFixed(0)} ms, ` +
+          `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, load average ${loadavg()[0]?.toFixed(2)}`,
+      );
+    }
+    await pool.close();
+  } finally {
+    await cluster.stop();
+    if (values.keep !== true) rmSync(baseDir, { recursive: true, force: true });
+  }
+}
+
+for (const backlog of backlogs) await runBacklog(backlog);
