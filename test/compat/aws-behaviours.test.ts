@@ -283,7 +283,7 @@ describe.skipIf(!hasBuiltCli())('AWS behaviours, through a follower', () => {
           const decoded = JSON.parse(Buffer.from(handle, 'base64').toString('utf8')) as Record<string, unknown>;
           expect(decoded['sourceArn']).toBe(dlqArn);
           expect(typeof decoded['taskId']).toBe('string');
-          await sqs.ok('CancelMessageMoveTask', { TaskHandle: handle });
+          // The dead-letter queue is empty, so the task completes at its first step: nothing to cancel.
         });
       });
     });

@@ -95,10 +95,12 @@ describe('StartMessageMoveTask refusals', () => {
   });
 
   it('refuses a second task on a source while one is running with UnsupportedOperation', async () => {
-    const { dlq } = await createDeadLetterPair('compat-move-busy');
+    const { dlq, source } = await createDeadLetterPair('compat-move-busy');
     // One message a second over thirty messages keeps the first task running for the whole test.
+    // The messages were sent to the dead-letter queue directly, so they name no source to return
+    // to: the task is given its destination, or its first step would fail it at once.
     await sendMessages(dlq.url, 30);
-    const first = await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: 1 }));
+    const first = await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, DestinationArn: source.arn, MaxNumberOfMessagesPerSecond: 1 }));
     expect(first.TaskHandle).toEqual(expect.any(String));
     const err = await errorOf(fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn })));
     expect(err).toMatchObject({ name: 'UnsupportedOperation', status: 400 });
