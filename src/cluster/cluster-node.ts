@@ -116,7 +116,7 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
       security: { clusterSecret: config.clusterSecret, tls: config.tls === null ? null : loadTlsFiles(config.tls) },
       handlers: nodeTransportHandlers({
         ...this.transportView,
-        stepFromPeer: (message) => this.stepFromPeer(message),
+        stepFromPeer: (message, fromAddress) => this.stepFromPeer(message, fromAddress),
         reportUnreachable: (peerId) => {
           if (this.isLoopRunning) this.raw.reportUnreachable(peerId);
         },
@@ -125,6 +125,7 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
       }),
       logger: this.logger,
       jitter: this.runtime.random,
+      announcedAddress: () => this.announcedAddress(),
     });
     this.refreshPeers();
     const membership = this.logStore.currentMembership();

@@ -35,7 +35,8 @@ export type ClusterCallHandlers = {
 };
 
 export interface TransportHandlers extends ClusterCallHandlers {
-  onRaftMessage(message: RaftMessage, fromId: string): void;
+  /** `fromAddress`: the sender's Raft address as it announced it ('' when it announced none). */
+  onRaftMessage(message: RaftMessage, fromId: string, fromAddress: string): void;
   onSnapshot(chunks: AsyncIterable<raftq.raft.SnapshotChunk>, fromId: string): Promise<raftq.raft.SnapshotAck.$Properties>;
   /** A follower's stream of forwarded operations (op-stream-server.ts). */
   onOpStream(call: OpServerCall, fromId: string): void;
@@ -52,6 +53,12 @@ export interface GrpcTransportOptions {
   readonly handlers: TransportHandlers;
   readonly logger: Logger;
   readonly jitter: () => number;
+  /**
+   * This node's Raft address as the cluster knows it, sent with every Raft message: a peer that
+   * has not applied the conf change that added this node yet has no other way to answer it.
+   * Absent (or ''): none is sent.
+   */
+  readonly announcedAddress?: () => string;
 }
 
 /** A cluster call failed before an answer arrived (peer down, deadline, refused). */
@@ -133,7 +140,7 @@ export class GrpcTransport implements NodeTransport {
   sendRaft(message: RaftMessage): boolean {
     const peer = this.peers.get(message.to);
     if (peer === undefined) return false;
-    return peer.link.send(encodeRaftEnvelope(this.options.groupId, message));
+    return peer.link.send(encodeRaftEnvelope(this.options.groupId, message, this.options.announcedAddress?.() ?? ''));
   }
 
   linkStats(): Record<string, { queued: number; sent: number; dropped: number; reconnects: number }> {
@@ -273,7 +280,7 @@ export class GrpcTransport implements NodeTransport {
           return;
         }
         if (envelope.groupId !== groupId || envelope.message === null) return;
-        handlers.onRaftMessage(envelope.message, fromId);
+        handlers.onRaftMessage(envelope.message, fromId, envelope.fromAddress);
       });
       call.on('end', () => {
         if (!isFailed) callback(null, { receivedCount });

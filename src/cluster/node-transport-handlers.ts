@@ -31,8 +31,8 @@ export interface NodeTransportView {
 
 /** The view, and the paths by which peers' messages reach the node's core. */
 export interface NodeTransportHandlerParts extends NodeTransportView {
-  /** A Raft message from a peer, for the core (unless the loop stopped or tail repair holds it back). */
-  readonly stepFromPeer: (message: RaftMessage) => void;
+  /** A Raft message from a peer, for the core (unless the loop stopped or tail repair holds it back), with the address the peer announced. */
+  readonly stepFromPeer: (message: RaftMessage, fromAddress: string) => void;
   readonly reportUnreachable: (peerId: string) => void;
   readonly receiveSnapshot: TransportHandlers['onSnapshot'];
   /** A ReadIndex round on this node, which must lead. */
@@ -42,9 +42,9 @@ export interface NodeTransportHandlerParts extends NodeTransportView {
 export function nodeTransportHandlers(parts: NodeTransportHandlerParts): TransportHandlers {
   const { membershipAdmin } = parts;
   return {
-    onRaftMessage: (message) => {
+    onRaftMessage: (message, _fromId, fromAddress) => {
       if (message.type === MessageType.Snap) return; // snapshots arrive only through SendSnapshot
-      parts.stepFromPeer(message);
+      parts.stepFromPeer(message, fromAddress);
     },
     onSnapshot: parts.receiveSnapshot,
     onPeerUnreachable: parts.reportUnreachable,

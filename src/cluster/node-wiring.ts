@@ -23,7 +23,7 @@ import { LeaderClockSampler } from './leader-clock-sampler.js';
 import { LeaderWatch } from './leader-watch.js';
 import type { LevelLogStore } from './level-log-store.js';
 import { MembershipAdmin, type MembershipAdminParts } from './membership-admin.js';
-import type { NodeConfig } from './node-config.js';
+import { parseHostPort, type NodeConfig } from './node-config.js';
 import type { NodeMetrics } from './node-metrics.js';
 import type { NodeRuntimeParts } from './node-runtime.js';
 import { NodeStatusReporter } from './node-status-reporter.js';
@@ -220,9 +220,35 @@ export abstract class NodeWiring {
     for (const id of this.transport.peerIds()) if (!members.has(id)) this.transport.removePeer(id);
   }
 
+  /** This node's Raft address as the cluster knows it (announced at its addition, or given with --peers); '' if neither. */
+  protected announcedAddress(): string {
+    return this.logStore.currentMembership().addresses[this.config.id] ?? this.config.peers[this.config.id] ?? '';
+  }
+
+  /**
+   * A peer this node has no address for (it was added while this node was behind: down, cut off,
+   * or caught up by a snapshot older than the addition) can still be answered at the address it
+   * announces with its messages. Without this, a lagging member could never answer such a peer
+   * once it leads, so never receive the entries that would teach it the address: stuck for good.
+   * Only a missing address is filled in; membership and --peers addresses are never overridden.
+   * The next refreshPeers drops it again if the peer is still no member here, and its next
+   * message brings it back.
+   */
+  private learnAnnouncedAddress(peerId: string, fromAddress: string): void {
+    if (fromAddress === '' || peerId === this.config.id || peerId === '' || this.transport.peerAddress(peerId) !== undefined) return;
+    try {
+      parseHostPort('announced address', fromAddress);
+    } catch {
+      return;
+    }
+    this.transport.setPeer(peerId, fromAddress);
+    this.logger.info({ peerId, address: fromAddress }, 'answering a peer at the address it announced (this node has not applied its addition yet)');
+  }
+
   /** A Raft message from a peer: into the core, unless the loop stopped or tail repair holds it back. */
-  protected stepFromPeer(message: RaftMessage): void {
+  protected stepFromPeer(message: RaftMessage, fromAddress = ''): void {
     if (!this.isLoopRunning) return;
+    this.learnAnnouncedAddress(message.from, fromAddress);
     if (message.type === MessageType.AppResp || message.type === MessageType.HeartbeatResp) this.membershipAdmin.peerAnswered(message.from);
     const admitted = this.tailRepairGuard.admit(message, this.logStore.lastIndex());
     if (admitted === null) return;

@@ -11,6 +11,7 @@ import type { ConfState, Entry, EntryType, HardState, MessageType, RaftMessage, 
 
 const wire = raftq.raft;
 const emptyBytes = new Uint8Array(0);
+const utf8 = new TextEncoder();
 
 export function entryToWire(entry: Entry): raftq.raft.Entry.$Properties {
   return { term: entry.term, index: entry.index, type: entry.type as number, data: entry.data };
@@ -141,23 +142,33 @@ export function raftMessageToWire(message: RaftMessage): raftq.raft.RaftMessage.
 // Protobuf tags (field number << 3 | wire type) of the fields spliced by hand below.
 const envelopeGroupIdTag = (1 << 3) | 0;
 const envelopeMessageTag = (2 << 3) | 2;
+const envelopeFromAddressTag = (3 << 3) | 2;
 const messageEntriesTag = (7 << 3) | 2;
 const lengthDelimited = 2;
 
 /**
  * A RaftEnvelope's bytes, its entries spliced in from their wire bytes instead of encoded again
  * for each follower. Protobuf lets a message's fields come in any order, so the entries follow the
- * other fields; any protobuf decoder reads the result as RaftEnvelope.
+ * other fields; any protobuf decoder reads the result as RaftEnvelope. `fromAddress` is the
+ * sender's Raft address ('' sends none).
  */
-export function encodeRaftEnvelope(groupId: number, message: RaftMessage): Uint8Array {
+export function encodeRaftEnvelope(groupId: number, message: RaftMessage, fromAddress = ''): Uint8Array {
   const head = wire.RaftMessage.encode(raftMessageHeadToWire(message)).finish();
   const entries = message.entries.map(encodeEntry);
+  const address = fromAddress === '' ? emptyBytes : utf8.encode(fromAddress);
   let messageBytes = head.byteLength;
   for (const bytes of entries) messageBytes += 1 + varintSize(bytes.byteLength) + bytes.byteLength;
-  const out = new Uint8Array(1 + varintSize(groupId) + 1 + varintSize(messageBytes) + messageBytes);
+  const addressBytes = address.byteLength === 0 ? 0 : 1 + varintSize(address.byteLength) + address.byteLength;
+  const out = new Uint8Array(1 + varintSize(groupId) + addressBytes + 1 + varintSize(messageBytes) + messageBytes);
   let at = 0;
   out[at++] = envelopeGroupIdTag;
   at = writeVarint(out, at, groupId);
+  if (address.byteLength > 0) {
+    out[at++] = envelopeFromAddressTag;
+    at = writeVarint(out, at, address.byteLength);
+    out.set(address, at);
+    at += address.byteLength;
+  }
   out[at++] = envelopeMessageTag;
   at = writeVarint(out, at, messageBytes);
   out.set(head, at);
@@ -175,10 +186,11 @@ export function encodeRaftEnvelope(groupId: number, message: RaftMessage): Uint8
  * Decodes a RaftEnvelope and keeps each entry's bytes as received (for this node's log write);
  * `message` is null when the envelope carries none. Throws on bytes that are not a RaftEnvelope.
  */
-export function decodeRaftEnvelope(bytes: Uint8Array): { groupId: number; message: RaftMessage | null } {
+export function decodeRaftEnvelope(bytes: Uint8Array): { groupId: number; fromAddress: string; message: RaftMessage | null } {
   const envelope = wire.RaftEnvelope.decode(bytes);
   const groupId = envelope.groupId ?? 0;
-  if (envelope.message === null || envelope.message === undefined) return { groupId, message: null };
+  const fromAddress = envelope.fromAddress ?? '';
+  if (envelope.message === null || envelope.message === undefined) return { groupId, fromAddress, message: null };
   const message = raftMessageFromWire(envelope.message);
   if (message.entries.length > 0) {
     // The bytes were decoded above; a layout this scan does not know (a field group) only means
@@ -191,7 +203,7 @@ export function decodeRaftEnvelope(bytes: Uint8Array): { groupId: number; messag
     }
     if (received.length === message.entries.length) message.entries.forEach((entry, i) => recentEntryBytes.set(entry, received[i] as Uint8Array));
   }
-  return { groupId, message };
+  return { groupId, fromAddress, message };
 }
 
 /** The bytes of each entry of an encoded RaftEnvelope's message, in order (views, not copies). */

@@ -17,16 +17,20 @@ function heartbeat(from: string, to: string, term: number): RaftMessage {
 interface Recorder {
   handlers: TransportHandlers;
   received: RaftMessage[];
+  /** The address each received message's sender announced. */
+  fromAddresses: string[];
   waitFor(count: number): Promise<void>;
   warnings: string[];
 }
 
 function recorder(): Recorder {
   const received: RaftMessage[] = [];
+  const fromAddresses: string[] = [];
   let waiter: { count: number; resolve(): void } | null = null;
   const handlers: TransportHandlers = {
-    onRaftMessage(message) {
+    onRaftMessage(message, _fromId, fromAddress) {
       received.push(message);
+      fromAddresses.push(fromAddress);
       if (waiter !== null && received.length >= waiter.count) waiter.resolve();
     },
     onSnapshot: async () => ({ isInstalled: false, error: 'not in this test' }),
@@ -43,6 +47,7 @@ function recorder(): Recorder {
   return {
     handlers,
     received,
+    fromAddresses,
     warnings: [],
     waitFor: (count) => new Promise<void>((resolve) => {
       if (received.length >= count) return resolve();
@@ -74,6 +79,22 @@ describe('GrpcTransport', () => {
     await bRec.waitFor(50);
     expect(bRec.received.map((m) => m.term)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(bRec.received[0]?.type).toBe(MessageType.Heartbeat);
+  });
+
+  it("hands each Raft message over with the address its sender announces (none when it has none)", async () => {
+    const security = { clusterSecret: 's3cret', tls: null };
+    const bRec = recorder();
+    const b = await start('b', security, bRec);
+    let announced = '';
+    const aPort = await freePort();
+    const a = await GrpcTransport.start({ selfId: 'a', groupId: 1, listenAddress: `127.0.0.1:${aPort}`, security, handlers: recorder().handlers, logger: silent, jitter: () => 0.5, announcedAddress: () => announced });
+    open.push(a);
+    a.setPeer('b', `127.0.0.1:${b.port}`);
+    a.sendRaft(heartbeat('a', 'b', 1));
+    announced = `a.example:${aPort}`;
+    a.sendRaft(heartbeat('a', 'b', 2));
+    await bRec.waitFor(2);
+    expect(bRec.fromAddresses).toEqual(['', `a.example:${aPort}`]);
   });
 
   it('answers unary cluster calls with the handler result', async () => {

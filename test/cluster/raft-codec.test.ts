@@ -47,8 +47,24 @@ describe('raft-codec envelopes', () => {
     const message = appendMessage([entry(42, 5)]);
     const fieldByField = raftq.raft.RaftEnvelope.encode({ groupId: 1, message: raftMessageToWire(message) }).finish();
     expect(plain(decodeRaftEnvelope(fieldByField).message)).toEqual(plain(message));
-    expect(decodeRaftEnvelope(raftq.raft.RaftEnvelope.encode({ groupId: 1 }).finish())).toEqual({ groupId: 1, message: null });
+    expect(decodeRaftEnvelope(raftq.raft.RaftEnvelope.encode({ groupId: 1 }).finish())).toEqual({ groupId: 1, fromAddress: '', message: null });
     expect(() => decodeRaftEnvelope(Uint8Array.of(0x12, 0x05, 0x01))).toThrow();
+  });
+
+  it("carries the sender's address beside the spliced entries, and none when it has none", () => {
+    const message = appendMessage([entry(42, 300), entry(43, 20_000)]);
+    const bytes = encodeRaftEnvelope(7, message, 'node-1.example:9326');
+    const decoded = raftq.raft.RaftEnvelope.decode(bytes);
+    expect(decoded.fromAddress).toBe('node-1.example:9326');
+    expect(plain(raftMessageFromWire(decoded.message as raftq.raft.RaftMessage))).toEqual(plain(message));
+    const envelope = decodeRaftEnvelope(bytes);
+    expect(envelope.fromAddress).toBe('node-1.example:9326');
+    expect(plain(envelope.message)).toEqual(plain(message));
+    // The received entry bytes are still found (and reused) past the address field.
+    const receivedBytes = encodeEntry((envelope.message as RaftMessage).entries[1] as Entry);
+    expect(receivedBytes.buffer).toBe(bytes.buffer);
+    expect(decodeRaftEnvelope(encodeRaftEnvelope(7, message)).fromAddress).toBe('');
+    expect(encodeRaftEnvelope(7, message, '').byteLength).toBe(encodeRaftEnvelope(7, message).byteLength);
   });
 
   it('decodes an envelope that also holds a field group it does not know', () => {

@@ -145,7 +145,7 @@ export class SimTransport implements NodeTransport {
 
   sendRaft(message: RaftMessage): boolean {
     if (!this.peers.has(message.to) || this.isDead) return false;
-    const bytes = encodeRaftEnvelope(this.options.groupId, message);
+    const bytes = encodeRaftEnvelope(this.options.groupId, message, this.options.announcedAddress?.() ?? '');
     const from = this.selfId;
     this.net.post(
       this,
@@ -154,7 +154,7 @@ export class SimTransport implements NodeTransport {
       (target) => {
         const envelope = decodeRaftEnvelope(bytes);
         if (envelope.groupId !== this.options.groupId || envelope.message === null) return;
-        target.handlers.onRaftMessage(envelope.message, from);
+        target.handlers.onRaftMessage(envelope.message, from, envelope.fromAddress);
       },
       (why) => {
         if (why !== 'drop') this.handlers.onPeerUnreachable(message.to);
