@@ -3,12 +3,13 @@
  * (ties in the order they were set), each followed by every promise continuation it caused before
  * the next one runs. Nothing waits for real time, so a run is a pure function of its seed.
  *
- * The cluster runtime takes its tick and background timers through the Scheduler seam
- * (ClusterNodeOptions.runtime.scheduler), which this implements. Code of the cluster and
- * forwarding layers not yet routed through the seam (the committer's and read path's retries,
- * op-stream flushes, the queue service's long polls) still calls setTimeout, setImmediate and
- * Date.now: while a run is on, install() puts virtual versions of those globals in place, so that
- * they too run on this queue. uninstall() restores the host's.
+ * The cluster and forwarding layers take every timer, deadline and duration through the Scheduler
+ * seam (ClusterNodeOptions.runtime.scheduler), which this implements, and their wall time through
+ * the injected Clock; a lint rule keeps the host's Date.now, performance.now, setTimeout and
+ * setInterval out of them. What remains on a host global is the op stream's batching
+ * (setImmediate, to flush once per turn of the event loop): while a run is on, install() puts a
+ * virtual setImmediate and clearImmediate in place, so that those flushes run on this queue too.
+ * uninstall() restores the host's.
  *
  * Every timer belongs to a process (an owner): the node whose code set it. A simulated crash of a
  * process drops all its timers at once, so nothing of the dead process ever runs again; its
@@ -19,14 +20,8 @@ import { MinHeap } from '../../src/base/min-heap.js';
 
 const hostSetImmediate = globalThis.setImmediate;
 const hostGlobals = {
-  setTimeout: globalThis.setTimeout,
-  clearTimeout: globalThis.clearTimeout,
-  setInterval: globalThis.setInterval,
-  clearInterval: globalThis.clearInterval,
   setImmediate: globalThis.setImmediate,
   clearImmediate: globalThis.clearImmediate,
-  dateNow: Date.now,
-  performanceNow: performance.now.bind(performance),
 };
 
 /** The wall clock a run starts at (2026-01-01T00:00:00Z): fixed, so traces replay. */
@@ -43,7 +38,7 @@ interface VirtualTimer {
   isCancelled: boolean;
 }
 
-/** What setTimeout returns under virtual time: enough of Node's Timeout for the code that uses one. */
+/** What setImmediate returns under virtual time: enough of Node's Immediate (and Timeout) for the code that uses one. */
 class VirtualTimeout {
   constructor(
     public timer: VirtualTimer,
@@ -167,11 +162,6 @@ export class VirtualTime implements Scheduler {
     if (this.isInstalled) return;
     this.isInstalled = true;
     const g = globalThis as unknown as Record<string, unknown>;
-    const setTimer = (intervalOrNull: (ms: number) => number | null) => (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
-      const delayMs = Math.max(0, Number(ms ?? 0) || 0);
-      const timer = this.add(this.owner, delayMs, () => fn(...args), intervalOrNull(delayMs));
-      return new VirtualTimeout(timer, this);
-    };
     const clearTimer = (handle: unknown): void => {
       if (handle instanceof VirtualTimeout) this.cancel(handle.timer);
       else if (typeof handle === 'number') {
@@ -179,28 +169,16 @@ export class VirtualTime implements Scheduler {
         if (timer !== undefined) this.cancel(timer);
       }
     };
-    g['setTimeout'] = setTimer(() => null);
-    g['setInterval'] = setTimer((ms) => Math.max(1, ms));
     g['setImmediate'] = (fn: (...args: unknown[]) => void, ...args: unknown[]) => new VirtualTimeout(this.add(this.owner, 0, () => fn(...args), null), this);
-    g['clearTimeout'] = clearTimer;
-    g['clearInterval'] = clearTimer;
     g['clearImmediate'] = clearTimer;
-    Date.now = () => simEpochMs + this.currentMs;
-    performance.now = () => this.currentMs;
   }
 
   uninstall(): void {
     if (!this.isInstalled) return;
     this.isInstalled = false;
     const g = globalThis as unknown as Record<string, unknown>;
-    g['setTimeout'] = hostGlobals.setTimeout;
-    g['clearTimeout'] = hostGlobals.clearTimeout;
-    g['setInterval'] = hostGlobals.setInterval;
-    g['clearInterval'] = hostGlobals.clearInterval;
     g['setImmediate'] = hostGlobals.setImmediate;
     g['clearImmediate'] = hostGlobals.clearImmediate;
-    Date.now = hostGlobals.dateNow;
-    performance.now = hostGlobals.performanceNow;
   }
 
   /** The timer again, due `its delay` from now (Timeout.refresh). */
