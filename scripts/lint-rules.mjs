@@ -51,7 +51,7 @@ const scheduledLayers = new Set(['cluster', 'forwarding']);
 const hostTransportFiles = new Set(['src/cluster/grpc-transport.ts', 'src/cluster/peer-link.ts']);
 const hostTimeCalls = [
   [/\bDate\.now\s*\(/, "Date.now(): take time from the node's Scheduler (monotonicMs) or its injected Clock"],
-  [/\b(setTimeout|setInterval)\s*\(/, "host timers: use the node's Scheduler (after, every)"],
+  [/\b(setTimeout|setInterval|setImmediate)\s*\(/, "host timers: use the node's Scheduler (after, every, immediate)"],
   [/\bperformance\.now\s*\(/, "performance.now(): use the node's Scheduler (monotonicMs)"],
 ];
 

@@ -73,7 +73,7 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
   ) {
     super(config, logger, logStore, state, raw, wallClock, onFatal, nodeMetrics, runtime);
     this.committer = new TxnCommitter(this.committerParts());
-    this.opClient = new OpStreamClient({ groupId: config.groupId, open: (peerId) => this.transport.openOpStream(peerId) });
+    this.opClient = new OpStreamClient({ groupId: config.groupId, scheduler: runtime.scheduler, open: (peerId) => this.transport.openOpStream(peerId) });
     this.transportView = {
       nodeId: config.id,
       isLeader: () => this.leadership.isLeader,

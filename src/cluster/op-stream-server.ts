@@ -27,7 +27,7 @@ export interface OpStreamServerParts {
   readonly isLeader: () => boolean;
   readonly isStopping: () => boolean;
   readonly leaderHint: () => string;
-  /** The timers a forwarded long poll's wait is bounded on; default the host's. */
+  /** The timers a forwarded long poll's wait is bounded on and replies are batched on; default the host's. */
   readonly scheduler?: Scheduler;
 }
 
@@ -76,7 +76,7 @@ export class OpStreamServer {
       replies.push(message);
       if (!isFlushScheduled) {
         isFlushScheduled = true;
-        setImmediate(flush);
+        this.scheduler.immediate(flush);
       }
     };
     const abandon = (): void => {

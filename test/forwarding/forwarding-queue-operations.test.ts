@@ -25,7 +25,7 @@ class ScriptedNode {
   isStopping = false;
   readonly metrics = new NodeMetrics();
   /** The host's timers, with deadlines on Date.now so that the fake timers of a test move them too. */
-  readonly scheduler: Scheduler = { every: (ms, fn) => hostScheduler.every(ms, fn), after: (ms, fn) => hostScheduler.after(ms, fn), monotonicMs: () => Date.now() };
+  readonly scheduler: Scheduler = { every: (ms, fn) => hostScheduler.every(ms, fn), after: (ms, fn) => hostScheduler.after(ms, fn), immediate: (fn) => hostScheduler.immediate(fn), monotonicMs: () => Date.now() };
   readonly attempts: Array<{ leader: string; kind: number }> = [];
   private readonly listeners = new Set<() => void>();
   private released: () => void = () => {};

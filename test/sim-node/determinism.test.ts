@@ -19,7 +19,7 @@ describe('whole-node simulation determinism', () => {
 
   it("runs the node code on virtual time alone: no host clock read and no host timer set from src/ during a run", async () => {
     const g = globalThis as unknown as Record<string, unknown>;
-    const names = ['setTimeout', 'setInterval'] as const;
+    const names = ['setTimeout', 'setInterval', 'setImmediate'] as const;
     const hostTimers = names.map((name) => g[name]);
     const hostDateNow = Date.now;
     const hostPerformanceNow = performance.now;

@@ -3,13 +3,11 @@
  * (ties in the order they were set), each followed by every promise continuation it caused before
  * the next one runs. Nothing waits for real time, so a run is a pure function of its seed.
  *
- * The cluster and forwarding layers take every timer, deadline and duration through the Scheduler
- * seam (ClusterNodeOptions.runtime.scheduler), which this implements, and their wall time through
- * the injected Clock; a lint rule keeps the host's Date.now, performance.now, setTimeout and
- * setInterval out of them. What remains on a host global is the op stream's batching
- * (setImmediate, to flush once per turn of the event loop): while a run is on, install() puts a
- * virtual setImmediate and clearImmediate in place, so that those flushes run on this queue too.
- * uninstall() restores the host's.
+ * The node's code takes every timer, deadline and duration through the Scheduler seam
+ * (ClusterNodeOptions.runtime.scheduler), which this implements, and its wall time through the
+ * injected Clock; a lint rule keeps the host's Date.now, performance.now, setTimeout, setInterval
+ * and setImmediate out of src/cluster and src/forwarding. So a run replaces no host global: the
+ * host's timers stay the host's (and the test runner's) while a simulation is on.
  *
  * Every timer belongs to a process (an owner): the node whose code set it. A simulated crash of a
  * process drops all its timers at once, so nothing of the dead process ever runs again; its
@@ -19,69 +17,26 @@ import type { Scheduler } from '../../src/base/scheduler.js';
 import { MinHeap } from '../../src/base/min-heap.js';
 
 const hostSetImmediate = globalThis.setImmediate;
-const hostGlobals = {
-  setImmediate: globalThis.setImmediate,
-  clearImmediate: globalThis.clearImmediate,
-};
 
 /** The wall clock a run starts at (2026-01-01T00:00:00Z): fixed, so traces replay. */
 export const simEpochMs = 1_767_225_600_000;
 
 interface VirtualTimer {
-  readonly id: number;
   atMs: number;
   seq: number;
   readonly owner: string;
-  readonly delayMs: number;
   readonly fn: () => void;
   readonly intervalMs: number | null;
   isCancelled: boolean;
 }
 
-/** What setImmediate returns under virtual time: enough of Node's Immediate (and Timeout) for the code that uses one. */
-class VirtualTimeout {
-  constructor(
-    public timer: VirtualTimer,
-    private readonly time: VirtualTime,
-  ) {}
-
-  ref(): this {
-    return this;
-  }
-
-  unref(): this {
-    return this;
-  }
-
-  hasRef(): boolean {
-    return true;
-  }
-
-  refresh(): this {
-    this.timer = this.time.renew(this.timer);
-    return this;
-  }
-
-  close(): this {
-    this.timer.isCancelled = true;
-    return this;
-  }
-
-  [Symbol.toPrimitive](): number {
-    return this.timer.id;
-  }
-}
-
 export class VirtualTime implements Scheduler {
   private currentMs = 0;
   private nextSeq = 0;
-  private nextId = 1;
   private readonly queue = new MinHeap<VirtualTimer>((a, b) => a.atMs < b.atMs || (a.atMs === b.atMs && a.seq < b.seq));
-  private readonly byId = new Map<number, VirtualTimer>();
   private readonly liveByOwner = new Map<string, Set<VirtualTimer>>();
   /** The process whose code runs now; timers set now belong to it. */
   owner = 'sim';
-  private isInstalled = false;
   /** Errors thrown by timer callbacks, with their owner: the run reports them. */
   readonly thrown: Array<{ owner: string; error: unknown }> = [];
   eventsRun = 0;
@@ -101,6 +56,10 @@ export class VirtualTime implements Scheduler {
   after(delayMs: number, fn: () => void): () => void {
     const timer = this.add(this.owner, delayMs, fn, null);
     return () => this.cancel(timer);
+  }
+
+  immediate(fn: () => void): () => void {
+    return this.after(0, fn);
   }
 
   monotonicMs(): number {
@@ -156,41 +115,9 @@ export class VirtualTime implements Scheduler {
     this.currentMs = Math.max(this.currentMs, untilMs);
   }
 
-  // ---- globals ----
-
-  install(): void {
-    if (this.isInstalled) return;
-    this.isInstalled = true;
-    const g = globalThis as unknown as Record<string, unknown>;
-    const clearTimer = (handle: unknown): void => {
-      if (handle instanceof VirtualTimeout) this.cancel(handle.timer);
-      else if (typeof handle === 'number') {
-        const timer = this.byId.get(handle);
-        if (timer !== undefined) this.cancel(timer);
-      }
-    };
-    g['setImmediate'] = (fn: (...args: unknown[]) => void, ...args: unknown[]) => new VirtualTimeout(this.add(this.owner, 0, () => fn(...args), null), this);
-    g['clearImmediate'] = clearTimer;
-  }
-
-  uninstall(): void {
-    if (!this.isInstalled) return;
-    this.isInstalled = false;
-    const g = globalThis as unknown as Record<string, unknown>;
-    g['setImmediate'] = hostGlobals.setImmediate;
-    g['clearImmediate'] = hostGlobals.clearImmediate;
-  }
-
-  /** The timer again, due `its delay` from now (Timeout.refresh). */
-  renew(timer: VirtualTimer): VirtualTimer {
-    this.cancel(timer);
-    return this.add(timer.owner, timer.delayMs, timer.fn, timer.intervalMs);
-  }
-
   private add(owner: string, delayMs: number, fn: () => void, intervalMs: number | null): VirtualTimer {
-    const timer: VirtualTimer = { id: this.nextId++, atMs: this.currentMs + Math.max(0, delayMs), seq: this.nextSeq++, owner, delayMs, fn, intervalMs, isCancelled: false };
+    const timer: VirtualTimer = { atMs: this.currentMs + Math.max(0, delayMs), seq: this.nextSeq++, owner, fn, intervalMs, isCancelled: false };
     this.queue.push(timer);
-    this.byId.set(timer.id, timer);
     let live = this.liveByOwner.get(owner);
     if (live === undefined) this.liveByOwner.set(owner, (live = new Set()));
     live.add(timer);
@@ -203,7 +130,6 @@ export class VirtualTime implements Scheduler {
   }
 
   private forget(timer: VirtualTimer): void {
-    this.byId.delete(timer.id);
     this.liveByOwner.get(timer.owner)?.delete(timer);
   }
 }
