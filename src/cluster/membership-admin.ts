@@ -163,7 +163,7 @@ export class MembershipAdmin {
     this.parts.logger.info({ nodeId }, 'transferred leadership');
   }
 
-  /** Leader only: hand leadership to the most caught-up other voter and wait for it to take over. */
+  /** Leader only: hand leadership to the most caught-up other voter and wait for it to take over, until `deadlineMs` (on the scheduler's monotonic clock). */
   async handOffLeadership(deadlineMs: number): Promise<void> {
     const status = this.parts.raftStatus();
     if (status.role !== 'leader') return;

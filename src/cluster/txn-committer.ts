@@ -83,7 +83,7 @@ export class TxnCommitter {
     }
   }
 
-  /** Resolves when no commit is in flight, or at the deadline. */
+  /** Resolves when no commit is in flight, or at `deadlineMs` (on the scheduler's monotonic clock). */
   async drain(deadlineMs: number): Promise<void> {
     if (this.inFlight === 0) return;
     await new Promise<void>((resolve) => {
