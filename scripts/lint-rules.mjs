@@ -40,6 +40,21 @@ const nondeterministicCalls = [
 const simulatorFiles = /^test\/sim-node\/(?!.*\.test\.ts$).*\.ts$/;
 const simulatorHostTimeFiles = new Set(['test/sim-node/virtual-time.ts']);
 
+/**
+ * Layers the whole-node simulator runs (test/sim-node): they take time from the node's injected
+ * Scheduler (NodeRuntime.scheduler: after, every, monotonicMs) or its injected Clock, never from the
+ * host, so that a simulated node runs on virtual time. The Scheduler's production implementation
+ * (src/base/scheduler.ts) is where the host's timers live.
+ */
+const scheduledLayers = new Set(['cluster', 'forwarding']);
+/** The gRPC transport: host I/O that the simulator replaces whole (NodeRuntime.transport); gRPC deadlines are host wall-clock times. */
+const hostTransportFiles = new Set(['src/cluster/grpc-transport.ts', 'src/cluster/peer-link.ts']);
+const hostTimeCalls = [
+  [/\bDate\.now\s*\(/, "Date.now(): take time from the node's Scheduler (monotonicMs) or its injected Clock"],
+  [/\b(setTimeout|setInterval|setImmediate)\s*\(/, "host timers: use the node's Scheduler (after, every, immediate)"],
+  [/\bperformance\.now\s*\(/, "performance.now(): use the node's Scheduler (monotonicMs)"],
+];
+
 /** node: modules a deterministic layer may use: pure computation, no I/O. */
 const pureNodeModules = new Set(['node:crypto', 'node:buffer', 'node:util']);
 
@@ -105,6 +120,12 @@ export function lintFile(relPath, text) {
   }
   if (deterministicLayers.has(layer) && !ioExemptFiles.has(relPath)) {
     for (const [pattern, why] of nondeterministicCalls) {
+      const re = new RegExp(pattern.source, 'g');
+      for (let m; (m = re.exec(code)); ) problems.push(`${relPath}:${lineOf(m.index)}: ${why}`);
+    }
+  }
+  if (scheduledLayers.has(layer) && !hostTransportFiles.has(relPath)) {
+    for (const [pattern, why] of hostTimeCalls) {
       const re = new RegExp(pattern.source, 'g');
       for (let m; (m = re.exec(code)); ) problems.push(`${relPath}:${lineOf(m.index)}: ${why}`);
     }

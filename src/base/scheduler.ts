@@ -7,6 +7,8 @@ export interface Scheduler {
   every(intervalMs: number, fn: () => void): () => void;
   /** Runs `fn` once after `delayMs`, unless the returned function is called first. */
   after(delayMs: number, fn: () => void): () => void;
+  /** Runs `fn` once on the next turn of the event loop, after the I/O due now (setImmediate), unless the returned function is called first. */
+  immediate(fn: () => void): () => void;
   /** Milliseconds on a clock that never goes back (not the wall clock): for deadlines. */
   monotonicMs(): number;
 }
@@ -21,6 +23,11 @@ export class SystemScheduler implements Scheduler {
   after(delayMs: number, fn: () => void): () => void {
     const timer = setTimeout(fn, delayMs);
     return () => clearTimeout(timer);
+  }
+
+  immediate(fn: () => void): () => void {
+    const immediate = setImmediate(fn);
+    return () => clearImmediate(immediate);
   }
 
   monotonicMs(): number {

@@ -43,7 +43,8 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
   let metrics: StateMetrics | null = null;
   const compactor = new StateCompactor({
     generationRange: generationRangeOf,
-    nowMs: () => Date.now(),
+    // The node's host clock (injected; uncorrected): the compactor spaces its work on this node's time.
+    nowMs: () => node.clock.wallMs(),
     onCompacted: ({ generationId, durationMs }) => {
       metrics?.compactionSeconds.observe(durationMs / 1000);
       logger.debug({ generationId, durationMs }, 'compacted an emptied range of the state');
@@ -65,17 +66,19 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
   });
   const stateMetrics = new StateMetrics(node.metrics.registry, { census, compactor, state: () => state });
   metrics = stateMetrics;
-  const compactionTimer = setInterval(() => void compactor.maybeCompact(), compactionCheckIntervalMs);
+  const { scheduler } = node;
+  const stopCompactionTimer = scheduler.every(compactionCheckIntervalMs, () => void compactor.maybeCompact());
 
   const testHold = reaperTestHoldFromEnv(process.env);
   const leaderTask = new LeaderTask(node, {
     intervalMs: options.reaperIntervalMs,
+    scheduler,
     run: async (signal) => {
       if (testHold !== undefined && !testHold.allowsSweep()) return;
-      const startedMs = performance.now();
+      const startedMs = scheduler.monotonicMs();
       const report = await queueService.sweepReaper({ signal });
       testHold?.noteSweep();
-      stateMetrics.reaperTickSeconds.observe((performance.now() - startedMs) / 1000);
+      stateMetrics.reaperTickSeconds.observe((scheduler.monotonicMs() - startedMs) / 1000);
       for (const [family, rows] of Object.entries(reapedRowsByFamily(report))) if (rows > 0) stateMetrics.reapedRows.inc({ family }, rows);
       stateMetrics.reaperSweeps.inc({ result: report.isComplete ? 'complete' : 'aborted' });
       if (!signal.aborted) await queueService.stepMoveTasks();
@@ -92,13 +95,13 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
     metrics: stateMetrics,
     census,
     close: async () => {
-      clearInterval(compactionTimer);
+      stopCompactionTimer();
       unobserve();
       // The sweep in progress is aborted and ends after its transaction; shutdown does not wait
       // longer than that for it (a commit with no leader could otherwise hold it for seconds).
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([leaderTask.stop(), new Promise<void>((resolve) => (timer = setTimeout(resolve, closeWaitMsMax)))]);
-      clearTimeout(timer);
+      let cancelTimer: (() => void) | undefined;
+      await Promise.race([leaderTask.stop(), new Promise<void>((resolve) => (cancelTimer = scheduler.after(closeWaitMsMax, resolve)))]);
+      cancelTimer?.();
     },
   };
 }

@@ -16,7 +16,7 @@
 import type { Logger } from 'pino';
 import { SystemClock, type Clock } from '../base/clock.js';
 import { raftLimits } from '../base/limits.js';
-import { SystemScheduler } from '../base/scheduler.js';
+import { SystemScheduler, type Scheduler } from '../base/scheduler.js';
 import type { RawNode } from '../raft/raw-node.js';
 import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../storage/txn.js';
 import { NodeStoppingError, ReadIndexTimeoutError } from './errors.js';
@@ -73,7 +73,7 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
   ) {
     super(config, logger, logStore, state, raw, wallClock, onFatal, nodeMetrics, runtime);
     this.committer = new TxnCommitter(this.committerParts());
-    this.opClient = new OpStreamClient({ groupId: config.groupId, open: (peerId) => this.transport.openOpStream(peerId) });
+    this.opClient = new OpStreamClient({ groupId: config.groupId, scheduler: runtime.scheduler, open: (peerId) => this.transport.openOpStream(peerId) });
     this.transportView = {
       nodeId: config.id,
       isLeader: () => this.leadership.isLeader,
@@ -158,7 +158,7 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
   async stop(options: { transferLeadership: boolean } = { transferLeadership: true }): Promise<void> {
     if (this.isStoppingValue) return;
     this.isStoppingValue = true;
-    const deadlineMs = Date.now() + raftLimits.shutdownDrainMs.value;
+    const deadlineMs = this.runtime.scheduler.monotonicMs() + raftLimits.shutdownDrainMs.value;
     await this.committer.drain(deadlineMs);
     if (options.transferLeadership && this.leadership.isLeader) {
       await this.membershipAdmin.handOffLeadership(deadlineMs).catch((error: unknown) => this.logger.warn({ err: error }, 'could not hand leadership over before stopping'));
@@ -251,6 +251,11 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
   }
 
   // ---- leadership and membership helpers ----------------------------------------------------
+
+  /** The node's timers and monotonic clock (the runtime's): forwarding's deadlines run on it too. */
+  get scheduler(): Scheduler {
+    return this.runtime.scheduler;
+  }
 
   get id(): string {
     return this.config.id;
@@ -351,6 +356,7 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
       waitForLeader: (timeoutMs) => leadership.waitForLeader(timeoutMs),
       proposeLocally: (txn) => this.proposeLocally(txn),
       waitApplied: (index, timeoutMs) => this.appliedWaiters.waitFor(index, timeoutMs),
+      scheduler: this.runtime.scheduler,
     };
   }
 }

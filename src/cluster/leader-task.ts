@@ -4,6 +4,8 @@
  * the signal of the run in progress aborts as soon as the node stops leading, so the work ends
  * after its current transaction instead of proposing cleanup from a follower.
  */
+import { SystemScheduler, type Scheduler } from '../base/scheduler.js';
+
 export interface LeadershipSource {
   isLeader(): boolean;
   readonly isStopping: boolean;
@@ -16,28 +18,33 @@ export interface LeaderTaskOptions {
   /** One run; resolving `{ hasMoreWork: true }` starts the next run at once instead of after intervalMs. */
   readonly run: (signal: AbortSignal) => Promise<void | { readonly hasMoreWork: boolean }>;
   readonly onError: (error: unknown) => void;
+  /** The timers the runs are scheduled on; default the host's. */
+  readonly scheduler?: Scheduler;
 }
 
 export class LeaderTask {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: (() => void) | null = null;
   private unsubscribe: (() => void) | null = null;
   private running: { controller: AbortController; done: Promise<void> } | null = null;
   private wasLeader = false;
+  private readonly scheduler: Scheduler;
 
   constructor(
     private readonly node: LeadershipSource,
     private readonly options: LeaderTaskOptions,
-  ) {}
+  ) {
+    this.scheduler = options.scheduler ?? new SystemScheduler();
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.maybeRun(), this.options.intervalMs);
+    this.timer = this.scheduler.every(this.options.intervalMs, () => this.maybeRun());
     this.unsubscribe = this.node.onLeadershipChange(() => this.onLeadershipChange());
     this.onLeadershipChange();
   }
 
   /** Stops the timer and aborts the run in progress; resolves once it has ended. */
   async stop(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
+    this.timer?.();
     this.timer = null;
     this.unsubscribe?.();
     this.unsubscribe = null;
@@ -75,7 +82,7 @@ export class LeaderTask {
       .finally(() => {
         if (this.running === running) this.running = null;
         // A backlog: run again on the next turn of the event loop (other work interleaves).
-        if (hasMoreWork && !signal.aborted) setTimeout(() => this.maybeRun(), 0);
+        if (hasMoreWork && !signal.aborted) this.scheduler.after(0, () => this.maybeRun());
       });
   }
 }

@@ -2,12 +2,15 @@
  * Who leads, as this node knows it: the core's soft state as of the last Ready, the listeners of
  * its changes (and of membership changes), and waiting for a leader to become known.
  */
+import type { Scheduler } from '../base/scheduler.js';
 import type { SoftState } from '../raft/types.js';
 import { NoLeaderError, NodeStoppingError } from './errors.js';
 
 export interface LeaderWatchParts {
   readonly nodeId: string;
   readonly isStopping: () => boolean;
+  /** The node's timers (the runtime's). */
+  readonly scheduler: Scheduler;
 }
 
 export class LeaderWatch {
@@ -46,13 +49,13 @@ export class LeaderWatch {
     if (this.softState.leader !== '') return Promise.resolve(this.softState.leader);
     if (this.parts.isStopping()) return Promise.reject(new NodeStoppingError(this.parts.nodeId));
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const cancelTimer = this.parts.scheduler.after(timeoutMs, () => {
         unsubscribe();
         reject(new NoLeaderError(this.parts.nodeId, timeoutMs));
-      }, timeoutMs);
+      });
       const unsubscribe = this.onChange(() => {
         if (this.softState.leader === '') return;
-        clearTimeout(timer);
+        cancelTimer();
         unsubscribe();
         resolve(this.softState.leader);
       });

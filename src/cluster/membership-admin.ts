@@ -8,6 +8,7 @@
  */
 import { delay } from '../base/delay.js';
 import { raftLimits } from '../base/limits.js';
+import type { Scheduler } from '../base/scheduler.js';
 import type { raftq } from '../gen/proto.js';
 import { ConfChangeInvalidError, ProposalDroppedError } from '../raft/errors.js';
 import type { Logger } from 'pino';
@@ -55,6 +56,8 @@ export interface MembershipAdminParts {
   /** Loop only. */
   readonly transferLeaderTo: (target: string) => void;
   readonly callPeer: GrpcTransport['call'];
+  /** The node's timers and monotonic clock (the runtime's): deadlines and re-checks run on it. */
+  readonly scheduler: Scheduler;
 }
 
 /** How many election timeouts back a learner's last answer still counts as recent. */
@@ -90,7 +93,7 @@ export class MembershipAdmin {
       const answer = await this.forward('addMember', { groupId: this.parts.config.groupId, nodeId, raftAddress });
       return answer.error === 'learner' ? 'learner' : 'voter';
     }
-    const deadlineMs = Date.now() + membershipChangeTimeoutMs;
+    const deadlineMs = this.parts.scheduler.monotonicMs() + membershipChangeTimeoutMs;
     const isMember = (): boolean => {
       const conf = this.parts.confState();
       return conf.voters.includes(nodeId) || conf.learners.includes(nodeId);
@@ -129,7 +132,7 @@ export class MembershipAdmin {
       await this.forward('removeMember', { groupId: this.parts.config.groupId, nodeId });
       return;
     }
-    const deadlineMs = Date.now() + membershipChangeTimeoutMs;
+    const deadlineMs = this.parts.scheduler.monotonicMs() + membershipChangeTimeoutMs;
     if (nodeId === this.parts.nodeId) {
       await this.handOffLeadership(deadlineMs);
       if (this.parts.isLeader()) throw new MembershipChangeError(`remove ${nodeId}`, 'the leader could not hand leadership over first');
@@ -152,7 +155,7 @@ export class MembershipAdmin {
       await this.forward('transferLeader', { groupId: this.parts.config.groupId, nodeId });
       return;
     }
-    const deadlineMs = Date.now() + this.transferTimeoutMs();
+    const deadlineMs = this.parts.scheduler.monotonicMs() + this.transferTimeoutMs();
     await this.parts.runInLoop(() => this.parts.transferLeaderTo(nodeId));
     if (!(await this.until(() => this.parts.leaderId() === nodeId, deadlineMs))) {
       throw new MembershipChangeError(`transfer leadership to ${nodeId}`, 'it did not take over in time');
@@ -160,7 +163,7 @@ export class MembershipAdmin {
     this.parts.logger.info({ nodeId }, 'transferred leadership');
   }
 
-  /** Leader only: hand leadership to the most caught-up other voter and wait for it to take over. */
+  /** Leader only: hand leadership to the most caught-up other voter and wait for it to take over, until `deadlineMs` (on the scheduler's monotonic clock). */
   async handOffLeadership(deadlineMs: number): Promise<void> {
     const status = this.parts.raftStatus();
     if (status.role !== 'leader') return;
@@ -174,7 +177,7 @@ export class MembershipAdmin {
     const target = best.id;
     this.parts.logger.info({ target }, 'handing leadership over');
     await this.parts.runInLoop(() => this.parts.transferLeaderTo(target));
-    await this.until(() => !this.parts.isLeader(), Math.min(deadlineMs, Date.now() + this.transferTimeoutMs()));
+    await this.until(() => !this.parts.isLeader(), Math.min(deadlineMs, this.parts.scheduler.monotonicMs() + this.transferTimeoutMs()));
   }
 
   /** Leader, in the loop: promote the first learner that has caught up and answers (learner-promotion.ts). */
@@ -232,9 +235,9 @@ export class MembershipAdmin {
       } catch (error) {
         if (error instanceof ConfChangeInvalidError) throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.why, { cause: error });
         if (!(error instanceof ProposalDroppedError)) throw error;
-        if (error.reason === 'notLeader' || Date.now() >= deadlineMs) throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.message, { cause: error });
+        if (error.reason === 'notLeader' || this.parts.scheduler.monotonicMs() >= deadlineMs) throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.message, { cause: error });
         // Another change is still applying, or the new leader has not committed in its term yet.
-        await delay(100);
+        await delay(100, this.parts.scheduler);
       }
     }
   }
@@ -242,13 +245,13 @@ export class MembershipAdmin {
   /** Waits until `predicate` holds (re-checked on every leadership or membership change and every 100 ms). */
   private async until(predicate: () => boolean, deadlineMs: number): Promise<boolean> {
     while (!predicate()) {
-      const remainingMs = deadlineMs - Date.now();
+      const remainingMs = deadlineMs - this.parts.scheduler.monotonicMs();
       if (remainingMs <= 0) return false;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(100, remainingMs));
+        const cancelTimer = this.parts.scheduler.after(Math.min(100, remainingMs), done);
         const unsubscribe = this.parts.onLeadershipChange(done);
         function done(): void {
-          clearTimeout(timer);
+          cancelTimer();
           unsubscribe();
           resolve();
         }

@@ -84,7 +84,7 @@ export abstract class NodeWiring {
     this.metrics = nodeMetrics;
     this.clock = new ClusterClock(wallClock);
     this.tailRepairGuard = new TailRepairGuard(logStore.tailRepair, config.electionTimeoutTicks * 2);
-    this.appliedWaiters = new AppliedIndexWaiters(() => this.state.appliedIndex);
+    this.appliedWaiters = new AppliedIndexWaiters(() => this.state.appliedIndex, runtime.scheduler);
     const { metrics, clock, txnWaiters, appliedWaiters } = this;
     const nodeId = config.id;
     const groupId = config.groupId;
@@ -93,7 +93,7 @@ export abstract class NodeWiring {
     const isStopping = (): boolean => this.isStoppingValue;
     const kick = (): void => this.kick();
     const refreshPeers = (): void => this.refreshPeers();
-    this.leadership = new LeaderWatch({ nodeId, isStopping });
+    this.leadership = new LeaderWatch({ nodeId, isStopping, scheduler: runtime.scheduler });
     this.proposer = new EntryProposer({ nodeId, metrics, clock, raw, logStore, state: currentState, txnWaiters });
     this.applier = new CommittedEntryApplier({
       nodeId, logger, metrics, raw, logStore, state: currentState, txnWaiters, appliedWaiters, stateObservers: this.stateObservers, refreshPeers,
@@ -103,9 +103,10 @@ export abstract class NodeWiring {
       nodeId, groupId, metrics, raw, transport: currentTransport, kick,
       waitForLeader: (timeoutMs) => this.leadership.waitForLeader(timeoutMs),
       leaderHint: () => this.leadership.leader,
+      scheduler: runtime.scheduler,
     });
     const snapshotSender = new SnapshotSender({
-      groupId, logger, metrics, logStore, state: currentState, transport: currentTransport,
+      groupId, logger, metrics, scheduler: runtime.scheduler, logStore, state: currentState, transport: currentTransport,
       reportSnapshot: (peerId, status) => void this.runInLoop(() => this.raw.reportSnapshot(peerId, status)).catch(() => undefined),
     });
     this.snapshotReceiver = new SnapshotReceiver({
@@ -120,11 +121,12 @@ export abstract class NodeWiring {
     this.garbageCollection = new GarbageCollectionScheduler({ logger, state: currentState, isStopping, runInLoop: (task) => this.runInLoop(task) });
     this.snapshotTaker = new SnapshotTaker({ config, logger, metrics, logStore, state: currentState, isFlushSkipped: runtime.faults.compactPastFlush === true });
     this.clockSampler = new LeaderClockSampler({ nodeId, groupId, clock, transport: currentTransport, isStopping, leaderId: () => this.leadership.leader });
-    this.opServer = new OpStreamServer({ groupId, metrics, isStopping, isLeader: () => this.leadership.isLeader, leaderHint: () => this.leadership.leader });
+    this.opServer = new OpStreamServer({ groupId, metrics, scheduler: runtime.scheduler, isStopping, isLeader: () => this.leadership.isLeader, leaderHint: () => this.leadership.leader });
     this.membershipAdmin = new MembershipAdmin(this.membershipAdminParts());
     this.readyLoopTurn = new ReadyLoopTurn({
       nodeId, logger, metrics, clock, raw, logStore, transport: currentTransport, leadership: this.leadership, proposer: this.proposer, applier: this.applier, reads: this.reads,
       snapshotReceiver: this.snapshotReceiver, snapshotSender, snapshotTaker: this.snapshotTaker, reporter: this.reporter, txnWaiters, opServer: this.opServer,
+      scheduler: runtime.scheduler,
     });
   }
 
@@ -272,6 +274,7 @@ export abstract class NodeWiring {
     return {
       nodeId: config.id, config, logger, callPeer: this.callPeer,
       wallMs: () => this.clock.wallMs(),
+      scheduler: this.runtime.scheduler,
       isLeader: () => leadership.isLeader,
       leaderId: () => leadership.leader,
       waitForLeader: (timeoutMs) => leadership.waitForLeader(timeoutMs),

@@ -10,6 +10,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import { raftLimits } from '../base/limits.js';
+import { SystemScheduler, type Scheduler } from '../base/scheduler.js';
 import type { raftq } from '../gen/proto.js';
 import { ForwardedOperationLostError, RemoteOperationError } from './errors.js';
 
@@ -29,6 +30,8 @@ export interface OpStreamClientParts {
   readonly groupId: number;
   /** Opens a stream to the peer, or null when it is not known. */
   readonly open: (peerId: string) => OpClientCall | null;
+  /** The timers a stream's batched flush is scheduled on; default the host's. */
+  readonly scheduler?: Scheduler;
 }
 
 interface PendingCall {
@@ -50,6 +53,7 @@ class OpStream {
     private readonly groupId: number,
     private readonly call: OpClientCall,
     private readonly onBroken: (stream: OpStream) => void,
+    private readonly scheduler: Scheduler,
   ) {
     call.on('data', (batch: raftq.cluster.OpReplyBatch) => {
       for (const reply of batch.replies) this.settle(reply);
@@ -99,7 +103,7 @@ class OpStream {
   private scheduleFlush(): void {
     if (this.isFlushScheduled) return;
     this.isFlushScheduled = true;
-    setImmediate(() => this.flush());
+    this.scheduler.immediate(() => this.flush());
   }
 
   private flush(): void {
@@ -160,7 +164,11 @@ export function chunksByBytes<T>(items: readonly T[], bytesOf: (item: T) => numb
 export class OpStreamClient {
   private readonly streams = new Map<string, OpStream>();
 
-  constructor(private readonly parts: OpStreamClientParts) {}
+  private readonly scheduler: Scheduler;
+
+  constructor(private readonly parts: OpStreamClientParts) {
+    this.scheduler = parts.scheduler ?? new SystemScheduler();
+  }
 
   /** Forwards one operation to `leader`. Rejects with RemoteOperationError (the leader's error) or ForwardedOperationLostError. */
   call(leader: string, kind: number, args: Uint8Array, options: OpCallOptions): Promise<OpAnswer> {
@@ -182,7 +190,7 @@ export class OpStreamClient {
     if (call === null) return null;
     const stream = new OpStream(peerId, this.parts.groupId, call, (broken) => {
       if (this.streams.get(peerId) === broken) this.streams.delete(peerId);
-    });
+    }, this.scheduler);
     this.streams.set(peerId, stream);
     return stream;
   }

@@ -11,6 +11,7 @@
  */
 import type * as grpc from '@grpc/grpc-js';
 import { isRaftqError } from '../base/errors.js';
+import { SystemScheduler, type Scheduler } from '../base/scheduler.js';
 import type { raftq } from '../gen/proto.js';
 import type { NodeMetrics } from './node-metrics.js';
 import { chunksByBytes } from './op-stream-client.js';
@@ -26,6 +27,8 @@ export interface OpStreamServerParts {
   readonly isLeader: () => boolean;
   readonly isStopping: () => boolean;
   readonly leaderHint: () => string;
+  /** The timers a forwarded long poll's wait is bounded on and replies are batched on; default the host's. */
+  readonly scheduler?: Scheduler;
 }
 
 export class OpStreamServer {
@@ -33,7 +36,11 @@ export class OpStreamServer {
   /** Every call running now, on every stream. */
   private readonly allRunning = new Set<AbortController>();
 
-  constructor(private readonly parts: OpStreamServerParts) {}
+  private readonly scheduler: Scheduler;
+
+  constructor(private readonly parts: OpStreamServerParts) {
+    this.scheduler = parts.scheduler ?? new SystemScheduler();
+  }
 
   /** Registers what runs forwarded operations; until then every call is answered "not leader". */
   setHandler(handler: OpHandler | null): void {
@@ -69,7 +76,7 @@ export class OpStreamServer {
       replies.push(message);
       if (!isFlushScheduled) {
         isFlushScheduled = true;
-        setImmediate(flush);
+        this.scheduler.immediate(flush);
       }
     };
     const abandon = (): void => {
@@ -108,7 +115,7 @@ export class OpStreamServer {
     this.allRunning.add(controller);
     // The caller stops waiting then: a long poll must have answered by that time.
     const waitMs = opCall.waitMs ?? 0;
-    const timer = waitMs > 0 ? setTimeout(() => controller.abort(), waitMs) : null;
+    const cancelTimer = waitMs > 0 ? this.scheduler.after(waitMs, () => controller.abort()) : null;
     handler(opCall.kind ?? 0, opCall.args ?? new Uint8Array(0), { signal: controller.signal }).then(
       (result) => {
         parts.metrics.servedForwardedOps.inc({ result: 'ok' });
@@ -119,7 +126,7 @@ export class OpStreamServer {
         reply({ callId, ...errorToReply(error) });
       },
     ).finally(() => {
-      if (timer !== null) clearTimeout(timer);
+      cancelTimer?.();
       running.delete(callId);
       this.allRunning.delete(controller);
     });

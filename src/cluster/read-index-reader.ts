@@ -5,6 +5,7 @@
  * to the leader. Leadership moving or an unreachable leader means asking again, within the bound.
  */
 import { delay } from '../base/delay.js';
+import type { Scheduler } from '../base/scheduler.js';
 import { raftLimits } from '../base/limits.js';
 import { ReadIndexDroppedError } from '../raft/errors.js';
 import type { RawNode } from '../raft/raw-node.js';
@@ -25,6 +26,8 @@ export interface ReadIndexReaderParts {
   readonly leaderHint: () => string;
   /** Wakes the Ready loop, which issues the queued round. */
   readonly kick: () => void;
+  /** The node's timers and monotonic clock (the runtime's). */
+  readonly scheduler: Scheduler;
 }
 
 export class ReadIndexReader {
@@ -34,20 +37,21 @@ export class ReadIndexReader {
 
   /** The commit index as the leader confirms it now (ReadIndex), on any node. */
   async readIndex(timeoutMs: number): Promise<number> {
-    const deadlineMs = Date.now() + timeoutMs;
-    const startedAt = performance.now();
+    const { scheduler } = this.parts;
+    const startedAt = scheduler.monotonicMs();
+    const deadlineMs = startedAt + timeoutMs;
     for (;;) {
-      const remainingMs = deadlineMs - Date.now();
+      const remainingMs = deadlineMs - scheduler.monotonicMs();
       if (remainingMs <= 0) throw new ReadIndexTimeoutError(this.parts.nodeId, timeoutMs);
       const leader = await this.parts.waitForLeader(Math.min(remainingMs, raftLimits.leaderWaitMs.value));
       try {
         const index = leader === this.parts.nodeId ? await this.localReadIndex(remainingMs) : await this.remoteReadIndex(leader, remainingMs);
-        this.parts.metrics.readIndexSeconds.observe((performance.now() - startedAt) / 1000);
+        this.parts.metrics.readIndexSeconds.observe((scheduler.monotonicMs() - startedAt) / 1000);
         return index;
       } catch (error) {
         if (error instanceof ReadIndexTimeoutError) throw error;
         // Leadership moved or the leader was unreachable: ask again, within the deadline.
-        await delay(Math.min(50, Math.max(0, deadlineMs - Date.now())));
+        await delay(Math.min(50, Math.max(0, deadlineMs - scheduler.monotonicMs())), scheduler);
       }
     }
   }
@@ -55,14 +59,14 @@ export class ReadIndexReader {
   /** A round on this node, which must lead (the ReadIndex call of a follower lands here too). */
   localReadIndex(timeoutMs: number): Promise<number> {
     return new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new ReadIndexTimeoutError(this.parts.nodeId, timeoutMs)), timeoutMs);
+      const cancelTimer = this.parts.scheduler.after(timeoutMs, () => reject(new ReadIndexTimeoutError(this.parts.nodeId, timeoutMs)));
       this.rounds.enqueue({
         resolve: (index) => {
-          clearTimeout(timer);
+          cancelTimer();
           resolve(index);
         },
         reject: (error) => {
-          clearTimeout(timer);
+          cancelTimer();
           reject(error);
         },
       });

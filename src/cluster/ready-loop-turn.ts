@@ -11,6 +11,7 @@
  * reference, and a step-down fails what waited on this node's leadership.
  */
 import type { Logger } from 'pino';
+import type { Scheduler } from '../base/scheduler.js';
 import type { RawNode } from '../raft/raw-node.js';
 import { MessageType, type Entry, type RaftMessage, type Ready, type SoftState } from '../raft/types.js';
 import type { ClusterClock } from './cluster-clock.js';
@@ -48,6 +49,8 @@ export interface ReadyLoopTurnParts {
   readonly reporter: NodeStatusReporter;
   readonly txnWaiters: TxnWaiters;
   readonly opServer: OpStreamServer;
+  /** The monotonic clock the fsync and apply durations are measured on (the runtime's). */
+  readonly scheduler: Scheduler;
 }
 
 export class ReadyLoopTurn {
@@ -81,17 +84,17 @@ export class ReadyLoopTurn {
     const isEarly = (message: RaftMessage): boolean => isEarlySendAllowed && (message.type === MessageType.App || message.type === MessageType.Heartbeat);
     for (const message of ready.messages) if (isEarly(message)) this.send(message);
     if (ready.hardState !== null || ready.entries.length > 0) {
-      const startedAt = performance.now();
+      const startedAt = this.parts.scheduler.monotonicMs();
       if (await logStore.persist(ready.hardState, ready.entries)) {
         metrics.fsyncs.inc();
-        metrics.fsyncSeconds.observe((performance.now() - startedAt) / 1000);
+        metrics.fsyncSeconds.observe((this.parts.scheduler.monotonicMs() - startedAt) / 1000);
       }
     }
     for (const message of ready.messages) if (!isEarly(message)) this.send(message);
     if (ready.committedEntries.length > 0) {
-      const startedAt = performance.now();
+      const startedAt = this.parts.scheduler.monotonicMs();
       await this.parts.applier.applyCommitted(ready.committedEntries);
-      metrics.applySeconds.observe((performance.now() - startedAt) / 1000);
+      metrics.applySeconds.observe((this.parts.scheduler.monotonicMs() - startedAt) / 1000);
       await this.parts.snapshotTaker.maybeSnapshot(ready.committedEntries[ready.committedEntries.length - 1] as Entry);
     }
     for (const readState of ready.readStates) reads.complete(readState.requestCtx, readState.index);

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { raftLimits } from '../base/limits.js';
+import type { Scheduler } from '../base/scheduler.js';
 import type { raftq } from '../gen/proto.js';
 import type { RaftMessage } from '../raft/types.js';
 import { SnapshotTransferError } from './errors.js';
@@ -19,6 +20,8 @@ export interface SnapshotSenderParts {
   readonly groupId: number;
   readonly logger: Logger;
   readonly metrics: NodeMetrics;
+  /** The monotonic clock a transfer's duration is measured on (the runtime's). */
+  readonly scheduler: Scheduler;
   readonly logStore: LevelLogStore;
   /** The state database now (a snapshot install replaces it). */
   readonly state: () => StateStore;
@@ -66,7 +69,7 @@ export class SnapshotSender {
         isFirst = false;
       }
     }
-    const startedAt = Date.now();
+    const startedAt = this.parts.scheduler.monotonicMs();
     logger.info({ peerId, index: restamped.snapshot?.meta.index }, 'sending a snapshot');
     this.parts
       .transport()
@@ -74,7 +77,7 @@ export class SnapshotSender {
       .then((ack) => {
         if (!ack.isInstalled) throw new SnapshotTransferError(peerId, ack.error || 'not installed');
         metrics.snapshotSends.inc({ result: 'installed' });
-        logger.info({ peerId, durationMs: Date.now() - startedAt }, 'snapshot installed on the follower');
+        logger.info({ peerId, durationMs: this.parts.scheduler.monotonicMs() - startedAt }, 'snapshot installed on the follower');
         this.parts.reportSnapshot(peerId, 'finished');
       })
       .catch((error: unknown) => {

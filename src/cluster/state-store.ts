@@ -4,6 +4,7 @@
  * staging database to receive one into.
  */
 import { createHash } from 'node:crypto';
+import { SystemScheduler, type Scheduler } from '../base/scheduler.js';
 import { rmSync } from 'node:fs';
 import type { Engine, EngineEntry, EngineReader } from '../storage/engine.js';
 import { LevelEngine, flushMarkerKey } from '../storage/level-engine.js';
@@ -12,6 +13,9 @@ import { bytesEqual } from '../storage/key-codec.js';
 import { appliedRowKey, systemRowMarker } from '../storage/system-keys.js';
 import { decodeVersionValue, logicalKeyOf, userSpaceStart } from '../storage/version-key.js';
 import { decodeRows } from './snapshot-chunks.js';
+
+/** The host's monotonic clock: what a digest's cost is measured on unless the opener says otherwise. */
+const hostClock = new SystemScheduler();
 
 /** A digest that takes longer than this to compute is reused for a while (see digest()). */
 const digestCheapMs = 50;
@@ -33,16 +37,20 @@ export class StateStore {
   private constructor(
     readonly engine: StateEngine,
     readonly mvcc: MvccStore,
+    private readonly costClock: Pick<Scheduler, 'monotonicMs'>,
   ) {}
 
   static async open(path: string): Promise<StateStore> {
     return StateStore.openOnEngine(await LevelEngine.open(path));
   }
 
-  /** The state stored in `engine`, which it then owns (the simulator's memory engines). */
-  static async openOnEngine(engine: StateEngine, options: MvccStoreOptions = {}): Promise<StateStore> {
+  /**
+   * The state stored in `engine`, which it then owns (the simulator's memory engines). `costClock`
+   * measures how long a digest took (the simulator's virtual time; default the host's).
+   */
+  static async openOnEngine(engine: StateEngine, options: MvccStoreOptions = {}, costClock: Pick<Scheduler, 'monotonicMs'> = hostClock): Promise<StateStore> {
     const mvcc = await MvccStore.open(engine, options);
-    return new StateStore(engine, mvcc);
+    return new StateStore(engine, mvcc, costClock);
   }
 
   get appliedIndex(): number {
@@ -61,17 +69,17 @@ export class StateStore {
   async digest(): Promise<StateDigest> {
     // A large state takes a while to hash: then a digest is reused (with the index it was taken
     // at, so the pair stays true) for ten times as long as it took, bounding the cost of polling.
-    if (this.digestCache !== null && Date.now() < this.digestReusableUntilMs) return this.digestCache;
+    if (this.digestCache !== null && this.costClock.monotonicMs() < this.digestReusableUntilMs) return this.digestCache;
     const snapshot = this.engine.snapshot();
     try {
       const appliedRow = await snapshot.get(appliedRowKey);
       const appliedIndex = appliedRow === undefined ? 0 : Number(new DataView(appliedRow.buffer, appliedRow.byteOffset, appliedRow.byteLength).getBigUint64(0));
       if (this.digestCache !== null && this.digestCache.appliedIndex === appliedIndex) return this.digestCache;
-      const startedMs = Date.now();
+      const startedMs = this.costClock.monotonicMs();
       const digest = await digestOf(snapshot);
-      const tookMs = Date.now() - startedMs;
+      const tookMs = this.costClock.monotonicMs() - startedMs;
       this.digestCache = { appliedIndex, digest };
-      this.digestReusableUntilMs = tookMs > digestCheapMs ? Date.now() + tookMs * 10 : 0;
+      this.digestReusableUntilMs = tookMs > digestCheapMs ? this.costClock.monotonicMs() + tookMs * 10 : 0;
       return this.digestCache;
     } finally {
       await snapshot.release();

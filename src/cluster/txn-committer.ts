@@ -11,6 +11,7 @@
  */
 import { delay } from '../base/delay.js';
 import { raftLimits } from '../base/limits.js';
+import type { Scheduler } from '../base/scheduler.js';
 import type { raftq } from '../gen/proto.js';
 import type { Txn, TxnOutcome } from '../storage/txn.js';
 import { validateTxn } from '../storage/txn-codec.js';
@@ -36,6 +37,8 @@ export interface TxnCommitterParts {
   readonly proposeLocally: (txn: Txn) => { promise: Promise<AppliedTxn>; cancel(): void };
   /** Resolves once this replica applied `index`; false on timeout. */
   readonly waitApplied: (index: number, timeoutMs: number) => Promise<boolean>;
+  /** The node's timers and monotonic clock (the runtime's): retries and deadlines run on it. */
+  readonly scheduler: Scheduler;
   readonly callPeer: GrpcTransport['call'];
 }
 
@@ -80,13 +83,13 @@ export class TxnCommitter {
     }
   }
 
-  /** Resolves when no commit is in flight, or at the deadline. */
+  /** Resolves when no commit is in flight, or at `deadlineMs` (on the scheduler's monotonic clock). */
   async drain(deadlineMs: number): Promise<void> {
     if (this.inFlight === 0) return;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, Math.max(0, deadlineMs - Date.now()));
+      const cancelTimer = this.parts.scheduler.after(Math.max(0, deadlineMs - this.parts.scheduler.monotonicMs()), resolve);
       this.idleWaiters.push(() => {
-        clearTimeout(timer);
+        cancelTimer();
         resolve();
       });
     });
@@ -94,11 +97,11 @@ export class TxnCommitter {
 
   private async commitWithRetries(txn: Txn): Promise<TxnOutcome> {
     const timeoutMs = raftLimits.proposalTimeoutMs.value;
-    const deadlineMs = Date.now() + timeoutMs;
+    const deadlineMs = this.parts.scheduler.monotonicMs() + timeoutMs;
     let mayHaveBeenProposed = false;
     let lastError: unknown = null;
     for (let attempt = 0; ; attempt++) {
-      const remainingMs = deadlineMs - Date.now();
+      const remainingMs = deadlineMs - this.parts.scheduler.monotonicMs();
       if (remainingMs <= 0 || this.parts.isStopping()) break;
       let leader: string;
       try {
@@ -114,7 +117,7 @@ export class TxnCommitter {
         if (!(error instanceof AttemptFailed)) throw error;
         mayHaveBeenProposed ||= error.mayHaveBeenProposed;
         lastError = error.cause;
-        await delay(Math.min(leaderRetryBackoffMs(attempt), Math.max(0, deadlineMs - Date.now())));
+        await delay(Math.min(leaderRetryBackoffMs(attempt), Math.max(0, deadlineMs - this.parts.scheduler.monotonicMs())), this.parts.scheduler);
       }
     }
     if (this.parts.isStopping() && !mayHaveBeenProposed) throw new NodeStoppingError(this.parts.nodeId);
@@ -124,12 +127,12 @@ export class TxnCommitter {
 
   private async commitAsLeader(txn: Txn, remainingMs: number): Promise<AppliedTxn> {
     const { promise, cancel } = this.parts.proposeLocally(txn);
-    let timer: NodeJS.Timeout | undefined;
+    let cancelTimer: (() => void) | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+      cancelTimer = this.parts.scheduler.after(remainingMs, () => {
         cancel();
         reject(new ProposalOutcomeUnknownError(txn.txnId, `not applied within ${raftLimits.proposalTimeoutMs.value} ms`));
-      }, remainingMs);
+      });
     });
     try {
       return await Promise.race([promise, timeout]);
@@ -138,7 +141,7 @@ export class TxnCommitter {
       if (error instanceof LeadershipLostError) throw new AttemptFailed(true, { cause: error });
       throw error;
     } finally {
-      clearTimeout(timer);
+      cancelTimer?.();
     }
   }
 
@@ -158,7 +161,7 @@ export class TxnCommitter {
     }
     this.parts.metrics.forwardedProposals.inc({ result: outcome.kind });
     const entryIndex = Number(result.entryIndex);
-    if (!(await this.parts.waitApplied(entryIndex, Math.max(1, deadlineMs - Date.now())))) {
+    if (!(await this.parts.waitApplied(entryIndex, Math.max(1, deadlineMs - this.parts.scheduler.monotonicMs())))) {
       throw new ProposalOutcomeUnknownError(txn.txnId, `applied by the leader at index ${entryIndex} but not here in time`);
     }
     return outcome;

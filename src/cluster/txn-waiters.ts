@@ -3,6 +3,7 @@
  * more than once (a retry while the first attempt is still in flight): the first apply of that
  * txnId answers every waiter, because the apply step answers a repeat with the first outcome.
  */
+import type { Scheduler } from '../base/scheduler.js';
 import type { TxnOutcome } from '../storage/txn.js';
 
 export interface AppliedTxn {
@@ -71,7 +72,10 @@ export class TxnWaiters {
 export class AppliedIndexWaiters {
   private waiting: { index: number; resolve(): void }[] = [];
 
-  constructor(private readonly appliedIndex: () => number) {}
+  constructor(
+    private readonly appliedIndex: () => number,
+    private readonly scheduler: Scheduler,
+  ) {}
 
   /** Resolves once the applied index is at least `index`; false if `timeoutMs` passed first. */
   waitFor(index: number, timeoutMs: number): Promise<boolean> {
@@ -80,14 +84,14 @@ export class AppliedIndexWaiters {
       const entry = {
         index,
         resolve: () => {
-          clearTimeout(timer);
+          cancelTimer();
           resolve(true);
         },
       };
-      const timer = setTimeout(() => {
+      const cancelTimer = this.scheduler.after(timeoutMs, () => {
         this.waiting = this.waiting.filter((w) => w !== entry);
         resolve(false);
-      }, timeoutMs);
+      });
       this.waiting.push(entry);
     });
   }

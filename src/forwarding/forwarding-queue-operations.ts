@@ -27,6 +27,7 @@
  */
 import { delay } from '../base/delay.js';
 import { raftLimits, sqsLimits } from '../base/limits.js';
+import type { Scheduler } from '../base/scheduler.js';
 import type { ClusterNode } from '../cluster/cluster-node.js';
 import { ForwardedOperationLostError, NoLeaderError, NotLeaderError, ProposalOutcomeUnknownError, RemoteOperationError } from '../cluster/errors.js';
 import { leaderRetryBackoffMs } from '../cluster/leader-retry-backoff.js';
@@ -54,7 +55,7 @@ import {
 import { QueueOpKind } from './queue-op-kinds.js';
 
 /** What forwarding needs of the node. */
-export type ForwardingNode = Pick<ClusterNode, 'id' | 'isLeader' | 'leaderId' | 'isStopping' | 'waitForLeader' | 'forwardOp' | 'onLeadershipChange' | 'metrics'>;
+export type ForwardingNode = Pick<ClusterNode, 'id' | 'isLeader' | 'leaderId' | 'isStopping' | 'waitForLeader' | 'forwardOp' | 'onLeadershipChange' | 'metrics' | 'scheduler'>;
 
 export interface ForwardingQueueOperationsOptions {
   /** This node's queue service: the leader's calls, and the operations never forwarded. */
@@ -229,14 +230,15 @@ export class ForwardingQueueOperations implements QueueOperations {
 
   private async forward<T>(spec: ForwardSpec<T>): Promise<T> {
     const { node } = this;
-    const startMs = Date.now();
+    const { scheduler } = node;
+    const startMs = scheduler.monotonicMs();
     const timeoutMs = raftLimits.proposalTimeoutMs.value + spec.waitMs;
     const deadlineMs = startMs + timeoutMs;
     let mayHaveRun = false;
     let lastError: unknown = null;
     let hintedLeader = '';
     for (let attempt = 0; ; attempt++) {
-      const remainingMs = deadlineMs - Date.now();
+      const remainingMs = deadlineMs - scheduler.monotonicMs();
       if (remainingMs <= 0 || node.isStopping) break;
       if (attempt > 0 && spec.signal?.aborted === true && spec.whenAbandoned !== undefined) return spec.whenAbandoned;
       let leader: string;
@@ -250,16 +252,16 @@ export class ForwardingQueueOperations implements QueueOperations {
       hintedLeader = '';
       if (leader === node.id) {
         if (node.isLeader()) return spec.runLocally();
-        await delay(backoffMs(attempt, deadlineMs));
+        await delay(backoffMs(attempt, deadlineMs, scheduler), scheduler);
         continue;
       }
       try {
-        const answering = node.forwardOp(leader, spec.kind, spec.args(Date.now() - startMs), {
-          waitMs: Math.max(0, Math.min(spec.waitMs - (Date.now() - startMs), deadlineMs - Date.now())),
+        const answering = node.forwardOp(leader, spec.kind, spec.args(scheduler.monotonicMs() - startMs), {
+          waitMs: Math.max(0, Math.min(spec.waitMs - (scheduler.monotonicMs() - startMs), deadlineMs - scheduler.monotonicMs())),
           ...(spec.signal !== undefined ? { signal: spec.signal } : {}),
         });
         // A leader that went silent (no reset, no answer) is given up at the deadline, not when its link times out.
-        const answer = await withDeadline(spec.isAskedAgainOnLeaderChange ? this.untilLeaderMoves(answering, leader) : answering, deadlineMs, leader);
+        const answer = await withDeadline(spec.isAskedAgainOnLeaderChange ? this.untilLeaderMoves(answering, leader) : answering, deadlineMs, leader, scheduler);
         if (answer.kind === 'result') {
           node.metrics.forwardedOps.inc({ result: 'ok' });
           return spec.decode(answer.result);
@@ -269,7 +271,7 @@ export class ForwardingQueueOperations implements QueueOperations {
         // The node it names is tried at once, but only early on: two nodes naming each other
         // during an election must not make this loop spin.
         if (answer.leaderHint !== '' && answer.leaderHint !== leader && attempt < 2) hintedLeader = answer.leaderHint;
-        else await delay(backoffMs(attempt, deadlineMs));
+        else await delay(backoffMs(attempt, deadlineMs, scheduler), scheduler);
       } catch (error) {
         if (!(error instanceof ForwardedOperationLostError || isLeadershipMoving(error))) {
           node.metrics.forwardedOps.inc({ result: 'error' });
@@ -278,7 +280,7 @@ export class ForwardingQueueOperations implements QueueOperations {
         node.metrics.forwardedOps.inc({ result: 'lost' });
         mayHaveRun = true;
         lastError = error;
-        await delay(backoffMs(attempt, deadlineMs));
+        await delay(backoffMs(attempt, deadlineMs, scheduler), scheduler);
       }
     }
     if (mayHaveRun) throw new ProposalOutcomeUnknownError(`forwarded ${opName(spec.kind)}`, `not answered within ${timeoutMs} ms`, { cause: lastError });
@@ -296,16 +298,16 @@ function isLeadershipMoving(error: unknown): boolean {
   return error instanceof RemoteOperationError && error.isRetryable && leadershipMovingCodes.has(error.code);
 }
 
-function withDeadline<T>(promise: Promise<T>, deadlineMs: number, leader: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
+function withDeadline<T>(promise: Promise<T>, deadlineMs: number, leader: string, scheduler: Scheduler): Promise<T> {
+  let cancelTimer: (() => void) | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ForwardedOperationLostError(leader, { cause: new Error('no answer before the deadline') })), Math.max(0, deadlineMs - Date.now()));
+    cancelTimer = scheduler.after(Math.max(0, deadlineMs - scheduler.monotonicMs()), () => reject(new ForwardedOperationLostError(leader, { cause: new Error('no answer before the deadline') })));
   });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, expired]).finally(() => cancelTimer?.());
 }
 
-function backoffMs(attempt: number, deadlineMs: number): number {
-  return Math.min(leaderRetryBackoffMs(attempt), Math.max(0, deadlineMs - Date.now()));
+function backoffMs(attempt: number, deadlineMs: number, scheduler: Scheduler): number {
+  return Math.min(leaderRetryBackoffMs(attempt), Math.max(0, deadlineMs - scheduler.monotonicMs()));
 }
 
 function opName(kind: QueueOpKind): string {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { raftLimits } from '../../src/base/limits.js';
+import { SystemScheduler, type Scheduler } from '../../src/base/scheduler.js';
 import { ForwardedOperationLostError, NoLeaderError, NodeStoppingError, ProposalOutcomeUnknownError, RemoteOperationError } from '../../src/cluster/errors.js';
 import { NodeMetrics } from '../../src/cluster/node-metrics.js';
 import type { OpAnswer, OpCallOptions } from '../../src/cluster/op-stream-client.js';
@@ -16,11 +17,15 @@ import { entry, makeHarness, receiveAll } from '../queue/support/queue-harness.j
  */
 type Step = 'run' | 'run-then-lose' | 'lose' | 'hang' | 'run-when-released' | { notLeader: string } | { error: Error };
 
+const hostScheduler = new SystemScheduler();
+
 class ScriptedNode {
   readonly id = 'n2';
   leader = 'n1';
   isStopping = false;
   readonly metrics = new NodeMetrics();
+  /** The host's timers, with deadlines on Date.now so that the fake timers of a test move them too. */
+  readonly scheduler: Scheduler = { every: (ms, fn) => hostScheduler.every(ms, fn), after: (ms, fn) => hostScheduler.after(ms, fn), immediate: (fn) => hostScheduler.immediate(fn), monotonicMs: () => Date.now() };
   readonly attempts: Array<{ leader: string; kind: number }> = [];
   private readonly listeners = new Set<() => void>();
   private released: () => void = () => {};

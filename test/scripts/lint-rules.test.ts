@@ -35,8 +35,32 @@ describe('lint rules', () => {
 
   it('allow them in the runtime and in the LevelDB engine', () => {
     const text = 'export const t = Date.now();\nimport { open } from "node:fs";\n';
-    expect(lint('src/cluster/node.ts', text)).toEqual([]);
+    expect(lint('src/cli/node.ts', text)).toEqual([]);
     expect(lint('src/storage/level-engine.ts', text)).toEqual([]);
+  });
+
+  it("refuse the host's clocks and timers in the layers the simulator runs: they take the node's Scheduler", () => {
+    const text = 'const a = Date.now();\nconst b = performance.now();\nsetTimeout(() => 0, 1);\nconst t = setInterval(() => 0, 1);\nsetImmediate(() => 0);\n';
+    const problems = lint('src/cluster/txn-committer.ts', text);
+    expect(problems).toHaveLength(5);
+    expect(problems).toContainEqual(expect.stringMatching(/txn-committer\.ts:1: Date\.now\(\).*Scheduler/));
+    expect(problems).toContainEqual(expect.stringMatching(/txn-committer\.ts:2: performance\.now\(\)/));
+    expect(problems).toContainEqual(expect.stringMatching(/txn-committer\.ts:4: host timers/));
+    expect(problems).toContainEqual(expect.stringMatching(/txn-committer\.ts:5: host timers/));
+    expect(lint('src/forwarding/forwarding-queue-operations.ts', text)).toHaveLength(5);
+  });
+
+  it("allow the host's clocks and timers in the Scheduler's production implementation, the gRPC transport and outside the simulated layers", () => {
+    const text = 'const a = Date.now();\nconst b = performance.now();\nsetTimeout(() => 0, 1);\n';
+    expect(lint('src/base/scheduler.ts', text)).toEqual([]);
+    expect(lint('src/cluster/grpc-transport.ts', text)).toEqual([]);
+    expect(lint('src/cluster/peer-link.ts', text)).toEqual([]);
+    expect(lint('src/sqs/sqs-server.ts', text)).toEqual([]);
+  });
+
+  it("allow the node's Scheduler and a mention of the host's calls in a comment", () => {
+    const text = '// no Date.now() or setTimeout() here\nconst startedMs = scheduler.monotonicMs();\nscheduler.after(5, () => 0);\n';
+    expect(lint('src/cluster/read-index-reader.ts', text)).toEqual([]);
   });
 
   it('refuse the host clock, timers and randomness in the whole-node simulator, but not in its timer queue or its tests', () => {

@@ -17,6 +17,43 @@ describe('whole-node simulation determinism', () => {
     expect(b.traceHash).not.toBe(a.traceHash);
   });
 
+  it("runs the node code on virtual time alone: no host clock read and no host timer set from src/ during a run", async () => {
+    const g = globalThis as unknown as Record<string, unknown>;
+    const names = ['setTimeout', 'setInterval', 'setImmediate'] as const;
+    const hostTimers = names.map((name) => g[name]);
+    const hostDateNow = Date.now;
+    const hostPerformanceNow = performance.now;
+    const fromSrc: string[] = [];
+    // A call whose stack passes through the project's src/ is the node's (vitest and Node's own are not).
+    const note = (name: string): void => {
+      const frame = (new Error().stack ?? '').split('\n').find((line) => /[\\/]src[\\/]/.test(line));
+      if (frame !== undefined) fromSrc.push(`${name} ${frame.trim()}`);
+    };
+    names.forEach((name, i) => {
+      const host = hostTimers[i] as (...args: unknown[]) => unknown;
+      g[name] = (...args: unknown[]) => {
+        note(name);
+        return host(...args);
+      };
+    });
+    Date.now = () => {
+      note('Date.now');
+      return hostDateNow();
+    };
+    performance.now = () => {
+      note('performance.now');
+      return hostPerformanceNow.call(performance);
+    };
+    try {
+      await runNodeSimulation(2, { chaosMs: 4_000 });
+    } finally {
+      names.forEach((name, i) => (g[name] = hostTimers[i]));
+      Date.now = hostDateNow;
+      performance.now = hostPerformanceNow;
+    }
+    expect([...new Set(fromSrc)]).toEqual([]);
+  });
+
   it('puts the host clock and timers back after a run', async () => {
     const before = Date.now();
     await runNodeSimulation(8, { chaosMs: 2_000 });

@@ -79,11 +79,9 @@ export async function runNodeSimulation(seed: number, options: NodeSimOptions = 
     unhandled.push(reason);
   };
   process.on('unhandledRejection', onUnhandled);
-  time.install();
   try {
     return await new NodeSimulation(seed, time, options, unhandled).run();
   } finally {
-    time.uninstall();
     process.off('unhandledRejection', onUnhandled);
   }
 }

@@ -13,6 +13,7 @@
  * lost) and refuses everything once its process is dead.
  */
 import type { SeededPrng } from '../../src/base/prng.js';
+import type { Scheduler } from '../../src/base/scheduler.js';
 import { LevelLogStore, type LogStoreFaults, type Membership } from '../../src/cluster/level-log-store.js';
 import type { NodeStorage, StateDirectory } from '../../src/cluster/node-storage.js';
 import type { InstallMarker } from '../../src/cluster/state-install.js';
@@ -66,8 +67,8 @@ export class SimDisk {
     return lostBatches;
   }
 
-  /** The storage one process incarnation uses. */
-  storageFor(handle: DiskHandle, faults: DiskFaults): NodeStorage {
+  /** The storage one process incarnation uses; `costClock` times its state digests (virtual time). */
+  storageFor(handle: DiskHandle, faults: DiskFaults, costClock: Pick<Scheduler, 'monotonicMs'>): NodeStorage {
     const disk = this;
     const stateDir: StateDirectory = {
       liveName: 'sim:state',
@@ -81,7 +82,7 @@ export class SimDisk {
         return marker;
       },
       async openLive() {
-        const store = await StateStore.openOnEngine(handle.wrap(disk.state), faults.state === undefined ? {} : { faults: faults.state });
+        const store = await StateStore.openOnEngine(handle.wrap(disk.state), faults.state === undefined ? {} : { faults: faults.state }, costClock);
         disk.liveStore = store;
         return store;
       },

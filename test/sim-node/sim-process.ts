@@ -134,7 +134,7 @@ export class SimProcess {
         transport: simTransportFactory(this.net, owner),
         scheduler: this.time,
         random: () => processPrng.nextFloat(),
-        storage: this.disk.storageFor(handle, this.faults.disk ?? {}),
+        storage: this.disk.storageFor(handle, this.faults.disk ?? {}, this.time),
         ...(this.faults.node === undefined ? {} : { faults: this.faults.node }),
       },
     });

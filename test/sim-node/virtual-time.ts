@@ -3,12 +3,11 @@
  * (ties in the order they were set), each followed by every promise continuation it caused before
  * the next one runs. Nothing waits for real time, so a run is a pure function of its seed.
  *
- * The cluster runtime takes its tick and background timers through the Scheduler seam
- * (ClusterNodeOptions.runtime.scheduler), which this implements. Code of the cluster and
- * forwarding layers not yet routed through the seam (the committer's and read path's retries,
- * op-stream flushes, the queue service's long polls) still calls setTimeout, setImmediate and
- * Date.now: while a run is on, install() puts virtual versions of those globals in place, so that
- * they too run on this queue. uninstall() restores the host's.
+ * The node's code takes every timer, deadline and duration through the Scheduler seam
+ * (ClusterNodeOptions.runtime.scheduler), which this implements, and its wall time through the
+ * injected Clock; a lint rule keeps the host's Date.now, performance.now, setTimeout, setInterval
+ * and setImmediate out of src/cluster and src/forwarding. So a run replaces no host global: the
+ * host's timers stay the host's (and the test runner's) while a simulation is on.
  *
  * Every timer belongs to a process (an owner): the node whose code set it. A simulated crash of a
  * process drops all its timers at once, so nothing of the dead process ever runs again; its
@@ -18,75 +17,26 @@ import type { Scheduler } from '../../src/base/scheduler.js';
 import { MinHeap } from '../../src/base/min-heap.js';
 
 const hostSetImmediate = globalThis.setImmediate;
-const hostGlobals = {
-  setTimeout: globalThis.setTimeout,
-  clearTimeout: globalThis.clearTimeout,
-  setInterval: globalThis.setInterval,
-  clearInterval: globalThis.clearInterval,
-  setImmediate: globalThis.setImmediate,
-  clearImmediate: globalThis.clearImmediate,
-  dateNow: Date.now,
-  performanceNow: performance.now.bind(performance),
-};
 
 /** The wall clock a run starts at (2026-01-01T00:00:00Z): fixed, so traces replay. */
 export const simEpochMs = 1_767_225_600_000;
 
 interface VirtualTimer {
-  readonly id: number;
   atMs: number;
   seq: number;
   readonly owner: string;
-  readonly delayMs: number;
   readonly fn: () => void;
   readonly intervalMs: number | null;
   isCancelled: boolean;
 }
 
-/** What setTimeout returns under virtual time: enough of Node's Timeout for the code that uses one. */
-class VirtualTimeout {
-  constructor(
-    public timer: VirtualTimer,
-    private readonly time: VirtualTime,
-  ) {}
-
-  ref(): this {
-    return this;
-  }
-
-  unref(): this {
-    return this;
-  }
-
-  hasRef(): boolean {
-    return true;
-  }
-
-  refresh(): this {
-    this.timer = this.time.renew(this.timer);
-    return this;
-  }
-
-  close(): this {
-    this.timer.isCancelled = true;
-    return this;
-  }
-
-  [Symbol.toPrimitive](): number {
-    return this.timer.id;
-  }
-}
-
 export class VirtualTime implements Scheduler {
   private currentMs = 0;
   private nextSeq = 0;
-  private nextId = 1;
   private readonly queue = new MinHeap<VirtualTimer>((a, b) => a.atMs < b.atMs || (a.atMs === b.atMs && a.seq < b.seq));
-  private readonly byId = new Map<number, VirtualTimer>();
   private readonly liveByOwner = new Map<string, Set<VirtualTimer>>();
   /** The process whose code runs now; timers set now belong to it. */
   owner = 'sim';
-  private isInstalled = false;
   /** Errors thrown by timer callbacks, with their owner: the run reports them. */
   readonly thrown: Array<{ owner: string; error: unknown }> = [];
   eventsRun = 0;
@@ -106,6 +56,10 @@ export class VirtualTime implements Scheduler {
   after(delayMs: number, fn: () => void): () => void {
     const timer = this.add(this.owner, delayMs, fn, null);
     return () => this.cancel(timer);
+  }
+
+  immediate(fn: () => void): () => void {
+    return this.after(0, fn);
   }
 
   monotonicMs(): number {
@@ -161,58 +115,9 @@ export class VirtualTime implements Scheduler {
     this.currentMs = Math.max(this.currentMs, untilMs);
   }
 
-  // ---- globals ----
-
-  install(): void {
-    if (this.isInstalled) return;
-    this.isInstalled = true;
-    const g = globalThis as unknown as Record<string, unknown>;
-    const setTimer = (intervalOrNull: (ms: number) => number | null) => (fn: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
-      const delayMs = Math.max(0, Number(ms ?? 0) || 0);
-      const timer = this.add(this.owner, delayMs, () => fn(...args), intervalOrNull(delayMs));
-      return new VirtualTimeout(timer, this);
-    };
-    const clearTimer = (handle: unknown): void => {
-      if (handle instanceof VirtualTimeout) this.cancel(handle.timer);
-      else if (typeof handle === 'number') {
-        const timer = this.byId.get(handle);
-        if (timer !== undefined) this.cancel(timer);
-      }
-    };
-    g['setTimeout'] = setTimer(() => null);
-    g['setInterval'] = setTimer((ms) => Math.max(1, ms));
-    g['setImmediate'] = (fn: (...args: unknown[]) => void, ...args: unknown[]) => new VirtualTimeout(this.add(this.owner, 0, () => fn(...args), null), this);
-    g['clearTimeout'] = clearTimer;
-    g['clearInterval'] = clearTimer;
-    g['clearImmediate'] = clearTimer;
-    Date.now = () => simEpochMs + this.currentMs;
-    performance.now = () => this.currentMs;
-  }
-
-  uninstall(): void {
-    if (!this.isInstalled) return;
-    this.isInstalled = false;
-    const g = globalThis as unknown as Record<string, unknown>;
-    g['setTimeout'] = hostGlobals.setTimeout;
-    g['clearTimeout'] = hostGlobals.clearTimeout;
-    g['setInterval'] = hostGlobals.setInterval;
-    g['clearInterval'] = hostGlobals.clearInterval;
-    g['setImmediate'] = hostGlobals.setImmediate;
-    g['clearImmediate'] = hostGlobals.clearImmediate;
-    Date.now = hostGlobals.dateNow;
-    performance.now = hostGlobals.performanceNow;
-  }
-
-  /** The timer again, due `its delay` from now (Timeout.refresh). */
-  renew(timer: VirtualTimer): VirtualTimer {
-    this.cancel(timer);
-    return this.add(timer.owner, timer.delayMs, timer.fn, timer.intervalMs);
-  }
-
   private add(owner: string, delayMs: number, fn: () => void, intervalMs: number | null): VirtualTimer {
-    const timer: VirtualTimer = { id: this.nextId++, atMs: this.currentMs + Math.max(0, delayMs), seq: this.nextSeq++, owner, delayMs, fn, intervalMs, isCancelled: false };
+    const timer: VirtualTimer = { atMs: this.currentMs + Math.max(0, delayMs), seq: this.nextSeq++, owner, fn, intervalMs, isCancelled: false };
     this.queue.push(timer);
-    this.byId.set(timer.id, timer);
     let live = this.liveByOwner.get(owner);
     if (live === undefined) this.liveByOwner.set(owner, (live = new Set()));
     live.add(timer);
@@ -225,7 +130,6 @@ export class VirtualTime implements Scheduler {
   }
 
   private forget(timer: VirtualTimer): void {
-    this.byId.delete(timer.id);
     this.liveByOwner.get(timer.owner)?.delete(timer);
   }
 }
