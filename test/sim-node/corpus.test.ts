@@ -4,7 +4,7 @@
  * `npm run sim:node -- --seeds 200`.
  */
 import { describe, expect, it } from 'vitest';
-import { runNodeSimulation } from './node-simulation.js';
+import { runNodeSimulation, type NodeSimOptions } from './node-simulation.js';
 
 export const corpusSeeds = [1, 2, 3, 4, 5, 6];
 
@@ -16,6 +16,20 @@ describe('whole-node simulator corpus', () => {
       expect(result.stats.acknowledgedSends).toBeGreaterThan(20);
       expect(result.stats.delivered).toBeGreaterThan(20);
       expect(result.stats.faults).toBeGreaterThan(3);
+    });
+  }
+});
+
+/** Seeds that once found a bug, with the options they found it under (docs/architecture/simulator.md, "What it found"). */
+const regressionSeeds: ReadonlyArray<{ readonly seed: number; readonly options: NodeSimOptions; readonly found: string }> = [
+  { seed: 47, options: { faultKinds: ['partition', 'crash', 'heal'] }, found: 'a FIFO delete answered "expired" although its first attempt deleted the message' },
+];
+
+describe('whole-node simulator regression seeds', () => {
+  for (const { seed, options, found } of regressionSeeds) {
+    it(`seed ${seed} (${found}): no violation`, async () => {
+      const result = await runNodeSimulation(seed, { ...options, isKeepingTrace: true });
+      expect(result.violations.map((v) => `${v.kind}: ${v.message}`)).toEqual([]);
     });
   }
 });
