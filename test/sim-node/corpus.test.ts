@@ -23,6 +23,7 @@ describe('whole-node simulator corpus', () => {
 /** Seeds that once found a bug, with the options they found it under (docs/architecture/simulator.md, "What it found"). */
 const regressionSeeds: ReadonlyArray<{ readonly seed: number; readonly options: NodeSimOptions; readonly found: string }> = [
   { seed: 47, options: { faultKinds: ['partition', 'crash', 'heal'] }, found: 'a FIFO delete answered "expired" although its first attempt deleted the message' },
+  { seed: 30, options: { profile: 'leaderChurn' }, found: 'a message claimed again by a node whose queue index missed a claim its snapshot install brought' },
 ];
 
 describe('whole-node simulator regression seeds', () => {
