@@ -3,6 +3,8 @@
  * - on the leader only, every reaperIntervalMs: one reaper sweep, then one step of the message
  *   move tasks (LeaderTask: started on becoming leader, aborted on losing it); at once again while
  *   the sweep leaves expired messages behind (retention keeps up with any expiry rate);
+ * - on every node: the queue indexes dropped when a snapshot install replaces the state (the
+ *   queue service cannot hear of that through applied writes);
  * - on every node: the census of live rows per key family and of versions (maintained on apply),
  *   and LevelDB compaction of the ranges deletions emptied; MVCC garbage collection itself runs in
  *   the node (ClusterNode's collection timer).
@@ -59,6 +61,8 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
   const unobserve = node.observeState({
     onApplied: (changes) => census.onApplied(changes),
     onStateOpened: (opened) => {
+      // First, while no view of the new state can have been taken yet (the node calls this as it adopts it).
+      queueService.stateReplaced();
       state = opened;
       census.onStateOpened(opened);
       compactor.useState(opened);

@@ -13,7 +13,9 @@
  * - a send carries the message ids this node chose and an idempotency key from which the leader
  *   derives its txn ids, so a send that committed before the answer was lost commits nothing more
  *   and answers with the same ids (send-messages.ts);
- * - a delete of a message already deleted is a no-op that succeeds;
+ * - a delete of a message already deleted is a no-op that succeeds; a FIFO delete the repeat
+ *   refuses (its handle expired meanwhile) writes that refusal, so a first attempt still being
+ *   committed by the old leader conflicts instead of deleting the message (handle-operations.ts);
  * - a visibility change sets the same message's timeout again, from the new leader's clock;
  * - a receive is a new receive: what the lost one claimed comes back when its visibility timeout
  *   ends, as after any receive whose answer a client never read.

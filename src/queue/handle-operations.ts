@@ -8,6 +8,15 @@
  * - ChangeMessageVisibility on a standard queue takes any handle of a message that still exists:
  *   one whose visibility timeout already expired, or one of an earlier receive; on a FIFO queue
  *   only the handle of the receive holding the message now.
+ *
+ * A FIFO refusal of a handle whose visibility timeout expired is written, not only answered: it
+ * rewrites the message's receive state unchanged. One request can be planned twice at once (a
+ * follower asks the next leader again while the first leader still commits its attempt, see
+ * forwarding-queue-operations.ts); the attempt planned while the message was in flight read that
+ * state, so if the refusal commits first the earlier attempt conflicts and is planned again (and
+ * refused), and if the earlier attempt commits first the refusal conflicts and is planned again
+ * (and finds the message gone). Either way no caller is told "expired" about a message that was
+ * deleted or changed.
  */
 import { sqsLimits } from '../base/limits.js';
 import type { TxnWrite } from '../storage/txn.js';
@@ -30,6 +39,11 @@ function parseHandle(queue: LoadedQueue, handle: string): ReceiptHandleParts {
 /** The message a handle names and the keys its fate depends on (data and state rows, both read). */
 async function readHandled(view: ReadView, queue: LoadedQueue, parts: ReceiptHandleParts): Promise<StoredMessage | undefined> {
   return queue.messages.read(view, parts.partition, parts.messageId);
+}
+
+/** The writes of a FIFO refusal: the message's receive state as it is, so that an attempt planned before it conflicts. */
+function refusalWrites(queue: LoadedQueue, message: StoredMessage): TxnWrite[] {
+  return queue.messages.receiveStateWrites(message, message.record);
 }
 
 export async function deleteMessages(ctx: QueueContext, name: string, entries: readonly DeleteEntry[]): Promise<EntryOutcome[]> {
@@ -60,6 +74,7 @@ export async function deleteMessages(ctx: QueueContext, name: string, entries: r
       readKeys.push(...message.readKeys);
       if (queue.meta.config.isFifo && !isInFlight(message.record, nowMs)) {
         results.push({ entryId: entry.entryId, error: receiptHandleUnusable(entry.receiptHandle, 'expired') });
+        writes.push(...refusalWrites(queue, message));
         continue;
       }
       results.push({ entryId: entry.entryId });
@@ -89,7 +104,11 @@ export async function changeMessageVisibility(ctx: QueueContext, name: string, e
         const record = message?.record;
         const isFifo = queue.meta.config.isFifo;
         if (message === undefined || record === undefined || (isFifo && record.receiptToken !== parts.token)) throw receiptHandleUnusable(entry.receiptHandle, 'gone');
-        if (isFifo && !isInFlight(record, nowMs)) throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
+        if (isFifo && !isInFlight(record, nowMs)) {
+          readKeys.push(...message.readKeys);
+          writes.push(...refusalWrites(queue, message));
+          throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
+        }
         const visibleAtMs = nowMs + entry.visibilityTimeoutSeconds * 1000;
         // AWS counts the 12 hours in whole seconds: a timeout of 43200 set in the same second as
         // the receive is accepted, so the time already spent in flight is floored to seconds.

@@ -289,6 +289,15 @@ export class QueueService {
     return this.waiters.waitingCount;
   }
 
+  /**
+   * This replica's state was replaced (a snapshot install): its rows changed without an applied
+   * write this service heard, so the queue indexes built from the old state are dropped
+   * (queue-indexes.ts). Call it before the first view of the new state is taken.
+   */
+  stateReplaced(): void {
+    this.indexes.reset();
+  }
+
   /** Ends every long poll (with an empty answer) and stops timers: node shutdown. */
   /** Queue index builds in progress on this node (benches wait for them before they measure). */
   get indexBuildsRunning(): number {

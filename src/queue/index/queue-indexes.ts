@@ -23,6 +23,12 @@
  * ready is rebuilt once it is older than raftqLimits.queueIndexReloadAfterMs, so such a message
  * waits at most that long.
  *
+ * A reset is not only about missed messages: a receive trusts the index's "never received" to
+ * skip reading a message's state row, and an index that missed a claim (made on the leader while
+ * this replica was cut off, and arriving here inside a snapshot) would have the message claimed
+ * twice. So the node resets the indexes as it adopts an installed state (before any view of it
+ * is taken), and a build that began before a reset is never used: it read the replaced state.
+ *
  * Indexes of a superseded generation (purge, delete) are dropped when a receive first sees the
  * new one.
  */
@@ -67,6 +73,8 @@ export class QueueIndexes {
   buildsCount = 0;
   /** Set by close: a build still scanning stops at its next page instead of running to the end. */
   private isClosed = false;
+  /** Resets so far: an index built from a view older than the last reset is not used. */
+  private resetsCount = 0;
 
   constructor(private readonly executor: TxnExecutor) {
     this.unsubscribe = executor.onApplied((writes) => this.onApplied(writes));
@@ -76,8 +84,16 @@ export class QueueIndexes {
     return `${queueName}\u0000${generation}\u0000${partition}`;
   }
 
-  /** The partition's index, built (or rebuilt, see above) if needed. */
+  /** The partition's index, built (or rebuilt, see above) if needed; never one built before the last reset. */
   async partition(queue: LoadedQueue, partition: number, nowMs: number): Promise<PartitionIndex> {
+    for (;;) {
+      const resetsAtStart = this.resetsCount;
+      const index = await this.currentOrBuilt(queue, partition, nowMs);
+      if (this.resetsCount === resetsAtStart) return index;
+    }
+  }
+
+  private async currentOrBuilt(queue: LoadedQueue, partition: number, nowMs: number): Promise<PartitionIndex> {
     const { name, generation } = queue.meta;
     const knownGeneration = this.generations.get(name);
     if (knownGeneration !== generation) {
@@ -96,18 +112,19 @@ export class QueueIndexes {
       serveEarly = resolve;
     });
     const build: Build = { held: [], servedEarly: undefined, servable: early };
+    const resetsAtBuild = this.resetsCount;
     this.builds.set(id, build);
     const complete = this.build(queue, partition, nowMs, build, (index) => {
       build.servedEarly = index;
       serveEarly(index);
     }).then(
       (built) => {
-        this.builds.delete(id);
-        if (this.generations.get(name) === generation) this.live.set(id, built);
+        if (this.builds.get(id) === build) this.builds.delete(id);
+        if (this.generations.get(name) === generation && this.resetsCount === resetsAtBuild) this.live.set(id, built);
         return built;
       },
       (error: unknown) => {
-        this.builds.delete(id);
+        if (this.builds.get(id) === build) this.builds.delete(id);
         throw error;
       },
     );
@@ -116,9 +133,14 @@ export class QueueIndexes {
     return build.servable;
   }
 
-  /** Drops every index (the state they mirror was replaced, e.g. by a snapshot install). */
+  /**
+   * Drops every index and every build in progress (the state they mirror was replaced, e.g. by a
+   * snapshot install). Call it before the first view of the new state is taken.
+   */
   reset(): void {
+    this.resetsCount++;
     this.live.clear();
+    this.builds.clear();
     this.generations.clear();
   }
 
