@@ -73,7 +73,9 @@ async function fill(pool: Pool, queueUrl: string, total: number): Promise<number
   const progress = setInterval(() => {
     const seconds = (performance.now() - startedMs) / 1000;
     const rate = sent / Math.max(seconds, 0.001);
-    process.stderr.write(`\r  filled ${sent.toLocaleString('en')} / ${total.toLocaleString('en')} (${Math.round(rate)} msgs/s, ETA ${Math.round((total - sent) / Math.max(rate, 1))} s, retries ${retries})   `);
+    process.stderr.write(
+      `\r  filled ${sent.toLocaleString('en')} / ${total.toLocaleString('en')} (${Math.round(rate)} msgs/s, ETA ${Math.round((total - sent) / Math.max(rate, 1))} s, retries ${retries})   `,
+    );
   }, 1_000);
   try {
     await Promise.all(
@@ -86,7 +88,10 @@ async function fill(pool: Pool, queueUrl: string, total: number): Promise<number
           const entries = Array.from({ length: count }, (_, k) => ({ Id: `e${k}`, MessageBody: body }));
           for (;;) {
             try {
-              const answer = await call<{ Successful?: unknown[]; Failed?: unknown[] }>(pool, 'SendMessageBatch', { QueueUrl: queueUrl, Entries: entries });
+              const answer = await call<{ Successful?: unknown[]; Failed?: unknown[] }>(pool, 'SendMessageBatch', {
+                QueueUrl: queueUrl,
+                Entries: entries,
+              });
               if ((answer.Successful?.length ?? 0) === count) break;
             } catch {
               // Retried below: a busy node may time a request out.
@@ -106,7 +111,11 @@ async function fill(pool: Pool, queueUrl: string, total: number): Promise<number
 }
 
 /** `consumerCount` loops of ReceiveMessage(10) + DeleteMessageBatch until `target` messages are deleted; per-receive latencies in ms. */
-async function consume(pool: Pool, queueUrl: string, target: number): Promise<{ seconds: number; latenciesMs: number[]; errors: number }> {
+async function consume(
+  pool: Pool,
+  queueUrl: string,
+  target: number,
+): Promise<{ seconds: number; latenciesMs: number[]; errors: number }> {
   let consumed = 0;
   let errors = 0;
   const latenciesMs: number[] = [];
@@ -116,11 +125,19 @@ async function consume(pool: Pool, queueUrl: string, target: number): Promise<{ 
       while (consumed < target) {
         const sentMs = performance.now();
         try {
-          const answer = await call<{ Messages?: ReceivedMessage[] }>(pool, 'ReceiveMessage', { QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 60 });
+          const answer = await call<{ Messages?: ReceivedMessage[] }>(pool, 'ReceiveMessage', {
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 0,
+            VisibilityTimeout: 60,
+          });
           latenciesMs.push(performance.now() - sentMs);
           const messages = answer.Messages ?? [];
           if (messages.length === 0) continue;
-          await call(pool, 'DeleteMessageBatch', { QueueUrl: queueUrl, Entries: messages.map((m, k) => ({ Id: `d${k}`, ReceiptHandle: m.ReceiptHandle })) });
+          await call(pool, 'DeleteMessageBatch', {
+            QueueUrl: queueUrl,
+            Entries: messages.map((m, k) => ({ Id: `d${k}`, ReceiptHandle: m.ReceiptHandle })),
+          });
           consumed += messages.length;
         } catch {
           // An overloaded node answers 503 (a receive that did not finish in time): counted, and sent again.
@@ -137,7 +154,11 @@ async function consume(pool: Pool, queueUrl: string, target: number): Promise<{ 
  * After the leader is killed: one receive at a time to each survivor (a follower forwards it to
  * the leader), sent again after every error or empty answer, until one returns a message.
  */
-async function timeUntilReceive(survivors: readonly SoakNode[], queueUrlOf: (node: SoakNode) => string, killedAtMs: number): Promise<{ ms: number; node: string; attempts: number }> {
+async function timeUntilReceive(
+  survivors: readonly SoakNode[],
+  queueUrlOf: (node: SoakNode) => string,
+  killedAtMs: number,
+): Promise<{ ms: number; node: string; attempts: number }> {
   let attempts = 0;
   let winner: { ms: number; node: string } | undefined;
   await Promise.all(
@@ -147,7 +168,12 @@ async function timeUntilReceive(survivors: readonly SoakNode[], queueUrlOf: (nod
         while (winner === undefined) {
           attempts++;
           try {
-            const answer = await call<{ Messages?: ReceivedMessage[] }>(pool, 'ReceiveMessage', { QueueUrl: queueUrlOf(node), MaxNumberOfMessages: 1, WaitTimeSeconds: 0, VisibilityTimeout: 60 });
+            const answer = await call<{ Messages?: ReceivedMessage[] }>(pool, 'ReceiveMessage', {
+              QueueUrl: queueUrlOf(node),
+              MaxNumberOfMessages: 1,
+              WaitTimeSeconds: 0,
+              VisibilityTimeout: 60,
+            });
             if ((answer.Messages?.length ?? 0) > 0) {
               winner ??= { ms: performance.now() - killedAtMs, node: node.id };
               return;
@@ -178,28 +204,63 @@ async function runBacklog(backlog: number): Promise<void> {
   const baseDir = mkdtempSync(join(tmpdir(), 'raftq-bench-backlog-'));
   const nodeArgs = (process.env['RAFTQ_BENCH_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
   const profileDir = nodeArgs.find((arg) => arg.startsWith('--cpu-prof-dir='))?.slice('--cpu-prof-dir='.length);
-  const cluster = await SoakCluster.start({ nodeCount, baseDir, extraArgs: ['--debug-endpoints'], ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }) });
+  const cluster = await SoakCluster.start({
+    nodeCount,
+    baseDir,
+    extraArgs: ['--debug-endpoints'],
+    ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }),
+  });
   try {
     const leader = await cluster.leader();
     const pool = new Pool(leader.sqsEndpoint, { connections: Math.max(fillInFlight, consumerCount) });
-    const { QueueUrl: queueUrl } = await call<{ QueueUrl: string }>(pool, 'CreateQueue', { QueueName: 'backlog', Attributes: {} });
-    console.log(`backlog ${backlog.toLocaleString('en')}: ${nodeCount} node(s), leader ${leader.id}, ${body.length}-byte bodies, data in ${baseDir}`);
-    const fillSeconds = values.fill === 'sqs' ? await fill(pool, queueUrl, backlog) : await bulkFill({ adminEndpoint: leader.adminEndpoint, clusterSecret: soakClusterSecret, queueName: 'backlog', total: backlog, body, inFlight: 4 });
-    console.log(`  filled in ${fillSeconds.toFixed(1)} s (${Math.round(backlog / fillSeconds)} msgs/s), load average ${loadavg()[0]?.toFixed(2)}`);
+    const { QueueUrl: queueUrl } = await call<{ QueueUrl: string }>(pool, 'CreateQueue', {
+      QueueName: 'backlog',
+      Attributes: {},
+    });
+    console.log(
+      `backlog ${backlog.toLocaleString('en')}: ${nodeCount} node(s), leader ${leader.id}, ${body.length}-byte bodies, data in ${baseDir}`,
+    );
+    const fillSeconds =
+      values.fill === 'sqs'
+        ? await fill(pool, queueUrl, backlog)
+        : await bulkFill({
+            adminEndpoint: leader.adminEndpoint,
+            clusterSecret: soakClusterSecret,
+            queueName: 'backlog',
+            total: backlog,
+            body,
+            inFlight: 4,
+          });
+    console.log(
+      `  filled in ${fillSeconds.toFixed(1)} s (${Math.round(backlog / fillSeconds)} msgs/s), load average ${loadavg()[0]?.toFixed(2)}`,
+    );
     if (isKillingLeader) {
       const survivors = cluster.nodes.filter((node) => node !== leader);
       await pool.close();
       const killedAtMs = performance.now();
       leader.process.kill('SIGKILL');
-      const { ms, node, attempts } = await timeUntilReceive(survivors, (n) => queueUrl.replace(leader.sqsEndpoint, n.sqsEndpoint), killedAtMs);
+      const { ms, node, attempts } = await timeUntilReceive(
+        survivors,
+        (n) => queueUrl.replace(leader.sqsEndpoint, n.sqsEndpoint),
+        killedAtMs,
+      );
       const newLeader = await cluster.leader();
-      console.log(`  leader ${leader.id} killed: first message received ${ms.toFixed(0)} ms later (through ${node}; new leader ${newLeader.id}; ${attempts} attempts), load average ${loadavg()[0]?.toFixed(2)}`);
+      console.log(
+        `  leader ${leader.id} killed: first message received ${ms.toFixed(0)} ms later (through ${node}; new leader ${newLeader.id}; ${attempts} attempts), load average ${loadavg()[0]?.toFixed(2)}`,
+      );
       return;
     }
     // The node's first receive of the queue builds its queue index: timed apart from the rate.
     const firstStartedMs = performance.now();
-    const firstAnswer = await sqsJsonRequest(pool, 'ReceiveMessage', { QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 0, VisibilityTimeout: 0 });
-    console.log(`  first receive (builds the queue index): ${(performance.now() - firstStartedMs).toFixed(0)} ms, HTTP ${firstAnswer.statusCode}`);
+    const firstAnswer = await sqsJsonRequest(pool, 'ReceiveMessage', {
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 1,
+      WaitTimeSeconds: 0,
+      VisibilityTimeout: 0,
+    });
+    console.log(
+      `  first receive (builds the queue index): ${(performance.now() - firstStartedMs).toFixed(0)} ms, HTTP ${firstAnswer.statusCode}`,
+    );
     for (let round = 1; round <= roundCount; round++) {
       const target = Math.min(consumeCount, backlog);
       const cpuBeforeMs = cpuOf(cluster.nodes);

@@ -38,7 +38,8 @@ export function* benchFlags(argv: readonly string[]): Generator<BenchFlag> {
 /** A comma-separated list of positive integers, e.g. `--concurrency 1,8,32`. */
 export function parsePositiveIntegers(value: string, flag: string): number[] {
   const numbers = value.split(',').map(Number);
-  if (numbers.some((n) => !Number.isInteger(n) || n <= 0)) throw new BenchUsageError(`${flag}: expected positive integers, got ${value}`);
+  if (numbers.some((n) => !Number.isInteger(n) || n <= 0))
+    throw new BenchUsageError(`${flag}: expected positive integers, got ${value}`);
   return numbers;
 }
 
@@ -46,6 +47,7 @@ export function parsePositiveIntegers(value: string, flag: string): number[] {
 export function parseWorkloadNames<Name extends string>(value: string, known: readonly Name[]): Name[] {
   const names = value.split(',').map((w) => w.trim()) as Name[];
   const unknown = names.filter((w) => !known.includes(w));
-  if (unknown.length > 0) throw new BenchUsageError(`unknown workload(s): ${unknown.join(', ')} (known: ${known.join(', ')})`);
+  if (unknown.length > 0)
+    throw new BenchUsageError(`unknown workload(s): ${unknown.join(', ')} (known: ${known.join(', ')})`);
   return names;
 }

@@ -58,23 +58,45 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
   let workloads: WorkloadKind[] | null = null;
   for (const { arg, flag, value } of benchFlags(argv)) {
     switch (flag) {
-      case '--quick': isQuick = true; break;
-      case '--write-docs': isWritingDocs = true; break;
+      case '--quick':
+        isQuick = true;
+        break;
+      case '--write-docs':
+        isWritingDocs = true;
+        break;
       case '--systems': {
-        systems = value().split(',').map((s) => s.trim()).filter((s) => s !== '');
+        systems = value()
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
         const unknown = systems.filter((s) => !systemCatalog.some((d) => d.id === s));
         if (unknown.length > 0) throw new BenchUsageError(`unknown system(s): ${unknown.join(', ')}`);
         if (systems.length === 0) throw new BenchUsageError('--systems: name at least one system');
         break;
       }
-      case '--client-processes': [clientProcesses = 2] = parsePositiveIntegers(value(), flag); break;
-      case '--concurrency': concurrencies = parsePositiveIntegers(value(), flag); break;
-      case '--sizes': sizes = parsePositiveIntegers(value(), flag); break;
-      case '--batch-sizes': batchSizes = parsePositiveIntegers(value(), flag); break;
-      case '--workloads': workloads = parseWorkloadNames(value(), workloadKinds); break;
-      case '--results-dir': resultsDir = value(); break;
-      case '--help': case '-h': throw new BenchUsageError(benchUsage);
-      default: throw new BenchUsageError(`unknown option ${arg}\n${benchUsage}`);
+      case '--client-processes':
+        [clientProcesses = 2] = parsePositiveIntegers(value(), flag);
+        break;
+      case '--concurrency':
+        concurrencies = parsePositiveIntegers(value(), flag);
+        break;
+      case '--sizes':
+        sizes = parsePositiveIntegers(value(), flag);
+        break;
+      case '--batch-sizes':
+        batchSizes = parsePositiveIntegers(value(), flag);
+        break;
+      case '--workloads':
+        workloads = parseWorkloadNames(value(), workloadKinds);
+        break;
+      case '--results-dir':
+        resultsDir = value();
+        break;
+      case '--help':
+      case '-h':
+        throw new BenchUsageError(benchUsage);
+      default:
+        throw new BenchUsageError(`unknown option ${arg}\n${benchUsage}`);
     }
   }
   const base = isQuick ? quickMatrix : fullMatrix;
@@ -86,5 +108,13 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     ...(batchSizes === null ? {} : { batchSizes, isIncluded: () => true }),
     ...(workloads === null ? {} : { workloads }),
   };
-  return { isQuick, systems, matrix, timing: isQuick ? quickTiming : fullTiming, clientProcesses, resultsDir, isWritingDocs };
+  return {
+    isQuick,
+    systems,
+    matrix,
+    timing: isQuick ? quickTiming : fullTiming,
+    clientProcesses,
+    resultsDir,
+    isWritingDocs,
+  };
 }

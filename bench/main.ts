@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { BenchUsageError, parseBenchOptions, type BenchOptions } from './bench-options.js';
 import { cellKey, expandMatrix } from './cell-spec.js';
 import { benchSystem } from './system-bench.js';
-import { benchResultProblems, benchResultSchemaVersion, type BenchResult, type CellMeasurement, type SystemRun } from './report/bench-result.js';
+import {
+  benchResultProblems,
+  benchResultSchemaVersion,
+  type BenchResult,
+  type CellMeasurement,
+  type SystemRun,
+} from './report/bench-result.js';
 import { ProgressDisplay } from './report/progress-display.js';
 import { computeRatios, formatRatioTable } from './report/ratio-table.js';
 import { formatResultsTable } from './report/results-table.js';
@@ -19,7 +25,6 @@ import { systemCatalog } from './systems/system-catalog.js';
 /** Starting a three-node RabbitMQ cluster on a loaded two-core machine can take a minute or two. */
 const systemStartMsMax = 240_000;
 
-
 function writeResults(result: BenchResult, options: BenchOptions, systemOrder: readonly string[]): string {
   const stamp = result.startedAt.replace(/[:]/g, '-').replace(/\.\d+Z$/, 'Z');
   mkdirSync(options.resultsDir, { recursive: true });
@@ -27,7 +32,8 @@ function writeResults(result: BenchResult, options: BenchOptions, systemOrder: r
   writeFileSync(jsonPath, `${JSON.stringify(result, null, 2)}\n`);
   const chartDir = join(options.resultsDir, `${stamp}-charts`);
   mkdirSync(chartDir, { recursive: true });
-  for (const chart of renderWorkloadCharts(result.cells, systemOrder)) writeFileSync(join(chartDir, `${chart.workloadKey}.svg`), chart.svg);
+  for (const chart of renderWorkloadCharts(result.cells, systemOrder))
+    writeFileSync(join(chartDir, `${chart.workloadKey}.svg`), chart.svg);
   return jsonPath;
 }
 
@@ -44,7 +50,10 @@ async function main(): Promise<void> {
   const runs: SystemRun[] = [];
   const measured: CellMeasurement[] = [];
   let stopRequested = false;
-  process.once('SIGINT', () => { stopRequested = true; progress.log('interrupted: finishing the current system, then reporting'); });
+  process.once('SIGINT', () => {
+    stopRequested = true;
+    progress.log('interrupted: finishing the current system, then reporting');
+  });
   for (const [index, system] of selected.entries()) {
     const reason = system.debianPeer === undefined ? undefined : notInstalled.get(system.debianPeer);
     if (reason !== undefined || stopRequested) {
@@ -53,7 +62,18 @@ async function main(): Promise<void> {
       runs.push({ id: system.id, label: system.label, durability: system.durability, status: 'skipped', reason: why });
       continue;
     }
-    const outcome = await benchSystem(system, { timing: options.timing, clientProcesses: options.clientProcesses, startMsMax: systemStartMsMax, namePrefix: 'bench', position: { index: index + 1, count: options.systems.length } }, cells, progress);
+    const outcome = await benchSystem(
+      system,
+      {
+        timing: options.timing,
+        clientProcesses: options.clientProcesses,
+        startMsMax: systemStartMsMax,
+        namePrefix: 'bench',
+        position: { index: index + 1, count: options.systems.length },
+      },
+      cells,
+      progress,
+    );
     runs.push(outcome.run);
     measured.push(...outcome.cells);
   }
@@ -76,7 +96,10 @@ async function main(): Promise<void> {
   const jsonPath = writeResults(result, options, systemOrder);
 
   process.stdout.write(`\n${formatResultsTable(measured)}\n\n`);
-  if (ratios.length > 0) process.stdout.write(`raftq ÷ peer, messages per second (>1: raftq faster; *: a side was client-bound)\n${formatRatioTable(ratios)}\n\n`);
+  if (ratios.length > 0)
+    process.stdout.write(
+      `raftq ÷ peer, messages per second (>1: raftq faster; *: a side was client-bound)\n${formatRatioTable(ratios)}\n\n`,
+    );
   for (const run of runs) if (run.status !== 'ran') process.stdout.write(`${run.status}: ${run.id}: ${run.reason}\n`);
   process.stdout.write(`results: ${jsonPath}\n`);
   if (options.isWritingDocs) {

@@ -39,8 +39,10 @@ export interface CellContext {
 /** Splits a cell's concurrency between producers and consumers. */
 export function slotsOf(cell: CellSpec): { producers: number; consumers: number } {
   switch (cell.workload) {
-    case 'produce': return { producers: cell.concurrency, consumers: 0 };
-    case 'consume': return { producers: 0, consumers: cell.concurrency };
+    case 'produce':
+      return { producers: cell.concurrency, consumers: 0 };
+    case 'consume':
+      return { producers: 0, consumers: cell.concurrency };
     case 'produce-consume': {
       const producers = Math.max(1, Math.ceil(cell.concurrency / 2));
       return { producers, consumers: Math.max(1, cell.concurrency - producers) };
@@ -51,12 +53,28 @@ export function slotsOf(cell: CellSpec): { producers: number; consumers: number 
 export function prefillCount(cell: CellSpec, timing: PhaseTiming): number {
   if (cell.workload === 'produce') return 0;
   if (cell.workload === 'produce-consume') return 0;
-  return Math.max(prefillBatchSize, Math.min(timing.prefillMessagesMax, Math.floor(timing.prefillBytesMax / cell.messageBytes)));
+  return Math.max(
+    prefillBatchSize,
+    Math.min(timing.prefillMessagesMax, Math.floor(timing.prefillBytesMax / cell.messageBytes)),
+  );
 }
 
-async function prefill(context: CellContext, cell: CellSpec, queue: QueueRef, messages: number, partitions: number): Promise<number> {
+async function prefill(
+  context: CellContext,
+  cell: CellSpec,
+  queue: QueueRef,
+  messages: number,
+  partitions: number,
+): Promise<number> {
   const outcome = await runLoadPhase({
-    driver: { target: context.target, queue, messageBytes: cell.messageBytes, batchSize: prefillBatchSize, partitions, receiveWaitSeconds: 0 },
+    driver: {
+      target: context.target,
+      queue,
+      messageBytes: cell.messageBytes,
+      batchSize: prefillBatchSize,
+      partitions,
+      receiveWaitSeconds: 0,
+    },
     producers: Math.min(prefillSlots, Math.ceil(messages / prefillBatchSize)),
     consumers: 0,
     workerProcesses: context.clientProcesses,
@@ -68,7 +86,8 @@ async function prefill(context: CellContext, cell: CellSpec, queue: QueueRef, me
     serverPids: context.serverPids,
     onProgress: (totals, elapsedMs) => context.onProgress(`prefill ${messages}`, totals, elapsedMs),
   });
-  if (outcome.totals.produced === 0) throw new Error(`prefill stored nothing${outcome.firstError ? `: ${outcome.firstError}` : ''}`);
+  if (outcome.totals.produced === 0)
+    throw new Error(`prefill stored nothing${outcome.firstError ? `: ${outcome.firstError}` : ''}`);
   return outcome.totals.produced;
 }
 
@@ -106,10 +125,23 @@ export function summarizeOutcome(system: string, cell: CellSpec, outcome: PhaseO
 
 export function failedCell(system: string, cell: CellSpec, reason: string): CellMeasurement {
   return {
-    system, cell, status: 'failed', reason, windowSeconds: 0, producedMessages: 0, consumedMessages: 0,
-    throughputMsgsPerSecond: 0, latency: { produce: null, consume: null, endToEnd: null },
-    serverCpuSeconds: 0, serverCpuSecondsPer1000Msgs: null, clientCpuSeconds: 0, clientProcesses: 0,
-    clientCpuShare: 0, isClientBound: false, errors: 0, machineLoad1m: loadavg()[0] ?? 0,
+    system,
+    cell,
+    status: 'failed',
+    reason,
+    windowSeconds: 0,
+    producedMessages: 0,
+    consumedMessages: 0,
+    throughputMsgsPerSecond: 0,
+    latency: { produce: null, consume: null, endToEnd: null },
+    serverCpuSeconds: 0,
+    serverCpuSecondsPer1000Msgs: null,
+    clientCpuSeconds: 0,
+    clientProcesses: 0,
+    clientCpuShare: 0,
+    isClientBound: false,
+    errors: 0,
+    machineLoad1m: loadavg()[0] ?? 0,
   };
 }
 
@@ -123,7 +155,11 @@ export async function measureCell(context: CellContext, cell: CellSpec): Promise
     const isConsumeOnly = cell.workload === 'consume';
     const outcome = await runLoadPhase({
       driver: {
-        target: context.target, queue, messageBytes: cell.messageBytes, batchSize: cell.batchSize, partitions,
+        target: context.target,
+        queue,
+        messageBytes: cell.messageBytes,
+        batchSize: cell.batchSize,
+        partitions,
         receiveWaitSeconds: cell.workload === 'produce-consume' ? mixedReceiveWaitSeconds : 0,
       },
       producers,
@@ -133,7 +169,10 @@ export async function measureCell(context: CellContext, cell: CellSpec): Promise
       windowMsMax: context.timing.windowMs,
       ...(isConsumeOnly ? { isDone: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeDoneShare } : {}),
       recordsEndToEnd: cell.workload === 'produce-consume',
-      producerLeadMessagesMax: cell.workload === 'produce-consume' ? mixedLeadBatchesPerConsumer * cell.batchSize * Math.ceil(consumers / context.clientProcesses) : null,
+      producerLeadMessagesMax:
+        cell.workload === 'produce-consume'
+          ? mixedLeadBatchesPerConsumer * cell.batchSize * Math.ceil(consumers / context.clientProcesses)
+          : null,
       serverPids: context.serverPids,
       onProgress: (totals, elapsedMs) => context.onProgress(cellKey(cell), totals, elapsedMs),
     });

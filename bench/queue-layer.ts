@@ -50,7 +50,11 @@ async function run(kind: 'standard' | 'fifo', consumers: number): Promise<void> 
   await service.createQueue({ name: queue, attributes: isFifo ? { FifoQueue: 'true' } : {}, tags: {} });
   let startedMs = performance.now();
   for (let i = 0; i < messageCount; i += 10) {
-    await service.sendMessages(queue, Array.from({ length: 10 }, (_, j) => entryOf(i + j, isFifo)), { senderId: 'bench' });
+    await service.sendMessages(
+      queue,
+      Array.from({ length: 10 }, (_, j) => entryOf(i + j, isFifo)),
+      { senderId: 'bench' },
+    );
   }
   const batchSend = rate(messageCount, startedMs);
   startedMs = performance.now();
@@ -58,9 +62,12 @@ async function run(kind: 'standard' | 'fifo', consumers: number): Promise<void> 
   const receiveDelete = rate(received, startedMs);
   const singles = Math.min(2_000, messageCount);
   startedMs = performance.now();
-  for (let i = 0; i < singles; i++) await service.sendMessages(queue, [entryOf(messageCount + i, isFifo)], { senderId: 'bench' });
+  for (let i = 0; i < singles; i++)
+    await service.sendMessages(queue, [entryOf(messageCount + i, isFifo)], { senderId: 'bench' });
   const singleSend = rate(singles, startedMs);
-  console.log(`${kind.padEnd(8)} consumers=${consumers}  SendMessageBatch(10) ${batchSend}  ReceiveMessage(10)+DeleteMessageBatch ${receiveDelete} [${received} received]  SendMessage ${singleSend}`);
+  console.log(
+    `${kind.padEnd(8)} consumers=${consumers}  SendMessageBatch(10) ${batchSend}  ReceiveMessage(10)+DeleteMessageBatch ${receiveDelete} [${received} received]  SendMessage ${singleSend}`,
+  );
   service.close();
 }
 

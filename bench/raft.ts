@@ -25,7 +25,9 @@ interface Options {
 function parseOptions(argv: readonly string[]): Options {
   const value = (name: string, fallback: string): string => {
     const i = argv.indexOf(`--${name}`);
-    return i >= 0 ? (argv[i + 1] ?? fallback) : (process.env[`RAFTQ_BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? fallback);
+    return i >= 0
+      ? (argv[i + 1] ?? fallback)
+      : (process.env[`RAFTQ_BENCH_${name.toUpperCase().replace(/-/g, '_')}`] ?? fallback);
   };
   return {
     durationMs: Number(value('duration-ms', '5000')),
@@ -84,14 +86,38 @@ async function startCluster(dataDir: string): Promise<BenchNode[]> {
     const out = openSync(join(dataDir, `${id}.log`), 'a');
     const child = spawn(
       process.execPath,
-      [...nodeArgs, mainScript, 'serve', '--id', id, '--data-dir', join(dataDir, id), '--sqs-listen', `127.0.0.1:${p.sqs}`, '--admin-listen', `127.0.0.1:${p.admin}`, '--raft-listen', `127.0.0.1:${p.raft}`, '--peers', peers, '--debug-endpoints', '--log-level', 'warn'],
+      [
+        ...nodeArgs,
+        mainScript,
+        'serve',
+        '--id',
+        id,
+        '--data-dir',
+        join(dataDir, id),
+        '--sqs-listen',
+        `127.0.0.1:${p.sqs}`,
+        '--admin-listen',
+        `127.0.0.1:${p.admin}`,
+        '--raft-listen',
+        `127.0.0.1:${p.raft}`,
+        '--peers',
+        peers,
+        '--debug-endpoints',
+        '--log-level',
+        'warn',
+      ],
       { stdio: ['ignore', out, out] },
     );
     return { id, admin: `127.0.0.1:${p.admin}`, process: child };
   });
   const deadline = Date.now() + 30_000;
   for (const node of nodes) {
-    while ((await fetch(`http://${node.admin}/ready`).then((r) => r.status, () => 0)) !== 200) {
+    while (
+      (await fetch(`http://${node.admin}/ready`).then(
+        (r) => r.status,
+        () => 0,
+      )) !== 200
+    ) {
       if (Date.now() > deadline) throw new Error(`${node.id} not ready; see ${join(dataDir, `${node.id}.log`)}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -107,12 +133,26 @@ interface LoadResult {
   p99Ms: number;
 }
 
-async function phase(nodes: BenchNode[], drivers: BenchNode[], leader: BenchNode, concurrency: number, options: Options): Promise<string> {
+async function phase(
+  nodes: BenchNode[],
+  drivers: BenchNode[],
+  leader: BenchNode,
+  concurrency: number,
+  options: Options,
+): Promise<string> {
   const fsyncsBefore = await Promise.all(nodes.map((n) => metric(n, 'raftq_fsyncs_total')));
   const entriesBefore = await metric(leader, 'raftq_proposed_entries_total');
   const perDriver = Math.max(1, Math.round(concurrency / drivers.length));
   const started = performance.now();
-  const results = (await Promise.all(drivers.map((node) => adminJson(node, 'POST', '/debug/load', { durationMs: options.durationMs, concurrency: perDriver, valueBytes: options.valueBytes })))) as LoadResult[];
+  const results = (await Promise.all(
+    drivers.map((node) =>
+      adminJson(node, 'POST', '/debug/load', {
+        durationMs: options.durationMs,
+        concurrency: perDriver,
+        valueBytes: options.valueBytes,
+      }),
+    ),
+  )) as LoadResult[];
   const seconds = (performance.now() - started) / 1000;
   const fsyncsAfter = await Promise.all(nodes.map((n) => metric(n, 'raftq_fsyncs_total')));
   const entries = (await metric(leader, 'raftq_proposed_entries_total')) - entriesBefore;
@@ -150,19 +190,32 @@ async function stopNode(node: BenchNode): Promise<void> {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const dataDir = mkdtempSync(join(tmpdir(), 'raftq-bench-raft-'));
-  console.log(`raft bench: 3 nodes, data in ${dataDir}, ${options.durationMs} ms per phase, ${options.valueBytes}-byte values, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `raft bench: 3 nodes, data in ${dataDir}, ${options.durationMs} ms per phase, ${options.valueBytes}-byte values, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const nodes = await startCluster(dataDir);
   try {
     const statuses = await Promise.all(nodes.map((n) => adminJson(n, 'GET', '/status')));
     const leader = nodes[statuses.findIndex((s: { role: string }) => s.role === 'leader')];
     if (leader === undefined) throw new Error('no leader');
     console.log(`leader ${leader.id}; warming up`);
-    await adminJson(leader, 'POST', '/debug/load', { durationMs: 1_000, concurrency: 16, valueBytes: options.valueBytes });
+    await adminJson(leader, 'POST', '/debug/load', {
+      durationMs: 1_000,
+      concurrency: 16,
+      valueBytes: options.valueBytes,
+    });
     console.log('where   conc.  commits/s  p50 ms   p99 ms  fsyncs/s  leader/s  txn/entry');
     for (const drivers of [[leader], nodes]) {
-      for (const concurrency of options.concurrencies) console.log(await phase(nodes, drivers, leader, concurrency, options));
+      for (const concurrency of options.concurrencies)
+        console.log(await phase(nodes, drivers, leader, concurrency, options));
     }
-    console.log(`load average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `load average after: ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}`,
+    );
   } finally {
     await Promise.all(nodes.map((node) => stopNode(node)));
     if (!options.isKept) rmSync(dataDir, { recursive: true, force: true });

@@ -15,7 +15,14 @@ import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import { directoryBytes, processCpuMs, sampleMetrics, SoakCluster } from './soak/soak-cluster.js';
 import { SoakLoad } from './soak/soak-load.js';
-import { latencyRatioMax, levelGrowthMax, percentile, soakPlots, soakVerdict, type SoakSample } from './soak/soak-report.js';
+import {
+  latencyRatioMax,
+  levelGrowthMax,
+  percentile,
+  soakPlots,
+  soakVerdict,
+  type SoakSample,
+} from './soak/soak-report.js';
 
 interface SoakOptions {
   readonly minutes: number;
@@ -51,7 +58,8 @@ function parseOptions(argv: readonly string[]): SoakOptions {
   });
   const number = (name: keyof typeof values, min: number): number => {
     const value = Number(values[name]);
-    if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number >= ${min}, got ${String(values[name])}`);
+    if (!Number.isFinite(value) || value < min)
+      throw new Error(`--${name} must be a number >= ${min}, got ${String(values[name])}`);
     return value;
   };
   const nodes = number('nodes', 1);
@@ -79,10 +87,18 @@ function formatMs(ms: number | null): string {
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const baseDir = mkdtempSync(join(tmpdir(), 'raftq-soak-'));
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[:.]/g, '-')
+    .replace(/-\d+Z$/, 'Z');
   const log = (line: string) => process.stderr.write(`${line}\n`);
   log(`soak: ${options.minutes} min, ${options.nodes} node(s), ${options.rate} msgs/s steady, data in ${baseDir}`);
-  const cluster = await SoakCluster.start({ nodeCount: options.nodes, baseDir, extraArgs: options.reaperIntervalMs === undefined ? [] : ['--reaper-interval-ms', String(options.reaperIntervalMs)], ...(options.cpuProfileDir === undefined ? {} : { cpuProfileDir: options.cpuProfileDir }) });
+  const cluster = await SoakCluster.start({
+    nodeCount: options.nodes,
+    baseDir,
+    extraArgs: options.reaperIntervalMs === undefined ? [] : ['--reaper-interval-ms', String(options.reaperIntervalMs)],
+    ...(options.cpuProfileDir === undefined ? {} : { cpuProfileDir: options.cpuProfileDir }),
+  });
   const load = new SoakLoad({
     endpoints: cluster.nodes.map((n) => n.sqsEndpoint),
     messagesPerSecond: options.rate,
@@ -127,7 +143,8 @@ async function main(): Promise<void> {
         receiveP50Ms: window.length > 0 ? percentile(window, 0.5) : null,
         receiveP99Ms: window.length > 0 ? percentile(window, 0.99) : null,
         loadAverage: loadavg()[0] ?? 0,
-        nodeCpuMsPerMessage: cpuMs === null || messages === 0 ? null : (cpuMs - (previousCpuMs.get(leader.id) ?? cpuMs)) / messages,
+        nodeCpuMsPerMessage:
+          cpuMs === null || messages === 0 ? null : (cpuMs - (previousCpuMs.get(leader.id) ?? cpuMs)) / messages,
       };
       for (const node of cluster.nodes) previousCpuMs.set(node.id, processCpuMs(node));
       samples.push(sample);
@@ -157,22 +174,37 @@ async function main(): Promise<void> {
   writeFileSync(`${base}-latency.svg`, plots.latency);
   writeFileSync(`${base}-load.svg`, plots.load);
   writeFileSync(`${base}-cpu.svg`, plots.cpu);
-  writeFileSync(`${base}.json`, `${JSON.stringify({ options, runSeconds, counters: load.counters, verdict, samples }, null, 1)}\n`);
+  writeFileSync(
+    `${base}.json`,
+    `${JSON.stringify({ options, runSeconds, counters: load.counters, verdict, samples }, null, 1)}\n`,
+  );
 
   const first = verdict.minutes[0];
   const last = verdict.minutes[verdict.minutes.length - 1];
   log('');
-  log(`receive latency: minute 1 p50 ${formatMs(first?.p50Ms ?? null)} p99 ${formatMs(first?.p99Ms ?? null)}; minute ${last?.minute ?? '-'} p50 ${formatMs(last?.p50Ms ?? null)} p99 ${formatMs(last?.p99Ms ?? null)}`);
-  log(`  ratio minute N / minute 1: p50 ${verdict.p50Ratio?.toFixed(2) ?? '-'} p99 ${verdict.p99Ratio?.toFixed(2) ?? '-'} (bound ${latencyRatioMax}): ${verdict.isLatencyWithinBound ? 'within' : 'NOT within'}`);
-  log(`live keys: last quarter / quarter before ${verdict.liveRows.lastQuarterOverThird.toFixed(3)} (level if <= ${levelGrowthMax}): ${verdict.liveRows.isLevel ? 'level' : 'GROWING'}`);
-  log(`DATA/state bytes: last quarter / quarter before ${verdict.stateBytes.lastQuarterOverThird.toFixed(3)}: ${verdict.stateBytes.isLevel ? 'level' : 'GROWING'}`);
-  log(`leader CPU per message: last quarter / quarter before ${verdict.cpuPerMessage.lastQuarterOverThird.toFixed(3)}: ${verdict.cpuPerMessage.isLevel ? 'level' : 'GROWING'}`);
-  log(`sent ${load.counters.sent}, received ${load.counters.received}, purges ${load.counters.purges}, delete/recreate cycles ${load.counters.cycles}, errors ${load.counters.errors}`);
+  log(
+    `receive latency: minute 1 p50 ${formatMs(first?.p50Ms ?? null)} p99 ${formatMs(first?.p99Ms ?? null)}; minute ${last?.minute ?? '-'} p50 ${formatMs(last?.p50Ms ?? null)} p99 ${formatMs(last?.p99Ms ?? null)}`,
+  );
+  log(
+    `  ratio minute N / minute 1: p50 ${verdict.p50Ratio?.toFixed(2) ?? '-'} p99 ${verdict.p99Ratio?.toFixed(2) ?? '-'} (bound ${latencyRatioMax}): ${verdict.isLatencyWithinBound ? 'within' : 'NOT within'}`,
+  );
+  log(
+    `live keys: last quarter / quarter before ${verdict.liveRows.lastQuarterOverThird.toFixed(3)} (level if <= ${levelGrowthMax}): ${verdict.liveRows.isLevel ? 'level' : 'GROWING'}`,
+  );
+  log(
+    `DATA/state bytes: last quarter / quarter before ${verdict.stateBytes.lastQuarterOverThird.toFixed(3)}: ${verdict.stateBytes.isLevel ? 'level' : 'GROWING'}`,
+  );
+  log(
+    `leader CPU per message: last quarter / quarter before ${verdict.cpuPerMessage.lastQuarterOverThird.toFixed(3)}: ${verdict.cpuPerMessage.isLevel ? 'level' : 'GROWING'}`,
+  );
+  log(
+    `sent ${load.counters.sent}, received ${load.counters.received}, purges ${load.counters.purges}, delete/recreate cycles ${load.counters.cycles}, errors ${load.counters.errors}`,
+  );
   log(`wrote ${base}.json and ${base}-{keys,disk,latency,load,cpu}.svg`);
   if (!options.keepData) rmSync(baseDir, { recursive: true, force: true });
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`soak failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`soak failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

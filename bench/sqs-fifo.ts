@@ -38,11 +38,17 @@ const readyBoundMs = 60_000;
 function parseOptions(argv: readonly string[]): Options {
   const { values } = parseArgs({
     args: [...argv],
-    options: { seconds: { type: 'string' }, concurrency: { type: 'string' }, groups: { type: 'string' }, json: { type: 'string' } },
+    options: {
+      seconds: { type: 'string' },
+      concurrency: { type: 'string' },
+      groups: { type: 'string' },
+      json: { type: 'string' },
+    },
   });
   const positive = (text: string | undefined, fallback: number, name: string): number => {
     const value = text === undefined ? fallback : Number(text);
-    if (!Number.isInteger(value) || value <= 0) throw new TypeError(`--${name} must be a positive integer, got ${text}`);
+    if (!Number.isInteger(value) || value <= 0)
+      throw new TypeError(`--${name} must be a positive integer, got ${text}`);
     return value;
   };
   return {
@@ -57,7 +63,10 @@ class SqsJsonClient {
   private readonly pool: Pool;
   errors = 0;
 
-  constructor(readonly endpoint: string, connections: number) {
+  constructor(
+    readonly endpoint: string,
+    connections: number,
+  ) {
     this.pool = new Pool(endpoint, { connections, pipelining: 1 });
   }
 
@@ -80,13 +89,29 @@ async function startNode(): Promise<{ endpoint: string; child: ChildProcess; dat
   const dataDir = mkdtempSync(join(tmpdir(), 'raftq-bench-fifo-'));
   const child = spawn(
     process.execPath,
-    [join(repoRoot, 'dist/src/cli/main.js'), 'serve', '--data-dir', dataDir, '--sqs-listen', `127.0.0.1:${sqsPort}`, '--admin-listen', `127.0.0.1:${adminPort}`, '--raft-listen', `127.0.0.1:${raftPort}`, '--log-level', 'warn'],
+    [
+      join(repoRoot, 'dist/src/cli/main.js'),
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--sqs-listen',
+      `127.0.0.1:${sqsPort}`,
+      '--admin-listen',
+      `127.0.0.1:${adminPort}`,
+      '--raft-listen',
+      `127.0.0.1:${raftPort}`,
+      '--log-level',
+      'warn',
+    ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const deadlineMs = Date.now() + readyBoundMs;
   while (Date.now() < deadlineMs) {
     if (child.exitCode !== null) throw new Error(`raftq serve exited with ${child.exitCode}`);
-    const isReady = await fetch(`http://127.0.0.1:${adminPort}/ready`).then((r) => r.status === 200, () => false);
+    const isReady = await fetch(`http://127.0.0.1:${adminPort}/ready`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (isReady) return { endpoint: `http://127.0.0.1:${sqsPort}`, child, dataDir };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -95,7 +120,11 @@ async function startNode(): Promise<{ endpoint: string; child: ChildProcess; dat
 }
 
 /** Runs `work` on `concurrency` lanes until `seconds` pass; returns the messages and calls counted. */
-async function runLanes(seconds: number, concurrency: number, work: (lane: number) => Promise<{ messages: number; calls: number; isDone: boolean }>) {
+async function runLanes(
+  seconds: number,
+  concurrency: number,
+  work: (lane: number) => Promise<{ messages: number; calls: number; isDone: boolean }>,
+) {
   const endMs = performance.now() + seconds * 1000;
   let messages = 0;
   let calls = 0;
@@ -117,13 +146,18 @@ async function runLanes(seconds: number, concurrency: number, work: (lane: numbe
 async function benchMode(client: SqsJsonClient, mode: PhaseResult['mode'], options: Options): Promise<PhaseResult[]> {
   const queueName = `bench-${mode}-${Date.now().toString(36)}.fifo`;
   const attributes: Record<string, string> = { FifoQueue: 'true', VisibilityTimeout: '60' };
-  if (mode === 'perMessageGroupId') Object.assign(attributes, { FifoThroughputLimit: 'perMessageGroupId', DeduplicationScope: 'messageGroup' });
+  if (mode === 'perMessageGroupId')
+    Object.assign(attributes, { FifoThroughputLimit: 'perMessageGroupId', DeduplicationScope: 'messageGroup' });
   const created = await client.call('CreateQueue', { QueueName: queueName, Attributes: attributes });
   const queueUrl = created?.['QueueUrl'] as string;
   let counter = 0;
   const nextEntry = () => {
     const n = counter++;
-    return { MessageBody: `fifo bench message ${n}`, MessageGroupId: `g${n % options.groups}`, MessageDeduplicationId: `d${n}` };
+    return {
+      MessageBody: `fifo bench message ${n}`,
+      MessageGroupId: `g${n % options.groups}`,
+      MessageDeduplicationId: `d${n}`,
+    };
   };
   const perQueue = mode === 'perQueue';
   const results: PhaseResult[] = [];
@@ -134,7 +168,13 @@ async function benchMode(client: SqsJsonClient, mode: PhaseResult['mode'], optio
     await client.call('SendMessage', { QueueUrl: queueUrl, ...nextEntry() });
     return { messages: 1, calls: 1, isDone: false };
   });
-  results.push({ mode, action: 'SendMessage', ...single, errors: client.errors - errors, awsMessagesPerSecondMax: perQueue ? 300 : undefined });
+  results.push({
+    mode,
+    action: 'SendMessage',
+    ...single,
+    errors: client.errors - errors,
+    awsMessagesPerSecondMax: perQueue ? 300 : undefined,
+  });
 
   errors = errorsBefore();
   const batch = await runLanes(options.seconds, options.concurrency, async () => {
@@ -142,17 +182,36 @@ async function benchMode(client: SqsJsonClient, mode: PhaseResult['mode'], optio
     const out = await client.call('SendMessageBatch', { QueueUrl: queueUrl, Entries: entries });
     return { messages: (out?.['Successful'] as unknown[] | undefined)?.length ?? 0, calls: 1, isDone: false };
   });
-  results.push({ mode, action: 'SendMessageBatch', ...batch, errors: client.errors - errors, awsMessagesPerSecondMax: perQueue ? 3_000 : undefined });
+  results.push({
+    mode,
+    action: 'SendMessageBatch',
+    ...batch,
+    errors: client.errors - errors,
+    awsMessagesPerSecondMax: perQueue ? 3_000 : undefined,
+  });
 
   errors = errorsBefore();
   const consume = await runLanes(options.seconds, options.concurrency, async () => {
-    const out = await client.call('ReceiveMessage', { QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 });
+    const out = await client.call('ReceiveMessage', {
+      QueueUrl: queueUrl,
+      MaxNumberOfMessages: 10,
+      WaitTimeSeconds: 0,
+    });
     const messages = (out?.['Messages'] as Array<{ ReceiptHandle: string }> | undefined) ?? [];
     if (messages.length === 0) return { messages: 0, calls: 1, isDone: true };
-    await client.call('DeleteMessageBatch', { QueueUrl: queueUrl, Entries: messages.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle })) });
+    await client.call('DeleteMessageBatch', {
+      QueueUrl: queueUrl,
+      Entries: messages.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle })),
+    });
     return { messages: messages.length, calls: 2, isDone: false };
   });
-  results.push({ mode, action: 'ReceiveMessage+DeleteMessageBatch', ...consume, errors: client.errors - errors, awsMessagesPerSecondMax: perQueue ? 3_000 : undefined });
+  results.push({
+    mode,
+    action: 'ReceiveMessage+DeleteMessageBatch',
+    ...consume,
+    errors: client.errors - errors,
+    awsMessagesPerSecondMax: perQueue ? 3_000 : undefined,
+  });
   return results;
 }
 
@@ -165,7 +224,9 @@ function formatTable(results: readonly PhaseResult[], options: Options): string 
         `| ${r.mode} | ${r.action} | ${Math.round(r.messagesPerSecond)} | ${Math.round(r.callsPerSecond)} | ${r.errors} | ${r.awsMessagesPerSecondMax === undefined ? 'region-dependent, far higher' : r.awsMessagesPerSecondMax.toLocaleString('en-US')} |`,
     ),
   ];
-  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   return `${lines.join('\n')}\n\n${options.seconds} s per phase, ${options.concurrency} concurrent requests, ${options.groups} groups; load average at the end: ${load}`;
 }
 
@@ -174,9 +235,13 @@ async function main(): Promise<void> {
   const node = await startNode();
   const client = new SqsJsonClient(node.endpoint, options.concurrency);
   try {
-    const results = [...(await benchMode(client, 'perQueue', options)), ...(await benchMode(client, 'perMessageGroupId', options))];
+    const results = [
+      ...(await benchMode(client, 'perQueue', options)),
+      ...(await benchMode(client, 'perMessageGroupId', options)),
+    ];
     process.stdout.write(`${formatTable(results, options)}\n`);
-    if (options.jsonPath !== undefined) writeFileSync(options.jsonPath, `${JSON.stringify({ options, results }, null, 2)}\n`);
+    if (options.jsonPath !== undefined)
+      writeFileSync(options.jsonPath, `${JSON.stringify({ options, results }, null, 2)}\n`);
   } finally {
     await client.close();
     node.child.kill('SIGTERM');

@@ -10,7 +10,13 @@ import { cpus } from 'node:os';
 import { join, relative } from 'node:path';
 import { BenchUsageError } from './bench-options.js';
 import { benchSystem } from './system-bench.js';
-import { benchResultProblems, benchResultSchemaVersion, type BenchResult, type CellMeasurement, type SystemRun } from './report/bench-result.js';
+import {
+  benchResultProblems,
+  benchResultSchemaVersion,
+  type BenchResult,
+  type CellMeasurement,
+  type SystemRun,
+} from './report/bench-result.js';
 import { ProgressDisplay } from './report/progress-display.js';
 import { repoRoot } from './systems/peer-process.js';
 import { findSystem, type SystemDefinition } from './systems/system-catalog.js';
@@ -37,18 +43,40 @@ async function main(): Promise<void> {
   const cells = options.workloads.flatMap((w) => options.concurrencies.map((c) => cellOf(w, options.messageBytes, c)));
   const progress = new ProgressDisplay();
   const startedAt = new Date().toISOString();
-  progress.log(`raftq SQS bench: ${options.nodeCounts.join(' and ')} node(s) × ${cells.length} cells${options.isQuick ? ' (quick)' : ''}`);
+  progress.log(
+    `raftq SQS bench: ${options.nodeCounts.join(' and ')} node(s) × ${cells.length} cells${options.isQuick ? ' (quick)' : ''}`,
+  );
   const runs: SystemRun[] = [];
   const measured: CellMeasurement[] = [];
   let isStopRequested = false;
-  process.once('SIGINT', () => { isStopRequested = true; progress.log('interrupted: finishing the current cluster, then reporting'); });
+  process.once('SIGINT', () => {
+    isStopRequested = true;
+    progress.log('interrupted: finishing the current cluster, then reporting');
+  });
   for (const [index, nodes] of options.nodeCounts.entries()) {
     const system = raftqSystem(nodes);
     if (isStopRequested) {
-      runs.push({ id: system.id, label: system.label, durability: system.durability, status: 'skipped', reason: 'run interrupted' });
+      runs.push({
+        id: system.id,
+        label: system.label,
+        durability: system.durability,
+        status: 'skipped',
+        reason: 'run interrupted',
+      });
       continue;
     }
-    const outcome = await benchSystem(system, { timing: options.timing, clientProcesses: options.clientProcesses, startMsMax: clusterStartMsMax, namePrefix: 'bench-sqs', position: { index: index + 1, count: options.nodeCounts.length } }, cells, progress);
+    const outcome = await benchSystem(
+      system,
+      {
+        timing: options.timing,
+        clientProcesses: options.clientProcesses,
+        startMsMax: clusterStartMsMax,
+        namePrefix: 'bench-sqs',
+        position: { index: index + 1, count: options.nodeCounts.length },
+      },
+      cells,
+      progress,
+    );
     runs.push(outcome.run);
     measured.push(...outcome.cells);
   }
@@ -80,7 +108,10 @@ async function main(): Promise<void> {
   process.stdout.write(`results: ${jsonPath}\ncharts: ${throughputPath} ${latencyPath}\n`);
   if (options.isWritingDocs) {
     const docPath = join(repoRoot, 'docs', 'BENCHMARKS.md');
-    updateSqsSection(docPath, renderSqsSection(result, relative(repoRoot, jsonPath), commandOf(argv.filter((a) => a !== '--write-docs'))));
+    updateSqsSection(
+      docPath,
+      renderSqsSection(result, relative(repoRoot, jsonPath), commandOf(argv.filter((a) => a !== '--write-docs'))),
+    );
     process.stdout.write(`updated ${docPath}\n`);
   }
   if (!measured.some((m) => m.status === 'ok')) process.exitCode = 1;

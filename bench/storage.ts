@@ -57,17 +57,30 @@ async function openStore(name: string): Promise<{ engine: LevelEngine; store: Mv
 
 let txnSerial = 0;
 function putTxn(store: MvccStore, nowMs: number, key: Uint8Array, body: Uint8Array): Txn {
-  return { txnId: `b${txnSerial++}`, startTsUs: store.lastCommitTs, nowMs, readKeys: [], writes: [{ kind: 'put', key, value: body }] };
+  return {
+    txnId: `b${txnSerial++}`,
+    startTsUs: store.lastCommitTs,
+    nowMs,
+    readKeys: [],
+    writes: [{ kind: 'put', key, value: body }],
+  };
 }
 
 function deleteTxn(store: MvccStore, nowMs: number, key: Uint8Array): Txn {
-  return { txnId: `b${txnSerial++}`, startTsUs: store.lastCommitTs, nowMs, readKeys: [key], writes: [{ kind: 'delete', key }] };
+  return {
+    txnId: `b${txnSerial++}`,
+    startTsUs: store.lastCommitTs,
+    nowMs,
+    readKeys: [key],
+    writes: [{ kind: 'delete', key }],
+  };
 }
 
 async function applyBatch(store: MvccStore, clock: StampClock, txns: Txn[], sync: boolean): Promise<void> {
   const entry: ApplyEntry = { index: store.appliedIndex + 1, leaderStampTsUs: clock.next(), txns };
   const result = await applyEntries(store, [entry], { sync });
-  if (result.outcomes[0]?.some((o) => o.kind !== 'committed')) throw new Error(`a benchmark txn did not commit: ${JSON.stringify(result.outcomes[0])}`);
+  if (result.outcomes[0]?.some((o) => o.kind !== 'committed'))
+    throw new Error(`a benchmark txn did not commit: ${JSON.stringify(result.outcomes[0])}`);
 }
 
 async function measurePuts(name: string, total: number, txnsPerBatch: number, sync: boolean): Promise<MvccStore> {
@@ -78,7 +91,8 @@ async function measurePuts(name: string, total: number, txnsPerBatch: number, sy
   let lastReport = started;
   for (let done = 0; done < total; done += txnsPerBatch) {
     const txns: Txn[] = [];
-    for (let i = done; i < Math.min(total, done + txnsPerBatch); i++) txns.push(putTxn(store, clock.nowMs, encodeKey(['bench', name, i]), value));
+    for (let i = done; i < Math.min(total, done + txnsPerBatch); i++)
+      txns.push(putTxn(store, clock.nowMs, encodeKey(['bench', name, i]), value));
     await applyBatch(store, clock, txns, sync);
     if (performance.now() - lastReport > 2000) {
       lastReport = performance.now();
@@ -86,11 +100,22 @@ async function measurePuts(name: string, total: number, txnsPerBatch: number, sy
     }
   }
   const seconds = (performance.now() - started) / 1000;
-  rows.push({ name: `put (${txnsPerBatch} txn${txnsPerBatch > 1 ? 's' : ''} of one 256 B put per batch, ${sync ? 'synced' : 'not synced'})`, count: total, unit: 'puts', seconds, note: '' });
+  rows.push({
+    name: `put (${txnsPerBatch} txn${txnsPerBatch > 1 ? 's' : ''} of one 256 B put per batch, ${sync ? 'synced' : 'not synced'})`,
+    count: total,
+    unit: 'puts',
+    seconds,
+    note: '',
+  });
   return store;
 }
 
-async function measureScan(label: string, store: MvccStore, range: KeyRange, options: { reverse: boolean; pageRows: number }): Promise<number> {
+async function measureScan(
+  label: string,
+  store: MvccStore,
+  range: KeyRange,
+  options: { reverse: boolean; pageRows: number },
+): Promise<number> {
   const started = performance.now();
   let count = 0;
   let cursor = range;
@@ -112,17 +137,36 @@ async function measureScan(label: string, store: MvccStore, range: KeyRange, opt
  * The time a receive-like scan takes (the first `limit` live rows of the range): the first one,
  * which reads every dead row, and the repeats, which start past the dead run the store remembered.
  */
-async function measureHeadScan(label: string, store: MvccStore, range: KeyRange, limit: number, repeats: number, note: string): Promise<void> {
+async function measureHeadScan(
+  label: string,
+  store: MvccStore,
+  range: KeyRange,
+  limit: number,
+  repeats: number,
+  note: string,
+): Promise<void> {
   const scanOnce = async () => {
     const found = await store.scanAt(range, store.lastCommitTs, { limit });
     if (found.length !== limit) throw new Error(`head scan found ${found.length} rows, expected ${limit}`);
   };
   const coldStarted = performance.now();
   await scanOnce();
-  rows.push({ name: `${label}, first scan`, count: 1, unit: 'scans', seconds: (performance.now() - coldStarted) / 1000, note });
+  rows.push({
+    name: `${label}, first scan`,
+    count: 1,
+    unit: 'scans',
+    seconds: (performance.now() - coldStarted) / 1000,
+    note,
+  });
   const started = performance.now();
   for (let i = 0; i < repeats; i++) await scanOnce();
-  rows.push({ name: `${label}, repeated (dead run remembered)`, count: repeats, unit: 'scans', seconds: (performance.now() - started) / 1000, note: '' });
+  rows.push({
+    name: `${label}, repeated (dead run remembered)`,
+    count: repeats,
+    unit: 'scans',
+    seconds: (performance.now() - started) / 1000,
+    note: '',
+  });
 }
 
 async function collectAll(store: MvccStore): Promise<{ removed: number; live: number; seconds: number }> {
@@ -145,7 +189,9 @@ async function measureChurn(): Promise<void> {
   const range = prefixRange(['q', 'bench', 'g', 1, 'vis', 0]);
   const backlog = 1_000;
   const perBatch = 100;
-  progress(`churn: ${churnCycles} put+delete cycles on one queue's visibility range, then ${backlog} live rows behind them`);
+  progress(
+    `churn: ${churnCycles} put+delete cycles on one queue's visibility range, then ${backlog} live rows behind them`,
+  );
   const started = performance.now();
   let lastReport = started;
   for (let done = 0; done < churnCycles; done += perBatch) {
@@ -162,9 +208,16 @@ async function measureChurn(): Promise<void> {
     }
   }
   const churnSeconds = (performance.now() - started) / 1000;
-  rows.push({ name: 'churn: put then delete of one visibility row (100 txns per batch, not synced)', count: churnCycles * 2, unit: 'txns', seconds: churnSeconds, note: '' });
+  rows.push({
+    name: 'churn: put then delete of one visibility row (100 txns per batch, not synced)',
+    count: churnCycles * 2,
+    unit: 'txns',
+    seconds: churnSeconds,
+    note: '',
+  });
   const live: Txn[] = [];
-  for (let seq = churnCycles; seq < churnCycles + backlog; seq++) live.push(putTxn(store, clock.nowMs, visRow(seq), value.subarray(0, 64)));
+  for (let seq = churnCycles; seq < churnCycles + backlog; seq++)
+    live.push(putTxn(store, clock.nowMs, visRow(seq), value.subarray(0, 64)));
   await applyBatch(store, clock, live, false);
 
   const headRepeats = Math.max(20, Math.round(200 * scale));
@@ -172,14 +225,32 @@ async function measureChurn(): Promise<void> {
     const size = await engine.approximateSizeBytes(range.gte, range.lt);
     progress(`churn: measuring ${stage} (LevelDB estimates ${(size / 1_048_576).toFixed(1)} MiB for the range)`);
     // Fresh stores over the same engine: nothing remembered from an earlier scan or stage.
-    await measureScan(`full scan of the range (${backlog} live rows behind the churned ones) ${stage}`, await MvccStore.open(engine), range, { reverse: false, pageRows: 1000 });
-    await measureHeadScan(`receive-like scan (first 10 live rows) ${stage}`, await MvccStore.open(engine), range, 10, headRepeats, `range ≈ ${(size / 1_048_576).toFixed(1)} MiB on disk`);
+    await measureScan(
+      `full scan of the range (${backlog} live rows behind the churned ones) ${stage}`,
+      await MvccStore.open(engine),
+      range,
+      { reverse: false, pageRows: 1000 },
+    );
+    await measureHeadScan(
+      `receive-like scan (first 10 live rows) ${stage}`,
+      await MvccStore.open(engine),
+      range,
+      10,
+      headRepeats,
+      `range ≈ ${(size / 1_048_576).toFixed(1)} MiB on disk`,
+    );
   };
   await describe('with every version');
   // Collection within the history: the hidden values go, the deletion markers stay.
   let gc = await collectAll(store);
   progress(`churn: GC inside the history removed ${gc.removed} versions in ${gc.seconds.toFixed(2)} s`);
-  rows.push({ name: 'GC pass inside the history (values under markers)', count: gc.removed, unit: 'versions removed', seconds: gc.seconds, note: `${gc.live} live` });
+  rows.push({
+    name: 'GC pass inside the history (values under markers)',
+    count: gc.removed,
+    unit: 'versions removed',
+    seconds: gc.seconds,
+    note: `${gc.live} live`,
+  });
   await describe('after GC, markers kept');
   // Move the horizon past the churn (one commit 2 × the history later), then collect the markers.
   clock.jumpMs(20_000);
@@ -188,11 +259,23 @@ async function measureChurn(): Promise<void> {
   await applyBatch(store, clock, [putTxn(store, clock.nowMs, encodeKey(['bench', 'tick', 2]), value)], false);
   gc = await collectAll(store);
   progress(`churn: GC past the horizon removed ${gc.removed} versions in ${gc.seconds.toFixed(2)} s`);
-  rows.push({ name: 'GC pass past the horizon (deletion markers)', count: gc.removed, unit: 'versions removed', seconds: gc.seconds, note: `${gc.live} live` });
+  rows.push({
+    name: 'GC pass past the horizon (deletion markers)',
+    count: gc.removed,
+    unit: 'versions removed',
+    seconds: gc.seconds,
+    note: `${gc.live} live`,
+  });
   await describe('after GC of markers');
   const compactStarted = performance.now();
   await engine.compactRange(Uint8Array.of(0x00), Uint8Array.of(0xff));
-  rows.push({ name: 'LevelDB compactRange of the whole state', count: 1, unit: 'compactions', seconds: (performance.now() - compactStarted) / 1000, note: '' });
+  rows.push({
+    name: 'LevelDB compactRange of the whole state',
+    count: 1,
+    unit: 'compactions',
+    seconds: (performance.now() - compactStarted) / 1000,
+    note: '',
+  });
   await describe('after GC and compactRange');
   await engine.close();
 }
@@ -205,11 +288,16 @@ function formatRate(row: Row): string {
 function printTable(): void {
   const lines = [
     `Load average (1 min) at start ${loadAtStart.toFixed(1)}, at end ${loadavg()[0]?.toFixed(1)}; ${isQuick ? '--quick' : 'full run'}, ${churnCycles} churn cycles.`,
-    '','| measurement | count | time (s) | rate | per op | note |', '|---|---:|---:|---:|---:|---|'];
+    '',
+    '| measurement | count | time (s) | rate | per op | note |',
+    '|---|---:|---:|---:|---:|---|',
+  ];
   for (const row of rows) {
     const perOpUs = (row.seconds * 1e6) / row.count;
     const perOp = perOpUs >= 1000 ? `${(perOpUs / 1000).toFixed(2)} ms` : `${perOpUs.toFixed(1)} µs`;
-    lines.push(`| ${row.name} | ${row.count.toLocaleString('en-US')} ${row.unit} | ${row.seconds.toFixed(2)} | ${formatRate(row)} ${row.unit}/s | ${perOp} | ${row.note} |`);
+    lines.push(
+      `| ${row.name} | ${row.count.toLocaleString('en-US')} ${row.unit} | ${row.seconds.toFixed(2)} | ${formatRate(row)} ${row.unit}/s | ${perOp} | ${row.note} |`,
+    );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -229,8 +317,14 @@ async function main(): Promise<void> {
     const store = await measurePuts('nosync-grouped', Math.round(100_000 * scale), 100, false);
     progress('scans of the 100k-row range');
     const range = prefixRange(['bench', 'nosync-grouped']);
-    await measureScan('scan forward, pages of 1000 (one version per key)', store, range, { reverse: false, pageRows: 1000 });
-    await measureScan('scan reverse, pages of 1000 (one version per key)', store, range, { reverse: true, pageRows: 1000 });
+    await measureScan('scan forward, pages of 1000 (one version per key)', store, range, {
+      reverse: false,
+      pageRows: 1000,
+    });
+    await measureScan('scan reverse, pages of 1000 (one version per key)', store, range, {
+      reverse: true,
+      pageRows: 1000,
+    });
     await store.engine.close();
     await measureChurn();
     printTable();

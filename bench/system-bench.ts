@@ -33,7 +33,10 @@ export interface SystemBenchPlan {
 }
 
 export async function benchSystem(
-  system: SystemDefinition, plan: SystemBenchPlan, cells: readonly CellSpec[], progress: ProgressDisplay,
+  system: SystemDefinition,
+  plan: SystemBenchPlan,
+  cells: readonly CellSpec[],
+  progress: ProgressDisplay,
 ): Promise<SystemOutcome> {
   const base = { id: system.id, label: system.label, durability: system.durability };
   const dir = mkdtempSync(join(tmpdir(), `raftq-${plan.namePrefix}-${system.id}-`));
@@ -54,10 +57,27 @@ export async function benchSystem(
     const target = system.target(ports);
     for (const [i, cell] of cells.entries()) {
       const context = {
-        system, target, serverPids: pids, timing: plan.timing, clientProcesses: plan.clientProcesses,
+        system,
+        target,
+        serverPids: pids,
+        timing: plan.timing,
+        clientProcesses: plan.clientProcesses,
         queueName: `${plan.namePrefix}-${i}-${Date.now().toString(36)}`,
-        onProgress: (phase: string, totals: { produced: number; consumed: number; errors: number }, elapsedMs: number) =>
-          progress.status({ systemIndex: plan.position.index, systemCount: plan.position.count, system: system.id, cellIndex: i + 1, cellCount: cells.length, phase, ...totals, elapsedMs }),
+        onProgress: (
+          phase: string,
+          totals: { produced: number; consumed: number; errors: number },
+          elapsedMs: number,
+        ) =>
+          progress.status({
+            systemIndex: plan.position.index,
+            systemCount: plan.position.count,
+            system: system.id,
+            cellIndex: i + 1,
+            cellCount: cells.length,
+            phase,
+            ...totals,
+            elapsedMs,
+          }),
       };
       let result: CellMeasurement;
       try {
@@ -66,9 +86,11 @@ export async function benchSystem(
         result = failedCell(system.id, cell, describeError(err));
       }
       measured.push(result);
-      progress.log(result.status === 'ok'
-        ? `  ${describeCell(cell)}: ${Math.round(result.throughputMsgsPerSecond)} msgs/s, client cpu ${Math.round(result.clientCpuShare * 100)}%${result.errors > 0 ? `, ${result.errors} errors (${result.firstError})` : ''}`
-        : `  ${describeCell(cell)}: failed: ${result.reason}`);
+      progress.log(
+        result.status === 'ok'
+          ? `  ${describeCell(cell)}: ${Math.round(result.throughputMsgsPerSecond)} msgs/s, client cpu ${Math.round(result.clientCpuShare * 100)}%${result.errors > 0 ? `, ${result.errors} errors (${result.firstError})` : ''}`
+          : `  ${describeCell(cell)}: failed: ${result.reason}`,
+      );
     }
     return { run: { ...base, status: 'ran', startSeconds }, cells: measured };
   } finally {

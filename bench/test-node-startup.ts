@@ -56,7 +56,10 @@ try {
   const cold = await startTestNode();
   const coldMs = performance.now() - coldAt;
   await cold.stop();
-  const memory = await measure(() => ({}), () => undefined);
+  const memory = await measure(
+    () => ({}),
+    () => undefined,
+  );
   const dataDirs: string[] = [];
   const onDisk = await measure(
     () => {
@@ -66,11 +69,16 @@ try {
     },
     () => rmSync(dataDirs.pop() as string, { recursive: true, force: true }),
   );
-  console.log(`startTestNode, ${runs} runs per kind, one after another in one process (${cpus().length} cpus, load ${loadavg()[0]?.toFixed(2)})`);
+  console.log(
+    `startTestNode, ${runs} runs per kind, one after another in one process (${cpus().length} cpus, load ${loadavg()[0]?.toFixed(2)})`,
+  );
   console.log('');
   console.log('| storage | step | p50 ms | p95 ms | max ms |');
   console.log('|---|---|---|---|---|');
-  for (const [kind, timings] of [['memory', memory], ['data directory', onDisk]] as const) {
+  for (const [kind, timings] of [
+    ['memory', memory],
+    ['data directory', onDisk],
+  ] as const) {
     console.log(row(kind, 'startTestNode()', timings.startMs));
     console.log(row(kind, 'first request (CreateQueue)', timings.firstRequestMs));
     console.log(row(kind, 'stop()', timings.stopMs));

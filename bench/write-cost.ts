@@ -47,7 +47,11 @@ const isFifo = values.fifo === true;
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'raftq-write-cost-'));
   const engine: Engine = values.engine === 'memory' ? new MemoryEngine() : await LevelEngine.open(dir);
-  const executor = new LocalTxnExecutor({ store: await MvccStore.open(engine), clock: new SystemClock(), isEncodingRoundTrip: true });
+  const executor = new LocalTxnExecutor({
+    store: await MvccStore.open(engine),
+    clock: new SystemClock(),
+    isEncodingRoundTrip: true,
+  });
   const tally = new WriteTally();
   executor.onApplied((writes) => tally.add(writes));
   const service = new QueueService({
@@ -55,11 +59,18 @@ async function main(): Promise<void> {
     accountId: '000000000000',
     region: 'us-east-1',
     newId: () => randomUUID(),
-    scheduler: { setTimerMs: (delayMs, fn) => { const t = setTimeout(fn, delayMs); return () => clearTimeout(t); } },
+    scheduler: {
+      setTimerMs: (delayMs, fn) => {
+        const t = setTimeout(fn, delayMs);
+        return () => clearTimeout(t);
+      },
+    },
   });
   const queue = isFifo ? 'cost.fifo' : 'cost';
   await service.createQueue({ name: queue, attributes: isFifo ? { FifoQueue: 'true' } : {}, tags: {} });
-  console.log(`${isFifo ? 'FIFO' : 'standard'} queue, ${messageCount} messages of ${body.length} B, ${consumers} consumers, ${values.engine} engine`);
+  console.log(
+    `${isFifo ? 'FIFO' : 'standard'} queue, ${messageCount} messages of ${body.length} B, ${consumers} consumers, ${values.engine} engine`,
+  );
 
   const produce = await measure(tally, async () => {
     for (let i = 0; i < messageCount; i += 10) {
@@ -84,15 +95,24 @@ async function main(): Promise<void> {
     accountId: '000000000000',
     region: 'us-east-1',
     newId: () => randomUUID(),
-    scheduler: { setTimerMs: (delayMs, fn) => { const t = setTimeout(fn, delayMs); return () => clearTimeout(t); } },
+    scheduler: {
+      setTimerMs: (delayMs, fn) => {
+        const t = setTimeout(fn, delayMs);
+        return () => clearTimeout(t);
+      },
+    },
   });
   const rebuildCpu = process.cpuUsage();
   const rebuildStartedMs = performance.now();
-  const [first] = await profiled('rebuild', () => fresh.receiveMessages(queue, { maxMessages: 1, waitTimeSeconds: 0, visibilityTimeoutSeconds: 0 }));
+  const [first] = await profiled('rebuild', () =>
+    fresh.receiveMessages(queue, { maxMessages: 1, waitTimeSeconds: 0, visibilityTimeoutSeconds: 0 }),
+  );
   const rebuildMs = performance.now() - rebuildStartedMs;
   const rebuildCpuUs = process.cpuUsage(rebuildCpu);
   fresh.close();
-  console.log(`first receive on a node without the index (builds it from ${messageCount} messages): ${rebuildMs.toFixed(0)} ms, CPU ${((rebuildCpuUs.user + rebuildCpuUs.system) / 1000).toFixed(0)} ms, ${first === undefined ? 'no message' : 'got a message'}, heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MiB`);
+  console.log(
+    `first receive on a node without the index (builds it from ${messageCount} messages): ${rebuildMs.toFixed(0)} ms, CPU ${((rebuildCpuUs.user + rebuildCpuUs.system) / 1000).toFixed(0)} ms, ${first === undefined ? 'no message' : 'got a message'}, heap ${(process.memoryUsage().heapUsed / 1048576).toFixed(0)} MiB`,
+  );
 
   if (values['skip-consume'] === true) {
     service.close();
@@ -148,12 +168,21 @@ async function measure(tally: WriteTally, body: () => Promise<number>): Promise<
   const messages = await body();
   const wallMs = performance.now() - startedMs;
   const cpu = process.cpuUsage(cpuBefore);
-  return { messages, wallMs, cpuMs: (cpu.user + cpu.system) / 1000, keys: tally.keys, bytes: tally.bytes, byFamily: new Map(tally.byFamily) };
+  return {
+    messages,
+    wallMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    keys: tally.keys,
+    bytes: tally.bytes,
+    byFamily: new Map(tally.byFamily),
+  };
 }
 
 function report(name: string, phase: Phase): void {
   const per = (n: number) => (n / Math.max(1, phase.messages)).toFixed(2);
-  console.log(`${name}: ${phase.messages} messages, ${Math.round((phase.messages / phase.wallMs) * 1000)} msgs/s, CPU ${((phase.cpuMs / Math.max(1, phase.messages)) * 1000).toFixed(0)} µs/msg`);
+  console.log(
+    `${name}: ${phase.messages} messages, ${Math.round((phase.messages / phase.wallMs) * 1000)} msgs/s, CPU ${((phase.cpuMs / Math.max(1, phase.messages)) * 1000).toFixed(0)} µs/msg`,
+  );
   console.log(`  per message: ${per(phase.keys)} keys written, ${per(phase.bytes)} bytes written (key + value)`);
   console.log(`  keys by family: ${[...phase.byFamily].map(([family, n]) => `${family} ${per(n)}`).join(', ')}`);
 }

@@ -11,7 +11,11 @@ import { consume, deadLetters, doNotRetry, type Delivery } from '../src/client/i
 const endpoint = process.env['RAFTQ_ENDPOINT'] ?? 'http://127.0.0.1:9324';
 const queueUrl = process.env['ORDERS_QUEUE_URL'] ?? `${endpoint}/000000000000/orders`;
 
-const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'example', secretAccessKey: 'example' } });
+const client = new SQSClient({
+  endpoint,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'example', secretAccessKey: 'example' },
+});
 
 interface Order {
   readonly orderId: number;
@@ -29,7 +33,8 @@ async function handleOrder(delivery: Delivery): Promise<void> {
     // A payload that does not parse will not parse on the fifth attempt either.
     throw doNotRetry(error);
   }
-  if (delivery.receiveCount > 1) console.log(`order ${order.orderId}: delivery ${delivery.receiveCount}, handled before or not`);
+  if (delivery.receiveCount > 1)
+    console.log(`order ${order.orderId}: delivery ${delivery.receiveCount}, handled before or not`);
   fulfilled.add(order.orderId);
   console.log(`order ${order.orderId}: fulfilled`);
 }
@@ -49,12 +54,15 @@ await consume({
   retryDelayMs: 1_000,
   retryDelayMsMax: 60_000,
   onError: (error, context) => {
-    if (context.stage === 'handler') console.log(`message ${context.messageId}: failed (${error instanceof Error ? error.message : String(error)})`);
+    if (context.stage === 'handler')
+      console.log(`message ${context.messageId}: failed (${error instanceof Error ? error.message : String(error)})`);
   },
 });
 
 for (const dead of await deadLetters({ queueUrl, client })) {
-  console.log(`dead letter ${dead.messageId}: ${dead.cause.name}: ${dead.cause.message} (delivery ${dead.receiveCount})`);
+  console.log(
+    `dead letter ${dead.messageId}: ${dead.cause.name}: ${dead.cause.message} (delivery ${dead.receiveCount})`,
+  );
 }
 client.destroy();
 console.log(`stopped after fulfilling ${fulfilled.size} orders`);

@@ -14,4 +14,5 @@ export function writeBotocoreModel(root) {
   console.log(`${join('model', 'botocore', ...botocoreModelPath(shapes))}: written from model/sqs-shapes.json`);
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) writeBotocoreModel(new URL('..', import.meta.url).pathname);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href)
+  writeBotocoreModel(new URL('..', import.meta.url).pathname);

@@ -13,5 +13,7 @@ if (source === undefined) {
 const root = new URL('..', import.meta.url).pathname;
 const shapes = deriveSqsShapes(JSON.parse(readFileSync(source, 'utf8')));
 writeFileSync(join(root, 'model', 'sqs-shapes.json'), renderJson(shapes));
-console.log(`model/sqs-shapes.json: ${Object.keys(shapes.operations).length} operations, ${Object.keys(shapes.shapes).length} shapes from ${source}`);
+console.log(
+  `model/sqs-shapes.json: ${Object.keys(shapes.operations).length} operations, ${Object.keys(shapes.shapes).length} shapes from ${source}`,
+);
 writeBotocoreModel(root);

@@ -15,10 +15,15 @@ export function renderLimitsDoc(): string {
     '`src/base/limits.ts` by `npm run limits:doc`; edit that file, not this one.',
     '',
   ];
-  for (const [group, limits] of Object.entries(allLimitGroups) as [keyof typeof allLimitGroups, Record<string, Limit>][]) {
+  for (const [group, limits] of Object.entries(allLimitGroups) as [
+    keyof typeof allLimitGroups,
+    Record<string, Limit>,
+  ][]) {
     lines.push(`## ${groupTitles[group]}`, '', '| name | value | unit | reason |', '|---|---:|---|---|');
     for (const [name, limit] of Object.entries(limits)) {
-      lines.push(`| \`${name}\` | ${limit.value.toLocaleString('en-US')} | ${limit.unit} | ${limit.reason.replaceAll('|', '\\|')} |`);
+      lines.push(
+        `| \`${name}\` | ${limit.value.toLocaleString('en-US')} | ${limit.unit} | ${limit.reason.replaceAll('|', '\\|')} |`,
+      );
     }
     lines.push('');
   }

@@ -64,8 +64,9 @@ function stripComments(text) {
 
 function importSpecifiers(text) {
   const specs = [];
-  const re = /(?:^|\n)\s*(?:import|export)\b[^'"`;]*?from\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
-  for (let m; (m = re.exec(text)); ) specs.push(m[1] ?? m[2] ?? m[3]);
+  const re =
+    /(?:^|\n)\s*(?:import|export)\b[^'"`;]*?from\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g;
+  for (let m; (m = re.exec(text));) specs.push(m[1] ?? m[2] ?? m[3]);
   return specs;
 }
 
@@ -93,7 +94,10 @@ export function lintFile(relPath, text) {
     const code = stripComments(text);
     for (const [pattern, why] of nondeterministicCalls) {
       const re = new RegExp(pattern.source, 'g');
-      for (let m; (m = re.exec(code)); ) problems.push(`${relPath}:${code.slice(0, m.index).split('\n').length}: ${why.replace(/an injected (Clock|Prng)|the runtime/, (w) => (w === 'the runtime' ? 'the VirtualTime' : w.endsWith('Prng') ? "the run's SeededPrng" : 'the VirtualTime'))}`);
+      for (let m; (m = re.exec(code));)
+        problems.push(
+          `${relPath}:${code.slice(0, m.index).split('\n').length}: ${why.replace(/an injected (Clock|Prng)|the runtime/, (w) => (w === 'the runtime' ? 'the VirtualTime' : w.endsWith('Prng') ? "the run's SeededPrng" : 'the VirtualTime'))}`,
+        );
     }
   }
   const layer = layerOf(relPath);
@@ -102,12 +106,15 @@ export function lintFile(relPath, text) {
   const lineOf = (index) => code.slice(0, index).split('\n').length;
 
   const allowed = allowedImports[layer];
-  if (allowed === undefined) problems.push(`${relPath}:1: unknown layer src/${layer}: add it to allowedImports in scripts/lint-rules.mjs`);
+  if (allowed === undefined)
+    problems.push(`${relPath}:1: unknown layer src/${layer}: add it to allowedImports in scripts/lint-rules.mjs`);
   for (const spec of importSpecifiers(code)) {
     if (spec.startsWith('.')) {
       const target = layerOf(resolveRelative(relPath, spec));
       if (target !== null && target !== layer && allowed && !allowed.includes(target)) {
-        problems.push(`${relPath}:1: src/${layer} may not import from src/${target} (${spec}); imports flow one way (docs/ARCHITECTURE.md)`);
+        problems.push(
+          `${relPath}:1: src/${layer} may not import from src/${target} (${spec}); imports flow one way (docs/ARCHITECTURE.md)`,
+        );
       }
     } else if (deterministicLayers.has(layer) && !ioExemptFiles.has(relPath)) {
       if (spec.startsWith('node:') && !pureNodeModules.has(spec)) {
@@ -121,18 +128,19 @@ export function lintFile(relPath, text) {
   if (deterministicLayers.has(layer) && !ioExemptFiles.has(relPath)) {
     for (const [pattern, why] of nondeterministicCalls) {
       const re = new RegExp(pattern.source, 'g');
-      for (let m; (m = re.exec(code)); ) problems.push(`${relPath}:${lineOf(m.index)}: ${why}`);
+      for (let m; (m = re.exec(code));) problems.push(`${relPath}:${lineOf(m.index)}: ${why}`);
     }
   }
   if (scheduledLayers.has(layer) && !hostTransportFiles.has(relPath)) {
     for (const [pattern, why] of hostTimeCalls) {
       const re = new RegExp(pattern.source, 'g');
-      for (let m; (m = re.exec(code)); ) problems.push(`${relPath}:${lineOf(m.index)}: ${why}`);
+      for (let m; (m = re.exec(code));) problems.push(`${relPath}:${lineOf(m.index)}: ${why}`);
     }
   }
   if (layer === 'raft') {
     const re = /\basync\b|\bawait\b|\bPromise\b/g;
-    for (let m; (m = re.exec(code)); ) problems.push(`${relPath}:${lineOf(m.index)}: the Raft core is synchronous: no ${m[0]}`);
+    for (let m; (m = re.exec(code));)
+      problems.push(`${relPath}:${lineOf(m.index)}: the Raft core is synchronous: no ${m[0]}`);
   }
   return problems;
 }
@@ -147,7 +155,8 @@ export function lintFile(relPath, text) {
 const stringLiteral = /'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`/;
 /** Expressions that stand for the repository root, and for the folder of the file itself. */
 const rootExpression = /^(?:[\w.]*\.)?\w*root\w*(?:\(\))?$/i;
-const fileFolderExpression = /^(?:__dirname|import\.meta\.dirname|(?:path\.)?dirname\(\s*fileURLToPath\(\s*import\.meta\.url\s*\)\s*\)|os\.path\.dirname\(\s*(?:os\.path\.(?:abspath|realpath)\(\s*)?__file__\s*\)?\s*\))$/;
+const fileFolderExpression =
+  /^(?:__dirname|import\.meta\.dirname|(?:path\.)?dirname\(\s*fileURLToPath\(\s*import\.meta\.url\s*\)\s*\)|os\.path\.dirname\(\s*(?:os\.path\.(?:abspath|realpath)\(\s*)?__file__\s*\)?\s*\))$/;
 
 function isRelativePath(value) {
   return value === '.' || value === '..' || value.startsWith('./') || value.startsWith('../');
@@ -200,11 +209,16 @@ export function lintPathsLeavingRepository(relPath, text) {
   const code = stripScriptComments(relPath, text);
   const lineOf = (index) => code.slice(0, index).split('\n').length;
   // TypeScript outside test/ runs as tsc emitted it, from dist/<its folder>: its relative paths count from there.
-  const isEmitted = /^(src|scripts|bench|jepsen-like|examples)\//.test(relPath) && relPath.endsWith('.ts') && !relPath.endsWith('.d.ts');
+  const isEmitted =
+    /^(src|scripts|bench|jepsen-like|examples)\//.test(relPath) &&
+    relPath.endsWith('.ts') &&
+    !relPath.endsWith('.d.ts');
   const fileDepth = relPath.split('/').length - (isEmitted ? 0 : 1);
   const fileFolder = `${isEmitted ? 'dist/' : ''}${relPath.split('/').slice(0, -1).join('/')}/`;
   const report = (line, what, from) =>
-    problems.push(`${relPath}:${line}: ${what} leaves the repository (counted from ${from}): ship what it names inside the repository`);
+    problems.push(
+      `${relPath}:${line}: ${what} leaves the repository (counted from ${from}): ship what it names inside the repository`,
+    );
   const baseName = (base) => (rootExpression.test(base) ? 'the repository root' : fileFolder);
 
   // Each literal is checked, then masked as '«n»' (its newlines kept) so that the call search
@@ -225,17 +239,19 @@ export function lintPathsLeavingRepository(relPath, text) {
       if (t && t[2] !== undefined && !t[2].includes('${')) {
         const base = t[1].trim();
         const depth = rootExpression.test(base) ? 0 : fileFolderExpression.test(base) ? fileDepth : undefined;
-        if (depth !== undefined && walkSegments(depth, t[2].split('/')) < 0) report(lineOf(index), `\`${value}\``, baseName(base));
+        if (depth !== undefined && walkSegments(depth, t[2].split('/')) < 0)
+          report(lineOf(index), `\`${value}\``, baseName(base));
         return;
       }
       if (value.includes('${')) return;
     }
-    if (isRelativePath(value) && walkSegments(fileDepth, value.split('/')) < 0) report(lineOf(index), `'${value}'`, fileFolder);
+    if (isRelativePath(value) && walkSegments(fileDepth, value.split('/')) < 0)
+      report(lineOf(index), `'${value}'`, fileFolder);
   }
 
   // join(base, 'a', '..', …), resolve(…), path.join(…), os.path.join(…) from the root or the file's folder.
   const call = /\b(?:join|resolve)\s*\(/g;
-  for (let m; (m = call.exec(masked)); ) {
+  for (let m; (m = call.exec(masked));) {
     const [base, ...rest] = callArguments(masked, m.index + m[0].length - 1);
     if (base === undefined) continue;
     let depth = rootExpression.test(base) ? 0 : fileFolderExpression.test(base) ? fileDepth : undefined;
@@ -285,7 +301,11 @@ export function trapNumbersOf(trapsDocument) {
 export function proseOf(relPath, text) {
   if (relPath.endsWith('.md')) return [{ kind: 'document', text, index: 0 }];
   if (!/\.[cm]?[jt]s$/.test(relPath)) {
-    return [...text.matchAll(/(^|\s)(#(?!!).*)$/gm)].map((m) => ({ kind: 'comment', text: m[2], index: m.index + m[1].length }));
+    return [...text.matchAll(/(^|\s)(#(?!!).*)$/gm)].map((m) => ({
+      kind: 'comment',
+      text: m[2],
+      index: m.index + m[1].length,
+    }));
   }
   const pieces = [];
   let lastCode = ''; // the last non-blank code character, to tell a regex literal from a division
@@ -364,7 +384,9 @@ export function lintDocumentReferences(relPath, text, repository) {
       const prose = piece.text.replace(url, (m) => ' '.repeat(m.length));
       for (const m of prose.matchAll(markdownName)) {
         if (!resolvesInRepository(relPath, m[1], repository)) {
-          problems.push(`${relPath}:${lineOf(piece.index + m.index)}: ${m[1]} is not a file of the repository: cite a document it holds (docs/ARCHITECTURE.md, docs/architecture/, docs/TRAPS.md)`);
+          problems.push(
+            `${relPath}:${lineOf(piece.index + m.index)}: ${m[1]} is not a file of the repository: cite a document it holds (docs/ARCHITECTURE.md, docs/architecture/, docs/TRAPS.md)`,
+          );
         }
         if (m[1] === trapsDocumentPath) namesTrapsDocument = true;
       }
@@ -373,13 +395,17 @@ export function lintDocumentReferences(relPath, text, repository) {
       if (piece.kind === 'comment') firstCommentCitation ??= piece.index + m.index;
       for (const number of m[1].match(/\d+/g)) {
         if (!repository.trapNumbers.has(Number(number))) {
-          problems.push(`${relPath}:${lineOf(piece.index + m.index)}: trap ${number} is not in ${trapsDocumentPath}: cite a trap it numbers, or add the trap there`);
+          problems.push(
+            `${relPath}:${lineOf(piece.index + m.index)}: trap ${number} is not in ${trapsDocumentPath}: cite a trap it numbers, or add the trap there`,
+          );
         }
       }
     }
   }
   if (firstCommentCitation !== undefined && !namesTrapsDocument) {
-    problems.push(`${relPath}:${lineOf(firstCommentCitation)}: a comment cites a trap, but no comment of this file names ${trapsDocumentPath}: write "${trapsDocumentPath}, trap N" at the first citation`);
+    problems.push(
+      `${relPath}:${lineOf(firstCommentCitation)}: a comment cites a trap, but no comment of this file names ${trapsDocumentPath}: write "${trapsDocumentPath}, trap N" at the first citation`,
+    );
   }
   return problems;
 }
@@ -396,16 +422,21 @@ export function lintTrapsDocument(text, repository) {
   const sections = [...text.matchAll(trapHeading)];
   sections.forEach((heading, k) => {
     const number = Number(heading[1]);
-    if (seen.has(number)) problems.push(`${trapsDocumentPath}:${lineOf(heading.index)}: trap ${number} is numbered twice`);
+    if (seen.has(number))
+      problems.push(`${trapsDocumentPath}:${lineOf(heading.index)}: trap ${number} is numbered twice`);
     seen.add(number);
     const end = k + 1 < sections.length ? sections[k + 1].index : text.length;
     const guards = [...text.slice(heading.index, end).matchAll(/^- `([^`]+)`(?:: "(.*)")?\s*$/gm)];
-    if (guards.length === 0) problems.push(`${trapsDocumentPath}:${lineOf(heading.index)}: trap ${number} lists no test that guards it`);
+    if (guards.length === 0)
+      problems.push(`${trapsDocumentPath}:${lineOf(heading.index)}: trap ${number} lists no test that guards it`);
     for (const guard of guards) {
       const at = `${trapsDocumentPath}:${lineOf(heading.index + guard.index)}`;
       const source = repository.readFile(guard[1]);
       if (source === undefined) problems.push(`${at}: ${guard[1]} does not exist`);
-      else if (guard[2] !== undefined && !proseOf(guard[1], source).some((p) => p.kind === 'test name' && p.text.replace(/\\(.)/g, '$1') === guard[2])) {
+      else if (
+        guard[2] !== undefined &&
+        !proseOf(guard[1], source).some((p) => p.kind === 'test name' && p.text.replace(/\\(.)/g, '$1') === guard[2])
+      ) {
         problems.push(`${at}: ${guard[1]} has no test named "${guard[2]}"`);
       }
     }

@@ -4,7 +4,13 @@
 // documents and traps they cite exist; and over docs/TRAPS.md, that the tests it lists exist.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { lintDocumentReferences, lintFile, lintTrapsDocument, trapNumbersOf, trapsDocumentPath } from './lint-rules.mjs';
+import {
+  lintDocumentReferences,
+  lintFile,
+  lintTrapsDocument,
+  trapNumbersOf,
+  trapsDocumentPath,
+} from './lint-rules.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const roots = ['src', 'test', 'scripts', 'bench', 'jepsen-like', '.ci'];
@@ -19,7 +25,8 @@ function* walk(dir, isScriptFolder) {
     const full = join(dir, name);
     if (statSync(full).isDirectory()) {
       if (!skippedFolders.has(name)) yield* walk(full, isScriptFolder);
-    } else if ((sourceFile.test(name) || (isScriptFolder && !name.includes('.'))) && !name.endsWith('.d.ts')) yield full;
+    } else if ((sourceFile.test(name) || (isScriptFolder && !name.includes('.'))) && !name.endsWith('.d.ts'))
+      yield full;
   }
 }
 
@@ -35,7 +42,9 @@ function* repositoryFiles(dir) {
 
 const files = new Set(repositoryFiles(root));
 const baseNames = new Set([...files].map((f) => basename(f)));
-const trapsDocument = existsSync(join(root, trapsDocumentPath)) ? readFileSync(join(root, trapsDocumentPath), 'utf8') : '';
+const trapsDocument = existsSync(join(root, trapsDocumentPath))
+  ? readFileSync(join(root, trapsDocumentPath), 'utf8')
+  : '';
 const repository = {
   hasFile: (relPath) => files.has(relPath),
   hasBaseName: (name) => baseNames.has(name),

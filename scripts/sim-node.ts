@@ -3,10 +3,18 @@
 //   npm run sim:node -- --seed S [--trace] [--fault NAME]
 // Exits 1, naming the failing seeds, when any run breaks a check; 2 on a usage error.
 import { parseArgs } from 'node:util';
-import { chaosFaultKinds, plantedFaults, runNodeSimulation, type ChaosFaultKind, type NodeSimResult, type PlantedFault } from '../test/sim-node/node-simulation.js';
+import {
+  chaosFaultKinds,
+  plantedFaults,
+  runNodeSimulation,
+  type ChaosFaultKind,
+  type NodeSimResult,
+  type PlantedFault,
+} from '../test/sim-node/node-simulation.js';
 import { minimalTrace } from '../test/sim-node/minimal-trace.js';
 
-const usage = 'usage: npm run sim:node -- --seeds N [--from S] | --seed S [--trace]; options: --fault NAME (repeatable), --profile mixed|leaderChurn, --chaos-ms MS, --only-faults KIND,KIND, --stop-at-first';
+const usage =
+  'usage: npm run sim:node -- --seeds N [--from S] | --seed S [--trace]; options: --fault NAME (repeatable), --profile mixed|leaderChurn, --chaos-ms MS, --only-faults KIND,KIND, --stop-at-first';
 
 function fail(message: string): never {
   console.error(`sim-node: ${message}\n${usage}`);
@@ -41,30 +49,41 @@ if (values.help) {
 }
 const planted: PlantedFault[] = [];
 for (const name of values.fault ?? []) {
-  if (!plantedFaults.includes(name as PlantedFault)) fail(`unknown fault '${name}' (one of ${plantedFaults.join(', ')})`);
+  if (!plantedFaults.includes(name as PlantedFault))
+    fail(`unknown fault '${name}' (one of ${plantedFaults.join(', ')})`);
   planted.push(name as PlantedFault);
 }
 let faultKinds: ChaosFaultKind[] | undefined;
 if (values['only-faults'] !== undefined) {
   faultKinds = values['only-faults'].split(',').map((kind) => {
-    if (!chaosFaultKinds.includes(kind as ChaosFaultKind)) fail(`unknown fault kind '${kind}' (of ${chaosFaultKinds.join(', ')})`);
+    if (!chaosFaultKinds.includes(kind as ChaosFaultKind))
+      fail(`unknown fault kind '${kind}' (of ${chaosFaultKinds.join(', ')})`);
     return kind as ChaosFaultKind;
   });
 }
 const profile = values.profile;
-if (profile !== undefined && profile !== 'mixed' && profile !== 'leaderChurn') fail(`unknown profile '${profile}' (mixed or leaderChurn)`);
+if (profile !== undefined && profile !== 'mixed' && profile !== 'leaderChurn')
+  fail(`unknown profile '${profile}' (mixed or leaderChurn)`);
 const options = {
   planted,
   ...(profile === undefined ? {} : { profile: profile as 'mixed' | 'leaderChurn' }),
-  ...(values['chaos-ms'] === undefined ? {} : { chaosMs: nonNegativeInteger(values['chaos-ms'], '--chaos-ms', 20_000) }),
+  ...(values['chaos-ms'] === undefined
+    ? {}
+    : { chaosMs: nonNegativeInteger(values['chaos-ms'], '--chaos-ms', 20_000) }),
   ...(faultKinds === undefined ? {} : { faultKinds }),
 };
-const replayOptions = [...planted.map((name) => ` --fault ${name}`), profile === undefined ? '' : ` --profile ${profile}`, values['chaos-ms'] === undefined ? '' : ` --chaos-ms ${values['chaos-ms']}`, faultKinds === undefined ? '' : ` --only-faults ${faultKinds.join(',')}`].join('');
+const replayOptions = [
+  ...planted.map((name) => ` --fault ${name}`),
+  profile === undefined ? '' : ` --profile ${profile}`,
+  values['chaos-ms'] === undefined ? '' : ` --chaos-ms ${values['chaos-ms']}`,
+  faultKinds === undefined ? '' : ` --only-faults ${faultKinds.join(',')}`,
+].join('');
 
 function report(result: NodeSimResult): void {
   const shownMax = 8;
   for (const v of result.violations.slice(0, shownMax)) console.log(`seed ${result.seed}: ${v.kind}: ${v.message}`);
-  if (result.violations.length > shownMax) console.log(`seed ${result.seed}: … and ${result.violations.length - shownMax} more violations`);
+  if (result.violations.length > shownMax)
+    console.log(`seed ${result.seed}: … and ${result.violations.length - shownMax} more violations`);
   if (result.violations.length > 0) {
     console.log(`  minimal trace of seed ${result.seed}:`);
     for (const line of minimalTrace(result)) console.log(`    ${line}`);
@@ -78,7 +97,9 @@ if (values.seed !== undefined) {
   if (values.trace) for (const line of result.trace) console.log(line);
   report(result);
   const s = result.stats;
-  console.log(`sim-node: seed ${seed}: ${result.nodeCount} nodes, ${result.events} events, ${result.virtualMs} virtual ms, ${s.sends} sends (${s.acknowledgedSends} acknowledged), ${s.receives} receives (${s.delivered} messages), ${s.deletes} deletes, ${s.faults} faults (${s.crashes} crashes, ${s.powerLosses} power losses), ${s.snapshotInstalls} snapshot installs, trace hash ${result.traceHash}`);
+  console.log(
+    `sim-node: seed ${seed}: ${result.nodeCount} nodes, ${result.events} events, ${result.virtualMs} virtual ms, ${s.sends} sends (${s.acknowledgedSends} acknowledged), ${s.receives} receives (${s.delivered} messages), ${s.deletes} deletes, ${s.faults} faults (${s.crashes} crashes, ${s.powerLosses} power losses), ${s.snapshotInstalls} snapshot installs, trace hash ${result.traceHash}`,
+  );
   console.log(`sim-node: 1 seeds, ${result.violations.length} violations`);
   process.exit(result.violations.length === 0 ? 0 : 1);
 }
@@ -99,11 +120,14 @@ for (let seed = from; seed < from + count; seed++) {
     if (values['stop-at-first']) break;
   }
   const done = seed - from + 1;
-  if (done % Math.max(1, Math.ceil(count / 10)) === 0) console.log(`sim-node: ${done}/${count} seeds, ${violations} violations so far`);
+  if (done % Math.max(1, Math.ceil(count / 10)) === 0)
+    console.log(`sim-node: ${done}/${count} seeds, ${violations} violations so far`);
 }
 const seconds = (performance.now() - startMs) / 1000;
 const ran = failing.length > 0 && values['stop-at-first'] ? (failing[failing.length - 1] as number) - from + 1 : count;
-console.log(`sim-node: ${ran} seeds in ${seconds.toFixed(1)} s (${(ran / seconds).toFixed(2)} seeds/s, ${Math.round(events / seconds)} events/s)`);
+console.log(
+  `sim-node: ${ran} seeds in ${seconds.toFixed(1)} s (${(ran / seconds).toFixed(2)} seeds/s, ${Math.round(events / seconds)} events/s)`,
+);
 if (failing.length > 0) console.log(`sim-node: failing seeds: ${failing.join(' ')}`);
 console.log(`sim-node: ${ran} seeds, ${violations} violations`);
 process.exit(violations === 0 ? 0 : 1);

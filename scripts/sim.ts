@@ -7,7 +7,8 @@ import { runSeed, runSeeds } from '../test/sim/run-seeds.js';
 import { simFaultNames, type SimConfig, type SimFaultName, type SimProfile } from '../test/sim/sim-config.js';
 import type { SimViolation } from '../test/sim/simulation.js';
 
-const usage = 'usage: npm run sim -- --seeds N [--from S] | --seed S [--trace]; options: --fault NAME, --profile mixed|leaderChurn';
+const usage =
+  'usage: npm run sim -- --seeds N [--from S] | --seed S [--trace]; options: --fault NAME, --profile mixed|leaderChurn';
 
 function fail(message: string): never {
   console.error(`sim: ${message}\n${usage}`);
@@ -47,20 +48,26 @@ if (values.help) {
 
 const faults: Partial<Record<SimFaultName, boolean>> = {};
 for (const name of values.fault ?? []) {
-  if (!simFaultNames.includes(name as SimFaultName)) fail(`unknown fault '${name}' (one of ${simFaultNames.join(', ')})`);
+  if (!simFaultNames.includes(name as SimFaultName))
+    fail(`unknown fault '${name}' (one of ${simFaultNames.join(', ')})`);
   faults[name as SimFaultName] = true;
 }
 const overrides: Partial<SimConfig> = Object.keys(faults).length > 0 ? { faults } : {};
 const profile = values.profile as SimProfile | undefined;
 if (profile !== undefined && profile !== 'mixed' && profile !== 'leaderChurn') fail(`unknown profile '${profile}'`);
 const runOptions = { overrides, ...(profile === undefined ? {} : { profile }) };
-replayOptions = [...Object.keys(faults).map((name) => ` --fault ${name}`), profile === undefined ? '' : ` --profile ${profile}`].join('');
+replayOptions = [
+  ...Object.keys(faults).map((name) => ` --fault ${name}`),
+  profile === undefined ? '' : ` --profile ${profile}`,
+].join('');
 
 if (values.seed !== undefined) {
   const seed = positiveInteger(values.seed, '--seed', 1);
   const result = runSeed(seed, { isKeepingTrace: values.trace, ...runOptions });
   if (values.trace) for (const line of result.traceLines) console.log(line);
-  console.log(`sim: seed ${seed}: ${result.clusterSize} nodes, ${result.events} events, ${result.ticks} ticks, ${result.acks} acknowledged values, trace hash ${result.traceHash}`);
+  console.log(
+    `sim: seed ${seed}: ${result.clusterSize} nodes, ${result.events} events, ${result.ticks} ticks, ${result.acks} acknowledged values, trace hash ${result.traceHash}`,
+  );
   if (result.violation !== null) console.log(describeViolation(result.violation));
   console.log(`sim: 1 seeds, ${result.violation === null ? 0 : 1} violations`);
   process.exit(result.violation === null ? 0 : 1);
@@ -82,7 +89,8 @@ const summary = runSeeds({
       violationsSoFar += 1;
       console.log(`sim: violation: ${describeViolation(result.violation)}`);
     }
-    if (done % progressEvery === 0 || done === count) console.log(`sim: ${done}/${count} seeds, ${violationsSoFar} violations`);
+    if (done % progressEvery === 0 || done === count)
+      console.log(`sim: ${done}/${count} seeds, ${violationsSoFar} violations`);
   },
 });
 const elapsedSeconds = (performance.now() - startMs) / 1000;
@@ -90,6 +98,7 @@ console.log(
   `sim: seeds ${from}..${from + count - 1}: ${summary.events} events in ${elapsedSeconds.toFixed(1)} s ` +
     `(${(summary.seeds / elapsedSeconds).toFixed(1)} seeds/s, ${Math.round(summary.events / elapsedSeconds)} events/s)`,
 );
-if (summary.violations.length > 0) console.log(`sim: failing seeds: ${summary.violations.map((v) => v.seed).join(' ')}`);
+if (summary.violations.length > 0)
+  console.log(`sim: failing seeds: ${summary.violations.map((v) => v.seed).join(' ')}`);
 console.log(`sim: ${summary.seeds} seeds, ${summary.violations.length} violations`);
 process.exit(summary.violations.length === 0 ? 0 : 1);

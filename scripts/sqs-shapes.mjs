@@ -6,8 +6,20 @@
 // Re-run `npm run sqs-shapes -- <service-2.json>` when the AWS model changes.
 
 const metadataKeys = [
-  'apiVersion', 'targetPrefix', 'protocol', 'protocols', 'jsonVersion', 'serviceId',
-  'awsQueryCompatible', 'endpointPrefix', 'serviceAbbreviation', 'serviceFullName', 'signatureVersion', 'signingName', 'uid', 'auth',
+  'apiVersion',
+  'targetPrefix',
+  'protocol',
+  'protocols',
+  'jsonVersion',
+  'serviceId',
+  'awsQueryCompatible',
+  'endpointPrefix',
+  'serviceAbbreviation',
+  'serviceFullName',
+  'signatureVersion',
+  'signingName',
+  'uid',
+  'auth',
 ];
 const operationKeys = ['http', 'input', 'output', 'errors'];
 const shapeRefKeys = ['shape', 'locationName', 'flattened'];

@@ -42,7 +42,11 @@ async function adminJson<T>(options: BulkFillOptions, method: string, path: stri
 async function generationOf(options: BulkFillOptions): Promise<number> {
   const { queueName } = options;
   const prefix = encodeURIComponent(JSON.stringify(['q', queueName, 'meta']));
-  const { keys } = await adminJson<{ keys: Array<{ value: string }> }>(options, 'GET', `/debug/keys?prefix=${prefix}&linearizable=1`);
+  const { keys } = await adminJson<{ keys: Array<{ value: string }> }>(
+    options,
+    'GET',
+    `/debug/keys?prefix=${prefix}&linearizable=1`,
+  );
   const meta = JSON.parse(keys[0]?.value ?? 'null') as { generation?: number; partitionCount?: number } | null;
   if (meta?.generation === undefined) throw new Error(`queue ${queueName} has no meta row`);
   if ((meta.partitionCount ?? 1) !== 1) throw new Error('bulk fill writes partition 0 only');
@@ -51,7 +55,11 @@ async function generationOf(options: BulkFillOptions): Promise<number> {
 
 function wireWrite(write: TxnWrite): object {
   if (write.kind === 'delete') return { key: decodeKey(write.key), delete: true };
-  return { key: decodeKey(write.key), valueBase64: Buffer.from(write.value).toString('base64'), ...(write.isNewKey === true ? { isNewKey: true } : {}) };
+  return {
+    key: decodeKey(write.key),
+    valueBase64: Buffer.from(write.value).toString('base64'),
+    ...(write.isNewKey === true ? { isNewKey: true } : {}),
+  };
 }
 
 /** Returns the seconds it took; progress on stderr. */
@@ -65,7 +73,9 @@ export async function bulkFill(options: BulkFillOptions): Promise<number> {
   let retries = 0;
   const progress = setInterval(() => {
     const rate = filled / Math.max((performance.now() - startedMs) / 1000, 0.001);
-    process.stderr.write(`\r  filled ${filled.toLocaleString('en')} / ${options.total.toLocaleString('en')} (${Math.round(rate)} msgs/s, ETA ${Math.round((options.total - filled) / Math.max(rate, 1))} s, retries ${retries})   `);
+    process.stderr.write(
+      `\r  filled ${filled.toLocaleString('en')} / ${options.total.toLocaleString('en')} (${Math.round(rate)} msgs/s, ETA ${Math.round((options.total - filled) / Math.max(rate, 1))} s, retries ${retries})   `,
+    );
   }, 1_000);
   try {
     await Promise.all(
@@ -97,7 +107,10 @@ export async function bulkFill(options: BulkFillOptions): Promise<number> {
           for (;;) {
             try {
               // The same txn id after an error: a commit whose answer was lost is not applied twice.
-              const { outcome } = await adminJson<{ outcome: { kind: string } }>(options, 'POST', '/debug/txn', { txnId, writes: wire });
+              const { outcome } = await adminJson<{ outcome: { kind: string } }>(options, 'POST', '/debug/txn', {
+                txnId,
+                writes: wire,
+              });
               if (outcome.kind === 'committed') break;
               // Refused, so not applied (a busy node stamped it too late): a new attempt under a new id.
               if (outcome.kind !== 'clock-skew') throw new Error(`bulk fill: ${JSON.stringify(outcome)}`);

@@ -29,7 +29,8 @@ export class AmqpDriver implements LoadDriver {
     if (this.options.target.kind !== 'amqp') return;
     this.connections = await Promise.all(this.options.target.urls.map((url) => connect(url)));
     for (const connection of this.connections) connection.on('error', () => undefined);
-    const connectionFor = (slot: number): ChannelModel => this.connections[slot % this.connections.length] as ChannelModel;
+    const connectionFor = (slot: number): ChannelModel =>
+      this.connections[slot % this.connections.length] as ChannelModel;
     for (const slot of this.options.producerSlots) {
       this.publishers.set(slot, await connectionFor(slot).createConfirmChannel());
     }
@@ -55,10 +56,13 @@ export class AmqpDriver implements LoadDriver {
       // amqplib may hold on to the buffer until it reaches the socket: each publish gets its own.
       const content = Buffer.from(this.template);
       writeTimestamp(content, 0, micros);
-      confirms.push(new Promise<void>((resolve, reject) => {
-        channel.sendToQueue(this.options.queue.name, content, { persistent: true }, (err: unknown) =>
-          err ? reject(new LoadOperationError('publish', 'nacked by the broker', { cause: err })) : resolve());
-      }));
+      confirms.push(
+        new Promise<void>((resolve, reject) => {
+          channel.sendToQueue(this.options.queue.name, content, { persistent: true }, (err: unknown) =>
+            err ? reject(new LoadOperationError('publish', 'nacked by the broker', { cause: err })) : resolve(),
+          );
+        }),
+      );
     }
     await Promise.all(confirms);
     return this.options.batchSize;
@@ -68,7 +72,9 @@ export class AmqpDriver implements LoadDriver {
     const state = this.consumers.get(slot);
     if (state === undefined) throw new TypeError(`slot ${slot} is not a consumer slot`);
     if (state.buffered.length === 0 && !this.isInterrupted) {
-      await new Promise<void>((resolve) => { state.wake = resolve; });
+      await new Promise<void>((resolve) => {
+        state.wake = resolve;
+      });
       state.wake = null;
       // Like an SQS receive, take what has arrived by now (deliveries of one socket read), up to a batch.
       await new Promise<void>((resolve) => setImmediate(resolve));

@@ -45,11 +45,14 @@ export class EtcdDriver implements LoadDriver {
     setMaxListeners(0, this.aborter.signal);
     const endpoints = options.target.endpoints;
     const slots = [...options.producerSlots, ...options.consumerSlots];
-    this.pools = endpoints.map((origin, e) => new Pool(origin, {
-      connections: Math.max(1, slots.filter((s) => s % endpoints.length === e).length),
-      pipelining: 1,
-      keepAliveTimeout: 60_000,
-    }));
+    this.pools = endpoints.map(
+      (origin, e) =>
+        new Pool(origin, {
+          connections: Math.max(1, slots.filter((s) => s % endpoints.length === e).length),
+          pipelining: 1,
+          keepAliveTimeout: 60_000,
+        }),
+    );
     // The base64 of the body after its timestamp: the timestamp is 18 bytes, a whole number of
     // base64 quanta, so the two halves encode independently.
     this.valueTail = bodyTemplate(options.messageBytes).subarray(timestampDigits).toString('base64');
@@ -96,9 +99,16 @@ export class EtcdDriver implements LoadDriver {
 
   private async call(slot: number, path: string, body: Buffer | string): Promise<string> {
     const pool = this.pools[slot % this.pools.length] as Pool;
-    const response = await pool.request({ path, method: 'POST', body, signal: this.aborter.signal, headers: { 'content-type': 'application/json' } });
+    const response = await pool.request({
+      path,
+      method: 'POST',
+      body,
+      signal: this.aborter.signal,
+      headers: { 'content-type': 'application/json' },
+    });
     const text = await response.body.text();
-    if (response.statusCode !== 200) throw new LoadOperationError(path, `HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
+    if (response.statusCode !== 200)
+      throw new LoadOperationError(path, `HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
     return text;
   }
 
@@ -119,14 +129,23 @@ export class EtcdDriver implements LoadDriver {
   async consume(slot: number): Promise<ConsumedBatch> {
     // Consumer slots are numbered 0..partitions-1 across all workers: slot i owns partition i.
     const prefix = etcdPartitionPrefix(this.options.queue.name, slot);
-    const text = await this.call(slot, '/v3/kv/range', JSON.stringify({ key: b64(prefix), range_end: b64(prefixRangeEnd(prefix)), limit: this.options.batchSize }));
+    const text = await this.call(
+      slot,
+      '/v3/kv/range',
+      JSON.stringify({ key: b64(prefix), range_end: b64(prefixRangeEnd(prefix)), limit: this.options.batchSize }),
+    );
     const kvs = (JSON.parse(text) as { kvs?: { key: string; value?: string }[] }).kvs ?? [];
     if (kvs.length === 0) {
       await delay(emptyReceivePauseMs, undefined, { signal: this.aborter.signal }).catch(() => undefined);
       return { count: 0, sentAtMicros: [] };
     }
     if (kvs.length === 1) await this.call(slot, '/v3/kv/deleterange', JSON.stringify({ key: kvs[0]?.key }));
-    else await this.call(slot, '/v3/kv/txn', JSON.stringify({ success: kvs.map((kv) => ({ request_delete_range: { key: kv.key } })) }));
+    else
+      await this.call(
+        slot,
+        '/v3/kv/txn',
+        JSON.stringify({ success: kvs.map((kv) => ({ request_delete_range: { key: kv.key } })) }),
+      );
     const sentAtMicros: number[] = [];
     for (const kv of kvs) {
       const sentAt = readTimestampMicros(Buffer.from((kv.value ?? '').slice(0, 24), 'base64'));
@@ -155,7 +174,8 @@ export async function deleteEtcdPrefix(endpoint: string, queue: string): Promise
       body: JSON.stringify({ key: b64(prefix), range_end: b64(prefixRangeEnd(prefix)) }),
     });
     const text = await response.body.text();
-    if (response.statusCode !== 200) throw new LoadOperationError('deleterange', `HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
+    if (response.statusCode !== 200)
+      throw new LoadOperationError('deleterange', `HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
   } finally {
     await pool.destroy();
   }

@@ -70,14 +70,30 @@ interface WorkerHandle {
   failure: string | null;
 }
 
-function waitFor(handles: readonly WorkerHandle[], isReached: (h: WorkerHandle) => boolean, timeoutMs: number, what: string): Promise<void> {
+function waitFor(
+  handles: readonly WorkerHandle[],
+  isReached: (h: WorkerHandle) => boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const deadline = Date.now() + timeoutMs;
     const timer = setInterval(() => {
       const failed = handles.find((h) => h.failure !== null);
-      if (failed) { clearInterval(timer); reject(new LoadPhaseError(`a load worker failed: ${failed.failure}`)); return; }
-      if (handles.every(isReached)) { clearInterval(timer); resolve(); return; }
-      if (Date.now() > deadline) { clearInterval(timer); reject(new LoadPhaseError(`load workers did not ${what} within ${timeoutMs} ms`)); }
+      if (failed) {
+        clearInterval(timer);
+        reject(new LoadPhaseError(`a load worker failed: ${failed.failure}`));
+        return;
+      }
+      if (handles.every(isReached)) {
+        clearInterval(timer);
+        resolve();
+        return;
+      }
+      if (Date.now() > deadline) {
+        clearInterval(timer);
+        reject(new LoadPhaseError(`load workers did not ${what} within ${timeoutMs} ms`));
+      }
     }, 20);
   });
 }
@@ -94,15 +110,24 @@ export async function runLoadPhase(plan: PhasePlan): Promise<PhaseOutcome> {
   const handles: WorkerHandle[] = [];
   for (let w = 0; w < workers; w++) {
     const child = fork(plan.workerEntry ?? defaultWorkerEntry, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const handle: WorkerHandle = { child, totals: { produced: 0, consumed: 0, errors: 0 }, result: null, failure: null };
+    const handle: WorkerHandle = {
+      child,
+      totals: { produced: 0, consumed: 0, errors: 0 },
+      result: null,
+      failure: null,
+    };
     child.on('message', (message: FromWorker) => {
       if (message.type === 'ready') ready.add(handle);
-      else if (message.type === 'progress') handle.totals = { produced: message.produced, consumed: message.consumed, errors: message.errors };
-      else if (message.type === 'result') { handle.result = message.result; handle.totals = message.result; }
-      else handle.failure = message.error;
+      else if (message.type === 'progress')
+        handle.totals = { produced: message.produced, consumed: message.consumed, errors: message.errors };
+      else if (message.type === 'result') {
+        handle.result = message.result;
+        handle.totals = message.result;
+      } else handle.failure = message.error;
     });
     child.on('exit', (code) => {
-      if (handle.result === null && handle.failure === null) handle.failure = `exited with code ${code} before reporting`;
+      if (handle.result === null && handle.failure === null)
+        handle.failure = `exited with code ${code} before reporting`;
     });
     handles.push(handle);
     const job: ToWorker = {
@@ -124,11 +149,22 @@ export async function runLoadPhase(plan: PhasePlan): Promise<PhaseOutcome> {
     await new Promise<void>((resolve) => {
       const timer = setInterval(() => {
         const now = Date.now();
-        if (serverCpuAtStart === null && now >= windowStartMs) serverCpuAtStart = processTreeCpuSeconds(plan.serverPids);
-        const totals = { produced: sum(handles, (t) => t.produced), consumed: sum(handles, (t) => t.consumed), errors: sum(handles, (t) => t.errors) };
+        if (serverCpuAtStart === null && now >= windowStartMs)
+          serverCpuAtStart = processTreeCpuSeconds(plan.serverPids);
+        const totals = {
+          produced: sum(handles, (t) => t.produced),
+          consumed: sum(handles, (t) => t.consumed),
+          errors: sum(handles, (t) => t.errors),
+        };
         plan.onProgress?.(totals, now - startedMs);
-        const isOver = now >= windowStartMs + plan.windowMsMax || (plan.isDone?.(totals) ?? false) || handles.some((h) => h.failure !== null);
-        if (isOver) { clearInterval(timer); resolve(); }
+        const isOver =
+          now >= windowStartMs + plan.windowMsMax ||
+          (plan.isDone?.(totals) ?? false) ||
+          handles.some((h) => h.failure !== null);
+        if (isOver) {
+          clearInterval(timer);
+          resolve();
+        }
       }, watchIntervalMs);
     });
     const windowEndMs = Date.now();
@@ -139,7 +175,11 @@ export async function runLoadPhase(plan: PhasePlan): Promise<PhaseOutcome> {
     const firstError = results.find((r) => r.firstError !== undefined)?.firstError;
     return {
       windowSeconds: Math.max(0, windowEndMs - windowStartMs) / 1000,
-      totals: { produced: sum(handles, (t) => t.produced), consumed: sum(handles, (t) => t.consumed), errors: sum(handles, (t) => t.errors) },
+      totals: {
+        produced: sum(handles, (t) => t.produced),
+        consumed: sum(handles, (t) => t.consumed),
+        errors: sum(handles, (t) => t.errors),
+      },
       producedInWindow: results.reduce((n, r) => n + r.producedInWindow, 0),
       consumedInWindow: results.reduce((n, r) => n + r.consumedInWindow, 0),
       emptyReceives: results.reduce((n, r) => n + r.emptyReceives, 0),

@@ -29,10 +29,14 @@ function sendAndFlush(message: FromWorker): Promise<void> {
 /** Loads only the driver the job needs: a worker starts per phase, and loading every client library each time is seconds of CPU on a busy machine. */
 async function createDriver(job: WorkerJob): Promise<LoadDriver> {
   switch (job.driver.target.kind) {
-    case 'sqs': return new (await import('./sqs-driver.js')).SqsDriver(job.driver);
-    case 'amqp': return new (await import('./amqp-driver.js')).AmqpDriver(job.driver);
-    case 'nats': return new (await import('./nats-driver.js')).NatsDriver(job.driver);
-    case 'etcd': return new (await import('./etcd-driver.js')).EtcdDriver(job.driver);
+    case 'sqs':
+      return new (await import('./sqs-driver.js')).SqsDriver(job.driver);
+    case 'amqp':
+      return new (await import('./amqp-driver.js')).AmqpDriver(job.driver);
+    case 'nats':
+      return new (await import('./nats-driver.js')).NatsDriver(job.driver);
+    case 'etcd':
+      return new (await import('./etcd-driver.js')).EtcdDriver(job.driver);
   }
 }
 
@@ -77,12 +81,17 @@ class LoadWorker {
     if (driver === null || job === null) throw new Error('start before job');
     this.windowStartMs = windowStartMs;
     const untilWindow = Math.max(0, windowStartMs - Date.now());
-    setTimeout(() => { this.cpuAtWindowStart = process.cpuUsage(); }, untilWindow).unref();
+    setTimeout(() => {
+      this.cpuAtWindowStart = process.cpuUsage();
+    }, untilWindow).unref();
     this.slots = [
       ...job.driver.producerSlots.map((slot) => this.runProducer(driver, slot)),
       ...job.driver.consumerSlots.map((slot) => this.runConsumer(driver, slot, job.recordsEndToEnd)),
     ];
-    this.progressTimer = setInterval(() => send({ type: 'progress', produced: this.produced, consumed: this.consumed, errors: this.errors }), progressIntervalMs);
+    this.progressTimer = setInterval(
+      () => send({ type: 'progress', produced: this.produced, consumed: this.consumed, errors: this.errors }),
+      progressIntervalMs,
+    );
   }
 
   /**
@@ -189,9 +198,12 @@ const worker = new LoadWorker();
 process.on('message', (message: ToWorker) => {
   const run = async (): Promise<void> => {
     switch (message.type) {
-      case 'job': return worker.accept(message.job);
-      case 'start': return worker.start(message.windowStartMs);
-      case 'stop': return worker.stop();
+      case 'job':
+        return worker.accept(message.job);
+      case 'start':
+        return worker.start(message.windowStartMs);
+      case 'stop':
+        return worker.stop();
     }
   };
   run().catch(async (err: unknown) => {

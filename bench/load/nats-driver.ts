@@ -60,7 +60,9 @@ export class NatsDriver implements LoadDriver {
     try {
       for await (const message of messages) {
         count++;
-        const sentAt = readTimestampMicros(Buffer.from(message.data.buffer, message.data.byteOffset, Math.min(message.data.length, 18)));
+        const sentAt = readTimestampMicros(
+          Buffer.from(message.data.buffer, message.data.byteOffset, Math.min(message.data.length, 18)),
+        );
         if (sentAt !== null) sentAtMicros.push(sentAt);
         message.ack();
       }
@@ -92,7 +94,11 @@ export async function createNatsStream(server: string, name: string, replicas: n
       storage: StorageType.File,
       num_replicas: replicas,
     });
-    await jsm.consumers.add(name, { durable_name: natsConsumerName, ack_policy: AckPolicy.Explicit, max_ack_pending: 100_000 });
+    await jsm.consumers.add(name, {
+      durable_name: natsConsumerName,
+      ack_policy: AckPolicy.Explicit,
+      max_ack_pending: 100_000,
+    });
   } finally {
     await nc.close();
   }

@@ -73,11 +73,13 @@ export class SqsDriver implements LoadDriver {
       const slotsHere = slots.filter((s) => s % endpoints.length === e).length;
       return new Pool(origin, { connections: Math.max(1, slotsHere), pipelining: 1, keepAliveTimeout: 60_000 });
     });
-    this.receiveRequest = Buffer.from(JSON.stringify({
-      QueueUrl: this.queueUrl,
-      MaxNumberOfMessages: options.batchSize,
-      WaitTimeSeconds: options.receiveWaitSeconds,
-    }));
+    this.receiveRequest = Buffer.from(
+      JSON.stringify({
+        QueueUrl: this.queueUrl,
+        MaxNumberOfMessages: options.batchSize,
+        WaitTimeSeconds: options.receiveWaitSeconds,
+      }),
+    );
   }
 
   async open(): Promise<void> {
@@ -92,8 +94,15 @@ export class SqsDriver implements LoadDriver {
 
   private async call(slot: number, action: string, body: Buffer | string, wantsBody: boolean): Promise<string> {
     const headers = sqsJsonHeaders(action);
-    if (this.options.target.kind === 'sqs' && this.options.target.isNoop) headers['x-bench-body-bytes'] = String(this.options.messageBytes);
-    const response = await this.pool(slot).request({ path: '/', method: 'POST', headers, body, signal: this.aborter.signal });
+    if (this.options.target.kind === 'sqs' && this.options.target.isNoop)
+      headers['x-bench-body-bytes'] = String(this.options.messageBytes);
+    const response = await this.pool(slot).request({
+      path: '/',
+      method: 'POST',
+      headers,
+      body,
+      signal: this.aborter.signal,
+    });
     if (response.statusCode !== 200) {
       const text = await response.body.text();
       throw new LoadOperationError(action, `HTTP ${response.statusCode}: ${text.slice(0, 300)}`);
@@ -116,7 +125,11 @@ export class SqsDriver implements LoadDriver {
     }
     const text = await this.call(slot, 'SendMessageBatch', template.request, true);
     const failed = parseJsonResponse<{ Failed: unknown[] }>(text).Failed ?? [];
-    if (failed.length > 0) throw new LoadOperationError('SendMessageBatch', `${failed.length} entries failed: ${JSON.stringify(failed[0]).slice(0, 200)}`);
+    if (failed.length > 0)
+      throw new LoadOperationError(
+        'SendMessageBatch',
+        `${failed.length} entries failed: ${JSON.stringify(failed[0]).slice(0, 200)}`,
+      );
     return this.options.batchSize;
   }
 
@@ -130,12 +143,26 @@ export class SqsDriver implements LoadDriver {
       if (sentAt !== null) sentAtMicros.push(sentAt);
     }
     if (this.options.batchSize === 1 && messages.length === 1) {
-      await this.call(slot, 'DeleteMessage', JSON.stringify({ QueueUrl: this.queueUrl, ReceiptHandle: messages[0]?.ReceiptHandle }), false);
+      await this.call(
+        slot,
+        'DeleteMessage',
+        JSON.stringify({ QueueUrl: this.queueUrl, ReceiptHandle: messages[0]?.ReceiptHandle }),
+        false,
+      );
     } else {
       const entries = messages.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle }));
-      const deleted = await this.call(slot, 'DeleteMessageBatch', JSON.stringify({ QueueUrl: this.queueUrl, Entries: entries }), true);
+      const deleted = await this.call(
+        slot,
+        'DeleteMessageBatch',
+        JSON.stringify({ QueueUrl: this.queueUrl, Entries: entries }),
+        true,
+      );
       const failed = parseJsonResponse<{ Failed: unknown[] }>(deleted).Failed ?? [];
-      if (failed.length > 0) throw new LoadOperationError('DeleteMessageBatch', `${failed.length} entries failed: ${JSON.stringify(failed[0]).slice(0, 200)}`);
+      if (failed.length > 0)
+        throw new LoadOperationError(
+          'DeleteMessageBatch',
+          `${failed.length} entries failed: ${JSON.stringify(failed[0]).slice(0, 200)}`,
+        );
     }
     return { count: messages.length, sentAtMicros };
   }

@@ -15,6 +15,11 @@ export interface SqsJsonAnswer {
 
 /** POSTs `body` as JSON for `action`; what a status other than 200 means is the caller's to decide. */
 export async function sqsJsonRequest(pool: Pool, action: string, body: object): Promise<SqsJsonAnswer> {
-  const response = await pool.request({ path: '/', method: 'POST', headers: sqsJsonHeaders(action), body: JSON.stringify(body) });
+  const response = await pool.request({
+    path: '/',
+    method: 'POST',
+    headers: sqsJsonHeaders(action),
+    body: JSON.stringify(body),
+  });
   return { statusCode: response.statusCode, text: await response.body.text() };
 }

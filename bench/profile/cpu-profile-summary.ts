@@ -50,7 +50,10 @@ const categories: readonly (readonly [string, RegExp])[] = [
 
 function frameLabel(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
-  const file = url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '').replace(/^.*\/dist\//, '');
+  const file = url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '')
+    .replace(/^.*\/dist\//, '');
   return `${functionName || '(anonymous)'} ${file}${file ? `:${lineNumber + 1}` : ''}`.trim();
 }
 
@@ -80,7 +83,11 @@ const chargedToCaller = new Set(['other node internals', 'node streams / net', '
 const ownFrames = new Set(['(program)', '(garbage collector)', '(idle)', '(root)']);
 
 /** The category of the nearest frame, from `node` up, that is not charged to its caller (its own if none is). */
-function callerCategoryOf(node: ProfileNode, nodes: ReadonlyMap<number, ProfileNode>, parents: ReadonlyMap<number, number>): string {
+function callerCategoryOf(
+  node: ProfileNode,
+  nodes: ReadonlyMap<number, ProfileNode>,
+  parents: ReadonlyMap<number, number>,
+): string {
   const own = categoryOf(node);
   if (!chargedToCaller.has(own) || ownFrames.has(node.callFrame.functionName)) return own;
   for (let id = parents.get(node.id); id !== undefined; id = parents.get(id)) {
@@ -92,7 +99,10 @@ function callerCategoryOf(node: ProfileNode, nodes: ReadonlyMap<number, ProfileN
   return own;
 }
 
-export function summarizeCpuProfile(profile: CpuProfile, options: { readonly byCaller?: boolean } = {}): { byCategory: SelfTime[]; byFunction: SelfTime[]; busyMs: number } {
+export function summarizeCpuProfile(
+  profile: CpuProfile,
+  options: { readonly byCaller?: boolean } = {},
+): { byCategory: SelfTime[]; byFunction: SelfTime[]; busyMs: number } {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const parents = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
@@ -121,9 +131,14 @@ function main(): void {
   }
   const topAt = process.argv.indexOf('--top');
   const top = topAt > 0 ? Number(process.argv[topAt + 1]) : 25;
-  const summary = summarizeCpuProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, { byCaller: process.argv.includes('--by-caller') });
-  const line = (t: SelfTime): string => `${(t.share * 100).toFixed(1).padStart(5)}%  ${t.selfMs.toFixed(0).padStart(7)} ms  ${t.name}`;
-  process.stdout.write(`busy ${summary.busyMs.toFixed(0)} ms (idle excluded)\n\nby category\n${summary.byCategory.map(line).join('\n')}\n\n`);
+  const summary = summarizeCpuProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, {
+    byCaller: process.argv.includes('--by-caller'),
+  });
+  const line = (t: SelfTime): string =>
+    `${(t.share * 100).toFixed(1).padStart(5)}%  ${t.selfMs.toFixed(0).padStart(7)} ms  ${t.name}`;
+  process.stdout.write(
+    `busy ${summary.busyMs.toFixed(0)} ms (idle excluded)\n\nby category\n${summary.byCategory.map(line).join('\n')}\n\n`,
+  );
   process.stdout.write(`top ${top} functions by self time\n${summary.byFunction.slice(0, top).map(line).join('\n')}\n`);
 }
 

@@ -14,13 +14,21 @@ process.on('SIGUSR2', () => {
     const started = new Session();
     started.connect();
     session = started;
-    started.post('Profiler.enable', () => started.post('Profiler.setSamplingInterval', { interval: samplingIntervalUs }, () => started.post('Profiler.start')));
+    started.post('Profiler.enable', () =>
+      started.post('Profiler.setSamplingInterval', { interval: samplingIntervalUs }, () =>
+        started.post('Profiler.start'),
+      ),
+    );
     return;
   }
   const running = session;
   session = null;
   running.post('Profiler.stop', (error, result) => {
-    if (error === null) writeFileSync(join(process.env['RAFTQ_PROFILE_DIR'] ?? process.cwd(), `${process.pid}.cpuprofile`), JSON.stringify(result.profile));
+    if (error === null)
+      writeFileSync(
+        join(process.env['RAFTQ_PROFILE_DIR'] ?? process.cwd(), `${process.pid}.cpuprofile`),
+        JSON.stringify(result.profile),
+      );
     running.disconnect();
   });
 });

@@ -85,15 +85,31 @@ function latencyProblems(where: string, value: unknown): string[] {
 function cellProblems(where: string, value: unknown, systemIds: Set<string>): string[] {
   if (!isObject(value)) return [`${where}: expected an object`];
   const problems: string[] = [];
-  if (typeof value.system !== 'string' || !systemIds.has(value.system)) problems.push(`${where}.system: not one of the systems`);
+  if (typeof value.system !== 'string' || !systemIds.has(value.system))
+    problems.push(`${where}.system: not one of the systems`);
   const cell = value.cell;
-  if (!isObject(cell) || !workloadKinds.includes(cell.workload as never) || !isFiniteNumber(cell.messageBytes) ||
-      !isFiniteNumber(cell.batchSize) || !isFiniteNumber(cell.concurrency)) {
+  if (
+    !isObject(cell) ||
+    !workloadKinds.includes(cell.workload as never) ||
+    !isFiniteNumber(cell.messageBytes) ||
+    !isFiniteNumber(cell.batchSize) ||
+    !isFiniteNumber(cell.concurrency)
+  ) {
     problems.push(`${where}.cell: expected {workload, messageBytes, batchSize, concurrency}`);
   }
   if (value.status !== 'ok' && value.status !== 'failed') problems.push(`${where}.status: expected ok or failed`);
-  for (const field of ['windowSeconds', 'producedMessages', 'consumedMessages', 'throughputMsgsPerSecond',
-    'serverCpuSeconds', 'clientCpuSeconds', 'clientProcesses', 'clientCpuShare', 'errors', 'machineLoad1m']) {
+  for (const field of [
+    'windowSeconds',
+    'producedMessages',
+    'consumedMessages',
+    'throughputMsgsPerSecond',
+    'serverCpuSeconds',
+    'clientCpuSeconds',
+    'clientProcesses',
+    'clientCpuShare',
+    'errors',
+    'machineLoad1m',
+  ]) {
     const n = value[field];
     if (!isFiniteNumber(n) || n < 0) problems.push(`${where}.${field}: expected a non-negative number`);
   }
@@ -102,7 +118,9 @@ function cellProblems(where: string, value: unknown, systemIds: Set<string>): st
   }
   if (typeof value.isClientBound !== 'boolean') problems.push(`${where}.isClientBound: expected a boolean`);
   if (!isObject(value.latency)) problems.push(`${where}.latency: expected an object`);
-  else for (const kind of ['produce', 'consume', 'endToEnd']) problems.push(...latencyProblems(`${where}.latency.${kind}`, value.latency[kind]));
+  else
+    for (const kind of ['produce', 'consume', 'endToEnd'])
+      problems.push(...latencyProblems(`${where}.latency.${kind}`, value.latency[kind]));
   return problems;
 }
 
@@ -110,29 +128,44 @@ function cellProblems(where: string, value: unknown, systemIds: Set<string>): st
 export function benchResultProblems(value: unknown): string[] {
   if (!isObject(value)) return ['expected an object'];
   const problems: string[] = [];
-  if (value.schemaVersion !== benchResultSchemaVersion) problems.push(`schemaVersion: expected ${benchResultSchemaVersion}`);
+  if (value.schemaVersion !== benchResultSchemaVersion)
+    problems.push(`schemaVersion: expected ${benchResultSchemaVersion}`);
   for (const field of ['startedAt', 'finishedAt']) {
-    if (typeof value[field] !== 'string' || Number.isNaN(Date.parse(value[field] as string))) problems.push(`${field}: expected an ISO date`);
+    if (typeof value[field] !== 'string' || Number.isNaN(Date.parse(value[field] as string)))
+      problems.push(`${field}: expected an ISO date`);
   }
   if (!Array.isArray(value.systems)) return [...problems, 'systems: expected an array'];
   const systemIds = new Set<string>();
   value.systems.forEach((system: unknown, i) => {
-    if (!isObject(system) || typeof system.id !== 'string' || typeof system.label !== 'string' || typeof system.durability !== 'string') {
+    if (
+      !isObject(system) ||
+      typeof system.id !== 'string' ||
+      typeof system.label !== 'string' ||
+      typeof system.durability !== 'string'
+    ) {
       problems.push(`systems[${i}]: expected {id, label, durability, status}`);
       return;
     }
-    if (!['ran', 'skipped', 'failed'].includes(system.status as string)) problems.push(`systems[${i}].status: expected ran, skipped or failed`);
-    if (system.status !== 'ran' && typeof system.reason !== 'string') problems.push(`systems[${i}].reason: a skipped or failed system says why`);
+    if (!['ran', 'skipped', 'failed'].includes(system.status as string))
+      problems.push(`systems[${i}].status: expected ran, skipped or failed`);
+    if (system.status !== 'ran' && typeof system.reason !== 'string')
+      problems.push(`systems[${i}].reason: a skipped or failed system says why`);
     systemIds.add(system.id);
   });
   if (!Array.isArray(value.cells)) problems.push('cells: expected an array');
   else value.cells.forEach((cell: unknown, i) => problems.push(...cellProblems(`cells[${i}]`, cell, systemIds)));
   if (!Array.isArray(value.ratios)) problems.push('ratios: expected an array');
-  else value.ratios.forEach((row: unknown, i) => {
-    if (!isObject(row) || typeof row.cellKey !== 'string' || !systemIds.has(row.subject as string) || !systemIds.has(row.peer as string) ||
-        !(row.ratio === null || isFiniteNumber(row.ratio))) {
-      problems.push(`ratios[${i}]: expected {cellKey, subject, peer, ratio} of known systems`);
-    }
-  });
+  else
+    value.ratios.forEach((row: unknown, i) => {
+      if (
+        !isObject(row) ||
+        typeof row.cellKey !== 'string' ||
+        !systemIds.has(row.subject as string) ||
+        !systemIds.has(row.peer as string) ||
+        !(row.ratio === null || isFiniteNumber(row.ratio))
+      ) {
+        problems.push(`ratios[${i}]: expected {cellKey, subject, peer, ratio} of known systems`);
+      }
+    });
   return problems;
 }

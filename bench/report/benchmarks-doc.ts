@@ -16,10 +16,18 @@ export { DocMarkersMissingError };
 export function renderGeneratedSection(result: BenchResult, resultFile: string): string {
   const systems = formatMarkdownTable({
     header: ['system', 'configuration', 'durability', 'status'],
-    rows: result.systems.map((s) => [s.id, s.label, s.durability, s.status === 'ran' ? `ran (ready in ${s.startSeconds?.toFixed(0) ?? '?'} s)` : `${s.status}: ${s.reason ?? ''}`]),
+    rows: result.systems.map((s) => [
+      s.id,
+      s.label,
+      s.durability,
+      s.status === 'ran' ? `ran (ready in ${s.startSeconds?.toFixed(0) ?? '?'} s)` : `${s.status}: ${s.reason ?? ''}`,
+    ]),
   });
   const loads = result.cells.map((c) => c.machineLoad1m);
-  const loadNote = loads.length === 0 ? '' : ` The machine's one-minute load average ran from ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} during the cells (2 cores: anything above 2 means other work competed with the bench).`;
+  const loadNote =
+    loads.length === 0
+      ? ''
+      : ` The machine's one-minute load average ran from ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} during the cells (2 cores: anything above 2 means other work competed with the bench).`;
   return [
     `Run of ${result.startedAt} (${result.options.quick ? '`npm run bench -- --quick`' : '`npm run bench`'}, ${result.host.cpus} cores, Node ${result.host.node}); raw figures in \`${resultFile}\`.${loadNote}`,
     '',

@@ -17,7 +17,12 @@ export class DocMarkersMissingError extends Error {
 }
 
 /** `doc` with the lines between the markers replaced by `generated`; the markers themselves stay. */
-export function replaceGeneratedBlock(doc: string, markers: GeneratedBlockMarkers, generated: string, docPath: string): string {
+export function replaceGeneratedBlock(
+  doc: string,
+  markers: GeneratedBlockMarkers,
+  generated: string,
+  docPath: string,
+): string {
   const start = doc.indexOf(markers.start);
   const end = doc.indexOf(markers.end);
   if (start < 0 || end < start) throw new DocMarkersMissingError(docPath, markers);

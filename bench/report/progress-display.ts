@@ -18,9 +18,11 @@ export interface ProgressState {
 export function formatProgress(state: ProgressState): string {
   const seconds = state.elapsedMs / 1000;
   const rate = (n: number): string => (seconds > 0 ? `${Math.round(n / seconds)}/s` : '-');
-  return `[${state.systemIndex}/${state.systemCount} ${state.system}] cell ${state.cellIndex}/${state.cellCount} ${state.phase}: ` +
+  return (
+    `[${state.systemIndex}/${state.systemCount} ${state.system}] cell ${state.cellIndex}/${state.cellCount} ${state.phase}: ` +
     `sent ${state.produced} (${rate(state.produced)}) received ${state.consumed} (${rate(state.consumed)})` +
-    `${state.errors > 0 ? ` errors ${state.errors}` : ''} ${seconds.toFixed(1)}s`;
+    `${state.errors > 0 ? ` errors ${state.errors}` : ''} ${seconds.toFixed(1)}s`
+  );
 }
 
 export class ProgressDisplay {

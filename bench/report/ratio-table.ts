@@ -76,14 +76,23 @@ function ratioTable(rows: readonly RatioRow[]): Table {
     rows.find((r) => r.cellKey === key && r.subject === subject && r.peer === peer);
   const body = lines.map((line) => {
     const [key = '', subject = ''] = line.split('\u0000');
-    return [key, subject, ...peers.map((peer) => {
-      const row = find(key, subject, peer);
-      return row === undefined ? '' : formatRatio(row.ratio, row.isClientBound);
-    })];
+    return [
+      key,
+      subject,
+      ...peers.map((peer) => {
+        const row = find(key, subject, peer);
+        return row === undefined ? '' : formatRatio(row.ratio, row.isClientBound);
+      }),
+    ];
   });
   const subjects = [...new Set(rows.map((r) => r.subject))];
-  const means = subjects.map((subject) => ['geometric mean', subject, ...peers.map((peer) =>
-    formatRatio(geometricMeanRatio(rows.filter((r) => r.subject === subject && r.peer === peer))))]);
+  const means = subjects.map((subject) => [
+    'geometric mean',
+    subject,
+    ...peers.map((peer) =>
+      formatRatio(geometricMeanRatio(rows.filter((r) => r.subject === subject && r.peer === peer))),
+    ),
+  ]);
   const numericColumns = new Set(peers.map((_, i) => i + 2));
   return { header: ['cell', 'raftq', ...peers.map((p) => `÷ ${p}`)], rows: [...body, ...means], numericColumns };
 }

@@ -9,9 +9,12 @@ import type { LatencySummary } from '../stats/latency-summary.js';
 /** The latency a reader compares for a cell: its produce op, its consume op, or end to end. */
 export function headlineLatency(cell: CellMeasurement): LatencySummary | null {
   switch (cell.cell.workload) {
-    case 'produce': return cell.latency.produce;
-    case 'consume': return cell.latency.consume;
-    case 'produce-consume': return cell.latency.endToEnd ?? cell.latency.consume;
+    case 'produce':
+      return cell.latency.produce;
+    case 'consume':
+      return cell.latency.consume;
+    case 'produce-consume':
+      return cell.latency.endToEnd ?? cell.latency.consume;
   }
 }
 
@@ -22,7 +25,19 @@ function fixed(value: number | null | undefined, digits: number): string {
 function resultsTable(cells: readonly CellMeasurement[]): Table {
   const rows = cells.map((cell) => {
     const latency = headlineLatency(cell);
-    if (cell.status === 'failed') return [cellKey(cell.cell), cell.system, 'failed', '', '', '', '', '', cell.machineLoad1m.toFixed(1), (cell.reason ?? '').slice(0, 60)];
+    if (cell.status === 'failed')
+      return [
+        cellKey(cell.cell),
+        cell.system,
+        'failed',
+        '',
+        '',
+        '',
+        '',
+        '',
+        cell.machineLoad1m.toFixed(1),
+        (cell.reason ?? '').slice(0, 60),
+      ];
     return [
       cellKey(cell.cell),
       cell.system,
@@ -37,7 +52,18 @@ function resultsTable(cells: readonly CellMeasurement[]): Table {
     ];
   });
   return {
-    header: ['cell', 'system', 'msgs/s', 'p50 ms', 'p99 ms', 'p99.9 ms', 'srv cpu s/1k', 'client cpu', 'load 1m', 'notes'],
+    header: [
+      'cell',
+      'system',
+      'msgs/s',
+      'p50 ms',
+      'p99 ms',
+      'p99.9 ms',
+      'srv cpu s/1k',
+      'client cpu',
+      'load 1m',
+      'notes',
+    ],
     rows,
     numericColumns: new Set([2, 3, 4, 5, 6, 7, 8]),
   };

@@ -10,7 +10,10 @@ export interface Table {
 export function formatTextTable(table: Table): string {
   const widths = table.header.map((h, c) => Math.max(h.length, ...table.rows.map((r) => (r[c] ?? '').length)));
   const line = (cells: readonly string[]): string =>
-    cells.map((cell, c) => (table.numericColumns?.has(c) ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0))).join('  ').trimEnd();
+    cells
+      .map((cell, c) => (table.numericColumns?.has(c) ? cell.padStart(widths[c] ?? 0) : cell.padEnd(widths[c] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(table.header), widths.map((w) => '-'.repeat(w)).join('  '), ...table.rows.map(line)].join('\n');
 }
 

@@ -9,7 +9,10 @@ export interface WorkloadChart {
   readonly svg: string;
 }
 
-export function renderWorkloadCharts(cells: readonly CellMeasurement[], systemOrder: readonly string[]): WorkloadChart[] {
+export function renderWorkloadCharts(
+  cells: readonly CellMeasurement[],
+  systemOrder: readonly string[],
+): WorkloadChart[] {
   const keys = [...new Set(cells.map((c) => workloadKey(c.cell)))];
   return keys.map((key) => {
     const inWorkload = cells.filter((c) => workloadKey(c.cell) === key);

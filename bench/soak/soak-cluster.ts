@@ -23,7 +23,12 @@ export class SoakCluster {
   private constructor(readonly nodes: readonly SoakNode[]) {}
 
   /** `cpuProfileDir`: each node writes a V8 CPU profile there when it exits (node --cpu-prof). */
-  static async start(options: { nodeCount: number; baseDir: string; extraArgs: readonly string[]; cpuProfileDir?: string }): Promise<SoakCluster> {
+  static async start(options: {
+    nodeCount: number;
+    baseDir: string;
+    extraArgs: readonly string[];
+    cpuProfileDir?: string;
+  }): Promise<SoakCluster> {
     const ports = await freePorts(options.nodeCount * 3);
     const ids = Array.from({ length: options.nodeCount }, (_, i) => `n${i + 1}`);
     const port = (i: number, k: number) => ports[i * 3 + k] as number;
@@ -33,14 +38,38 @@ export class SoakCluster {
       mkdirSync(dataDir, { recursive: true });
       const log = openSync(join(options.baseDir, `${id}.log`), 'a');
       const args = [
-        mainScript, 'serve', '--id', id, '--data-dir', dataDir,
-        '--sqs-listen', `127.0.0.1:${port(i, 0)}`, '--admin-listen', `127.0.0.1:${port(i, 1)}`, '--raft-listen', `127.0.0.1:${port(i, 2)}`,
-        '--peers', peers, '--log-level', 'warn', ...options.extraArgs,
+        mainScript,
+        'serve',
+        '--id',
+        id,
+        '--data-dir',
+        dataDir,
+        '--sqs-listen',
+        `127.0.0.1:${port(i, 0)}`,
+        '--admin-listen',
+        `127.0.0.1:${port(i, 1)}`,
+        '--raft-listen',
+        `127.0.0.1:${port(i, 2)}`,
+        '--peers',
+        peers,
+        '--log-level',
+        'warn',
+        ...options.extraArgs,
       ];
-      const profiling = options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
-      const child = spawn(process.execPath, [...profiling, ...args], { stdio: ['ignore', log, log], env: { ...process.env, RAFTQ_CLUSTER_SECRET: soakClusterSecret } });
+      const profiling =
+        options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
+      const child = spawn(process.execPath, [...profiling, ...args], {
+        stdio: ['ignore', log, log],
+        env: { ...process.env, RAFTQ_CLUSTER_SECRET: soakClusterSecret },
+      });
       closeSync(log);
-      return { id, sqsEndpoint: `http://127.0.0.1:${port(i, 0)}`, adminEndpoint: `http://127.0.0.1:${port(i, 1)}`, dataDir, process: child };
+      return {
+        id,
+        sqsEndpoint: `http://127.0.0.1:${port(i, 0)}`,
+        adminEndpoint: `http://127.0.0.1:${port(i, 1)}`,
+        dataDir,
+        process: child,
+      };
     });
     const cluster = new SoakCluster(nodes);
     await cluster.waitReady(60_000);
@@ -51,8 +80,11 @@ export class SoakCluster {
     const deadline = Date.now() + timeoutMs;
     for (const node of this.nodes) {
       for (;;) {
-        if (node.process.exitCode !== null) throw new Error(`node ${node.id} exited during start-up (see its log in the run directory)`);
-        const status = await fetch(`${node.adminEndpoint}/ready`).then((r) => r.status).catch(() => 0);
+        if (node.process.exitCode !== null)
+          throw new Error(`node ${node.id} exited during start-up (see its log in the run directory)`);
+        const status = await fetch(`${node.adminEndpoint}/ready`)
+          .then((r) => r.status)
+          .catch(() => 0);
         if (status === 200) break;
         if (Date.now() > deadline) throw new Error(`node ${node.id} not ready after ${timeoutMs} ms`);
         await delay(200);
@@ -66,7 +98,9 @@ export class SoakCluster {
    */
   async leader(): Promise<SoakNode> {
     for (const node of this.nodes) {
-      const text = await fetch(`${node.adminEndpoint}/metrics`).then((r) => r.text()).catch(() => '');
+      const text = await fetch(`${node.adminEndpoint}/metrics`)
+        .then((r) => r.text())
+        .catch(() => '');
       if (text.includes('raftq_raft_role{role="leader"} 1')) return node;
     }
     return this.nodes[0] as SoakNode;
@@ -98,7 +132,9 @@ export interface NodeMetricsSample {
 }
 
 export async function sampleMetrics(node: SoakNode): Promise<NodeMetricsSample | null> {
-  const text = await fetch(`${node.adminEndpoint}/metrics`).then((r) => r.text()).catch(() => null);
+  const text = await fetch(`${node.adminEndpoint}/metrics`)
+    .then((r) => r.text())
+    .catch(() => null);
   if (text === null) return null;
   return parseMetrics(text);
 }

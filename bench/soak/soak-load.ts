@@ -62,7 +62,15 @@ class SqsJson {
 }
 
 export class SoakLoad {
-  readonly counters: SoakCounters = { sent: 0, received: 0, deleted: 0, purges: 0, cycles: 0, errors: 0, lastError: '' };
+  readonly counters: SoakCounters = {
+    sent: 0,
+    received: 0,
+    deleted: 0,
+    purges: 0,
+    cycles: 0,
+    errors: 0,
+    lastError: '',
+  };
   /** Latencies (ms) of receives that returned messages, since the last drain. */
   private receiveLatenciesMs: number[] = [];
   private isRunning = true;
@@ -84,7 +92,11 @@ export class SoakLoad {
     await this.createQueue('cycle', {});
     await this.createQueue('expiring', { MessageRetentionPeriod: '60' });
     const rate = this.options.messagesPerSecond;
-    this.loops.push(this.produce('steady', rate, 4), this.produce('steady.fifo', rate / 10, 1), this.produce('purged', rate / 4, 1));
+    this.loops.push(
+      this.produce('steady', rate, 4),
+      this.produce('steady.fifo', rate / 10, 1),
+      this.produce('purged', rate / 4, 1),
+    );
     this.loops.push(this.produce('cycle', rate / 4, 1), this.produce('expiring', rate / 10, 1));
     // Consumers outnumber what the producers need, so the steady queues stay near empty even on a loaded machine.
     for (let lane = 0; lane < 12; lane++) this.loops.push(this.consume('steady'));
@@ -107,7 +119,10 @@ export class SoakLoad {
   }
 
   private async createQueue(name: string, attributes: Record<string, string>): Promise<void> {
-    const answer = await this.sqs.call<{ QueueUrl: string }>('CreateQueue', { QueueName: name, Attributes: attributes });
+    const answer = await this.sqs.call<{ QueueUrl: string }>('CreateQueue', {
+      QueueName: name,
+      Attributes: attributes,
+    });
     this.urls.set(name, answer.QueueUrl);
   }
 
@@ -139,7 +154,10 @@ export class SoakLoad {
             ...(isFifo ? { MessageGroupId: `g${i % 4}`, MessageDeduplicationId: `d${this.dedupCounter++}` } : {}),
           }));
           try {
-            const answer = await this.sqs.call<{ Successful?: unknown[] }>('SendMessageBatch', { QueueUrl: this.url(queue), Entries: entries });
+            const answer = await this.sqs.call<{ Successful?: unknown[] }>('SendMessageBatch', {
+              QueueUrl: this.url(queue),
+              Entries: entries,
+            });
             this.counters.sent += answer.Successful?.length ?? 0;
           } catch (error) {
             // The cycle queue is missing for a moment while it is recreated: expected, not counted.
@@ -154,7 +172,11 @@ export class SoakLoad {
     while (this.isRunning) {
       try {
         const startedMs = performance.now();
-        const answer = await this.sqs.call<{ Messages?: Array<{ ReceiptHandle: string }> }>('ReceiveMessage', { QueueUrl: this.url(queue), MaxNumberOfMessages: 10, WaitTimeSeconds: 0 });
+        const answer = await this.sqs.call<{ Messages?: Array<{ ReceiptHandle: string }> }>('ReceiveMessage', {
+          QueueUrl: this.url(queue),
+          MaxNumberOfMessages: 10,
+          WaitTimeSeconds: 0,
+        });
         const messages = answer.Messages ?? [];
         if (messages.length === 0) {
           // Short polls, so that the latency measured is the server's; an empty queue is polled
@@ -165,7 +187,10 @@ export class SoakLoad {
         this.receiveLatenciesMs.push(performance.now() - startedMs);
         this.counters.received += messages.length;
         const entries = messages.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle }));
-        const deleted = await this.sqs.call<{ Successful?: unknown[] }>('DeleteMessageBatch', { QueueUrl: this.url(queue), Entries: entries });
+        const deleted = await this.sqs.call<{ Successful?: unknown[] }>('DeleteMessageBatch', {
+          QueueUrl: this.url(queue),
+          Entries: entries,
+        });
         this.counters.deleted += deleted.Successful?.length ?? 0;
       } catch (error) {
         this.noteError(error);

@@ -59,7 +59,9 @@ export function percentile(sorted: readonly number[], fraction: number): number 
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] as number;
 }
 
-export function minuteLatencies(latencies: ReadonlyArray<{ readonly tSeconds: number; readonly ms: number }>): MinuteLatency[] {
+export function minuteLatencies(
+  latencies: ReadonlyArray<{ readonly tSeconds: number; readonly ms: number }>,
+): MinuteLatency[] {
   const byMinute = new Map<number, number[]>();
   for (const { tSeconds, ms } of latencies) {
     const minute = Math.floor(tSeconds / 60) + 1;
@@ -85,7 +87,11 @@ export function leveling(values: readonly number[]): Leveling {
 }
 
 /** Minute 1 against the last complete minute (a partial last minute has too few receives to compare). */
-export function soakVerdict(samples: readonly SoakSample[], latencies: ReadonlyArray<{ readonly tSeconds: number; readonly ms: number }>, runSeconds: number): SoakVerdict {
+export function soakVerdict(
+  samples: readonly SoakSample[],
+  latencies: ReadonlyArray<{ readonly tSeconds: number; readonly ms: number }>,
+  runSeconds: number,
+): SoakVerdict {
   const minutes = minuteLatencies(latencies).filter((m) => m.minute * 60 <= runSeconds + 1);
   const first = minutes[0];
   const last = minutes[minutes.length - 1];
@@ -95,23 +101,45 @@ export function soakVerdict(samples: readonly SoakSample[], latencies: ReadonlyA
     minutes,
     p50Ratio,
     p99Ratio,
-    isLatencyWithinBound: p50Ratio !== null && p99Ratio !== null && p50Ratio <= latencyRatioMax && p99Ratio <= latencyRatioMax,
+    isLatencyWithinBound:
+      p50Ratio !== null && p99Ratio !== null && p50Ratio <= latencyRatioMax && p99Ratio <= latencyRatioMax,
     liveRows: leveling(samples.map((s) => s.liveRows)),
     stateBytes: leveling(samples.map((s) => s.stateBytes)),
-    cpuPerMessage: leveling(samples.filter((s) => s.nodeCpuMsPerMessage !== null).map((s) => s.nodeCpuMsPerMessage as number)),
+    cpuPerMessage: leveling(
+      samples.filter((s) => s.nodeCpuMsPerMessage !== null).map((s) => s.nodeCpuMsPerMessage as number),
+    ),
   };
 }
 
-export function soakPlots(samples: readonly SoakSample[], verdict: SoakVerdict, title: string): { keys: string; disk: string; latency: string; load: string; cpu: string } {
+export function soakPlots(
+  samples: readonly SoakSample[],
+  verdict: SoakVerdict,
+  title: string,
+): { keys: string; disk: string; latency: string; load: string; cpu: string } {
   const minutesOf = (s: SoakSample) => s.tSeconds / 60;
   const keys = renderPlot({
     title: `${title}: live keys and dead versions of the state`,
     xLabel: 'minutes',
     yLabel: 'rows',
     series: [
-      { name: 'live keys (raftq_state_rows, all families)', color: '#1f77b4', style: 'line', points: samples.map((s) => [minutesOf(s), s.liveRows]) },
-      { name: 'dead versions (raftq_state_versions{kind="dead"})', color: '#d62728', style: 'line', points: samples.map((s) => [minutesOf(s), s.deadVersions]) },
-      { name: 'rows in tombstoned generations', color: '#7f7f7f', style: 'line', points: samples.map((s) => [minutesOf(s), s.tombstonedRows]) },
+      {
+        name: 'live keys (raftq_state_rows, all families)',
+        color: '#1f77b4',
+        style: 'line',
+        points: samples.map((s) => [minutesOf(s), s.liveRows]),
+      },
+      {
+        name: 'dead versions (raftq_state_versions{kind="dead"})',
+        color: '#d62728',
+        style: 'line',
+        points: samples.map((s) => [minutesOf(s), s.deadVersions]),
+      },
+      {
+        name: 'rows in tombstoned generations',
+        color: '#7f7f7f',
+        style: 'line',
+        points: samples.map((s) => [minutesOf(s), s.tombstonedRows]),
+      },
     ],
   });
   const disk = renderPlot({
@@ -119,8 +147,18 @@ export function soakPlots(samples: readonly SoakSample[], verdict: SoakVerdict, 
     xLabel: 'minutes',
     yLabel: 'MB',
     series: [
-      { name: 'leader', color: '#2ca02c', style: 'line', points: samples.map((s) => [minutesOf(s), s.stateBytes / 1e6]) },
-      { name: 'largest node', color: '#98df8a', style: 'line', points: samples.map((s) => [minutesOf(s), s.stateBytesMax / 1e6]) },
+      {
+        name: 'leader',
+        color: '#2ca02c',
+        style: 'line',
+        points: samples.map((s) => [minutesOf(s), s.stateBytes / 1e6]),
+      },
+      {
+        name: 'largest node',
+        color: '#98df8a',
+        style: 'line',
+        points: samples.map((s) => [minutesOf(s), s.stateBytesMax / 1e6]),
+      },
     ],
   });
   const latency = renderPlot({
@@ -128,23 +166,59 @@ export function soakPlots(samples: readonly SoakSample[], verdict: SoakVerdict, 
     xLabel: 'minutes',
     yLabel: 'ms',
     series: [
-      { name: 'p50 per sample', color: '#1f77b4', style: 'points', points: samples.filter((s) => s.receiveP50Ms !== null).map((s) => [minutesOf(s), s.receiveP50Ms as number]) },
-      { name: 'p99 per sample', color: '#ff7f0e', style: 'points', points: samples.filter((s) => s.receiveP99Ms !== null).map((s) => [minutesOf(s), s.receiveP99Ms as number]) },
-      { name: 'p50 per minute', color: '#1f77b4', style: 'line', points: verdict.minutes.map((m) => [m.minute - 0.5, m.p50Ms]) },
-      { name: 'p99 per minute', color: '#ff7f0e', style: 'line', points: verdict.minutes.map((m) => [m.minute - 0.5, m.p99Ms]) },
+      {
+        name: 'p50 per sample',
+        color: '#1f77b4',
+        style: 'points',
+        points: samples.filter((s) => s.receiveP50Ms !== null).map((s) => [minutesOf(s), s.receiveP50Ms as number]),
+      },
+      {
+        name: 'p99 per sample',
+        color: '#ff7f0e',
+        style: 'points',
+        points: samples.filter((s) => s.receiveP99Ms !== null).map((s) => [minutesOf(s), s.receiveP99Ms as number]),
+      },
+      {
+        name: 'p50 per minute',
+        color: '#1f77b4',
+        style: 'line',
+        points: verdict.minutes.map((m) => [m.minute - 0.5, m.p50Ms]),
+      },
+      {
+        name: 'p99 per minute',
+        color: '#ff7f0e',
+        style: 'line',
+        points: verdict.minutes.map((m) => [m.minute - 0.5, m.p99Ms]),
+      },
     ],
   });
   const load = renderPlot({
     title: `${title}: machine load (1-minute load average, 2 cores shared with other work)`,
     xLabel: 'minutes',
     yLabel: 'load average',
-    series: [{ name: 'load average', color: '#9467bd', style: 'line', points: samples.map((s) => [minutesOf(s), s.loadAverage]) }],
+    series: [
+      {
+        name: 'load average',
+        color: '#9467bd',
+        style: 'line',
+        points: samples.map((s) => [minutesOf(s), s.loadAverage]),
+      },
+    ],
   });
   const cpu = renderPlot({
     title: `${title}: CPU of the leader's process per message (sent + received)`,
     xLabel: 'minutes',
     yLabel: 'CPU ms / message',
-    series: [{ name: 'CPU ms per message', color: '#8c564b', style: 'line', points: samples.filter((s) => s.nodeCpuMsPerMessage !== null).map((s) => [minutesOf(s), s.nodeCpuMsPerMessage as number]) }],
+    series: [
+      {
+        name: 'CPU ms per message',
+        color: '#8c564b',
+        style: 'line',
+        points: samples
+          .filter((s) => s.nodeCpuMsPerMessage !== null)
+          .map((s) => [minutesOf(s), s.nodeCpuMsPerMessage as number]),
+      },
+    ],
   });
   return { keys, disk, latency, load, cpu };
 }

@@ -56,21 +56,41 @@ export function parseSqsBenchOptions(argv: readonly string[], defaultResultsDir:
   let resultsDir = defaultResultsDir;
   for (const { arg, flag, value } of benchFlags(argv)) {
     switch (flag) {
-      case '--quick': isQuick = true; break;
-      case '--write-docs': isWritingDocs = true; break;
+      case '--quick':
+        isQuick = true;
+        break;
+      case '--write-docs':
+        isWritingDocs = true;
+        break;
       case '--nodes': {
         nodeCounts = parsePositiveIntegers(value(), flag);
         const unknown = nodeCounts.filter((n) => !clusterSizes.includes(n));
-        if (unknown.length > 0) throw new BenchUsageError(`--nodes: the bench runs clusters of ${clusterSizes.join(' or ')} nodes, not ${unknown.join(', ')}`);
+        if (unknown.length > 0)
+          throw new BenchUsageError(
+            `--nodes: the bench runs clusters of ${clusterSizes.join(' or ')} nodes, not ${unknown.join(', ')}`,
+          );
         break;
       }
-      case '--workloads': workloads = parseWorkloadNames(value(), sqsWorkloadNames); break;
-      case '--concurrency': concurrencies = parsePositiveIntegers(value(), flag); break;
-      case '--size': [messageBytes = 1024] = parsePositiveIntegers(value(), flag); break;
-      case '--client-processes': [clientProcesses = 2] = parsePositiveIntegers(value(), flag); break;
-      case '--results-dir': resultsDir = value(); break;
-      case '--help': case '-h': throw new BenchUsageError(sqsBenchUsage);
-      default: throw new BenchUsageError(`unknown option ${arg}\n${sqsBenchUsage}`);
+      case '--workloads':
+        workloads = parseWorkloadNames(value(), sqsWorkloadNames);
+        break;
+      case '--concurrency':
+        concurrencies = parsePositiveIntegers(value(), flag);
+        break;
+      case '--size':
+        [messageBytes = 1024] = parsePositiveIntegers(value(), flag);
+        break;
+      case '--client-processes':
+        [clientProcesses = 2] = parsePositiveIntegers(value(), flag);
+        break;
+      case '--results-dir':
+        resultsDir = value();
+        break;
+      case '--help':
+      case '-h':
+        throw new BenchUsageError(sqsBenchUsage);
+      default:
+        throw new BenchUsageError(`unknown option ${arg}\n${sqsBenchUsage}`);
     }
   }
   return {

@@ -36,7 +36,8 @@ function sqsTable(cells: readonly CellMeasurement[]): Table {
   const rows = cells.map((cell) => {
     const workload = workloadOfCell(cell.cell)?.name ?? cell.cell.workload;
     const head = [nodesOf(cell.system), workload, formatBytes(cell.cell.messageBytes), String(cell.cell.concurrency)];
-    if (cell.status === 'failed') return [...head, 'failed', '', '', '', '', '', cell.machineLoad1m.toFixed(1), (cell.reason ?? '').slice(0, 60)];
+    if (cell.status === 'failed')
+      return [...head, 'failed', '', '', '', '', '', cell.machineLoad1m.toFixed(1), (cell.reason ?? '').slice(0, 60)];
     const latency = headlineLatency(cell);
     return [
       ...head,
@@ -51,7 +52,20 @@ function sqsTable(cells: readonly CellMeasurement[]): Table {
     ];
   });
   return {
-    header: ['nodes', 'workload', 'size', 'conc', 'msgs/s', 'req/s', 'p50 ms', 'p99 ms', 'srv cpu s/1k', 'client cpu', 'load 1m', 'notes'],
+    header: [
+      'nodes',
+      'workload',
+      'size',
+      'conc',
+      'msgs/s',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'srv cpu s/1k',
+      'client cpu',
+      'load 1m',
+      'notes',
+    ],
     rows,
     numericColumns: new Set([0, 3, 4, 5, 6, 7, 8, 9, 10]),
   };
@@ -103,7 +117,10 @@ export function renderSqsCharts(cells: readonly CellMeasurement[]): { throughput
 
 export function renderSqsSection(result: BenchResult, resultFile: string, command: string): string {
   const loads = result.cells.map((c) => c.machineLoad1m);
-  const loadNote = loads.length === 0 ? '' : ` The machine's one-minute load average ran from ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} during the cells (2 cores: above 2, other work competed with the bench).`;
+  const loadNote =
+    loads.length === 0
+      ? ''
+      : ` The machine's one-minute load average ran from ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} during the cells (2 cores: above 2, other work competed with the bench).`;
   return [
     `Run of ${result.startedAt} (\`${command}\`, ${result.host.cpus} cores, Node ${result.host.node}); raw figures in \`${resultFile}\`.${loadNote}`,
     '',

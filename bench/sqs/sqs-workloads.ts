@@ -19,7 +19,13 @@ interface SqsWorkload {
 export const sqsWorkloads: readonly SqsWorkload[] = [
   { name: 'send', operation: 'SendMessage', requestsPerOperation: 1, kind: 'produce', batchSize: 1 },
   { name: 'send-batch', operation: 'SendMessageBatch (10)', requestsPerOperation: 1, kind: 'produce', batchSize: 10 },
-  { name: 'receive-delete', operation: 'ReceiveMessage (10) + DeleteMessageBatch', requestsPerOperation: 2, kind: 'consume', batchSize: 10 },
+  {
+    name: 'receive-delete',
+    operation: 'ReceiveMessage (10) + DeleteMessageBatch',
+    requestsPerOperation: 2,
+    kind: 'consume',
+    batchSize: 10,
+  },
 ];
 
 export function sqsWorkload(name: SqsWorkloadName): SqsWorkload {

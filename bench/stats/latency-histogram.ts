@@ -9,7 +9,11 @@ export const latencyMicrosMax = 60_000_000;
 export type LatencyHistogram = Histogram;
 
 export function newLatencyHistogram(): LatencyHistogram {
-  return build({ lowestDiscernibleValue: 1, highestTrackableValue: latencyMicrosMax, numberOfSignificantValueDigits: 3 });
+  return build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: latencyMicrosMax,
+    numberOfSignificantValueDigits: 3,
+  });
 }
 
 export function recordLatencyMicros(histogram: LatencyHistogram, micros: number): void {

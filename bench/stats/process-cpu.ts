@@ -46,7 +46,10 @@ function readAllProcStats(): ProcStat[] {
 }
 
 /** CPU seconds used so far by the trees rooted at `rootPids` (roots that ended count as 0). */
-export function processTreeCpuSeconds(rootPids: readonly number[], stats: readonly ProcStat[] = readAllProcStats()): number {
+export function processTreeCpuSeconds(
+  rootPids: readonly number[],
+  stats: readonly ProcStat[] = readAllProcStats(),
+): number {
   const children = new Map<number, number[]>();
   const ticksByPid = new Map<number, number>();
   for (const stat of stats) {

@@ -28,8 +28,12 @@ export function startPeer(script: string, dir: string, args: readonly string[], 
     const child = spawn('bash', [join(peersDir, script), 'start', dir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
-    child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new PeerStartError(script, `not ready within ${timeoutMs / 1000} s`));
@@ -42,7 +46,12 @@ export function startPeer(script: string, dir: string, args: readonly string[], 
         reject(new PeerStartError(script, lastLines(stderr || stdout, 3) || `exit code ${code}`));
         return;
       }
-      resolve(lines.slice(readyAt + 1).map(Number).filter((pid) => Number.isInteger(pid) && pid > 0));
+      resolve(
+        lines
+          .slice(readyAt + 1)
+          .map(Number)
+          .filter((pid) => Number.isInteger(pid) && pid > 0),
+      );
     });
   });
 }

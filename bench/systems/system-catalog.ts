@@ -33,20 +33,30 @@ const every = <T>(ports: readonly number[], stride: number, offset: number, f: (
 
 function endpointsOf(target: LoadTarget): readonly string[] {
   switch (target.kind) {
-    case 'sqs': case 'etcd': return target.endpoints;
-    case 'amqp': return target.urls;
-    case 'nats': return target.servers;
+    case 'sqs':
+    case 'etcd':
+      return target.endpoints;
+    case 'amqp':
+      return target.urls;
+    case 'nats':
+      return target.servers;
   }
 }
 const first = (target: LoadTarget): string => endpointsOf(target)[0] ?? '';
 
 const sqsQueues: QueueAdmin = {
-  async create(target, name) { return { name, url: await createSqsQueue(first(target), name) }; },
-  async remove(target, queue) { if (queue.url !== undefined) await deleteSqsQueue(first(target), queue.url); },
+  async create(target, name) {
+    return { name, url: await createSqsQueue(first(target), name) };
+  },
+  async remove(target, queue) {
+    if (queue.url !== undefined) await deleteSqsQueue(first(target), queue.url);
+  },
 };
 
 const noopQueues: QueueAdmin = {
-  async create(target, name) { return { name, url: `${first(target)}/000000000000/${name}` }; },
+  async create(target, name) {
+    return { name, url: `${first(target)}/000000000000/${name}` };
+  },
   async remove() {},
 };
 
@@ -65,26 +75,38 @@ const natsQueues: QueueAdmin = {
       }
     }
   },
-  async remove(target, queue) { await deleteNatsStream(first(target), queue.name); },
+  async remove(target, queue) {
+    await deleteNatsStream(first(target), queue.name);
+  },
 };
 
 const amqpQueues: QueueAdmin = {
-  async create(target, name) { await createQuorumQueue(first(target), name); return { name }; },
-  async remove(target, queue) { await deleteQuorumQueue(first(target), queue.name); },
+  async create(target, name) {
+    await createQuorumQueue(first(target), name);
+    return { name };
+  },
+  async remove(target, queue) {
+    await deleteQuorumQueue(first(target), queue.name);
+  },
 };
 
 const etcdQueues: QueueAdmin = {
-  async create(_target, name) { return { name }; },
-  async remove(target, queue) { await deleteEtcdPrefix(first(target), queue.name); },
+  async create(_target, name) {
+    return { name };
+  },
+  async remove(target, queue) {
+    await deleteEtcdPrefix(first(target), queue.name);
+  },
 };
 
 function raftq(nodes: number): SystemDefinition {
   return {
     id: `raftq-${nodes}`,
     label: nodes === 1 ? 'raftq, one node' : `raftq, ${nodes} nodes`,
-    durability: nodes === 1
-      ? 'fsync of the Raft log before every acknowledgement (group commit); one copy'
-      : `fsync of the Raft log on a majority of ${nodes} nodes before every acknowledgement`,
+    durability:
+      nodes === 1
+        ? 'fsync of the Raft log before every acknowledgement (group commit); one copy'
+        : `fsync of the Raft log on a majority of ${nodes} nodes before every acknowledgement`,
     script: 'raftq.sh',
     portCount: 3 * nodes,
     scriptArgs: (ports) => ports.map(String),
@@ -112,7 +134,8 @@ export const systemCatalog: readonly SystemDefinition[] = [
   {
     id: 'nats',
     label: 'NATS 2.9 JetStream, 3-replica file stream',
-    durability: 'weaker durability: 2.9 syncs about once a minute (PubAck once a majority of 3 replicas wrote it, not synced)',
+    durability:
+      'weaker durability: 2.9 syncs about once a minute (PubAck once a majority of 3 replicas wrote it, not synced)',
     debianPeer: 'nats',
     script: 'nats.sh',
     portCount: 6,

@@ -49,10 +49,14 @@ export function checkCluster(facts: ClusterFacts): ClusterResult {
   const problems: string[] = [];
   for (const exit of facts.unexpectedExits) problems.push(`node died unasked: ${exit}`);
   for (const error of facts.nemesisErrors) problems.push(`nemesis step failed: ${error}`);
-  if (facts.notReadyAfterHeal.length > 0) problems.push(`not ready after the heal: ${facts.notReadyAfterHeal.join(', ')}`);
-  for (const drain of facts.drains) if (!drain.isEmpty) problems.push(`the ${drain.workload} queue did not drain: it never stayed empty before the drain deadline`);
+  if (facts.notReadyAfterHeal.length > 0)
+    problems.push(`not ready after the heal: ${facts.notReadyAfterHeal.join(', ')}`);
+  for (const drain of facts.drains)
+    if (!drain.isEmpty)
+      problems.push(`the ${drain.workload} queue did not drain: it never stayed empty before the drain deadline`);
   for (const line of facts.fatalLogLines.slice(0, listedLinesMax)) problems.push(`fatal log line: ${line}`);
-  if (facts.fatalLogLines.length > listedLinesMax) problems.push(`… and ${facts.fatalLogLines.length - listedLinesMax} more fatal log lines`);
+  if (facts.fatalLogLines.length > listedLinesMax)
+    problems.push(`… and ${facts.fatalLogLines.length - listedLinesMax} more fatal log lines`);
   const { replicas } = facts;
   if (replicas.silent.length > 0) problems.push(`no final status from ${replicas.silent.join(', ')}`);
   const describe = (s: ReplicaState): string => `${s.node} applied ${s.appliedIndex} digest ${s.stateDigest ?? 'none'}`;
@@ -60,8 +64,10 @@ export function checkCluster(facts: ClusterFacts): ClusterResult {
     problems.push(`the replicas never reported the same applied index: ${replicas.states.map(describe).join('; ')}`);
   } else {
     const digests = new Set(replicas.states.map((s) => s.stateDigest ?? ''));
-    if (digests.has('')) problems.push(`a replica reported no state digest: ${replicas.states.map(describe).join('; ')}`);
-    else if (digests.size > 1) problems.push(`the replicas' states differ at one applied index: ${replicas.states.map(describe).join('; ')}`);
+    if (digests.has(''))
+      problems.push(`a replica reported no state digest: ${replicas.states.map(describe).join('; ')}`);
+    else if (digests.size > 1)
+      problems.push(`the replicas' states differ at one applied index: ${replicas.states.map(describe).join('; ')}`);
   }
   return {
     valid: problems.length === 0,

@@ -107,7 +107,8 @@ export function checkFifo(
       if (compareSequenceNumbers(earlier.sequenceNumber, self.sequenceNumber) >= 0) continue;
       const earlierDeliveries = deliveriesByMessage.get(earlier.messageId) ?? [];
       const isSeenAfter = earlierDeliveries.some((e) => e.receive.invoke.index > d.receive.completeIndex);
-      if (!isSeenAfter && isPossiblyDeletedBefore(deleteInvokes.get(earlier.messageId), d.receive.completeIndex)) continue;
+      if (!isSeenAfter && isPossiblyDeletedBefore(deleteInvokes.get(earlier.messageId), d.receive.completeIndex))
+        continue;
       if (returnedEarlierInSameReceive(d, earlier.messageId, deliveriesByMessage)) continue;
       const held = isHeldDuring(earlierDeliveries, d, holds);
       orderViolations.push({
@@ -125,7 +126,11 @@ export function checkFifo(
   const afterDelete = findDeliveredAfterDelete(pairs, options);
   const sequenceViolations = findSequenceViolations(pairs, deliveries, options.queue);
   return {
-    valid: orderViolations.length === 0 && dedupViolations.length === 0 && afterDelete.length === 0 && sequenceViolations.length === 0,
+    valid:
+      orderViolations.length === 0 &&
+      dedupViolations.length === 0 &&
+      afterDelete.length === 0 &&
+      sequenceViolations.length === 0,
     groups: groups.size,
     deliveriesChecked: deliveries.length,
     clockAllowanceMs: options.clockAllowanceMs,
@@ -141,7 +146,11 @@ export function checkFifo(
 }
 
 /** Messages whose group and sequence number are known, from send results and from deliveries. */
-function knownMessages(pairs: readonly OperationPair[], deliveries: readonly Delivery[], queue?: string): Map<string, KnownMessage> {
+function knownMessages(
+  pairs: readonly OperationPair[],
+  deliveries: readonly Delivery[],
+  queue?: string,
+): Map<string, KnownMessage> {
   const known = new Map<string, KnownMessage>();
   const sends = sendsOf(pairs, queue);
   // A send's answer names a message that exists only if no other attempt shared its deduplication
@@ -157,7 +166,11 @@ function knownMessages(pairs: readonly OperationPair[], deliveries: readonly Del
     if (args.dedupId !== undefined && (attemptsByDedupId.get(args.dedupId) ?? 0) > 1) continue;
     const result = send.outcome === 'ok' ? (send.completion?.value as SendResult) : undefined;
     if (result?.sequenceNumber === undefined || args.groupId === undefined) continue;
-    known.set(result.messageId, { messageId: result.messageId, groupId: args.groupId, sequenceNumber: result.sequenceNumber });
+    known.set(result.messageId, {
+      messageId: result.messageId,
+      groupId: args.groupId,
+      sequenceNumber: result.sequenceNumber,
+    });
   }
   for (const d of deliveries) {
     const { messageId, groupId, sequenceNumber } = d.message;
@@ -183,13 +196,22 @@ function isPossiblyDeletedBefore(deleteInvokeIndexList: number[] | undefined, hi
   return (deleteInvokeIndexList ?? []).some((index) => index < historyIndex);
 }
 
-function returnedEarlierInSameReceive(d: Delivery, earlierMessageId: string, byMessage: Map<string, Delivery[]>): boolean {
+function returnedEarlierInSameReceive(
+  d: Delivery,
+  earlierMessageId: string,
+  byMessage: Map<string, Delivery[]>,
+): boolean {
   return (byMessage.get(earlierMessageId) ?? []).some((e) => e.receive === d.receive && e.position < d.position);
 }
 
 /** Whether a completed receive certainly still held the earlier message while `d`'s receive ran. */
 function isHeldDuring(earlierDeliveries: readonly Delivery[], d: Delivery, holds: VisibilityHolds): boolean {
-  return earlierDeliveries.some((e) => e.receive !== d.receive && e.receive.completeIndex < d.receive.invoke.index && d.receive.completeMs < holds.endsEarliestMs(e));
+  return earlierDeliveries.some(
+    (e) =>
+      e.receive !== d.receive &&
+      e.receive.completeIndex < d.receive.invoke.index &&
+      d.receive.completeMs < holds.endsEarliestMs(e),
+  );
 }
 
 /**
@@ -211,14 +233,20 @@ function findDedupViolations(
   const firstDeliveryMsById = new Map<string, number>();
   for (const d of deliveries) {
     const seen = firstDeliveryMsById.get(d.message.messageId);
-    if (seen === undefined || d.receive.completeMs < seen) firstDeliveryMsById.set(d.message.messageId, d.receive.completeMs);
+    if (seen === undefined || d.receive.completeMs < seen)
+      firstDeliveryMsById.set(d.message.messageId, d.receive.completeMs);
   }
   // For each dedup id, each message id it resolved to, with the interval in which it was created.
   const byDedup = new Map<string, Map<string, { fromMs: number; toMs: number }>>();
   const note = (dedupId: string, messageId: string, fromMs: number, toMs: number): void => {
     const ids = byDedup.get(dedupId) ?? new Map<string, { fromMs: number; toMs: number }>();
     const prior = ids.get(messageId);
-    ids.set(messageId, prior === undefined ? { fromMs, toMs } : { fromMs: Math.min(prior.fromMs, fromMs), toMs: Math.min(prior.toMs, toMs) });
+    ids.set(
+      messageId,
+      prior === undefined
+        ? { fromMs, toMs }
+        : { fromMs: Math.min(prior.fromMs, fromMs), toMs: Math.min(prior.toMs, toMs) },
+    );
     byDedup.set(dedupId, ids);
   };
   // Only deliveries say how many messages exist: a deduplicated send may answer with a fresh
@@ -231,16 +259,24 @@ function findDedupViolations(
   for (const send of sendsOf(pairs, options.queue)) {
     const args = send.invoke.value as SendInvoke;
     const first = firstInvokeMsByBody.get(args.body);
-    if (first === undefined || send.invokeMs < first.invokeMs) firstInvokeMsByBody.set(args.body, { invokeMs: send.invokeMs, dedupId: args.dedupId });
+    if (first === undefined || send.invokeMs < first.invokeMs)
+      firstInvokeMsByBody.set(args.body, { invokeMs: send.invokeMs, dedupId: args.dedupId });
     const result = send.outcome === 'ok' ? (send.completion?.value as SendResult) : undefined;
-    if (result !== undefined) answeredMsById.set(result.messageId, Math.min(answeredMsById.get(result.messageId) ?? Number.POSITIVE_INFINITY, send.completeMs));
+    if (result !== undefined)
+      answeredMsById.set(
+        result.messageId,
+        Math.min(answeredMsById.get(result.messageId) ?? Number.POSITIVE_INFINITY, send.completeMs),
+      );
   }
   for (const d of deliveries) {
     const first = firstInvokeMsByBody.get(d.message.body);
     const dedupId = d.message.dedupId ?? first?.dedupId;
     if (dedupId === undefined || first === undefined) continue;
     const id = d.message.messageId;
-    const toMs = Math.min(answeredMsById.get(id) ?? Number.POSITIVE_INFINITY, firstDeliveryMsById.get(id) ?? Number.POSITIVE_INFINITY);
+    const toMs = Math.min(
+      answeredMsById.get(id) ?? Number.POSITIVE_INFINITY,
+      firstDeliveryMsById.get(id) ?? Number.POSITIVE_INFINITY,
+    );
     note(dedupId, id, first.invokeMs, toMs);
   }
   const violations: DedupViolation[] = [];

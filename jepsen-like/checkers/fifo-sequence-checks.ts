@@ -34,23 +34,40 @@ interface SequencedMessage {
  * deduplicated onto it). A body delivered as two messages (a re-send after the deduplication
  * window) has no single interval and is left out of the real-time check.
  */
-export function findSequenceViolations(pairs: readonly OperationPair[], deliveries: readonly Delivery[], queue?: string): SequenceViolation[] {
+export function findSequenceViolations(
+  pairs: readonly OperationPair[],
+  deliveries: readonly Delivery[],
+  queue?: string,
+): SequenceViolation[] {
   const violations: SequenceViolation[] = [];
   const seqById = new Map<string, string>();
   const idBySeq = new Map<string, string>();
   const groupById = new Map<string, string>();
   const bodyById = new Map<string, string>();
-  const note = (messageId: string, sequenceNumber: string, groupId: string | undefined, body: string | undefined): void => {
+  const note = (
+    messageId: string,
+    sequenceNumber: string,
+    groupId: string | undefined,
+    body: string | undefined,
+  ): void => {
     const seen = seqById.get(messageId);
     if (seen !== undefined && compareSequenceNumbers(seen, sequenceNumber) !== 0) {
-      violations.push({ kind: 'sequence-number-changed', sequenceNumbers: [seen, sequenceNumber], messageIds: [messageId] });
+      violations.push({
+        kind: 'sequence-number-changed',
+        sequenceNumbers: [seen, sequenceNumber],
+        messageIds: [messageId],
+      });
       return;
     }
     if (seen === undefined) {
       const canonical = BigInt(sequenceNumber).toString();
       const other = idBySeq.get(canonical);
       if (other !== undefined && other !== messageId) {
-        violations.push({ kind: 'duplicate-sequence-number', sequenceNumbers: [sequenceNumber], messageIds: [other, messageId] });
+        violations.push({
+          kind: 'duplicate-sequence-number',
+          sequenceNumbers: [sequenceNumber],
+          messageIds: [other, messageId],
+        });
       }
       idBySeq.set(canonical, messageId);
       seqById.set(messageId, sequenceNumber);
@@ -68,13 +85,15 @@ export function findSequenceViolations(pairs: readonly OperationPair[], deliveri
     attemptsByBody.set(body, list);
   }
   for (const d of deliveries) {
-    if (d.message.sequenceNumber !== undefined) note(d.message.messageId, d.message.sequenceNumber, d.message.groupId, d.message.body);
+    if (d.message.sequenceNumber !== undefined)
+      note(d.message.messageId, d.message.sequenceNumber, d.message.groupId, d.message.body);
   }
   for (const [body, attempts] of attemptsByBody) {
     if (attempts.length !== 1) continue;
     const send = attempts[0] as OperationPair;
     const result = send.outcome === 'ok' ? (send.completion?.value as SendResult | undefined) : undefined;
-    if (result?.sequenceNumber !== undefined) note(result.messageId, result.sequenceNumber, (send.invoke.value as SendInvoke).groupId, body);
+    if (result?.sequenceNumber !== undefined)
+      note(result.messageId, result.sequenceNumber, (send.invoke.value as SendInvoke).groupId, body);
   }
 
   const idsByBody = new Map<string, string[]>();
@@ -100,7 +119,12 @@ export function findSequenceViolations(pairs: readonly OperationPair[], deliveri
       for (let j = i + 1; j < messages.length; j++) {
         const b = messages[j] as SequencedMessage;
         if (b.createdByMs < a.createdFromMs) {
-          violations.push({ kind: 'send-order', groupId, sequenceNumbers: [b.sequenceNumber, a.sequenceNumber], messageIds: [b.messageId, a.messageId] });
+          violations.push({
+            kind: 'send-order',
+            groupId,
+            sequenceNumbers: [b.sequenceNumber, a.sequenceNumber],
+            messageIds: [b.messageId, a.messageId],
+          });
         }
       }
     }

@@ -66,7 +66,8 @@ export interface ChangeVisibilityInvoke {
   readonly visibilityTimeoutSeconds: number;
 }
 
-export type BatchEntryResult<T> = { readonly ok: T } | { readonly failed: { readonly code: string; readonly senderFault: boolean } };
+export type BatchEntryResult<T> =
+  { readonly ok: T } | { readonly failed: { readonly code: string; readonly senderFault: boolean } };
 
 export interface BatchInvoke<T> {
   readonly queue: string;
@@ -98,10 +99,19 @@ export function deletesOf(pairs: readonly OperationPair[], queue?: string): Oper
 }
 
 export function visibilityChangesOf(pairs: readonly OperationPair[], queue?: string): OperationPair[] {
-  return pairs.filter((p) => p.f === 'change-visibility' && (queue === undefined || (p.invoke.value as ChangeVisibilityInvoke).queue === queue));
+  return pairs.filter(
+    (p) =>
+      p.f === 'change-visibility' &&
+      (queue === undefined || (p.invoke.value as ChangeVisibilityInvoke).queue === queue),
+  );
 }
 
-function entryOperations(pairs: readonly OperationPair[], single: string, batch: string, queue: string | undefined): OperationPair[] {
+function entryOperations(
+  pairs: readonly OperationPair[],
+  single: string,
+  batch: string,
+  queue: string | undefined,
+): OperationPair[] {
   const out: OperationPair[] = [];
   for (const p of pairs) {
     const value = p.invoke.value as { queue?: string } | null;
@@ -119,7 +129,15 @@ export function batchEntries(p: OperationPair, entryF: string): OperationPair[] 
   return invoke.entries.map((entry, i) => {
     const result = results?.[i];
     const outcome: OperationPair['outcome'] =
-      p.outcome !== 'ok' ? p.outcome : result === undefined ? 'info' : 'ok' in result ? 'ok' : result.failed.senderFault ? 'fail' : 'info';
+      p.outcome !== 'ok'
+        ? p.outcome
+        : result === undefined
+          ? 'info'
+          : 'ok' in result
+            ? 'ok'
+            : result.failed.senderFault
+              ? 'fail'
+              : 'info';
     const value = result !== undefined && 'ok' in result ? result.ok : null;
     return {
       ...p,
@@ -134,14 +152,25 @@ export function batchEntries(p: OperationPair, entryF: string): OperationPair[] 
 /** Every delivery of every ok receive, in the order the receives completed. */
 export function deliveriesOf(pairs: readonly OperationPair[], queue?: string): Delivery[] {
   const receives = pairs
-    .filter((p) => p.f === 'receive' && p.outcome === 'ok' && (queue === undefined || (p.invoke.value as ReceiveInvoke).queue === queue))
+    .filter(
+      (p) =>
+        p.f === 'receive' &&
+        p.outcome === 'ok' &&
+        (queue === undefined || (p.invoke.value as ReceiveInvoke).queue === queue),
+    )
     .sort((a, b) => a.completeIndex - b.completeIndex);
   const deliveries: Delivery[] = [];
   for (const receive of receives) {
     const args = receive.invoke.value as ReceiveInvoke;
     const result = receive.completion?.value as ReceiveResult | undefined;
     (result?.messages ?? []).forEach((message, position) => {
-      deliveries.push({ message, queue: args.queue, receive, visibilityTimeoutSeconds: args.visibilityTimeoutSeconds, position });
+      deliveries.push({
+        message,
+        queue: args.queue,
+        receive,
+        visibilityTimeoutSeconds: args.visibilityTimeoutSeconds,
+        position,
+      });
     });
   }
   return deliveries;

@@ -59,7 +59,8 @@ export function checkRedelivery(pairs: readonly OperationPair[], queue?: string)
     for (const d of list) {
       const isPossiblyDeletedAfter = deletes.some((completeIndex) => completeIndex > d.receive.invoke.index);
       const isDeliveredAgain = list.some((e) => e.receive.invoke.index > d.receive.invoke.index);
-      if (!isPossiblyDeletedAfter && !isDeliveredAgain) undeleted.push({ messageId, body: d.message.body, receiveInvokeIndex: d.receive.invoke.index });
+      if (!isPossiblyDeletedAfter && !isDeliveredAgain)
+        undeleted.push({ messageId, body: d.message.body, receiveInvokeIndex: d.receive.invoke.index });
       const count = d.message.receiveCount;
       if (count === undefined) continue;
       for (const later of list) {

@@ -63,12 +63,21 @@ export function checkVisibility(
         const a = list[i];
         const b = list[j];
         if (a === undefined || b === undefined) continue;
-        const spanMs = Math.max(a.receive.completeMs, b.receive.completeMs) - Math.min(a.receive.invokeMs, b.receive.invokeMs);
+        const spanMs =
+          Math.max(a.receive.completeMs, b.receive.completeMs) - Math.min(a.receive.invokeMs, b.receive.invokeMs);
         const visibilityTimeoutMs = Math.min(a.visibilityTimeoutSeconds, b.visibilityTimeoutSeconds) * 1000;
         const lastCompleteMs = Math.max(a.receive.completeMs, b.receive.completeMs);
-        const isReleasedEarly = (d: Delivery): boolean => holds.isChanged(d) && lastCompleteMs >= holds.endsEarliestMs(d);
+        const isReleasedEarly = (d: Delivery): boolean =>
+          holds.isChanged(d) && lastCompleteMs >= holds.endsEarliestMs(d);
         if (spanMs < visibilityTimeoutMs - options.clockAllowanceMs && !isReleasedEarly(a) && !isReleasedEarly(b)) {
-          violations.push({ messageId, body: a.message.body, first: summary(a), second: summary(b), spanMs, visibilityTimeoutMs });
+          violations.push({
+            messageId,
+            body: a.message.body,
+            first: summary(a),
+            second: summary(b),
+            spanMs,
+            visibilityTimeoutMs,
+          });
         }
       }
     }

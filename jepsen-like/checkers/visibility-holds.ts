@@ -21,7 +21,10 @@ export class VisibilityHolds {
       if (change.outcome === 'fail') continue;
       const args = change.invoke.value as ChangeVisibilityInvoke;
       const endsMs = change.invokeMs + args.visibilityTimeoutSeconds * 1000;
-      this.changesByHandle.set(args.receiptHandle, Math.min(this.changesByHandle.get(args.receiptHandle) ?? Number.POSITIVE_INFINITY, endsMs));
+      this.changesByHandle.set(
+        args.receiptHandle,
+        Math.min(this.changesByHandle.get(args.receiptHandle) ?? Number.POSITIVE_INFINITY, endsMs),
+      );
     }
   }
 

@@ -24,7 +24,12 @@ export class HistoryFileWriter implements HistorySink {
 
 export class HistoryFileFormatError extends Error {
   override readonly name = 'HistoryFileFormatError';
-  constructor(readonly path: string, readonly line: number, reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly path: string,
+    readonly line: number,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
     super(`Cannot read history ${path}: line ${line}: ${reason}`, options);
   }
 }
@@ -45,7 +50,8 @@ export function parseHistoryJsonl(text: string, path = '<text>'): HistoryOp[] {
     } catch (cause) {
       throw new HistoryFileFormatError(path, i + 1, 'not JSON', { cause });
     }
-    if (!isHistoryOp(parsed)) throw new HistoryFileFormatError(path, i + 1, 'not an operation (index, process, type, f, timeMs)');
+    if (!isHistoryOp(parsed))
+      throw new HistoryFileFormatError(path, i + 1, 'not an operation (index, process, type, f, timeMs)');
     ops.push(parsed);
   }
   return ops;

@@ -29,7 +29,10 @@ export function pairOperations(history: readonly HistoryOp[]): OperationPair[] {
   const slotOf = new Map<HistoryOp, number>();
   for (const op of history) {
     if (op.type === 'invoke') {
-      assert(!open.has(op.process), `process ${op.process} invoked op ${op.index} with op ${open.get(op.process)?.index} still open`);
+      assert(
+        !open.has(op.process),
+        `process ${op.process} invoked op ${op.index} with op ${open.get(op.process)?.index} still open`,
+      );
       open.set(op.process, op);
       slotOf.set(op, pairs.length);
       pairs.push(unfinished(op));

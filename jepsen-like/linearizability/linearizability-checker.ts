@@ -78,7 +78,9 @@ export function checkLinearizability<S, I, O>(
     valid: verdict === 'linearizable' ? true : verdict === 'not-linearizable' ? false : 'unknown',
     operations: operations.length,
     partitions,
-    ...(verdict === 'unknown' ? { unknownReason: 'the search ran out of its step or time budget before deciding' } : {}),
+    ...(verdict === 'unknown'
+      ? { unknownReason: 'the search ran out of its step or time budget before deciding' }
+      : {}),
   };
 }
 
@@ -147,12 +149,26 @@ function buildEntries<I, O>(ops: readonly LinearizableOperation<I, O>[]): Entry 
   const entries: Entry[] = [];
   ops.forEach((op, opId) => {
     assert(op.returnMs >= op.callMs, `operation ${opId} returns before it is called`);
-    const ret: Entry = { kind: 'return', opId, timeMs: op.returnMs, match: undefined, prev: undefined, next: undefined };
+    const ret: Entry = {
+      kind: 'return',
+      opId,
+      timeMs: op.returnMs,
+      match: undefined,
+      prev: undefined,
+      next: undefined,
+    };
     entries.push({ kind: 'call', opId, timeMs: op.callMs, match: ret, prev: undefined, next: undefined }, ret);
   });
   // At equal times calls go first: operations that touch are treated as concurrent.
   entries.sort((a, b) => a.timeMs - b.timeMs || (a.kind === b.kind ? a.opId - b.opId : a.kind === 'call' ? -1 : 1));
-  const head: Entry = { kind: 'call', opId: -1, timeMs: Number.NEGATIVE_INFINITY, match: undefined, prev: undefined, next: undefined };
+  const head: Entry = {
+    kind: 'call',
+    opId: -1,
+    timeMs: Number.NEGATIVE_INFINITY,
+    match: undefined,
+    prev: undefined,
+    next: undefined,
+  };
   let last = head;
   for (const e of entries) {
     last.next = e;

@@ -10,15 +10,29 @@ export const metadataOpName = 'metadata';
  * operation definitely did not happen and is left out; an info one (or one that never completed)
  * may have happened at any time after its call, with an unknown answer.
  */
-export function metadataOperations(pairs: readonly OperationPair[]): LinearizableOperation<MetadataInput, MetadataOutput>[] {
+export function metadataOperations(
+  pairs: readonly OperationPair[],
+): LinearizableOperation<MetadataInput, MetadataOutput>[] {
   const ops: LinearizableOperation<MetadataInput, MetadataOutput>[] = [];
   for (const pair of pairs) {
     if (pair.f !== metadataOpName || pair.outcome === 'fail') continue;
     const input = pair.invoke.value as MetadataInput;
     if (pair.outcome === 'ok') {
-      ops.push({ process: pair.process, input, output: pair.completion?.value as MetadataOutput, callMs: pair.invokeMs, returnMs: pair.completeMs });
+      ops.push({
+        process: pair.process,
+        input,
+        output: pair.completion?.value as MetadataOutput,
+        callMs: pair.invokeMs,
+        returnMs: pair.completeMs,
+      });
     } else {
-      ops.push({ process: pair.process, input, output: undefined, callMs: pair.invokeMs, returnMs: Number.POSITIVE_INFINITY });
+      ops.push({
+        process: pair.process,
+        input,
+        output: undefined,
+        callMs: pair.invokeMs,
+        returnMs: Number.POSITIVE_INFINITY,
+      });
     }
   }
   return ops;

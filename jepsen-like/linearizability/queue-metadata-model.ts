@@ -41,7 +41,8 @@ export const queueMetadataModel: Model<MetadataState, MetadataInput, MetadataOut
   step(state, input, output) {
     switch (input.op) {
       case 'create': {
-        if (state === null || state === input.value) return output === undefined || output.kind === 'ok' ? input.value : undefined;
+        if (state === null || state === input.value)
+          return output === undefined || output.kind === 'ok' ? input.value : undefined;
         return output === undefined || output.kind === 'already-exists' ? state : undefined;
       }
       case 'delete':

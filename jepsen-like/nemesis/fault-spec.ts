@@ -2,7 +2,15 @@ import type { PartitionShape } from './partition-shapes.js';
 
 /** The nemesis families the runner knows; `--nemesis` takes a comma-separated list of them. */
 export type NemesisFamily = 'kill' | 'pause' | 'partition' | 'clock' | 'membership' | 'corrupt' | 'latency';
-export const nemesisFamilies: readonly NemesisFamily[] = ['kill', 'pause', 'partition', 'clock', 'membership', 'corrupt', 'latency'];
+export const nemesisFamilies: readonly NemesisFamily[] = [
+  'kill',
+  'pause',
+  'partition',
+  'clock',
+  'membership',
+  'corrupt',
+  'latency',
+];
 
 /**
  * One fault as the schedule fixes it. Targets like 'leader' are resolved when the fault starts,

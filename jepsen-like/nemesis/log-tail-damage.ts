@@ -15,14 +15,20 @@ export interface LogTailDamage {
  * few bytes of that tail flipped (flip). The node must notice on restart and repair from its peers
  * rather than serve (or vote with) what it lost. Returns undefined if there is no log to damage.
  */
-export function damageLogTail(dataDir: string, how: 'truncate' | 'flip', bytes: number, prng: Prng): LogTailDamage | undefined {
+export function damageLogTail(
+  dataDir: string,
+  how: 'truncate' | 'flip',
+  bytes: number,
+  prng: Prng,
+): LogTailDamage | undefined {
   const raftDir = join(dataDir, 'raft');
   let newest: { path: string; mtimeMs: number; size: number } | undefined;
   for (const name of safeReaddir(raftDir)) {
     if (!name.endsWith('.log')) continue;
     const path = join(raftDir, name);
     const stat = statSync(path);
-    if (stat.size > 0 && (newest === undefined || stat.mtimeMs > newest.mtimeMs)) newest = { path, mtimeMs: stat.mtimeMs, size: stat.size };
+    if (stat.size > 0 && (newest === undefined || stat.mtimeMs > newest.mtimeMs))
+      newest = { path, mtimeMs: stat.mtimeMs, size: stat.size };
   }
   if (newest === undefined) return undefined;
   const affected = Math.min(bytes, newest.size);

@@ -71,7 +71,14 @@ export function faultWindows(events: readonly NemesisEvent[]): FaultWindow[] {
 }
 
 function toWindow(start: NemesisEvent, toMs: number): FaultWindow {
-  return { faultId: start.faultId, family: start.family, description: start.description, fromMs: start.timeMs, toMs, ...(start.details === undefined ? {} : { details: start.details }) };
+  return {
+    faultId: start.faultId,
+    family: start.family,
+    description: start.description,
+    fromMs: start.timeMs,
+    toMs,
+    ...(start.details === undefined ? {} : { details: start.details }),
+  };
 }
 
 /**

@@ -52,7 +52,9 @@ export function scheduleSteps(schedule: readonly ScheduledFault[]): ScheduleStep
     { atMs: fault.startMs, kind: 'start' as const, fault },
     { atMs: fault.healMs, kind: 'heal' as const, fault },
   ]);
-  return steps.sort((a, b) => a.atMs - b.atMs || (a.kind === b.kind ? a.fault.id - b.fault.id : a.kind === 'heal' ? -1 : 1));
+  return steps.sort(
+    (a, b) => a.atMs - b.atMs || (a.kind === b.kind ? a.fault.id - b.fault.id : a.kind === 'heal' ? -1 : 1),
+  );
 }
 
 /**
@@ -77,7 +79,13 @@ export function generateSchedule(options: ScheduleOptions): ScheduledFault[] {
     if (nowMs + durationMs > options.runMs) break;
     if (bag.length === 0) bag.push(...shuffled(options.families, prng));
     const family = bag.shift() as NemesisFamily;
-    schedule.push({ id: schedule.length, startMs: nowMs, healMs: nowMs + durationMs, fault: drawFault(family, prng, options), seed: prng.nextU32() });
+    schedule.push({
+      id: schedule.length,
+      startMs: nowMs,
+      healMs: nowMs + durationMs,
+      fault: drawFault(family, prng, options),
+      seed: prng.nextU32(),
+    });
     let lastHealMs = nowMs + durationMs;
     const partners = options.families.filter((other) => canOverlap(family, other));
     if (options.overlapOneIn > 0 && partners.length > 0 && prng.intBelow(options.overlapOneIn) === 0) {
@@ -85,7 +93,13 @@ export function generateSchedule(options: ScheduleOptions): ScheduledFault[] {
       const secondMs = between(prng, options.faultMsMin, options.faultMsMax);
       const partner = pick(partners, prng);
       if (startMs + secondMs <= options.runMs) {
-        schedule.push({ id: schedule.length, startMs, healMs: startMs + secondMs, fault: drawFault(partner, prng, options), seed: prng.nextU32() });
+        schedule.push({
+          id: schedule.length,
+          startMs,
+          healMs: startMs + secondMs,
+          fault: drawFault(partner, prng, options),
+          seed: prng.nextU32(),
+        });
         lastHealMs = Math.max(lastHealMs, startMs + secondMs);
       }
     }
@@ -104,7 +118,11 @@ function drawFault(family: NemesisFamily, prng: SeededPrng, options: ScheduleOpt
       return { family, shape: pick(partitionShapes, prng) };
     case 'clock': {
       const magnitudeMs = between(prng, Math.floor(options.clockOffsetMsMax / 4), options.clockOffsetMsMax);
-      return { family, target: pick(['one', 'leader'] as const, prng), offsetMs: prng.intBelow(2) === 0 ? magnitudeMs : -magnitudeMs };
+      return {
+        family,
+        target: pick(['one', 'leader'] as const, prng),
+        offsetMs: prng.intBelow(2) === 0 ? magnitudeMs : -magnitudeMs,
+      };
     }
     case 'membership':
       return { family, target: pick(['one', 'leader'] as const, prng) };

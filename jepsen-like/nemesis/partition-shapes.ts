@@ -8,7 +8,13 @@ export interface Cut {
 }
 
 export type PartitionShape = 'halves' | 'isolated-leader' | 'one-way' | 'majorities-ring' | 'bridge';
-export const partitionShapes: readonly PartitionShape[] = ['halves', 'isolated-leader', 'one-way', 'majorities-ring', 'bridge'];
+export const partitionShapes: readonly PartitionShape[] = [
+  'halves',
+  'isolated-leader',
+  'one-way',
+  'majorities-ring',
+  'bridge',
+];
 
 export interface Partition {
   readonly shape: PartitionShape;
@@ -27,7 +33,12 @@ export interface Partition {
  *   directed ring: each node reaches only its successor);
  * - bridge: two halves joined by one node that sees both.
  */
-export function partitionFor(shape: PartitionShape, nodes: readonly string[], leader: string | undefined, prng: Prng): Partition {
+export function partitionFor(
+  shape: PartitionShape,
+  nodes: readonly string[],
+  leader: string | undefined,
+  prng: Prng,
+): Partition {
   assert(nodes.length >= 3, 'partitions need at least 3 nodes');
   const order = shuffled(nodes, prng);
   const center = leader !== undefined && nodes.includes(leader) ? leader : pick(order, prng);
@@ -45,7 +56,13 @@ export function partitionFor(shape: PartitionShape, nodes: readonly string[], le
       const rest = nodes.filter((n) => n !== center);
       const isOutbound = prng.intBelow(2) === 0;
       const cuts = rest.map((n) => (isOutbound ? { from: center, to: n } : { from: n, to: center }));
-      return { shape, description: isOutbound ? `${center} -/-> ${rest.join(',')} (hears, cannot speak)` : `${rest.join(',')} -/-> ${center} (speaks, cannot hear)`, cuts };
+      return {
+        shape,
+        description: isOutbound
+          ? `${center} -/-> ${rest.join(',')} (hears, cannot speak)`
+          : `${rest.join(',')} -/-> ${center} (speaks, cannot hear)`,
+        cuts,
+      };
     }
     case 'majorities-ring':
       return majoritiesRing(order);
@@ -55,7 +72,11 @@ export function partitionFor(shape: PartitionShape, nodes: readonly string[], le
       const others = order.slice(1);
       const left = others.slice(0, Math.floor(others.length / 2));
       const right = others.slice(left.length);
-      return { shape, description: `${left.join(',')} | ${right.join(',')} bridged by ${bridge}`, cuts: between(left, right) };
+      return {
+        shape,
+        description: `${left.join(',')} | ${right.join(',')} bridged by ${bridge}`,
+        cuts: between(left, right),
+      };
     }
   }
 }
@@ -77,7 +98,11 @@ function majoritiesRing(ring: readonly string[]): Partition {
       if (distance > k) cuts.push({ from: at(i), to: at(j) });
     }
   }
-  return { shape: 'majorities-ring', description: `ring ${ring.join(' - ')}, each node linked to its ${2 * k} nearest`, cuts };
+  return {
+    shape: 'majorities-ring',
+    description: `ring ${ring.join(' - ')}, each node linked to its ${2 * k} nearest`,
+    cuts,
+  };
 }
 
 /** Every link between the two sides, both ways. */

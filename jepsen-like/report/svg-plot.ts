@@ -52,20 +52,30 @@ export function renderPlot(options: PlotOptions): string {
   const yHi = yTicks[yTicks.length - 1] ?? 1;
   const toX = (x: number): number => margin.left + ((x - xMin) / (xMax - xMin)) * plotW;
   const toY = (y: number): number => {
-    const t = isLog ? (Math.log10(Math.max(y, yLo)) - Math.log10(yLo)) / (Math.log10(yHi) - Math.log10(yLo) || 1) : (y - yLo) / (yHi - yLo || 1);
+    const t = isLog
+      ? (Math.log10(Math.max(y, yLo)) - Math.log10(yLo)) / (Math.log10(yHi) - Math.log10(yLo) || 1)
+      : (y - yLo) / (yHi - yLo || 1);
     return margin.top + plotH - Math.min(1, Math.max(0, t)) * plotH;
   };
 
   const parts: string[] = [];
-  parts.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${widthPx}" height="${heightPx}" viewBox="0 0 ${widthPx} ${heightPx}" font-family="sans-serif" font-size="11">`);
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${widthPx}" height="${heightPx}" viewBox="0 0 ${widthPx} ${heightPx}" font-family="sans-serif" font-size="11">`,
+  );
   parts.push(`<rect x="0" y="0" width="${widthPx}" height="${heightPx}" fill="white"/>`);
-  parts.push(`<text x="${widthPx / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">${escapeXml(options.title)}</text>`);
+  parts.push(
+    `<text x="${widthPx / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">${escapeXml(options.title)}</text>`,
+  );
   for (const band of options.bands ?? []) {
     const x0 = toX(Math.max(band.fromX, xMin));
     const x1 = toX(Math.min(band.toX, xMax));
     if (x1 <= x0) continue;
-    parts.push(`<rect x="${fmt(x0)}" y="${margin.top}" width="${fmt(x1 - x0)}" height="${plotH}" fill="${band.color}" fill-opacity="0.25"><title>${escapeXml(band.label)}</title></rect>`);
-    parts.push(`<text x="${fmt(x0 + 2)}" y="${margin.top + 10}" font-size="9" fill="#444">${escapeXml(truncate(band.label, Math.max(4, Math.floor((x1 - x0) / 5))))}</text>`);
+    parts.push(
+      `<rect x="${fmt(x0)}" y="${margin.top}" width="${fmt(x1 - x0)}" height="${plotH}" fill="${band.color}" fill-opacity="0.25"><title>${escapeXml(band.label)}</title></rect>`,
+    );
+    parts.push(
+      `<text x="${fmt(x0 + 2)}" y="${margin.top + 10}" font-size="9" fill="#444">${escapeXml(truncate(band.label, Math.max(4, Math.floor((x1 - x0) / 5))))}</text>`,
+    );
   }
   for (const tick of yTicks) {
     const y = toY(tick);
@@ -75,14 +85,24 @@ export function renderPlot(options: PlotOptions): string {
   for (const tick of linearTicks(xMin, xMax)) {
     if (tick < xMin || tick > xMax) continue;
     const x = toX(tick);
-    parts.push(`<line x1="${fmt(x)}" x2="${fmt(x)}" y1="${margin.top + plotH}" y2="${margin.top + plotH + 5}" stroke="#333"/>`);
+    parts.push(
+      `<line x1="${fmt(x)}" x2="${fmt(x)}" y1="${margin.top + plotH}" y2="${margin.top + plotH + 5}" stroke="#333"/>`,
+    );
     parts.push(`<text x="${fmt(x)}" y="${margin.top + plotH + 18}" text-anchor="middle">${formatTick(tick)}</text>`);
   }
-  parts.push(`<rect x="${margin.left}" y="${margin.top}" width="${plotW}" height="${plotH}" fill="none" stroke="#333"/>`);
-  parts.push(`<text x="${margin.left + plotW / 2}" y="${margin.top + plotH + 36}" text-anchor="middle">${escapeXml(options.xLabel)}</text>`);
-  parts.push(`<text transform="translate(16 ${margin.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(options.yLabel)}</text>`);
+  parts.push(
+    `<rect x="${margin.left}" y="${margin.top}" width="${plotW}" height="${plotH}" fill="none" stroke="#333"/>`,
+  );
+  parts.push(
+    `<text x="${margin.left + plotW / 2}" y="${margin.top + plotH + 36}" text-anchor="middle">${escapeXml(options.xLabel)}</text>`,
+  );
+  parts.push(
+    `<text transform="translate(16 ${margin.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(options.yLabel)}</text>`,
+  );
   for (const series of options.series) {
-    const points = thin(series.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!isLog || y > 0)));
+    const points = thin(
+      series.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!isLog || y > 0)),
+    );
     if (series.style === 'line') {
       if (points.length === 0) continue;
       const d = points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${fmt(toX(x))} ${fmt(toY(y))}`).join('');
@@ -109,10 +129,11 @@ export function linearTicks(lo: number, hi: number): number[] {
   if (!(hi > lo)) return [lo, lo + 1];
   const rough = (hi - lo) / 6;
   const power = 10 ** Math.floor(Math.log10(rough));
-  const step = ([1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? 10 * power);
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? 10 * power;
   const ticks: number[] = [];
   for (let t = Math.floor(lo / step) * step; t <= hi + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
-  if ((ticks[ticks.length - 1] ?? lo) < hi) ticks.push(Number(((ticks[ticks.length - 1] ?? lo) + step).toPrecision(12)));
+  if ((ticks[ticks.length - 1] ?? lo) < hi)
+    ticks.push(Number(((ticks[ticks.length - 1] ?? lo) + step).toPrecision(12)));
   return ticks;
 }
 
@@ -128,7 +149,10 @@ function logTicks(values: readonly number[]): number[] {
 function thin(points: ReadonlyArray<readonly [number, number]>): ReadonlyArray<readonly [number, number]> {
   if (points.length <= pointsPerSeriesMax) return points;
   const stride = points.length / pointsPerSeriesMax;
-  return Array.from({ length: pointsPerSeriesMax }, (_, i) => points[Math.floor(i * stride)] as readonly [number, number]);
+  return Array.from(
+    { length: pointsPerSeriesMax },
+    (_, i) => points[Math.floor(i * stride)] as readonly [number, number],
+  );
 }
 
 function formatTick(value: number): string {
@@ -146,5 +170,8 @@ function truncate(text: string, charsMax: number): string {
 }
 
 export function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  return text.replace(
+    /[<>&"']/g,
+    (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 }

@@ -60,12 +60,19 @@ export class NemesisExecutor {
     if (first === undefined) return;
     if (this.options.families.includes('clock')) {
       const answer = await this.cluster.admin(first).setClockOffset(0);
-      if (!answer.isAccepted) this.skip('clock', `the node's admin port refused POST /debug/clock-offset (status ${answer.status ?? 'none'}: ${answer.reason})`);
+      if (!answer.isAccepted)
+        this.skip(
+          'clock',
+          `the node's admin port refused POST /debug/clock-offset (status ${answer.status ?? 'none'}: ${answer.reason})`,
+        );
     }
     if (this.options.families.includes('corrupt') && !this.options.isCorruptForced) {
       const status = await this.cluster.admin(first).status();
       if (!(status?.capabilities ?? []).includes('log-tail-repair')) {
-        this.skip('corrupt', 'the node does not report the log-tail-repair capability in /status (detecting a damaged Raft log tail and repairing it from peers); --force-corrupt runs it anyway');
+        this.skip(
+          'corrupt',
+          'the node does not report the log-tail-repair capability in /status (detecting a damaged Raft log tail and repairing it from peers); --force-corrupt runs it anyway',
+        );
       }
     }
   }
@@ -77,17 +84,37 @@ export class NemesisExecutor {
   async start(fault: ScheduledFault): Promise<void> {
     const family = fault.fault.family;
     if (this.isSkipped(family)) {
-      this.log.append({ timeMs: this.nowMs(), faultId: fault.id, phase: 'skipped', family, description: describeFault(fault.fault) });
+      this.log.append({
+        timeMs: this.nowMs(),
+        faultId: fault.id,
+        phase: 'skipped',
+        family,
+        description: describeFault(fault.fault),
+      });
       return;
     }
     const prng = new SeededPrng(fault.seed);
-    const active: ActiveFault = { fault, killed: [], paused: [], clockNode: undefined, isNetworkChanged: false, removedMember: undefined };
+    const active: ActiveFault = {
+      fault,
+      killed: [],
+      paused: [],
+      clockNode: undefined,
+      isNetworkChanged: false,
+      removedMember: undefined,
+    };
     this.active.set(fault.id, active);
     try {
       const details = await this.apply(active, prng);
       this.injected++;
       this.injectedByFamily[family] = (this.injectedByFamily[family] ?? 0) + 1;
-      this.log.append({ timeMs: this.nowMs(), faultId: fault.id, phase: 'start', family, description: describeFault(fault.fault), details });
+      this.log.append({
+        timeMs: this.nowMs(),
+        faultId: fault.id,
+        phase: 'start',
+        family,
+        description: describeFault(fault.fault),
+        details,
+      });
       this.say(`fault #${fault.id} ${describeFault(fault.fault)} ${JSON.stringify(details)}`);
     } catch (err) {
       this.recordError(fault, 'start', err);
@@ -100,7 +127,13 @@ export class NemesisExecutor {
     this.active.delete(fault.id);
     try {
       await this.undo(active);
-      this.log.append({ timeMs: this.nowMs(), faultId: fault.id, phase: 'heal', family: fault.fault.family, description: describeFault(fault.fault) });
+      this.log.append({
+        timeMs: this.nowMs(),
+        faultId: fault.id,
+        phase: 'heal',
+        family: fault.fault.family,
+        description: describeFault(fault.fault),
+      });
       this.say(`heal  #${fault.id} ${describeFault(fault.fault)}`);
     } catch (err) {
       this.recordError(fault, 'heal', err);
@@ -124,10 +157,14 @@ export class NemesisExecutor {
     // With faults overlapping, a node may already be down or paused: 'one' picks among the
     // nodes still serving, so the fault does something (any node, if none is).
     const serving = ids.filter((id) => this.cluster.node(id).isRunning && !this.cluster.node(id).isPaused);
-    const target = async (kind: 'one' | 'leader'): Promise<string> => (kind === 'leader' && leader !== undefined ? leader : pick(serving.length > 0 ? serving : ids, prng));
+    const target = async (kind: 'one' | 'leader'): Promise<string> =>
+      kind === 'leader' && leader !== undefined ? leader : pick(serving.length > 0 ? serving : ids, prng);
     switch (spec.family) {
       case 'kill': {
-        const victims = spec.target === 'majority' ? shuffled(ids, prng).slice(0, Math.floor(ids.length / 2) + 1) : [await target(spec.target)];
+        const victims =
+          spec.target === 'majority'
+            ? shuffled(ids, prng).slice(0, Math.floor(ids.length / 2) + 1)
+            : [await target(spec.target)];
         for (const id of victims) await this.cluster.node(id).kill9();
         active.killed = victims;
         return { nodes: victims, leaderBefore: leader ?? null };
@@ -143,12 +180,18 @@ export class NemesisExecutor {
         const mode: LinkMode = prng.intBelow(4) === 0 ? { kind: 'reset' } : { kind: 'blackhole' };
         for (const cut of partition.cuts) this.cluster.setNodeLink(cut.from, cut.to, mode);
         active.isNetworkChanged = true;
-        return { partition: partition.description, mode: mode.kind, cuts: partition.cuts.map((c) => `${c.from}->${c.to}`), leaderBefore: leader ?? null };
+        return {
+          partition: partition.description,
+          mode: mode.kind,
+          cuts: partition.cuts.map((c) => `${c.from}->${c.to}`),
+          leaderBefore: leader ?? null,
+        };
       }
       case 'clock': {
         const id = await target(spec.target);
         const answer = await this.cluster.admin(id).setClockOffset(spec.offsetMs);
-        if (!answer.isAccepted) throw new Error(`clock offset refused by ${id}: ${answer.status ?? ''} ${answer.reason}`);
+        if (!answer.isAccepted)
+          throw new Error(`clock offset refused by ${id}: ${answer.status ?? ''} ${answer.reason}`);
         active.clockNode = id;
         return { nodes: [id], offsetMs: spec.offsetMs };
       }
@@ -167,7 +210,10 @@ export class NemesisExecutor {
       }
       case 'membership': {
         const id = await target(spec.target);
-        const via = pick(ids.filter((other) => other !== id), prng);
+        const via = pick(
+          ids.filter((other) => other !== id),
+          prng,
+        );
         const answer = await this.cluster.admin(via).removeMember(id, membershipCallTimeoutMs);
         if (!answer.isAccepted) throw new Error(`removing ${id} through ${via} was refused: ${answer.reason}`);
         // An operator stops a removed node and, to bring it back, starts it afresh as a joiner.
@@ -200,7 +246,9 @@ export class NemesisExecutor {
     let lastReason = '';
     // Any live member forwards to the leader; try each in turn, as an operator would.
     for (const via of [...others, ...others]) {
-      const answer = await this.cluster.admin(via).addMember(id, `127.0.0.1:${node.spec.raftPort}`, membershipCallTimeoutMs);
+      const answer = await this.cluster
+        .admin(via)
+        .addMember(id, `127.0.0.1:${node.spec.raftPort}`, membershipCallTimeoutMs);
       if (answer.isAccepted) return;
       lastReason = `${via}: ${answer.reason}`;
     }
@@ -215,7 +263,13 @@ export class NemesisExecutor {
   private recordError(fault: ScheduledFault, phase: 'start' | 'heal', err: unknown): void {
     const message = `fault #${fault.id} ${describeFault(fault.fault)} ${phase} failed: ${String((err as Error).message ?? err)}`;
     this.errors.push(message);
-    this.log.append({ timeMs: this.nowMs(), faultId: fault.id, phase: 'error', family: fault.fault.family, description: message });
+    this.log.append({
+      timeMs: this.nowMs(),
+      faultId: fault.id,
+      phase: 'error',
+      family: fault.fault.family,
+      description: message,
+    });
     this.say(message);
   }
 }

@@ -70,7 +70,12 @@ export class NodeAdmin {
     return this.call('POST', '/members', { id, address }, timeoutMs);
   }
 
-  private async call(method: string, path: string, body: unknown, timeoutMs: number): Promise<{ isAccepted: boolean; reason: string }> {
+  private async call(
+    method: string,
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+  ): Promise<{ isAccepted: boolean; reason: string }> {
     try {
       const res = await fetch(`${this.baseUrl}${path}`, {
         method,

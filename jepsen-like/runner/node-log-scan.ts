@@ -35,10 +35,16 @@ function pinoLevelOf(line: string): number | undefined {
 
 /** `AssertionFailedError: …`, `TypeError [ERR_X]: …`, `Uncaught …`, `FATAL ERROR: …`. */
 function isUncaughtLine(line: string): boolean {
-  return /^([A-Z][A-Za-z]*)?Error( \[[A-Z_]+\])?: /.test(line) || line.startsWith('Uncaught ') || line.startsWith('FATAL ERROR:');
+  return (
+    /^([A-Z][A-Za-z]*)?Error( \[[A-Z_]+\])?: /.test(line) ||
+    line.startsWith('Uncaught ') ||
+    line.startsWith('FATAL ERROR:')
+  );
 }
 
 /** Fatal lines of every node's log file, each prefixed with the node. */
 export function scanNodeLogs(logs: readonly { node: string; path: string }[]): string[] {
-  return logs.flatMap(({ node, path }) => (existsSync(path) ? fatalLogLines(readFileSync(path, 'utf8')).map((line) => `${node}: ${line.slice(0, 500)}`) : []));
+  return logs.flatMap(({ node, path }) =>
+    existsSync(path) ? fatalLogLines(readFileSync(path, 'utf8')).map((line) => `${node}: ${line.slice(0, 500)}`) : [],
+  );
 }

@@ -56,12 +56,18 @@ export class NodeProcess {
     const args = [
       s.cliPath,
       'serve',
-      '--id', s.id,
-      '--data-dir', s.dataDir,
-      '--sqs-listen', `127.0.0.1:${s.sqsPort}`,
-      '--admin-listen', `127.0.0.1:${s.adminPort}`,
-      '--raft-listen', `127.0.0.1:${s.raftPort}`,
-      '--peers', s.peersFlag,
+      '--id',
+      s.id,
+      '--data-dir',
+      s.dataDir,
+      '--sqs-listen',
+      `127.0.0.1:${s.sqsPort}`,
+      '--admin-listen',
+      `127.0.0.1:${s.adminPort}`,
+      '--raft-listen',
+      `127.0.0.1:${s.raftPort}`,
+      '--peers',
+      s.peersFlag,
       ...(this.isJoining ? ['--join'] : []),
       ...s.extraArgs,
     ];
@@ -73,7 +79,8 @@ export class NodeProcess {
     this.isExitExpected = false;
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
-        if (!this.isExitExpected) this.unexpectedExits.push(`${s.id} exited by itself (code ${code}, signal ${signal})`);
+        if (!this.isExitExpected)
+          this.unexpectedExits.push(`${s.id} exited by itself (code ${code}, signal ${signal})`);
         if (this.child === child) {
           this.child = undefined;
           this.isStopped = false;

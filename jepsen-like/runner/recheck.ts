@@ -26,15 +26,33 @@ function main(argv: readonly string[]): number {
   const events = readNemesisLog(join(runDir, 'nemesis.jsonl'));
   const pairs = pairOperations(history);
   const clockAllowanceMs = defaultRunOptions.clockAllowanceMsBase + largestClockSpreadMs(events);
-  const names = previous.run.workloads.filter((w): w is WorkloadName => (workloadNames as readonly string[]).includes(w));
-  const workloads = Object.fromEntries(names.map((name) => [name, makeWorkload(name, defaultRunOptions).check(pairs, { clockAllowanceMs, nowMs: () => performance.now() })]));
+  const names = previous.run.workloads.filter((w): w is WorkloadName =>
+    (workloadNames as readonly string[]).includes(w),
+  );
+  const workloads = Object.fromEntries(
+    names.map((name) => [
+      name,
+      makeWorkload(name, defaultRunOptions).check(pairs, { clockAllowanceMs, nowMs: () => performance.now() }),
+    ]),
+  );
   // The cluster checker's facts (exits, drains, replica states, node logs) are not in the history:
   // its stored result stands. A run stored before it existed has none, and is judged on its history.
   const clusterValid = (previous as Partial<RunResults>).cluster?.valid ?? true;
-  const results: RunResults = { ...previous, workloads, valid: runValidity(Object.values(workloads).map((w) => w.valid), clusterValid, previous.runErrors) };
+  const results: RunResults = {
+    ...previous,
+    workloads,
+    valid: runValidity(
+      Object.values(workloads).map((w) => w.valid),
+      clusterValid,
+      previous.runErrors,
+    ),
+  };
   writeFileSync(join(runDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const endMs = history.length > 0 ? (history[history.length - 1]?.timeMs ?? 0) : 0;
-  writeFileSync(join(runDir, 'report.html'), renderReportHtml({ results, pairs, windows: faultWindows(events), endMs }));
+  writeFileSync(
+    join(runDir, 'report.html'),
+    renderReportHtml({ results, pairs, windows: faultWindows(events), endMs }),
+  );
   console.log(verdictLine(results, pairs.length, runDir));
   return results.valid === true ? 0 : results.valid === false ? 1 : 2;
 }

@@ -56,7 +56,9 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
   const runStartMs = performance.now();
   const nowMs = (): number => performance.now() - runStartMs;
   const log = (line: string): void => say(`[${(nowMs() / 1000).toFixed(1).padStart(6)}s] ${line}`);
-  log(`run ${name}: seed ${options.seed}, ${options.nodes} nodes, ${options.timeSeconds} s, nemesis ${options.nemesis.join(',') || 'none'}, workloads ${options.workloads.join(',')}${options.failpoint === undefined ? '' : `, failpoint ${options.failpoint} on n1`}`);
+  log(
+    `run ${name}: seed ${options.seed}, ${options.nodes} nodes, ${options.timeSeconds} s, nemesis ${options.nemesis.join(',') || 'none'}, workloads ${options.workloads.join(',')}${options.failpoint === undefined ? '' : `, failpoint ${options.failpoint} on n1`}`,
+  );
   log(`store ${dir}`);
 
   const historyFile = new HistoryFileWriter(join(dir, 'history.jsonl'));
@@ -72,8 +74,13 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     extraArgsByNode: options.failpoint === undefined ? {} : { n1: ['--test-failpoint', options.failpoint] },
     adminTimeoutMs: 2_000,
   });
-  const endpoints = testCluster.ids.map((id) => new SqsEndpoint(id, testCluster.clientUrl(id), options.requestTimeoutMs));
-  const executor = new NemesisExecutor(testCluster, nemesisLog, nowMs, log, { families: options.nemesis, isCorruptForced: options.isCorruptForced });
+  const endpoints = testCluster.ids.map(
+    (id) => new SqsEndpoint(id, testCluster.clientUrl(id), options.requestTimeoutMs),
+  );
+  const executor = new NemesisExecutor(testCluster, nemesisLog, nowMs, log, {
+    families: options.nemesis,
+    isCorruptForced: options.isCorruptForced,
+  });
   const workloads = options.workloads.map((w) => makeWorkload(w, options));
   let workloadReports: Record<string, WorkloadReport> = {};
   let drainFromMs: number | undefined;
@@ -86,29 +93,43 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     const ready = await testCluster.waitUntilReady(options.recoverySecondsMax * 1000);
     if (!ready.isReady) {
       const exits = testCluster.nodes.flatMap((n) => n.unexpectedExits);
-      throw new Error(`the cluster did not become ready: ${ready.notReady.join(',')} not ready after ${options.recoverySecondsMax} s${exits.length > 0 ? ` (${exits.join('; ')})` : ''}; see ${join(dir, 'logs')}`);
+      throw new Error(
+        `the cluster did not become ready: ${ready.notReady.join(',')} not ready after ${options.recoverySecondsMax} s${exits.length > 0 ? ` (${exits.join('; ')})` : ''}; see ${join(dir, 'logs')}`,
+      );
     }
     log(`cluster ready, leader ${(await testCluster.leader()) ?? 'unknown'}`);
     for (const w of workloads) await w.setup(endpoints);
     await executor.probe();
 
     const stop = stopSignal();
-    const ctx: WorkloadContext = { recorder, endpoints, prng: new SeededPrng(options.seed ^ 0x5eed), isRunning: stop.isRunning, pause: stop.pause, nowMs };
+    const ctx: WorkloadContext = {
+      recorder,
+      endpoints,
+      prng: new SeededPrng(options.seed ^ 0x5eed),
+      isRunning: stop.isRunning,
+      pause: stop.pause,
+      nowMs,
+    };
     const phaseStartMs = nowMs();
-    const schedule = options.nemesis.length === 0 ? [] : generateSchedule({
-      seed: options.seed,
-      families: options.nemesis,
-      runMs: options.timeSeconds * 1000,
-      warmupMs: options.warmupSeconds * 1000,
-      faultMsMin: options.faultSecondsMin * 1000,
-      faultMsMax: options.faultSecondsMax * 1000,
-      quietMsMin: options.quietSecondsMin * 1000,
-      quietMsMax: options.quietSecondsMax * 1000,
-      clockOffsetMsMax: options.clockOffsetMsMax,
-      overlapOneIn: options.overlapOneIn,
-    });
+    const schedule =
+      options.nemesis.length === 0
+        ? []
+        : generateSchedule({
+            seed: options.seed,
+            families: options.nemesis,
+            runMs: options.timeSeconds * 1000,
+            warmupMs: options.warmupSeconds * 1000,
+            faultMsMin: options.faultSecondsMin * 1000,
+            faultMsMax: options.faultSecondsMax * 1000,
+            quietMsMin: options.quietSecondsMin * 1000,
+            quietMsMax: options.quietSecondsMax * 1000,
+            clockOffsetMsMax: options.clockOffsetMsMax,
+            overlapOneIn: options.overlapOneIn,
+          });
     faultsScheduled = schedule.length;
-    log(`schedule: ${schedule.length} faults${schedule.some((f, i) => i > 0 && f.startMs < (schedule[i - 1]?.healMs ?? 0)) ? ', some overlapping' : ''}`);
+    log(
+      `schedule: ${schedule.length} faults${schedule.some((f, i) => i > 0 && f.startMs < (schedule[i - 1]?.healMs ?? 0)) ? ', some overlapping' : ''}`,
+    );
     const progress = setInterval(() => log(progressLine(recorder, testCluster)), progressIntervalMs);
     const running = Promise.all(workloads.map((w) => w.run(ctx)));
     // Faults may overlap: starts and heals are carried out in time order.
@@ -125,23 +146,41 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     await running;
     const recovered = await testCluster.waitUntilReady(options.recoverySecondsMax * 1000);
     notReadyAfterHeal = recovered.notReady;
-    log(recovered.isReady ? 'cluster ready again; draining' : `cluster not fully ready (${recovered.notReady.join(',')}); draining anyway`);
-    const drainCtx: WorkloadContext = { ...ctx, isRunning: () => true, pause: (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms))) };
+    log(
+      recovered.isReady
+        ? 'cluster ready again; draining'
+        : `cluster not fully ready (${recovered.notReady.join(',')}); draining anyway`,
+    );
+    const drainCtx: WorkloadContext = {
+      ...ctx,
+      isRunning: () => true,
+      pause: (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms))),
+    };
     const drainDeadlineMs = nowMs() + options.drainSecondsMax * 1000;
     await Promise.all(
       workloads.map(async (w) => {
         const drained = await w.drain(drainCtx, drainDeadlineMs);
-        log(`drained ${w.name}: ${drained.received} messages${drained.isEmpty ? '' : ' (NOT EMPTY at the drain deadline)'}`);
+        log(
+          `drained ${w.name}: ${drained.received} messages${drained.isEmpty ? '' : ' (NOT EMPTY at the drain deadline)'}`,
+        );
         drains.push({ workload: w.name, isEmpty: drained.isEmpty });
       }),
     );
     clearInterval(progress);
-    replicas = await awaitReplicaConvergence(testCluster.ids, (id) => testCluster.admin(id).status(), { boundMs: replicaConvergenceMsMax, pollMs: 200, nowMs });
-    log(`final replica states${replicas.isConverged ? '' : ' (NOT at one applied index)'}: ${replicas.states.map((s) => `${s.node} applied ${s.appliedIndex} digest ${s.stateDigest?.slice(0, 12) ?? 'none'}`).join('; ')}`);
+    replicas = await awaitReplicaConvergence(testCluster.ids, (id) => testCluster.admin(id).status(), {
+      boundMs: replicaConvergenceMsMax,
+      pollMs: 200,
+      nowMs,
+    });
+    log(
+      `final replica states${replicas.isConverged ? '' : ' (NOT at one applied index)'}: ${replicas.states.map((s) => `${s.node} applied ${s.appliedIndex} digest ${s.stateDigest?.slice(0, 12) ?? 'none'}`).join('; ')}`,
+    );
     const pairs = pairOperations(recorder.history());
     const clockAllowanceMs = options.clockAllowanceMsBase + largestClockSpreadMs(nemesisLog.all());
     log(`checking ${pairs.length} operations (clock allowance ${clockAllowanceMs} ms)`);
-    workloadReports = Object.fromEntries(workloads.map((w) => [w.name, w.check(pairs, { clockAllowanceMs, nowMs: () => performance.now() })]));
+    workloadReports = Object.fromEntries(
+      workloads.map((w) => [w.name, w.check(pairs, { clockAllowanceMs, nowMs: () => performance.now() })]),
+    );
   } catch (err) {
     runErrors.push(String((err as Error).stack ?? err));
     log(`run error: ${String((err as Error).message ?? err)}`);
@@ -161,10 +200,17 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     replicas,
     fatalLogLines: scanNodeLogs(testCluster.ids.map((id) => ({ node: id, path: join(dir, 'logs', `${id}.log`) }))),
   });
-  if (!clusterResult.valid) log(`cluster checker: ${clusterResult.problems.length} problem(s): ${clusterResult.problems.slice(0, 3).join(' | ')}`);
+  if (!clusterResult.valid)
+    log(
+      `cluster checker: ${clusterResult.problems.length} problem(s): ${clusterResult.problems.slice(0, 3).join(' | ')}`,
+    );
   const endMs = nowMs();
   const results: RunResults = {
-    valid: runValidity(Object.values(workloadReports).map((w) => w.valid), clusterResult.valid, runErrors),
+    valid: runValidity(
+      Object.values(workloadReports).map((w) => w.valid),
+      clusterResult.valid,
+      runErrors,
+    ),
     run: {
       name,
       seed: options.seed,
@@ -178,12 +224,27 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     },
     workloads: workloadReports,
     cluster: clusterResult,
-    nemesis: { faultsScheduled, faultsInjected: executor.faultsInjected, byFamily: executor.byFamily, skipped: executor.skipped, errors: executor.errors },
+    nemesis: {
+      faultsScheduled,
+      faultsInjected: executor.faultsInjected,
+      byFamily: executor.byFamily,
+      skipped: executor.skipped,
+      errors: executor.errors,
+    },
     runErrors,
   };
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const pairs = pairOperations(recorder.history());
-  writeFileSync(join(dir, 'report.html'), renderReportHtml({ results, pairs, windows: faultWindows(nemesisLog.all()), endMs, ...(drainFromMs === undefined ? {} : { drainFromMs }) }));
+  writeFileSync(
+    join(dir, 'report.html'),
+    renderReportHtml({
+      results,
+      pairs,
+      windows: faultWindows(nemesisLog.all()),
+      endMs,
+      ...(drainFromMs === undefined ? {} : { drainFromMs }),
+    }),
+  );
   return { dir, results, verdictLine: verdictLine(results, pairs.length, dir) };
 }
 
@@ -204,7 +265,13 @@ export function makeWorkload(name: WorkloadName, options: RunOptions): Workload 
     case 'fifo':
       return new QueueWorkload({ ...queueOptions, name, queueName: 'jepsen-fifo.fifo', isFifo: true });
     case 'metadata':
-      return new MetadataWorkload({ clients: 3, queues: 3, opsPerSecond: options.metadataOpsPerSecond, searchStepsMax: 5_000_000, searchTimeMsMax: 60_000 });
+      return new MetadataWorkload({
+        clients: 3,
+        queues: 3,
+        opsPerSecond: options.metadataOpsPerSecond,
+        searchStepsMax: 5_000_000,
+        searchTimeMsMax: 60_000,
+      });
   }
 }
 
@@ -243,10 +310,16 @@ export function verdictLine(results: RunResults, operations: number, dir: string
   const parts = Object.entries(results.workloads).map(([name, w]) => {
     const c = w.checkers as unknown as Record<string, Record<string, unknown>>;
     const total = c['total-queue'];
-    const extra = total === undefined ? '' : ` lost ${String(total['lostCount'])} unexpected ${String(total['unexpectedCount'])} dup ${String(total['duplicatedCount'])}`;
+    const extra =
+      total === undefined
+        ? ''
+        : ` lost ${String(total['lostCount'])} unexpected ${String(total['unexpectedCount'])} dup ${String(total['duplicatedCount'])}`;
     return `${name}=${String(w.valid)}${extra}`;
   });
   const errors = results.runErrors.length > 0 ? ` run-errors ${results.runErrors.length}` : '';
-  const problems = results.cluster.problems.length > 0 ? ` cluster problems ${results.cluster.problems.length} (${results.cluster.problems[0] ?? ''})` : '';
+  const problems =
+    results.cluster.problems.length > 0
+      ? ` cluster problems ${results.cluster.problems.length} (${results.cluster.problems[0] ?? ''})`
+      : '';
   return `jepsen ${verdict}: ${parts.join(', ')}; ${operations} ops, ${results.nemesis.faultsInjected} faults${errors}${problems} — ${join(dir, 'report.html')}`;
 }

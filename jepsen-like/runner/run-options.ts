@@ -121,10 +121,20 @@ export function parseRunOptions(argv: readonly string[], randomSeed: () => numbe
     if (!Number.isFinite(n) || n < min) throw new RunUsageError(`--${name} must be a number ≥ ${min}, got "${value}"`);
     return n;
   };
-  const list = <T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: readonly T[]): T[] => {
+  const list = <T extends string>(
+    name: string,
+    value: string | undefined,
+    allowed: readonly T[],
+    fallback: readonly T[],
+  ): T[] => {
     if (value === undefined) return [...fallback];
-    const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
-    for (const item of items) if (!(allowed as readonly string[]).includes(item)) throw new RunUsageError(`--${name}: unknown "${item}"; choose from ${allowed.join(', ')}`);
+    const items = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    for (const item of items)
+      if (!(allowed as readonly string[]).includes(item))
+        throw new RunUsageError(`--${name}: unknown "${item}"; choose from ${allowed.join(', ')}`);
     if (items.length === 0) throw new RunUsageError(`--${name} needs at least one of ${allowed.join(', ')}`);
     return [...new Set(items)] as T[];
   };
@@ -134,7 +144,12 @@ export function parseRunOptions(argv: readonly string[], randomSeed: () => numbe
   const options: RunOptions = {
     ...d,
     timeSeconds: num('time', values.time, d.timeSeconds, 1),
-    nemesis: values.nemesis === 'all' ? [...nemesisFamilies] : values.nemesis === 'none' ? [] : list('nemesis', values.nemesis, nemesisFamilies, d.nemesis),
+    nemesis:
+      values.nemesis === 'all'
+        ? [...nemesisFamilies]
+        : values.nemesis === 'none'
+          ? []
+          : list('nemesis', values.nemesis, nemesisFamilies, d.nemesis),
     workloads: list('workload', values.workload, workloadNames, d.workloads),
     seed: values.seed === undefined ? randomSeed() : Math.trunc(num('seed', values.seed, 0, 0)),
     nodes,
@@ -153,13 +168,16 @@ export function parseRunOptions(argv: readonly string[], randomSeed: () => numbe
     isCorruptForced: values['force-corrupt'] === true,
     isQuiet: values.quiet === true,
   };
-  if (options.faultSecondsMin > options.faultSecondsMax) throw new RunUsageError('--fault-min must not exceed --fault-max');
-  if (options.quietSecondsMin > options.quietSecondsMax) throw new RunUsageError('--quiet-min must not exceed --quiet-max');
+  if (options.faultSecondsMin > options.faultSecondsMax)
+    throw new RunUsageError('--fault-min must not exceed --fault-max');
+  if (options.quietSecondsMin > options.quietSecondsMax)
+    throw new RunUsageError('--quiet-min must not exceed --quiet-max');
   return options;
 }
 
 function failpointOf(value: string | undefined): FailpointName | undefined {
   if (value === undefined) return undefined;
-  if (!isFailpointName(value)) throw new RunUsageError(`--failpoint: unknown "${value}"; choose from ${failpointNames.join(', ')}`);
+  if (!isFailpointName(value))
+    throw new RunUsageError(`--failpoint: unknown "${value}"; choose from ${failpointNames.join(', ')}`);
   return value;
 }

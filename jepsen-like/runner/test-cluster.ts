@@ -65,7 +65,10 @@ export class TestCluster {
   }
 
   /** Waits until every running, unpaused node answers /ready with 200, or the bound passes. */
-  async waitUntilReady(boundMs: number, isWanted: (node: NodeProcess) => boolean = (n) => n.isRunning && !n.isPaused): Promise<{ isReady: boolean; notReady: string[] }> {
+  async waitUntilReady(
+    boundMs: number,
+    isWanted: (node: NodeProcess) => boolean = (n) => n.isRunning && !n.isPaused,
+  ): Promise<{ isReady: boolean; notReady: string[] }> {
     const deadline = performance.now() + boundMs;
     let notReady: string[] = [];
     for (;;) {
@@ -129,17 +132,32 @@ export class TestCluster {
     for (const [i, to] of ids.entries()) {
       for (const from of ids) {
         if (from === to) continue;
-        const proxy = new TcpProxy({ name: `${from}->${to}`, listenHost: '127.0.0.1', listenPort: 0, targetHost: '127.0.0.1', targetPort: portOf(i, 2) });
+        const proxy = new TcpProxy({
+          name: `${from}->${to}`,
+          listenHost: '127.0.0.1',
+          listenPort: 0,
+          targetHost: '127.0.0.1',
+          targetPort: portOf(i, 2),
+        });
         await proxy.start();
         this.nodeLinks.set(proxy.name, proxy);
       }
-      const client = new TcpProxy({ name: `client->${to}`, listenHost: '127.0.0.1', listenPort: 0, targetHost: '127.0.0.1', targetPort: portOf(i, 0) });
+      const client = new TcpProxy({
+        name: `client->${to}`,
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        targetHost: '127.0.0.1',
+        targetPort: portOf(i, 0),
+      });
       await client.start();
       this.clientLinks.set(to, client);
     }
     for (const [i, id] of ids.entries()) {
       const peersFlag = ids
-        .map((other, j) => `${other}=127.0.0.1:${other === id ? portOf(j, 2) : (this.nodeLinks.get(`${id}->${other}`) as TcpProxy).port}`)
+        .map(
+          (other, j) =>
+            `${other}=127.0.0.1:${other === id ? portOf(j, 2) : (this.nodeLinks.get(`${id}->${other}`) as TcpProxy).port}`,
+        )
         .join(',');
       const dataDir = join(runDir, 'nodes', id);
       mkdirSync(dataDir, { recursive: true });

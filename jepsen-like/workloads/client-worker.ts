@@ -54,7 +54,12 @@ export class ClientWorker {
         this.process = this.recorder.complete(this.process, 'ok', answered);
         return { outcome: 'ok', result: answered };
       }
-      this.process = this.recorder.complete(this.process, classified.outcome, null, `${classified.code}: ${classified.message}`);
+      this.process = this.recorder.complete(
+        this.process,
+        classified.outcome,
+        null,
+        `${classified.code}: ${classified.message}`,
+      );
       this.endpointIndex = (this.endpointIndex + 1) % this.endpoints.length;
       return { outcome: classified.outcome, result: undefined };
     }

@@ -10,7 +10,11 @@ import { sqsLimits } from '../../src/base/limits.js';
 import type { OperationPair } from '../history/operation-pairs.js';
 import { checkLinearizability } from '../linearizability/linearizability-checker.js';
 import { metadataOpName, metadataOperations } from '../linearizability/metadata-operations.js';
-import { queueMetadataModel, type MetadataInput, type MetadataOutput } from '../linearizability/queue-metadata-model.js';
+import {
+  queueMetadataModel,
+  type MetadataInput,
+  type MetadataOutput,
+} from '../linearizability/queue-metadata-model.js';
 import { countOperations } from '../report/history-stats.js';
 import type { WorkloadReport } from '../report/run-results.js';
 import { ClientWorker } from './client-worker.js';
@@ -109,16 +113,25 @@ export class MetadataWorkload implements Workload {
     const url = e.queueUrl(input.queue);
     switch (input.op) {
       case 'create':
-        await e.client.send(new CreateQueueCommand({ QueueName: input.queue, Attributes: { VisibilityTimeout: String(input.value) } }), e.callOptions());
+        await e.client.send(
+          new CreateQueueCommand({ QueueName: input.queue, Attributes: { VisibilityTimeout: String(input.value) } }),
+          e.callOptions(),
+        );
         return { kind: 'ok' };
       case 'delete':
         await e.client.send(new DeleteQueueCommand({ QueueUrl: url }), e.callOptions());
         return { kind: 'ok' };
       case 'set':
-        await e.client.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { VisibilityTimeout: String(input.value) } }), e.callOptions());
+        await e.client.send(
+          new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { VisibilityTimeout: String(input.value) } }),
+          e.callOptions(),
+        );
         return { kind: 'ok' };
       case 'get': {
-        const out = await e.client.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['VisibilityTimeout'] }), e.callOptions());
+        const out = await e.client.send(
+          new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['VisibilityTimeout'] }),
+          e.callOptions(),
+        );
         return { kind: 'value', value: Number(out.Attributes?.VisibilityTimeout) };
       }
       case 'get-url':

@@ -1,6 +1,15 @@
 import { CreateQueueCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { checkFifo } from '../checkers/fifo-checker.js';
-import type { BatchResult, ChangeVisibilityInvoke, DeleteInvoke, ReceiveInvoke, ReceiveResult, ReceivedMessage, SendInvoke, SendResult } from '../checkers/queue-ops.js';
+import type {
+  BatchResult,
+  ChangeVisibilityInvoke,
+  DeleteInvoke,
+  ReceiveInvoke,
+  ReceiveResult,
+  ReceivedMessage,
+  SendInvoke,
+  SendResult,
+} from '../checkers/queue-ops.js';
 import { checkRedelivery } from '../checkers/redelivery-checker.js';
 import { checkTotalQueue } from '../checkers/total-queue-checker.js';
 import { checkVisibility } from '../checkers/visibility-checker.js';
@@ -49,14 +58,21 @@ export class QueueWorkload implements Workload {
   async setup(endpoints: readonly SqsEndpoint[]): Promise<void> {
     const attributes: Record<string, string> = { VisibilityTimeout: String(this.options.visibilityTimeoutSeconds) };
     if (this.options.isFifo) attributes['FifoQueue'] = 'true';
-    await retryUntilOk(endpoints, (e) => e.client.send(new CreateQueueCommand({ QueueName: this.options.queueName, Attributes: attributes }), e.callOptions()));
+    await retryUntilOk(endpoints, (e) =>
+      e.client.send(
+        new CreateQueueCommand({ QueueName: this.options.queueName, Attributes: attributes }),
+        e.callOptions(),
+      ),
+    );
   }
 
   async run(ctx: WorkloadContext): Promise<void> {
     const workers: Promise<void>[] = [];
     let endpointCursor = 0;
-    for (let i = 0; i < this.options.producers; i++) workers.push(this.produce(ctx, new ClientWorker(ctx.recorder, ctx.endpoints, endpointCursor++), i));
-    for (let i = 0; i < this.options.consumers; i++) workers.push(this.consume(ctx, new ClientWorker(ctx.recorder, ctx.endpoints, endpointCursor++), ctx.isRunning));
+    for (let i = 0; i < this.options.producers; i++)
+      workers.push(this.produce(ctx, new ClientWorker(ctx.recorder, ctx.endpoints, endpointCursor++), i));
+    for (let i = 0; i < this.options.consumers; i++)
+      workers.push(this.consume(ctx, new ClientWorker(ctx.recorder, ctx.endpoints, endpointCursor++), ctx.isRunning));
     await Promise.all(workers);
   }
 
@@ -90,7 +106,11 @@ export class QueueWorkload implements Workload {
       redelivery: checkRedelivery(mine, this.options.queueName),
     };
     if (this.options.isFifo) checkers['fifo'] = checkFifo(mine, options);
-    return { valid: combineValidity(Object.values(checkers).map((c) => c.valid)), checkers, operations: countOperations(mine) };
+    return {
+      valid: combineValidity(Object.values(checkers).map((c) => c.valid)),
+      checkers,
+      operations: countOperations(mine),
+    };
   }
 
   private async produce(ctx: WorkloadContext, worker: ClientWorker, producerIndex: number): Promise<void> {
@@ -101,7 +121,8 @@ export class QueueWorkload implements Workload {
     await ctx.pause((intervalMs * producerIndex) / this.options.producers);
     while (ctx.isRunning()) {
       const startedMs = ctx.nowMs();
-      const resend = this.options.isFifo && acknowledged.length > 0 && ctx.prng.nextFloat() < this.options.resendFraction;
+      const resend =
+        this.options.isFifo && acknowledged.length > 0 && ctx.prng.nextFloat() < this.options.resendFraction;
       let sent = 1;
       if (resend) {
         const args = acknowledged[ctx.prng.intBelow(acknowledged.length)] as SendInvoke;
@@ -109,8 +130,15 @@ export class QueueWorkload implements Workload {
       } else if (ctx.prng.nextFloat() < this.options.batchSendFraction) {
         sent = 2 + ctx.prng.intBelow(4);
         const entries = Array.from({ length: sent }, () => this.newSend(ctx, producerIndex, counter++));
-        const { outcome, result } = await worker.perform('send-batch', { queue: this.options.queueName, entries }, (e) => sendBatch(e, this.options.queueName, entries));
-        if (outcome === 'ok') (result as BatchResult<SendResult>).entries.forEach((r, i) => 'ok' in r && remember(acknowledged, entries[i] as SendInvoke));
+        const { outcome, result } = await worker.perform(
+          'send-batch',
+          { queue: this.options.queueName, entries },
+          (e) => sendBatch(e, this.options.queueName, entries),
+        );
+        if (outcome === 'ok')
+          (result as BatchResult<SendResult>).entries.forEach(
+            (r, i) => 'ok' in r && remember(acknowledged, entries[i] as SendInvoke),
+          );
       } else {
         const args = this.newSend(ctx, producerIndex, counter++);
         const { outcome } = await worker.perform('send', args, (e) => sendOne(e, args));
@@ -123,7 +151,12 @@ export class QueueWorkload implements Workload {
   private newSend(ctx: WorkloadContext, producerIndex: number, counter: number): SendInvoke {
     const body = `${this.options.name}-p${producerIndex}-${counter}`;
     if (!this.options.isFifo) return { queue: this.options.queueName, body };
-    return { queue: this.options.queueName, body, groupId: `g${ctx.prng.intBelow(this.options.groups)}`, dedupId: body };
+    return {
+      queue: this.options.queueName,
+      body,
+      groupId: `g${ctx.prng.intBelow(this.options.groups)}`,
+      dedupId: body,
+    };
   }
 
   private async consume(ctx: WorkloadContext, worker: ClientWorker, isRunning: () => boolean): Promise<void> {
@@ -141,7 +174,11 @@ export class QueueWorkload implements Workload {
    */
   private async receiveAndSettle(ctx: WorkloadContext, worker: ClientWorker, abandonFraction: number): Promise<number> {
     const queue = this.options.queueName;
-    const args: ReceiveInvoke = { queue, visibilityTimeoutSeconds: this.options.visibilityTimeoutSeconds, maxMessages: 10 };
+    const args: ReceiveInvoke = {
+      queue,
+      visibilityTimeoutSeconds: this.options.visibilityTimeoutSeconds,
+      maxMessages: 10,
+    };
     const { outcome, result } = await worker.perform('receive', args, async (e) => {
       const out = await e.client.send(
         new ReceiveMessageCommand({
@@ -198,7 +235,11 @@ function toReceived(m: Message): ReceivedMessage {
 }
 
 /** Setup calls are not part of the history: retry them over every endpoint until one answers ok. */
-export async function retryUntilOk(endpoints: readonly SqsEndpoint[], call: (e: SqsEndpoint) => Promise<unknown>, attemptsMax = 60): Promise<void> {
+export async function retryUntilOk(
+  endpoints: readonly SqsEndpoint[],
+  call: (e: SqsEndpoint) => Promise<unknown>,
+  attemptsMax = 60,
+): Promise<void> {
   let lastError: unknown;
   for (let attempt = 0; attempt < attemptsMax; attempt++) {
     const endpoint = endpoints[attempt % endpoints.length];
@@ -216,8 +257,13 @@ export async function retryUntilOk(endpoints: readonly SqsEndpoint[], call: (e: 
 
 export class SetupFailedError extends Error {
   override readonly name = 'SetupFailedError';
-  constructor(readonly attempts: number, cause: unknown) {
-    super(`Workload setup failed after ${attempts} attempts: ${String((cause as Error | undefined)?.message ?? cause)}`, { cause });
+  constructor(
+    readonly attempts: number,
+    cause: unknown,
+  ) {
+    super(
+      `Workload setup failed after ${attempts} attempts: ${String((cause as Error | undefined)?.message ?? cause)}`,
+      { cause },
+    );
   }
 }
-

@@ -14,11 +14,18 @@ export interface ClassifiedError {
 }
 
 export function classifySqsError(err: unknown): ClassifiedError {
-  const e = (err ?? {}) as { name?: unknown; code?: unknown; message?: unknown; $metadata?: { httpStatusCode?: unknown }; cause?: unknown };
+  const e = (err ?? {}) as {
+    name?: unknown;
+    code?: unknown;
+    message?: unknown;
+    $metadata?: { httpStatusCode?: unknown };
+    cause?: unknown;
+  };
   const status = typeof e.$metadata?.httpStatusCode === 'number' ? e.$metadata.httpStatusCode : undefined;
   const code = typeof e.code === 'string' ? e.code : typeof e.name === 'string' ? e.name : 'Error';
   const message = typeof e.message === 'string' ? e.message.slice(0, 300) : String(err).slice(0, 300);
-  if (status !== undefined && status >= 400 && status < 500) return { outcome: 'fail', code, message, httpStatus: status };
+  if (status !== undefined && status >= 400 && status < 500)
+    return { outcome: 'fail', code, message, httpStatus: status };
   return { outcome: 'info', code, message, ...(status === undefined ? {} : { httpStatus: status }) };
 }
 

@@ -71,7 +71,12 @@ async function route(options: AdminServerOptions, request: IncomingMessage, resp
   if (method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok', id: node.id });
   if (method === 'GET' && path === '/ready') {
     const isReady = await node.isReady(readyCheckTimeoutMs);
-    return sendJson(response, isReady ? 200 : 503, { ready: isReady, id: node.id, leader: node.leaderId(), appliedIndex: node.appliedIndex() });
+    return sendJson(response, isReady ? 200 : 503, {
+      ready: isReady,
+      id: node.id,
+      leader: node.leaderId(),
+      appliedIndex: node.appliedIndex(),
+    });
   }
   if (method === 'GET' && path === '/status') return sendJson(response, 200, await node.status());
   if (method === 'GET' && path === '/cluster') return sendJson(response, 200, await clusterView(node));
@@ -91,7 +96,8 @@ async function route(options: AdminServerOptions, request: IncomingMessage, resp
     const body = await readJsonBody(request);
     const id = body['id'];
     const address = body['address'];
-    if (typeof id !== 'string' || typeof address !== 'string') throw new HttpError(400, 'expected {"id": "...", "address": "HOST:PORT"}');
+    if (typeof id !== 'string' || typeof address !== 'string')
+      throw new HttpError(400, 'expected {"id": "...", "address": "HOST:PORT"}');
     const status = await node.membershipAdmin.addMember(id, address);
     return sendJson(response, 200, { id, address, status });
   }
@@ -112,13 +118,18 @@ async function route(options: AdminServerOptions, request: IncomingMessage, resp
   }
   if (await routeQueues(options.queueService, method, url, request, response)) return;
   if (path.startsWith('/debug/')) {
-    if (!options.isDebugEnabled) throw new HttpError(404, 'debug endpoints are off (start the node with --debug-endpoints)');
+    if (!options.isDebugEnabled)
+      throw new HttpError(404, 'debug endpoints are off (start the node with --debug-endpoints)');
     requireSecret(options, request);
-    if (method === 'POST' && path === '/debug/txn') return sendJson(response, 200, await debugTxn(node, await readJsonBody(request)));
-    if (method === 'GET' && path === '/debug/keys') return sendJson(response, 200, await debugKeys(node, url.searchParams));
-    if (method === 'POST' && path === '/debug/clock-offset') return sendJson(response, 200, debugClockOffset(node, await readJsonBody(request)));
+    if (method === 'POST' && path === '/debug/txn')
+      return sendJson(response, 200, await debugTxn(node, await readJsonBody(request)));
+    if (method === 'GET' && path === '/debug/keys')
+      return sendJson(response, 200, await debugKeys(node, url.searchParams));
+    if (method === 'POST' && path === '/debug/clock-offset')
+      return sendJson(response, 200, debugClockOffset(node, await readJsonBody(request)));
     if (method === 'POST' && path === '/debug/snapshot') return sendJson(response, 200, await debugSnapshot(node));
-    if (method === 'POST' && path === '/debug/load') return sendJson(response, 200, await debugLoad(node, await readJsonBody(request)));
+    if (method === 'POST' && path === '/debug/load')
+      return sendJson(response, 200, await debugLoad(node, await readJsonBody(request)));
   }
   throw new HttpError(404, `no route for ${method} ${path}`);
 }
@@ -142,7 +153,11 @@ function answerError(options: AdminServerOptions, response: ServerResponse, erro
   if (error instanceof HttpError) return sendJson(response, error.status, { error: error.message });
   if (isRaftqError(error)) {
     // Retryable conditions (no leader, outcome unknown) are 503: the caller may try again.
-    return sendJson(response, isRetryable(error) ? 503 : 409, { error: error.message, code: error.code, retryable: isRetryable(error) });
+    return sendJson(response, isRetryable(error) ? 503 : 409, {
+      error: error.message,
+      code: error.code,
+      retryable: isRetryable(error),
+    });
   }
   options.logger.error({ err: error }, 'admin request failed');
   sendJson(response, 500, { error: error instanceof Error ? error.message : String(error) });

@@ -45,7 +45,11 @@ function be32(value: number): Uint8Array {
 }
 
 /** The bytes of a backup of `reader` (a frozen state view), as they should be written out. */
-export async function* encodeBackup(header: BackupHeader, reader: EngineReader, chunkBytes: number): AsyncGenerator<Uint8Array> {
+export async function* encodeBackup(
+  header: BackupHeader,
+  reader: EngineReader,
+  chunkBytes: number,
+): AsyncGenerator<Uint8Array> {
   yield new TextEncoder().encode(`${backupMagic}${JSON.stringify(header)}\n`);
   let checksum = 0;
   for await (const chunk of snapshotChunks(reader, chunkBytes)) {
@@ -84,7 +88,8 @@ class ByteReader {
     for (;;) {
       const newline = this.buffered.indexOf(0x0a);
       if (newline !== -1) return (await this.read(newline + 1, what)).subarray(0, newline).toString('utf8');
-      if (this.buffered.byteLength > lengthMax) throw new BackupFormatError(`${what} is longer than ${lengthMax} bytes`);
+      if (this.buffered.byteLength > lengthMax)
+        throw new BackupFormatError(`${what} is longer than ${lengthMax} bytes`);
       if (this.isDone) throw new BackupFormatError(`the file ends inside ${what}`);
       const next = await this.source.next();
       if (next.done === true) this.isDone = true;
@@ -110,7 +115,13 @@ function parseHeader(line: string): BackupHeader {
     throw new BackupFormatError('the header is not JSON', { cause: error });
   }
   const header = parsed as Partial<BackupHeader> | null;
-  if (header === null || typeof header !== 'object' || typeof header.nodeId !== 'string' || !Number.isSafeInteger(header.appliedIndex) || typeof header.createdAtMs !== 'number') {
+  if (
+    header === null ||
+    typeof header !== 'object' ||
+    typeof header.nodeId !== 'string' ||
+    !Number.isSafeInteger(header.appliedIndex) ||
+    typeof header.createdAtMs !== 'number'
+  ) {
     throw new BackupFormatError('the header lacks nodeId, appliedIndex or createdAtMs');
   }
   return { nodeId: header.nodeId, appliedIndex: header.appliedIndex as number, createdAtMs: header.createdAtMs };
@@ -126,7 +137,8 @@ export async function decodeBackup(
 ): Promise<{ header: BackupHeader; rowCount: number; byteCount: number }> {
   const bytes = new ByteReader(source);
   const magic = (await bytes.read(backupMagic.length, 'the magic')).toString('latin1');
-  if (magic !== backupMagic) throw new BackupFormatError(`it does not start with ${JSON.stringify(backupMagic.trim())}`);
+  if (magic !== backupMagic)
+    throw new BackupFormatError(`it does not start with ${JSON.stringify(backupMagic.trim())}`);
   const header = parseHeader(await bytes.readLine(raftqLimits.backupHeaderBytesMax.value, 'the header'));
   await handlers.onHeader(header);
   let checksum = 0;
@@ -149,7 +161,10 @@ export async function decodeBackup(
     await handlers.onRows(rows);
   }
   const expected = (await bytes.read(4, 'the checksum')).readUInt32BE(0);
-  if (expected !== checksum >>> 0) throw new BackupFormatError(`checksum ${expected.toString(16)} in the file, ${(checksum >>> 0).toString(16)} computed`);
+  if (expected !== checksum >>> 0)
+    throw new BackupFormatError(
+      `checksum ${expected.toString(16)} in the file, ${(checksum >>> 0).toString(16)} computed`,
+    );
   if (!(await bytes.isAtEnd())) throw new BackupFormatError('bytes follow the end marker');
   return { header, rowCount, byteCount };
 }

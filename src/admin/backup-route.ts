@@ -26,21 +26,26 @@ export async function streamBackup(node: ClusterNode, response: ServerResponse, 
       'content-disposition': `attachment; filename="raftq-${node.id}-${appliedIndex}.backup"`,
       'x-raftq-applied-index': String(appliedIndex),
     });
-    for await (const bytes of encodeBackup({ nodeId: node.id, appliedIndex, createdAtMs: startedMs }, reader, raftLimits.snapshotChunkBytes.value)) {
+    for await (const bytes of encodeBackup(
+      { nodeId: node.id, appliedIndex, createdAtMs: startedMs },
+      reader,
+      raftLimits.snapshotChunkBytes.value,
+    )) {
       sentBytes += bytes.byteLength;
       // Respect back-pressure: a slow reader must not make the node buffer the whole state.
-      if (!response.write(bytes)) await new Promise<void>((resolve, reject) => {
-        const onDrain = (): void => {
-          response.off('close', onClose);
-          resolve();
-        };
-        const onClose = (): void => {
-          response.off('drain', onDrain);
-          reject(new Error('the backup client went away'));
-        };
-        response.once('drain', onDrain);
-        response.once('close', onClose);
-      });
+      if (!response.write(bytes))
+        await new Promise<void>((resolve, reject) => {
+          const onDrain = (): void => {
+            response.off('close', onClose);
+            resolve();
+          };
+          const onClose = (): void => {
+            response.off('drain', onDrain);
+            reject(new Error('the backup client went away'));
+          };
+          response.once('drain', onDrain);
+          response.once('close', onClose);
+        });
     }
     response.end();
     logger.info({ appliedIndex, bytes: sentBytes, durationMs: Date.now() - startedMs }, 'streamed a backup');

@@ -66,16 +66,34 @@ export async function clusterView(node: ClusterNode): Promise<ClusterView> {
   const answers = await Promise.all(
     status.members.map(async (member): Promise<MemberAnswer | Error> => {
       if (member.id === node.id) {
-        return { role: status.role, term: status.term, leader: status.leader, commitIndex: status.commitIndex, appliedIndex: status.appliedIndex, peers: node.leaderProgress() };
+        return {
+          role: status.role,
+          term: status.term,
+          leader: status.leader,
+          commitIndex: status.commitIndex,
+          appliedIndex: status.appliedIndex,
+          peers: node.leaderProgress(),
+        };
       }
       try {
         const answer = await node.callPeer(member.id, 'status', { groupId: node.config.groupId }, peerStatusTimeoutMs);
         // 64-bit fields may arrive as Long objects (scripts/gen-proto.mjs); the values are safe integers.
         const peers = (answer.peers ?? []).map((peer) => {
           const lastContactMs = Number(peer.lastContactMs);
-          return { id: peer.id ?? '', matchIndex: Number(peer.matchIndex), lastContactMs: lastContactMs < 0 ? null : lastContactMs };
+          return {
+            id: peer.id ?? '',
+            matchIndex: Number(peer.matchIndex),
+            lastContactMs: lastContactMs < 0 ? null : lastContactMs,
+          };
         });
-        return { role: answer.role, term: Number(answer.term), leader: answer.leader, commitIndex: Number(answer.commitIndex), appliedIndex: Number(answer.appliedIndex), peers };
+        return {
+          role: answer.role,
+          term: Number(answer.term),
+          leader: answer.leader,
+          commitIndex: Number(answer.commitIndex),
+          appliedIndex: Number(answer.appliedIndex),
+          peers,
+        };
       } catch (error) {
         return error instanceof Error ? error : new Error(String(error));
       }
@@ -95,7 +113,8 @@ export async function clusterView(node: ClusterNode): Promise<ClusterView> {
     const answer = answers[i] as MemberAnswer | Error;
     const progress = leaderView.get(member.id);
     // A member that does not answer this call may still answer the leader, and the leader says when it last did.
-    const leaderSees = progress === undefined ? {} : { matchIndex: progress.matchIndex, lastContactMs: progress.lastContactMs };
+    const leaderSees =
+      progress === undefined ? {} : { matchIndex: progress.matchIndex, lastContactMs: progress.lastContactMs };
     const base = { id: member.id, address: member.address, membership: member.role, isSelf: member.id === node.id };
     if (answer instanceof Error) return { ...base, health: 'unreachable', error: answer.message, ...leaderSees };
     const lagEntries = Math.max(0, highestCommit - answer.appliedIndex);
@@ -103,5 +122,11 @@ export async function clusterView(node: ClusterNode): Promise<ClusterView> {
     const { role, term, leader, commitIndex, appliedIndex } = answer;
     return { ...base, health, role, term, leader, commitIndex, appliedIndex, lagEntries, ...leaderSees };
   });
-  return { id: node.id, leader: status.leader, term: status.term, progressFrom: leaderIndex < 0 ? '' : (status.members[leaderIndex]?.id ?? ''), members };
+  return {
+    id: node.id,
+    leader: status.leader,
+    term: status.term,
+    progressFrom: leaderIndex < 0 ? '' : (status.members[leaderIndex]?.id ?? ''),
+    members,
+  };
 }

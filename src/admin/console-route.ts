@@ -21,7 +21,8 @@ const consoleFiles: ReadonlyMap<string, { readonly file: string; readonly conten
  * Everything the page loads comes from this origin, and no inline script runs: a message body that
  * slipped past the escaping still could not execute.
  */
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const contentSecurityPolicy =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function isConsolePath(path: string): boolean {
   return consoleFiles.has(path);

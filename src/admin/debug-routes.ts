@@ -21,7 +21,11 @@ const utf8Decoder = new TextDecoder();
 const debugKeysMax = 100_000;
 
 function tupleOf(value: unknown, field: string): KeyTuple {
-  if (!Array.isArray(value) || value.length === 0 || !value.every((e) => typeof e === 'string' || (typeof e === 'number' && Number.isSafeInteger(e)))) {
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    !value.every((e) => typeof e === 'string' || (typeof e === 'number' && Number.isSafeInteger(e)))
+  ) {
     throw new HttpError(400, `${field} must be a non-empty array of strings and integers`);
   }
   return value as KeyTuple;
@@ -36,7 +40,12 @@ export async function debugTxn(node: ClusterNode, body: JsonBody): Promise<unkno
     if (write['delete'] === true) return { kind: 'delete', key };
     // Binary rows (bench/backlog.ts writes message rows this way to fill a queue fast); isNewKey as TxnWrite has it.
     if (typeof write['valueBase64'] === 'string') {
-      return { kind: 'put', key, value: new Uint8Array(Buffer.from(write['valueBase64'], 'base64')), ...(write['isNewKey'] === true ? { isNewKey: true as const } : {}) };
+      return {
+        kind: 'put',
+        key,
+        value: new Uint8Array(Buffer.from(write['valueBase64'], 'base64')),
+        ...(write['isNewKey'] === true ? { isNewKey: true as const } : {}),
+      };
     }
     if (typeof write['value'] !== 'string') throw new HttpError(400, `writes[${i}].value must be a string`);
     return { kind: 'put', key, value: utf8.encode(write['value']) };
@@ -50,7 +59,10 @@ export async function debugTxn(node: ClusterNode, body: JsonBody): Promise<unkno
     const outcome = await node.commit({ txnId, startTsUs: view.ts, nowMs: node.nowMs(), readKeys, writes });
     // The HTTP answer keeps its field name, `commitTs` (microseconds): callers of /debug/txn read it.
     if (outcome.kind === 'committed') return { txnId, outcome: { kind: 'committed', commitTs: outcome.commitTsUs } };
-    return { txnId, outcome: outcome.kind === 'conflict' ? { kind: 'conflict', key: decodeKey(outcome.key) } : outcome };
+    return {
+      txnId,
+      outcome: outcome.kind === 'conflict' ? { kind: 'conflict', key: decodeKey(outcome.key) } : outcome,
+    };
   } finally {
     view.release();
   }
@@ -68,7 +80,10 @@ export async function debugKeys(node: ClusterNode, query: URLSearchParams): Prom
   const view = await node.readView({ linearizable: query.get('linearizable') === '1' });
   try {
     const rows = await view.scan(range, { limit: debugKeysMax });
-    return { appliedTs: view.ts, keys: rows.map((row) => ({ key: decodeKey(row.key), value: utf8Decoder.decode(row.value) })) };
+    return {
+      appliedTs: view.ts,
+      keys: rows.map((row) => ({ key: decodeKey(row.key), value: utf8Decoder.decode(row.value) })),
+    };
   } finally {
     view.release();
   }
@@ -86,7 +101,8 @@ export async function debugSnapshot(node: ClusterNode): Promise<unknown> {
   await node.runInLoop(async () => {
     const bounds = node.logBounds();
     const index = Math.min(node.appliedIndex(), bounds.lastIndex);
-    if (index > bounds.snapshotIndex) await node.takeSnapshot(index, Math.max(bounds.firstIndex - 1, index - node.config.snapshotCatchUpEntries));
+    if (index > bounds.snapshotIndex)
+      await node.takeSnapshot(index, Math.max(bounds.firstIndex - 1, index - node.config.snapshotCatchUpEntries));
   });
   return node.logBounds();
 }
@@ -99,9 +115,12 @@ export async function debugLoad(node: ClusterNode, body: JsonBody): Promise<unkn
   const durationMs = Number(body['durationMs'] ?? 5_000);
   const concurrency = Number(body['concurrency'] ?? 16);
   const valueBytes = Number(body['valueBytes'] ?? 100);
-  if (!(durationMs > 0 && durationMs <= loadDurationMsMax)) throw new HttpError(400, `durationMs must be in (0, ${loadDurationMsMax}]`);
-  if (!(Number.isInteger(concurrency) && concurrency > 0 && concurrency <= loadConcurrencyMax)) throw new HttpError(400, `concurrency must be 1-${loadConcurrencyMax}`);
-  if (!(Number.isInteger(valueBytes) && valueBytes >= 0 && valueBytes <= 65_536)) throw new HttpError(400, 'valueBytes must be 0-65536');
+  if (!(durationMs > 0 && durationMs <= loadDurationMsMax))
+    throw new HttpError(400, `durationMs must be in (0, ${loadDurationMsMax}]`);
+  if (!(Number.isInteger(concurrency) && concurrency > 0 && concurrency <= loadConcurrencyMax))
+    throw new HttpError(400, `concurrency must be 1-${loadConcurrencyMax}`);
+  if (!(Number.isInteger(valueBytes) && valueBytes >= 0 && valueBytes <= 65_536))
+    throw new HttpError(400, 'valueBytes must be 0-65536');
   const value = new Uint8Array(valueBytes).fill(0x61);
   const latenciesMs: number[] = [];
   const errors = new Map<string, number>();
@@ -134,7 +153,8 @@ export async function debugLoad(node: ClusterNode, body: JsonBody): Promise<unkn
   await Promise.all(Array.from({ length: concurrency }, (_, worker) => loop(worker)));
   const elapsedMs = performance.now() - started;
   latenciesMs.sort((a, b) => a - b);
-  const at = (q: number): number => latenciesMs[Math.min(latenciesMs.length - 1, Math.floor(q * latenciesMs.length))] ?? 0;
+  const at = (q: number): number =>
+    latenciesMs[Math.min(latenciesMs.length - 1, Math.floor(q * latenciesMs.length))] ?? 0;
   return {
     commits: latenciesMs.length,
     elapsedMs,

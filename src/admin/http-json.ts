@@ -31,7 +31,8 @@ export async function readJsonBody(request: IncomingMessage): Promise<JsonBody> 
   } catch {
     throw new HttpError(400, 'the body is not JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new HttpError(400, 'the body must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new HttpError(400, 'the body must be a JSON object');
   return parsed as JsonBody;
 }
 

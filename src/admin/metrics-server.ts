@@ -26,7 +26,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://metrics').pathname;
     if (path !== '/metrics') return sendJson(response, 404, { error: 'this port serves only GET /metrics' });
-    if (request.method !== 'GET' && request.method !== 'HEAD') return sendJson(response, 405, { error: 'this port serves only GET /metrics' });
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return sendJson(response, 405, { error: 'this port serves only GET /metrics' });
     options.registry.metrics().then(
       (text) => {
         response.writeHead(200, { 'content-type': options.registry.contentType });

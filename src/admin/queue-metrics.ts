@@ -30,7 +30,11 @@ interface Snapshot {
   readonly activity: Map<string, QueueActivityCounts>;
 }
 
-export function registerQueueMetrics(registry: Registry, queueService: QueueService, options: { queuesMax: number; onError?: (error: unknown) => void }): void {
+export function registerQueueMetrics(
+  registry: Registry,
+  queueService: QueueService,
+  options: { queuesMax: number; onError?: (error: unknown) => void },
+): void {
   // A scrape collects every metric at once (prom-client starts them together): they share the
   // read in progress, and the next scrape reads afresh.
   let inProgress: Promise<Snapshot> | undefined;
@@ -94,9 +98,21 @@ export function registerQueueMetrics(registry: Registry, queueService: QueueServ
       },
     });
   };
-  activityCounter('raftq_queue_dead_lettered_total', 'Messages that receives on this node moved to the queue\'s dead-letter queue (maxReceiveCount reached)', 'deadLettered');
-  activityCounter('raftq_queue_redrive_skipped_total', 'Receives on this node that could not move a message to the queue\'s dead-letter queue because it is missing or of the wrong type (the message stays)', 'redriveSkipped');
-  activityCounter('raftq_queue_empty_receives_total', 'ReceiveMessage calls on this node that answered no message, as NumberOfEmptyReceives', 'emptyReceives');
+  activityCounter(
+    'raftq_queue_dead_lettered_total',
+    "Messages that receives on this node moved to the queue's dead-letter queue (maxReceiveCount reached)",
+    'deadLettered',
+  );
+  activityCounter(
+    'raftq_queue_redrive_skipped_total',
+    "Receives on this node that could not move a message to the queue's dead-letter queue because it is missing or of the wrong type (the message stays)",
+    'redriveSkipped',
+  );
+  activityCounter(
+    'raftq_queue_empty_receives_total',
+    'ReceiveMessage calls on this node that answered no message, as NumberOfEmptyReceives',
+    'emptyReceives',
+  );
 }
 
 async function takeSnapshot(queueService: QueueService, queuesMax: number): Promise<Snapshot> {
@@ -109,7 +125,11 @@ async function takeSnapshot(queueService: QueueService, queuesMax: number): Prom
   for (const [name, counts] of queueService.activityByQueue()) {
     const label = labelOf(name);
     const sum = activity.get(label) ?? { deadLettered: 0, redriveSkipped: 0, emptyReceives: 0 };
-    activity.set(label, { deadLettered: sum.deadLettered + counts.deadLettered, redriveSkipped: sum.redriveSkipped + counts.redriveSkipped, emptyReceives: sum.emptyReceives + counts.emptyReceives });
+    activity.set(label, {
+      deadLettered: sum.deadLettered + counts.deadLettered,
+      redriveSkipped: sum.redriveSkipped + counts.redriveSkipped,
+      emptyReceives: sum.emptyReceives + counts.emptyReceives,
+    });
   }
   return { queueCount: summaries.length, figures, activity };
 }

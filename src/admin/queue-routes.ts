@@ -7,7 +7,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Buffer } from 'node:buffer';
 import { isRaftqError, isRetryable } from '../base/errors.js';
-import type { MessageAttributes, MessageAttributeValue, PeekedMessage, QueueService, SendEntry } from '../queue/queue-service.js';
+import type {
+  MessageAttributes,
+  MessageAttributeValue,
+  PeekedMessage,
+  QueueService,
+  SendEntry,
+} from '../queue/queue-service.js';
 import { validateMessageBody } from '../sqs/message-validation.js';
 import { HttpError, readJsonBody, sendJson, type JsonBody } from './http-json.js';
 
@@ -19,7 +25,13 @@ export const adminSenderId = 'raftq-admin';
 const queuePathPattern = /^\/queues\/([^/]+)(\/messages|\/purge|\/redrive)?$/;
 
 /** Answers the request and returns true when `path` is one of the queue calls; false otherwise. */
-export async function routeQueues(queueService: QueueService | undefined, method: string, url: URL, request: IncomingMessage, response: ServerResponse): Promise<boolean> {
+export async function routeQueues(
+  queueService: QueueService | undefined,
+  method: string,
+  url: URL,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<boolean> {
   const path = url.pathname;
   if (path !== '/queues' && !path.startsWith('/queues/')) return false;
   if (queueService === undefined) throw new HttpError(503, 'this node serves no queues');
@@ -27,7 +39,9 @@ export async function routeQueues(queueService: QueueService | undefined, method
     if (path === '/queues') {
       if (method !== 'GET') throw new HttpError(405, `${method} /queues is not allowed; use GET`);
       const summaries = await queueService.queueSummaries();
-      sendJson(response, 200, { queues: summaries.map(({ isExact, ...summary }) => ({ ...summary, countsExact: isExact })) });
+      sendJson(response, 200, {
+        queues: summaries.map(({ isExact, ...summary }) => ({ ...summary, countsExact: isExact })),
+      });
       return true;
     }
     const match = queuePathPattern.exec(path);
@@ -39,8 +53,10 @@ export async function routeQueues(queueService: QueueService | undefined, method
     else if (action === 'POST /purge') {
       await queueService.purgeQueue(name);
       sendJson(response, 200, { queue: name, purged: true });
-    } else if (action === 'POST /redrive') sendJson(response, 200, await redrive(queueService, name, await readJsonBody(request)));
-    else if (action === 'POST /messages') sendJson(response, 200, await sendTestMessage(queueService, name, await readJsonBody(request)));
+    } else if (action === 'POST /redrive')
+      sendJson(response, 200, await redrive(queueService, name, await readJsonBody(request)));
+    else if (action === 'POST /messages')
+      sendJson(response, 200, await sendTestMessage(queueService, name, await readJsonBody(request)));
     else throw new HttpError(405, `${method} ${path} is not allowed`);
     return true;
   } catch (error) {
@@ -73,7 +89,10 @@ async function allDeadLetterSources(queueService: QueueService, name: string): P
   const names: string[] = [];
   let nextToken: string | undefined;
   do {
-    const page = await queueService.listDeadLetterSourceQueues(name, { maxResults: 1000, ...(nextToken === undefined ? {} : { nextToken }) });
+    const page = await queueService.listDeadLetterSourceQueues(name, {
+      maxResults: 1000,
+      ...(nextToken === undefined ? {} : { nextToken }),
+    });
     names.push(...page.names);
     nextToken = page.nextToken;
   } while (nextToken !== undefined);
@@ -83,7 +102,8 @@ async function allDeadLetterSources(queueService: QueueService, name: string): P
 async function peek(queueService: QueueService, name: string, params: URLSearchParams): Promise<JsonBody> {
   const limitText = params.get('limit');
   const limit = limitText === null ? peekLimitDefault : Number(limitText);
-  if (!Number.isInteger(limit) || limit < 1 || limit > peekLimitMax) throw new HttpError(400, `limit must be an integer from 1 to ${peekLimitMax}, got "${limitText}"`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > peekLimitMax)
+    throw new HttpError(400, `limit must be an integer from 1 to ${peekLimitMax}, got "${limitText}"`);
   const messages = await queueService.peekMessages(name, limit);
   return { queue: name, messages: messages.map(peekedJson) };
 }
@@ -97,14 +117,18 @@ function peekedJson(message: PeekedMessage): JsonBody {
     receiveCount: message.receiveCount,
     sentAt: new Date(message.sentAtMs).toISOString(),
     visibleAt: new Date(message.visibleAtMs).toISOString(),
-    ...(message.firstReceiveAtMs !== undefined ? { firstReceivedAt: new Date(message.firstReceiveAtMs).toISOString() } : {}),
+    ...(message.firstReceiveAtMs !== undefined
+      ? { firstReceivedAt: new Date(message.firstReceiveAtMs).toISOString() }
+      : {}),
     senderId: message.senderId,
     ...(message.messageGroupId !== undefined ? { messageGroupId: message.messageGroupId } : {}),
     ...(message.messageDeduplicationId !== undefined ? { messageDeduplicationId: message.messageDeduplicationId } : {}),
     ...(message.sequenceNumber !== undefined ? { sequenceNumber: message.sequenceNumber } : {}),
     ...(message.deadLetterSourceArn !== undefined ? { deadLetterSourceArn: message.deadLetterSourceArn } : {}),
     messageAttributes: attributesJson(message.messageAttributes),
-    ...(Object.keys(message.systemAttributes).length > 0 ? { messageSystemAttributes: attributesJson(message.systemAttributes) } : {}),
+    ...(Object.keys(message.systemAttributes).length > 0
+      ? { messageSystemAttributes: attributesJson(message.systemAttributes) }
+      : {}),
   };
 }
 
@@ -136,10 +160,17 @@ async function redrive(queueService: QueueService, name: string, body: JsonBody)
 
 async function sendTestMessage(queueService: QueueService, name: string, body: JsonBody): Promise<JsonBody> {
   const text = body['body'];
-  if (typeof text !== 'string') throw new HttpError(400, 'expected {"body": "…"} (and optionally delaySeconds, messageGroupId, messageDeduplicationId, attributes)');
+  if (typeof text !== 'string')
+    throw new HttpError(
+      400,
+      'expected {"body": "…"} (and optionally delaySeconds, messageGroupId, messageDeduplicationId, attributes)',
+    );
   validateMessageBody(text);
   const delaySeconds = body['delaySeconds'];
-  if (delaySeconds !== undefined && (typeof delaySeconds !== 'number' || !Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > 900)) {
+  if (
+    delaySeconds !== undefined &&
+    (typeof delaySeconds !== 'number' || !Number.isInteger(delaySeconds) || delaySeconds < 0 || delaySeconds > 900)
+  ) {
     throw new HttpError(400, 'delaySeconds must be an integer from 0 to 900');
   }
   const messageGroupId = optionalString(body, 'messageGroupId');
@@ -156,16 +187,22 @@ async function sendTestMessage(queueService: QueueService, name: string, body: J
   const [result] = await queueService.sendMessages(name, [entry], { senderId: adminSenderId });
   if (result === undefined) throw new HttpError(500, 'the send answered nothing');
   if ('error' in result) throw result.error;
-  return { queue: name, messageId: result.messageId, ...(result.sequenceNumber === undefined ? {} : { sequenceNumber: result.sequenceNumber }) };
+  return {
+    queue: name,
+    messageId: result.messageId,
+    ...(result.sequenceNumber === undefined ? {} : { sequenceNumber: result.sequenceNumber }),
+  };
 }
 
 /** `{"name": "value"}` → String message attributes. */
 function stringAttributes(raw: unknown): Record<string, MessageAttributeValue> {
   if (raw === undefined) return {};
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new HttpError(400, 'attributes must be an object of names to string values');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new HttpError(400, 'attributes must be an object of names to string values');
   const attributes: Record<string, MessageAttributeValue> = {};
   for (const [name, value] of Object.entries(raw)) {
-    if (typeof value !== 'string' || !/^[A-Za-z0-9_.-]{1,256}$/.test(name)) throw new HttpError(400, `attribute ${name}: names are letters, digits, _ . - and values strings`);
+    if (typeof value !== 'string' || !/^[A-Za-z0-9_.-]{1,256}$/.test(name))
+      throw new HttpError(400, `attribute ${name}: names are letters, digits, _ . - and values strings`);
     attributes[name] = { dataType: 'String', stringValue: value };
   }
   return attributes;
@@ -181,6 +218,11 @@ function optionalString(body: JsonBody, field: string): string | undefined {
 /** Queue errors as admin answers: a missing queue is 404, a refused request 400 (409 for a purge too soon), retryable ones 503. */
 function asHttpError(error: unknown): unknown {
   if (error instanceof HttpError || !isRaftqError(error) || isRetryable(error)) return error;
-  const status = error.code === 'QueueDoesNotExist' || error.code === 'AWS.SimpleQueueService.NonExistentQueue' ? 404 : error.code === 'PurgeQueueInProgress' ? 409 : 400;
+  const status =
+    error.code === 'QueueDoesNotExist' || error.code === 'AWS.SimpleQueueService.NonExistentQueue'
+      ? 404
+      : error.code === 'PurgeQueueInProgress'
+        ? 409
+        : 400;
   return new HttpError(status, `${error.code}: ${error.message}`);
 }

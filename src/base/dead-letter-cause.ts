@@ -37,7 +37,8 @@ export interface DeadLetterCauseRecord {
 export function boundDeadLetterCause(cause: DeadLetterCause): DeadLetterCause {
   const name = truncate(cause.name, raftqLimits.deadLetterCauseNameCharsMax.value);
   const message = truncate(cause.message, raftqLimits.deadLetterCauseMessageCharsMax.value);
-  const code = cause.code === undefined ? undefined : truncate(cause.code, raftqLimits.deadLetterCauseCodeCharsMax.value);
+  const code =
+    cause.code === undefined ? undefined : truncate(cause.code, raftqLimits.deadLetterCauseCodeCharsMax.value);
   return code === undefined || code === '' ? { name, message } : { name, code, message };
 }
 
@@ -64,10 +65,18 @@ export function decodeDeadLetterCauseRecord(text: string): DeadLetterCauseRecord
   if (typeof raw !== 'object' || raw === null) return undefined;
   const r = raw as Record<string, unknown>;
   if (typeof r['name'] !== 'string' || typeof r['message'] !== 'string') return undefined;
-  if (typeof r['receiveCount'] !== 'number' || typeof r['sourceQueueArn'] !== 'string' || typeof r['sourceMessageId'] !== 'string') return undefined;
+  if (
+    typeof r['receiveCount'] !== 'number' ||
+    typeof r['sourceQueueArn'] !== 'string' ||
+    typeof r['sourceMessageId'] !== 'string'
+  )
+    return undefined;
   const code = typeof r['code'] === 'string' ? r['code'] : undefined;
   return {
-    cause: code === undefined ? { name: r['name'], message: r['message'] } : { name: r['name'], code, message: r['message'] },
+    cause:
+      code === undefined
+        ? { name: r['name'], message: r['message'] }
+        : { name: r['name'], code, message: r['message'] },
     receiveCount: r['receiveCount'],
     sourceQueueArn: r['sourceQueueArn'],
     sourceMessageId: r['sourceMessageId'],

@@ -60,7 +60,8 @@ export class SeededPrng implements Prng {
   }
 
   intBelow(bound: number): number {
-    if (!Number.isSafeInteger(bound) || bound <= 0) throw new RangeError(`intBelow needs a positive safe integer, got ${bound}`);
+    if (!Number.isSafeInteger(bound) || bound <= 0)
+      throw new RangeError(`intBelow needs a positive safe integer, got ${bound}`);
     return Math.floor(this.nextFloat() * bound);
   }
 

@@ -13,10 +13,15 @@ import { adminSecretHeader, fetchAdmin } from './admin-client.js';
 import { parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
 
 export const backupFlags: readonly FlagSpec[] = [
-  { name: 'admin', kind: 'string', description: 'Admin address of any node of the cluster', defaultText: '127.0.0.1:9325' },
+  {
+    name: 'admin',
+    kind: 'string',
+    description: 'Admin address of any node of the cluster',
+    defaultText: '127.0.0.1:9325',
+  },
   { name: 'out', kind: 'string', description: 'File to write the backup to (required)' },
   { name: 'cluster-secret', kind: 'string', description: 'The cluster secret, when the cluster has one' },
-  { name: 'admin-token', kind: 'string', description: 'The node\'s --admin-token, when its admin port has one' },
+  { name: 'admin-token', kind: 'string', description: "The node's --admin-token, when its admin port has one" },
 ];
 
 export class BackupDownloadError extends Error {
@@ -31,7 +36,9 @@ export class BackupDownloadError extends Error {
 }
 
 /** Checks a backup file from end to end without writing anything. */
-export async function verifyBackupFile(path: string): Promise<{ header: BackupHeader; rowCount: number; byteCount: number }> {
+export async function verifyBackupFile(
+  path: string,
+): Promise<{ header: BackupHeader; rowCount: number; byteCount: number }> {
   return decodeBackup(createReadStream(path), { onHeader: () => undefined, onRows: async () => undefined });
 }
 
@@ -51,9 +58,13 @@ export async function backupCommand(argv: readonly string[], env: NodeJS.Process
   if (adminToken !== '') headers['authorization'] = `Bearer ${adminToken}`;
   const startedMs = Date.now();
   const response = await fetchAdmin(admin, '/backup', { headers }, null);
-  if (!response.ok || response.body === null) throw new BackupDownloadError(admin, response.status, (await response.text()).trim());
+  if (!response.ok || response.body === null)
+    throw new BackupDownloadError(admin, response.status, (await response.text()).trim());
   try {
-    await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), createWriteStream(partial));
+    await pipeline(
+      Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>),
+      createWriteStream(partial),
+    );
     const summary = await verifyBackupFile(partial);
     renameSync(partial, out);
     process.stdout.write(

@@ -14,9 +14,24 @@ import { numberFlag, parseFlags, stringFlag, UsageError, booleanFlag, type FlagS
 
 export const clusterFlags: readonly FlagSpec[] = [
   { name: 'nodes', kind: 'number', description: 'How many nodes', defaultText: '3' },
-  { name: 'base-dir', kind: 'string', description: 'Where node data, logs and cluster.json live', defaultText: './cluster' },
-  { name: 'base-port', kind: 'number', description: 'SQS port of node 1; node i uses base+10(i-1), +1 admin, +2 Raft', defaultText: '9324' },
-  { name: 'ready-timeout-ms', kind: 'number', description: 'How long `up` waits for every node to be ready', defaultText: '30000' },
+  {
+    name: 'base-dir',
+    kind: 'string',
+    description: 'Where node data, logs and cluster.json live',
+    defaultText: './cluster',
+  },
+  {
+    name: 'base-port',
+    kind: 'number',
+    description: 'SQS port of node 1; node i uses base+10(i-1), +1 admin, +2 Raft',
+    defaultText: '9324',
+  },
+  {
+    name: 'ready-timeout-ms',
+    kind: 'number',
+    description: 'How long `up` waits for every node to be ready',
+    defaultText: '30000',
+  },
   { name: 'debug-endpoints', kind: 'boolean', description: 'Start the nodes with --debug-endpoints' },
 ];
 
@@ -63,9 +78,19 @@ export async function clusterCommand(argv: readonly string[], env: NodeJS.Proces
     if (!Number.isInteger(count) || count < 1 || count > 9) throw new UsageError('--nodes must be between 1 and 9');
     if (existsSync(recordPath)) {
       const previous = readClusterRecord(recordPath);
-      if (previous.nodes.some((node) => isProcessAlive(node.pid))) throw new UsageError(`a cluster from ${baseDir} is still running: run \`raftq cluster down --base-dir ${baseDir}\` first`);
+      if (previous.nodes.some((node) => isProcessAlive(node.pid)))
+        throw new UsageError(
+          `a cluster from ${baseDir} is still running: run \`raftq cluster down --base-dir ${baseDir}\` first`,
+        );
     }
-    await clusterUp({ count, baseDir, basePort: numberFlag(values, 'base-port') ?? 9324, readyTimeoutMs: numberFlag(values, 'ready-timeout-ms') ?? 30_000, isDebugEnabled: booleanFlag(values, 'debug-endpoints'), env });
+    await clusterUp({
+      count,
+      baseDir,
+      basePort: numberFlag(values, 'base-port') ?? 9324,
+      readyTimeoutMs: numberFlag(values, 'ready-timeout-ms') ?? 30_000,
+      isDebugEnabled: booleanFlag(values, 'debug-endpoints'),
+      env,
+    });
     return;
   }
   if (verb === 'down') {
@@ -75,7 +100,14 @@ export async function clusterCommand(argv: readonly string[], env: NodeJS.Proces
   throw new UsageError('usage: raftq cluster up [--nodes 3] [--base-dir DIR] | raftq cluster down [--base-dir DIR]');
 }
 
-async function clusterUp(options: { count: number; baseDir: string; basePort: number; readyTimeoutMs: number; isDebugEnabled: boolean; env: NodeJS.ProcessEnv }): Promise<void> {
+async function clusterUp(options: {
+  count: number;
+  baseDir: string;
+  basePort: number;
+  readyTimeoutMs: number;
+  isDebugEnabled: boolean;
+  env: NodeJS.ProcessEnv;
+}): Promise<void> {
   mkdirSync(options.baseDir, { recursive: true });
   const recordPath = join(options.baseDir, 'cluster.json');
   // A local cluster listens on loopback only; a secret is used when RAFTQ_CLUSTER_SECRET gives one
@@ -90,7 +122,22 @@ async function clusterUp(options: { count: number; baseDir: string; basePort: nu
     const dataDir = join(options.baseDir, node.id);
     const logFile = join(options.baseDir, `${node.id}.log`);
     const out = openSync(logFile, 'a');
-    const args = [mainScript, 'serve', '--id', node.id, '--data-dir', dataDir, '--sqs-listen', node.sqs, '--admin-listen', node.admin, '--raft-listen', node.raft, '--peers', peers];
+    const args = [
+      mainScript,
+      'serve',
+      '--id',
+      node.id,
+      '--data-dir',
+      dataDir,
+      '--sqs-listen',
+      node.sqs,
+      '--admin-listen',
+      node.admin,
+      '--raft-listen',
+      node.raft,
+      '--peers',
+      peers,
+    ];
     if (options.isDebugEnabled) args.push('--debug-endpoints');
     // The secret travels in the environment, not on the command line where `ps` shows it.
     const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', out, out], env: options.env });
@@ -98,19 +145,31 @@ async function clusterUp(options: { count: number; baseDir: string; basePort: nu
     return { ...node, pid: child.pid ?? -1, dataDir, logFile };
   });
   writeFileSync(recordPath, `${JSON.stringify({ nodes } satisfies ClusterRecord, null, 2)}\n`);
-  if (clusterSecret === '') process.stderr.write('note: no RAFTQ_CLUSTER_SECRET, so calls between these nodes are not authenticated (fine on loopback)\n');
+  if (clusterSecret === '')
+    process.stderr.write(
+      'note: no RAFTQ_CLUSTER_SECRET, so calls between these nodes are not authenticated (fine on loopback)\n',
+    );
   const deadlineMs = Date.now() + options.readyTimeoutMs;
   for (const node of nodes) {
     for (;;) {
       if (!isProcessAlive(node.pid)) throw new Error(`node ${node.id} exited during start-up; see ${node.logFile}`);
-      const isReady = await adminCall(node.admin, 'GET', '/ready', { timeoutMs: 2_000 }).then(() => true, () => false);
+      const isReady = await adminCall(node.admin, 'GET', '/ready', { timeoutMs: 2_000 }).then(
+        () => true,
+        () => false,
+      );
       if (isReady) break;
-      if (Date.now() > deadlineMs) throw new Error(`node ${node.id} was not ready within ${options.readyTimeoutMs} ms; see ${node.logFile}`);
+      if (Date.now() > deadlineMs)
+        throw new Error(`node ${node.id} was not ready within ${options.readyTimeoutMs} ms; see ${node.logFile}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  for (const node of nodes) process.stdout.write(`${node.id}  sqs http://${node.sqs}  admin http://${node.admin}  raft ${node.raft}  pid ${node.pid}  log ${node.logFile}\n`);
-  process.stdout.write(`cluster of ${nodes.length} ready; stop it with: raftq cluster down --base-dir ${options.baseDir}\n`);
+  for (const node of nodes)
+    process.stdout.write(
+      `${node.id}  sqs http://${node.sqs}  admin http://${node.admin}  raft ${node.raft}  pid ${node.pid}  log ${node.logFile}\n`,
+    );
+  process.stdout.write(
+    `cluster of ${nodes.length} ready; stop it with: raftq cluster down --base-dir ${options.baseDir}\n`,
+  );
 }
 
 async function clusterDown(recordPath: string): Promise<void> {
@@ -118,7 +177,8 @@ async function clusterDown(recordPath: string): Promise<void> {
   const record = readClusterRecord(recordPath);
   for (const node of record.nodes) if (isProcessAlive(node.pid)) process.kill(node.pid, 'SIGTERM');
   const deadlineMs = Date.now() + 15_000;
-  while (record.nodes.some((node) => isProcessAlive(node.pid)) && Date.now() < deadlineMs) await new Promise((r) => setTimeout(r, 100));
+  while (record.nodes.some((node) => isProcessAlive(node.pid)) && Date.now() < deadlineMs)
+    await new Promise((r) => setTimeout(r, 100));
   for (const node of record.nodes) {
     if (isProcessAlive(node.pid)) {
       process.kill(node.pid, 'SIGKILL');

@@ -48,11 +48,21 @@ const memberColumns: readonly TableColumn<MemberRow>[] = [
   { header: 'HEALTH', value: (m) => m.health },
 ];
 
-export async function clusterStatus(admin: string, adminToken: string, output: 'table' | 'json', write: (text: string) => void): Promise<void> {
+export async function clusterStatus(
+  admin: string,
+  adminToken: string,
+  output: 'table' | 'json',
+  write: (text: string) => void,
+): Promise<void> {
   const answer = (await adminCall(admin, 'GET', '/cluster', { adminToken })) as ClusterAnswer;
   if (output === 'json') return write(`${JSON.stringify(answer, null, 2)}\n`);
-  const seenBy = answer.progressFrom === '' ? 'no leader answered: no match index or last contact' : `match and last contact as ${answer.progressFrom} (the leader) sees them`;
-  write(`leader ${answer.leader === '' ? 'none' : answer.leader}, term ${answer.term}; asked ${answer.id} (*); ${seenBy}\n`);
+  const seenBy =
+    answer.progressFrom === ''
+      ? 'no leader answered: no match index or last contact'
+      : `match and last contact as ${answer.progressFrom} (the leader) sees them`;
+  write(
+    `leader ${answer.leader === '' ? 'none' : answer.leader}, term ${answer.term}; asked ${answer.id} (*); ${seenBy}\n`,
+  );
   write(formatTable(memberColumns, answer.members));
 }
 

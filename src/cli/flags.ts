@@ -43,12 +43,15 @@ function convert(spec: FlagSpec, raw: unknown, source: string): string | number 
   }
   if (spec.kind === 'number') {
     const value = typeof raw === 'number' ? raw : Number(String(raw));
-    if (!Number.isFinite(value)) throw new UsageError(`--${spec.name} from ${source}: expected a number, got "${String(raw)}"`);
+    if (!Number.isFinite(value))
+      throw new UsageError(`--${spec.name} from ${source}: expected a number, got "${String(raw)}"`);
     return value;
   }
   if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
     // A JSON config may give a peer map as an object: {"n1": "127.0.0.1:9326", ...}.
-    return Object.entries(raw as Record<string, unknown>).map(([k, v]) => `${k}=${String(v)}`).join(',');
+    return Object.entries(raw as Record<string, unknown>)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(',');
   }
   if (Array.isArray(raw)) return raw.map(String).join(',');
   return String(raw);
@@ -83,7 +86,8 @@ export function parseFlags(
     if (spec === undefined) throw new UsageError(`unknown flag --${name}`);
     if (spec.kind === 'boolean' && inline === undefined) {
       const next = argv[i + 1];
-      fromArgs[name] = next !== undefined && /^(true|false)$/i.test(next) ? convert(spec, argv[++i], 'the command line') : true;
+      fromArgs[name] =
+        next !== undefined && /^(true|false)$/i.test(next) ? convert(spec, argv[++i], 'the command line') : true;
       continue;
     }
     const raw = inline ?? argv[++i];
@@ -109,10 +113,12 @@ function readConfigFile(path: string, specs: readonly FlagSpec[]): FlagValues {
   } catch (error) {
     throw new UsageError(`--config ${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new UsageError(`--config ${path}: expected a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new UsageError(`--config ${path}: expected a JSON object`);
   const record = parsed as Record<string, unknown>;
   const known = new Set(specs.flatMap((spec) => [spec.name, camelCase(spec.name)]));
-  for (const key of Object.keys(record)) if (!known.has(key)) throw new UsageError(`--config ${path}: unknown setting "${key}"`);
+  for (const key of Object.keys(record))
+    if (!known.has(key)) throw new UsageError(`--config ${path}: unknown setting "${key}"`);
   const values: FlagValues = {};
   for (const spec of specs) {
     const raw = record[spec.name] ?? record[camelCase(spec.name)];

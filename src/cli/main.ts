@@ -24,13 +24,22 @@ import { serveFlags } from './serve-options.js';
 const adminFlags: readonly FlagSpec[] = [
   { name: 'admin', kind: 'string', description: 'Admin address of the node to ask', defaultText: '127.0.0.1:9325' },
   { name: 'cluster-secret', kind: 'string', description: 'The cluster secret, for calls that change the cluster' },
-  { name: 'admin-token', kind: 'string', description: 'The node\'s --admin-token, when its admin port has one' },
+  { name: 'admin-token', kind: 'string', description: "The node's --admin-token, when its admin port has one" },
 ];
 
 const statusFlags: readonly FlagSpec[] = [
   ...adminFlags,
-  { name: 'cluster', kind: 'boolean', description: 'Every member in one table, with the leader\'s match index and last contact' },
-  { name: 'output', kind: 'string', description: 'With --cluster: table (readable) or json (GET /cluster\'s answer)', defaultText: 'table' },
+  {
+    name: 'cluster',
+    kind: 'boolean',
+    description: "Every member in one table, with the leader's match index and last contact",
+  },
+  {
+    name: 'output',
+    kind: 'string',
+    description: "With --cluster: table (readable) or json (GET /cluster's answer)",
+    defaultText: 'table',
+  },
 ];
 
 const usage = `Usage:
@@ -55,7 +64,9 @@ const usage = `Usage:
   raftq --version                                print the version`;
 
 async function adminCommand(words: readonly string[], argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
-  const { values, positionals } = parseFlags(argv, words[0] === 'status' ? statusFlags : adminFlags, env, { allowConfigFile: false });
+  const { values, positionals } = parseFlags(argv, words[0] === 'status' ? statusFlags : adminFlags, env, {
+    allowConfigFile: false,
+  });
   const admin = stringFlag(values, 'admin') ?? '127.0.0.1:9325';
   const clusterSecret = stringFlag(values, 'cluster-secret') ?? '';
   const adminToken = stringFlag(values, 'admin-token') ?? '';
@@ -65,8 +76,10 @@ async function adminCommand(words: readonly string[], argv: readonly string[], e
   const command = words.join(' ');
   if (command === 'status') {
     const output = stringFlag(values, 'output') ?? 'table';
-    if (output !== 'table' && output !== 'json') throw new UsageError(`--output must be table or json, got "${output}"`);
-    if (booleanFlag(values, 'cluster')) return (await import('./cluster-status-command.js')).clusterStatus(admin, adminToken, output, print);
+    if (output !== 'table' && output !== 'json')
+      throw new UsageError(`--output must be table or json, got "${output}"`);
+    if (booleanFlag(values, 'cluster'))
+      return (await import('./cluster-status-command.js')).clusterStatus(admin, adminToken, output, print);
     print(await adminCall(admin, 'GET', '/status', { adminToken }));
     return;
   }
@@ -74,10 +87,23 @@ async function adminCommand(words: readonly string[], argv: readonly string[], e
   if (target === undefined || positionals.length > 1) throw new UsageError(usage);
   if (command === 'members add') {
     const eq = target.indexOf('=');
-    if (eq <= 0) throw new UsageError('members add needs ID=HOST:PORT (the new node\'s Raft address)');
-    print(await adminCall(admin, 'POST', '/members', { body: { id: target.slice(0, eq), address: target.slice(eq + 1) }, clusterSecret, adminToken, timeoutMs: 90_000 }));
+    if (eq <= 0) throw new UsageError("members add needs ID=HOST:PORT (the new node's Raft address)");
+    print(
+      await adminCall(admin, 'POST', '/members', {
+        body: { id: target.slice(0, eq), address: target.slice(eq + 1) },
+        clusterSecret,
+        adminToken,
+        timeoutMs: 90_000,
+      }),
+    );
   } else if (command === 'members remove') {
-    print(await adminCall(admin, 'DELETE', `/members/${encodeURIComponent(target)}`, { clusterSecret, adminToken, timeoutMs: 90_000 }));
+    print(
+      await adminCall(admin, 'DELETE', `/members/${encodeURIComponent(target)}`, {
+        clusterSecret,
+        adminToken,
+        timeoutMs: 90_000,
+      }),
+    );
   } else if (command === 'leader transfer') {
     print(await adminCall(admin, 'POST', '/leader/transfer', { body: { id: target }, clusterSecret, adminToken }));
   } else {
@@ -91,7 +117,10 @@ async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<vo
   const wantsHelp = rest.includes('--help') || rest.includes('-h');
   switch (command) {
     case 'serve':
-      if (wantsHelp) return void process.stdout.write(`${helpText('serve', serveFlags)}\n  --config FILE                     JSON file with any of the flags above [RAFTQ_CONFIG]\n`);
+      if (wantsHelp)
+        return void process.stdout.write(
+          `${helpText('serve', serveFlags)}\n  --config FILE                     JSON file with any of the flags above [RAFTQ_CONFIG]\n`,
+        );
       // Loaded only here: the other commands are small admin clients and start fast without it.
       return (await import('./serve-command.js')).serveCommand(rest, env);
     case 'cluster':

@@ -12,29 +12,55 @@ import { formatTable, type TableColumn } from './text-table.js';
 
 const connectionFlags: readonly FlagSpec[] = [
   { name: 'admin', kind: 'string', description: 'Admin address of the node to ask', defaultText: '127.0.0.1:9325' },
-  { name: 'admin-token', kind: 'string', description: 'The node\'s --admin-token, when its admin port has one' },
-  { name: 'output', kind: 'string', description: 'table (readable) or json (the admin API\'s answer)', defaultText: 'table' },
+  { name: 'admin-token', kind: 'string', description: "The node's --admin-token, when its admin port has one" },
+  {
+    name: 'output',
+    kind: 'string',
+    description: "table (readable) or json (the admin API's answer)",
+    defaultText: 'table',
+  },
 ];
 
 export const queueCommandFlags: Readonly<Record<string, readonly FlagSpec[]>> = {
   queues: connectionFlags,
-  peek: [...connectionFlags, { name: 'limit', kind: 'number', description: 'Most messages to show (1 to 100)', defaultText: '10' }],
+  peek: [
+    ...connectionFlags,
+    { name: 'limit', kind: 'number', description: 'Most messages to show (1 to 100)', defaultText: '10' },
+  ],
   purge: connectionFlags,
   redrive: [
     ...connectionFlags,
-    { name: 'destination', kind: 'string', description: 'Queue to move the messages to (default: each back to the queue it was dead-lettered from)' },
-    { name: 'rate', kind: 'number', description: 'Most messages moved per second (default: as fast as the move task goes)' },
+    {
+      name: 'destination',
+      kind: 'string',
+      description: 'Queue to move the messages to (default: each back to the queue it was dead-lettered from)',
+    },
+    {
+      name: 'rate',
+      kind: 'number',
+      description: 'Most messages moved per second (default: as fast as the move task goes)',
+    },
   ],
   send: [
     ...connectionFlags,
     { name: 'group-id', kind: 'string', description: 'MessageGroupId (FIFO queues)' },
-    { name: 'deduplication-id', kind: 'string', description: 'MessageDeduplicationId (FIFO queues without content-based deduplication)' },
+    {
+      name: 'deduplication-id',
+      kind: 'string',
+      description: 'MessageDeduplicationId (FIFO queues without content-based deduplication)',
+    },
     { name: 'delay-seconds', kind: 'number', description: 'DelaySeconds (standard queues)' },
   ],
 };
 
 /** The positional arguments each command takes. */
-const positionalNames: Readonly<Record<string, readonly string[]>> = { queues: [], peek: ['QUEUE'], purge: ['QUEUE'], redrive: ['DLQ'], send: ['QUEUE', 'BODY'] };
+const positionalNames: Readonly<Record<string, readonly string[]>> = {
+  queues: [],
+  peek: ['QUEUE'],
+  purge: ['QUEUE'],
+  redrive: ['DLQ'],
+  send: ['QUEUE', 'BODY'],
+};
 
 interface QueueRow {
   name: string;
@@ -77,17 +103,26 @@ const peekColumns: readonly TableColumn<PeekedRow>[] = [
   { header: 'BODY', value: (m) => preview(m.body) },
 ];
 
-export async function queueCommand(command: string, argv: readonly string[], env: NodeJS.ProcessEnv, write: (text: string) => void): Promise<void> {
+export async function queueCommand(
+  command: string,
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  write: (text: string) => void,
+): Promise<void> {
   const specs = queueCommandFlags[command];
   const expected = positionalNames[command];
   if (specs === undefined || expected === undefined) throw new UsageError(`unknown command "${command}"`);
   const { values, positionals } = parseFlags(argv, specs, env, { allowConfigFile: false });
-  if (positionals.length !== expected.length) throw new UsageError(`usage: raftq ${command}${expected.map((p) => ` ${p}`).join('')} [flags] (raftq ${command} --help)`);
+  if (positionals.length !== expected.length)
+    throw new UsageError(
+      `usage: raftq ${command}${expected.map((p) => ` ${p}`).join('')} [flags] (raftq ${command} --help)`,
+    );
   const admin = stringFlag(values, 'admin') ?? '127.0.0.1:9325';
   const adminToken = stringFlag(values, 'admin-token') ?? '';
   const output = stringFlag(values, 'output') ?? 'table';
   if (output !== 'table' && output !== 'json') throw new UsageError(`--output must be table or json, got "${output}"`);
-  const call = (method: 'GET' | 'POST', path: string, body?: unknown) => adminCall(admin, method, path, { adminToken, ...(body === undefined ? {} : { body }) });
+  const call = (method: 'GET' | 'POST', path: string, body?: unknown) =>
+    adminCall(admin, method, path, { adminToken, ...(body === undefined ? {} : { body }) });
   const queuePath = (name: string) => `/queues/${encodeURIComponent(name)}`;
   const [first = '', second = ''] = positionals;
   let answer: unknown;
@@ -126,7 +161,10 @@ export async function queueCommand(command: string, argv: readonly string[], env
 function redriveBody(values: FlagValues): Record<string, unknown> {
   const destination = stringFlag(values, 'destination');
   const rate = numberFlag(values, 'rate');
-  return { ...(destination === undefined ? {} : { destination }), ...(rate === undefined ? {} : { maxMessagesPerSecond: rate }) };
+  return {
+    ...(destination === undefined ? {} : { destination }),
+    ...(rate === undefined ? {} : { maxMessagesPerSecond: rate }),
+  };
 }
 
 function sendBody(body: string, values: FlagValues): Record<string, unknown> {
@@ -145,7 +183,8 @@ function sendBody(body: string, values: FlagValues): Record<string, unknown> {
 export function formatAge(seconds: number): string {
   if (seconds < 60) return `${seconds}s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
+  if (seconds < 86_400)
+    return `${Math.floor(seconds / 3600)}h${String(Math.floor((seconds % 3600) / 60)).padStart(2, '0')}m`;
   return `${Math.floor(seconds / 86_400)}d${String(Math.floor((seconds % 86_400) / 3600)).padStart(2, '0')}h`;
 }
 

@@ -29,7 +29,12 @@ export const recoverFlags: readonly FlagSpec[] = [
   { name: 'data-dir', kind: 'string', description: 'Data directory of the stopped survivor (required)' },
   { name: 'id', kind: 'string', description: 'The id the survivor was served with (required)' },
   // Not --raft-listen: an environment file's RAFTQ_RAFT_LISTEN may be a bind address (0.0.0.0:…), not one to dial.
-  { name: 'raft-address', kind: 'string', description: 'Raft address the other nodes dial to reach it', defaultText: 'the address its configuration records' },
+  {
+    name: 'raft-address',
+    kind: 'string',
+    description: 'Raft address the other nodes dial to reach it',
+    defaultText: 'the address its configuration records',
+  },
 ];
 
 /** Shown under the flags by `raftq recover --help`. */
@@ -74,12 +79,22 @@ export interface RecoveryReport {
 }
 
 /** The recovery itself, for the command and for tests. */
-export async function recoverDataDir(options: { dataDir: string; id: string; raftAddress?: string }): Promise<RecoveryReport> {
+export async function recoverDataDir(options: {
+  dataDir: string;
+  id: string;
+  raftAddress?: string;
+}): Promise<RecoveryReport> {
   const { dataDir, id } = options;
   const paths = statePaths(dataDir);
   const logPath = join(dataDir, 'raft');
-  if (!existsSync(logPath)) throw new RecoverRefusedError(dataDir, `it holds no Raft log (${logPath}): it is not a raftq node's data directory`);
-  const logStore = await openUnlessHeld(dataDir, () => LevelLogStore.open(logPath, { confState: { voters: [], learners: [] }, index: 0, addresses: {} }));
+  if (!existsSync(logPath))
+    throw new RecoverRefusedError(
+      dataDir,
+      `it holds no Raft log (${logPath}): it is not a raftq node's data directory`,
+    );
+  const logStore = await openUnlessHeld(dataDir, () =>
+    LevelLogStore.open(logPath, { confState: { voters: [], learners: [] }, index: 0, addresses: {} }),
+  );
   try {
     await recoverStateInstall(dataDir, logStore);
     if (!existsSync(paths.live)) throw new RecoverRefusedError(dataDir, `it holds no state (${paths.live})`);
@@ -90,17 +105,30 @@ export async function recoverDataDir(options: { dataDir: string; id: string; raf
     const before = logStore.currentMembership();
     const members = [...before.confState.voters, ...before.confState.learners];
     if (!members.includes(id)) {
-      throw new RecoverRefusedError(dataDir, `its configuration names ${members.join(', ') || 'no member'}, not ${id}: give the --id the node was served with`);
+      throw new RecoverRefusedError(
+        dataDir,
+        `its configuration names ${members.join(', ') || 'no member'}, not ${id}: give the --id the node was served with`,
+      );
     }
     const raftAddress = options.raftAddress ?? before.addresses[id];
-    if (raftAddress === undefined || raftAddress === '') throw new RecoverRefusedError(dataDir, `its configuration records no address for ${id}: give --raft-address`);
+    if (raftAddress === undefined || raftAddress === '')
+      throw new RecoverRefusedError(dataDir, `its configuration records no address for ${id}: give --raft-address`);
     parseHostPort('raft-address', raftAddress);
 
     const hardState = logStore.currentHardState();
     const lastIndex = logStore.lastIndex();
-    const isChanged = !(before.confState.voters.length === 1 && before.confState.voters[0] === id && before.confState.learners.length === 0 && before.addresses[id] === raftAddress);
+    const isChanged = !(
+      before.confState.voters.length === 1 &&
+      before.confState.voters[0] === id &&
+      before.confState.learners.length === 0 &&
+      before.addresses[id] === raftAddress
+    );
     if (isChanged) {
-      const membership: Membership = { confState: { voters: [id], learners: [] }, index: Math.max(lastIndex, before.index), addresses: { [id]: raftAddress } };
+      const membership: Membership = {
+        confState: { voters: [id], learners: [] },
+        index: Math.max(lastIndex, before.index),
+        addresses: { [id]: raftAddress },
+      };
       await logStore.replaceMembership(membership);
     }
     return {
@@ -128,7 +156,11 @@ async function openUnlessHeld<T>(dataDir: string, open: () => Promise<T>): Promi
   try {
     return await open();
   } catch (error) {
-    if (isLockError(error)) throw new RecoverRefusedError(dataDir, 'a running process holds it (LevelDB lock): stop the node first; recover works only on a stopped node');
+    if (isLockError(error))
+      throw new RecoverRefusedError(
+        dataDir,
+        'a running process holds it (LevelDB lock): stop the node first; recover works only on a stopped node',
+      );
     throw error;
   }
 }
@@ -145,15 +177,25 @@ export function describeRecovery(report: RecoveryReport): string {
   const lines: string[] = [];
   const { id, dataDir } = report;
   if (!report.isChanged) {
-    lines.push(`raftq recover: ${id} at ${dataDir} already is a one-node cluster with ${id} the only voter: nothing changed.`);
+    lines.push(
+      `raftq recover: ${id} at ${dataDir} already is a one-node cluster with ${id} the only voter: nothing changed.`,
+    );
   } else {
-    lines.push(`raftq recover: ${id} at ${dataDir} is now a ONE-NODE CLUSTER, ${id} its only voter (raft address ${report.raftAddress}).`);
-    lines.push(`  before: voters ${report.votersBefore.join(', ') || '(none)'}; learners ${report.learnersBefore.join(', ') || '(none)'}`);
+    lines.push(
+      `raftq recover: ${id} at ${dataDir} is now a ONE-NODE CLUSTER, ${id} its only voter (raft address ${report.raftAddress}).`,
+    );
+    lines.push(
+      `  before: voters ${report.votersBefore.join(', ') || '(none)'}; learners ${report.learnersBefore.join(', ') || '(none)'}`,
+    );
     lines.push(`  no longer members: ${report.removedMembers.join(', ') || '(none)'}`);
   }
-  lines.push(`  this node's log: last index ${report.lastIndex}, commit index ${report.commitIndex}, applied index ${report.appliedIndex} (term ${report.term})`);
+  lines.push(
+    `  this node's log: last index ${report.lastIndex}, commit index ${report.commitIndex}, applied index ${report.appliedIndex} (term ${report.term})`,
+  );
   const unapplied = report.commitIndex - report.appliedIndex;
-  lines.push(`  entries up to ${report.commitIndex} were committed and are kept${unapplied > 0 ? ` (the last ${unapplied} are applied when the node starts)` : ''}.`);
+  lines.push(
+    `  entries up to ${report.commitIndex} were committed and are kept${unapplied > 0 ? ` (the last ${unapplied} are applied when the node starts)` : ''}.`,
+  );
   if (report.uncommittedEntries > 0) {
     lines.push(
       `  WARNING: entries ${report.commitIndex + 1}..${report.lastIndex} (${report.uncommittedEntries}) were in this log but this node had not seen them committed.`,
@@ -181,14 +223,23 @@ export function describeRecovery(report: RecoveryReport): string {
 
 export async function recoverCommand(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { values, positionals } = parseFlags(argv, recoverFlags, env, { allowConfigFile: false });
-  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"; usage: raftq recover --data-dir DIR --id ID [--raft-address HOST:PORT]`);
+  if (positionals.length > 0)
+    throw new UsageError(
+      `unexpected argument "${positionals[0]}"; usage: raftq recover --data-dir DIR --id ID [--raft-address HOST:PORT]`,
+    );
   const dataDirText = stringFlag(values, 'data-dir');
-  if (dataDirText === undefined || dataDirText === '') throw new UsageError('recover needs --data-dir DIR (the stopped survivor\'s data directory)');
+  if (dataDirText === undefined || dataDirText === '')
+    throw new UsageError("recover needs --data-dir DIR (the stopped survivor's data directory)");
   const id = stringFlag(values, 'id');
-  if (id === undefined || id === '') throw new UsageError('recover needs --id ID (the id the survivor was served with)');
+  if (id === undefined || id === '')
+    throw new UsageError('recover needs --id ID (the id the survivor was served with)');
   const raftAddress = stringFlag(values, 'raft-address');
   if (raftAddress !== undefined) parseHostPort('raft-address', raftAddress);
-  const report = await recoverDataDir({ dataDir: resolve(dataDirText), id, ...(raftAddress === undefined ? {} : { raftAddress }) });
+  const report = await recoverDataDir({
+    dataDir: resolve(dataDirText),
+    id,
+    ...(raftAddress === undefined ? {} : { raftAddress }),
+  });
   process.stdout.write(`${JSON.stringify(report)}\n`);
   process.stdout.write(describeRecovery(report));
 }

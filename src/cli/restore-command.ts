@@ -22,8 +22,18 @@ import { parseFlags, stringFlag, UsageError, type FlagSpec } from './flags.js';
 
 export const restoreFlags: readonly FlagSpec[] = [
   { name: 'data-dir', kind: 'string', description: 'New, empty data directory for the restored node (required)' },
-  { name: 'id', kind: 'string', description: 'Id of the restored node; serve it with the same --id', defaultText: 'n1' },
-  { name: 'raft-listen', kind: 'string', description: 'Raft address recorded for the node; serve it with the same --raft-listen', defaultText: '127.0.0.1:9326' },
+  {
+    name: 'id',
+    kind: 'string',
+    description: 'Id of the restored node; serve it with the same --id',
+    defaultText: 'n1',
+  },
+  {
+    name: 'raft-listen',
+    kind: 'string',
+    description: 'Raft address recorded for the node; serve it with the same --raft-listen',
+    defaultText: '127.0.0.1:9326',
+  },
 ];
 
 export class RestoreRefusedError extends Error {
@@ -37,9 +47,15 @@ export class RestoreRefusedError extends Error {
 }
 
 /** The restore itself, for the command and for tests. */
-export async function restoreBackup(options: { file: string; dataDir: string; id: string; raftListen: string }): Promise<{ header: BackupHeader; rowCount: number; stateDigest: string }> {
+export async function restoreBackup(options: {
+  file: string;
+  dataDir: string;
+  id: string;
+  raftListen: string;
+}): Promise<{ header: BackupHeader; rowCount: number; stateDigest: string }> {
   const { dataDir, id } = options;
-  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) throw new RestoreRefusedError(dataDir, 'it is not empty (a restore only ever makes a new node)');
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0)
+    throw new RestoreRefusedError(dataDir, 'it is not empty (a restore only ever makes a new node)');
   mkdirSync(dataDir, { recursive: true });
   const paths = statePaths(dataDir);
   const engine = await LevelEngine.open(paths.incoming);
@@ -47,7 +63,11 @@ export async function restoreBackup(options: { file: string; dataDir: string; id
   try {
     summary = await decodeBackup(createReadStream(options.file), {
       onHeader: () => undefined,
-      onRows: (rows) => engine.write(rows.map((row) => ({ kind: 'put' as const, key: row.key, value: row.value })), { sync: false }),
+      onRows: (rows) =>
+        engine.write(
+          rows.map((row) => ({ kind: 'put' as const, key: row.key, value: row.value })),
+          { sync: false },
+        ),
     });
     await engine.flush();
   } finally {
@@ -79,7 +99,11 @@ async function checkAppliedIndex(path: string, expected: number): Promise<void> 
   const engine = await LevelEngine.open(path);
   try {
     const mvcc = await MvccStore.open(engine);
-    if (mvcc.appliedIndex !== expected) throw new RestoreRefusedError(path, `the rows are at applied index ${mvcc.appliedIndex}, the header says ${expected}`);
+    if (mvcc.appliedIndex !== expected)
+      throw new RestoreRefusedError(
+        path,
+        `the rows are at applied index ${mvcc.appliedIndex}, the header says ${expected}`,
+      );
   } finally {
     await engine.close();
   }
@@ -88,9 +112,11 @@ async function checkAppliedIndex(path: string, expected: number): Promise<void> 
 export async function restoreCommand(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { values, positionals } = parseFlags(argv, restoreFlags, env, { allowConfigFile: false });
   const [file, ...extra] = positionals;
-  if (file === undefined || extra.length > 0) throw new UsageError('usage: raftq restore FILE --data-dir DIR [--id n1] [--raft-listen HOST:PORT]');
+  if (file === undefined || extra.length > 0)
+    throw new UsageError('usage: raftq restore FILE --data-dir DIR [--id n1] [--raft-listen HOST:PORT]');
   const dataDirText = stringFlag(values, 'data-dir');
-  if (dataDirText === undefined || dataDirText === '') throw new UsageError('restore needs --data-dir DIR (a new, empty directory)');
+  if (dataDirText === undefined || dataDirText === '')
+    throw new UsageError('restore needs --data-dir DIR (a new, empty directory)');
   const id = stringFlag(values, 'id') ?? 'n1';
   const raftListen = stringFlag(values, 'raft-listen') ?? '127.0.0.1:9326';
   parseHostPort('raft-listen', raftListen);

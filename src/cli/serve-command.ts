@@ -35,24 +35,48 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
     process.exit(1);
   };
   // Each step that binds an address or opens the data directory says, if it fails, which flag to fix.
-  node = await openingDataDir(() => listeningOn('raft-listen', options.node.raftListen, () => ClusterNode.open({ config: options.node, logger, onFatal: fatal })));
-  if (options.failpoint !== null) logger.warn({ failpoint: options.failpoint }, 'running with a test failpoint: this node has a bug on purpose');
+  node = await openingDataDir(() =>
+    listeningOn('raft-listen', options.node.raftListen, () =>
+      ClusterNode.open({ config: options.node, logger, onFatal: fatal }),
+    ),
+  );
+  if (options.failpoint !== null)
+    logger.warn({ failpoint: options.failpoint }, 'running with a test failpoint: this node has a bug on purpose');
   if (options.failpoint === 'node-assert') armNodeAssert(options.node.dataDir, logger);
   const queueService = openQueueService(options, node, logger);
   registerQueueMetrics(node.metrics.registry, queueService, {
     queuesMax: options.metricsQueuesMax,
     onError: (error) => logger.warn({ err: error }, 'queue metrics: could not read the queues'),
   });
-  const admin = await listeningOn('admin-listen', options.adminListen, () => startAdmin(options, node, queueService, logger));
-  const metrics = options.metricsListen === null ? null : await listeningOn('metrics-listen', options.metricsListen, () => startMetrics(options.metricsListen as string, node, logger));
+  const admin = await listeningOn('admin-listen', options.adminListen, () =>
+    startAdmin(options, node, queueService, logger),
+  );
+  const metrics =
+    options.metricsListen === null
+      ? null
+      : await listeningOn('metrics-listen', options.metricsListen, () =>
+          startMetrics(options.metricsListen as string, node, logger),
+        );
   // The leader runs the operations followers forward; the gateway sends this node's there when it follows.
   node.serveForwardedOps(queueOpHandler(queueService));
   // A node with a test failpoint answers from its own (broken) service whether it leads or not, so
   // the fault-injection harness sees the bug through its gateway.
-  const queueOperations: QueueOperations = options.failpoint === null ? new ForwardingQueueOperations({ local: queueService, node, newId: () => randomUUID() }) : queueService;
-  const gateway = await listeningOn('sqs-listen', options.sqsListen, () => startGateway(options, node, queueService, queueOperations, logger));
+  const queueOperations: QueueOperations =
+    options.failpoint === null
+      ? new ForwardingQueueOperations({ local: queueService, node, newId: () => randomUUID() })
+      : queueService;
+  const gateway = await listeningOn('sqs-listen', options.sqsListen, () =>
+    startGateway(options, node, queueService, queueOperations, logger),
+  );
   logger.info(
-    { id: options.node.id, sqs: options.sqsListen, admin: options.adminListen, metrics: options.metricsListen, raft: options.node.raftListen, dataDir: options.node.dataDir },
+    {
+      id: options.node.id,
+      sqs: options.sqsListen,
+      admin: options.adminListen,
+      metrics: options.metricsListen,
+      raft: options.node.raftListen,
+      dataDir: options.node.dataDir,
+    },
     'raftq node serving',
   );
 
@@ -75,9 +99,23 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   process.on('SIGINT', () => shutdown('SIGINT'));
 }
 
-async function startAdmin(options: ServeOptions, node: ClusterNode, queueService: QueueService, logger: Logger): Promise<AdminServer> {
+async function startAdmin(
+  options: ServeOptions,
+  node: ClusterNode,
+  queueService: QueueService,
+  logger: Logger,
+): Promise<AdminServer> {
   const { host, port } = parseHostPort('admin-listen', options.adminListen);
-  return startAdminServer({ host, port, node, logger, isDebugEnabled: options.isDebugEnabled, clusterSecret: options.node.clusterSecret, adminToken: options.adminToken, queueService });
+  return startAdminServer({
+    host,
+    port,
+    node,
+    logger,
+    isDebugEnabled: options.isDebugEnabled,
+    clusterSecret: options.node.clusterSecret,
+    adminToken: options.adminToken,
+    queueService,
+  });
 }
 
 function startMetrics(metricsListen: string, node: ClusterNode, logger: Logger): Promise<MetricsServer> {
@@ -103,13 +141,24 @@ function openQueueService(options: ServeOptions, node: ClusterNode, logger: Logg
     },
     newId: () => randomUUID(),
     // No receive scan slot: followers forward receives, so every receive runs on the leader, from the head.
-    logger: { info: (fields, message) => queueLogger.info(fields, message), warn: (fields, message) => queueLogger.warn(fields, message) },
+    logger: {
+      info: (fields, message) => queueLogger.info(fields, message),
+      warn: (fields, message) => queueLogger.warn(fields, message),
+    },
   };
-  return options.failpoint === null ? new QueueService(queueOptions) : failpointQueueService(queueOptions, options.failpoint, node);
+  return options.failpoint === null
+    ? new QueueService(queueOptions)
+    : failpointQueueService(queueOptions, options.failpoint, node);
 }
 
 /** The SQS endpoint over the queue layer; the leader also runs the reaper on its tick. */
-async function startGateway(options: ServeOptions, node: ClusterNode, queueService: QueueService, queueOperations: QueueOperations, logger: Logger): Promise<Gateway> {
+async function startGateway(
+  options: ServeOptions,
+  node: ClusterNode,
+  queueService: QueueService,
+  queueOperations: QueueOperations,
+  logger: Logger,
+): Promise<Gateway> {
   const { host, port } = parseHostPort('sqs-listen', options.sqsListen);
   const sqsLogger = logger.child({ layer: 'sqs' });
   const server: SqsServer = await startSqsServer({
@@ -117,13 +166,20 @@ async function startGateway(options: ServeOptions, node: ClusterNode, queueServi
     port,
     queueService: queueOperations,
     ...(options.credentialsFile === null ? {} : { credentialsFile: options.credentialsFile }),
-    ...(options.sqsTls === null ? {} : { tls: { certPem: readFileSync(options.sqsTls.certFile), keyPem: readFileSync(options.sqsTls.keyFile) } }),
+    ...(options.sqsTls === null
+      ? {}
+      : { tls: { certPem: readFileSync(options.sqsTls.certFile), keyPem: readFileSync(options.sqsTls.keyFile) } }),
     logger: sqsLogger,
     clock: node.clock,
     observer: sqsRequestObserver(node, options.isAccessLogOn ? logger.child({ layer: 'access' }) : undefined),
   });
   // Only the leader reaps and steps move tasks (docs/architecture/reaper.md): followers never propose cleanup.
-  const upkeep = startStateUpkeep({ node, queueService, reaperIntervalMs: options.reaperIntervalMs ?? reaperIntervalMsDefault, logger: logger.child({ layer: 'upkeep' }) });
+  const upkeep = startStateUpkeep({
+    node,
+    queueService,
+    reaperIntervalMs: options.reaperIntervalMs ?? reaperIntervalMsDefault,
+    logger: logger.child({ layer: 'upkeep' }),
+  });
   return {
     close: async () => {
       await upkeep.close();
@@ -139,10 +195,17 @@ async function startGateway(options: ServeOptions, node: ClusterNode, queueServi
 function sqsRequestObserver(node: ClusterNode, accessLogger: Logger | undefined): SqsRequestObserver {
   return (record) => {
     // Only actions the gateway serves become label values: a request may name any string.
-    const action = record.action !== undefined && Object.hasOwn(gatewayActions, record.action) ? record.action : 'unknown';
+    const action =
+      record.action !== undefined && Object.hasOwn(gatewayActions, record.action) ? record.action : 'unknown';
     node.metrics.noteSqsRequest(action, record.code, record.durationMs / 1000);
     accessLogger?.info(
-      { action, queue: record.queueName ?? null, status: record.status, code: record.code, ms: Math.round(record.durationMs * 1000) / 1000 },
+      {
+        action,
+        queue: record.queueName ?? null,
+        status: record.status,
+        code: record.code,
+        ms: Math.round(record.durationMs * 1000) / 1000,
+      },
       'sqs request',
     );
   };

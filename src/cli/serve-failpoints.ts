@@ -19,7 +19,15 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { assert } from '../base/assert.js';
 import type { ClusterNode } from '../cluster/cluster-node.js';
-import { QueueService, type EntryFailure, type QueueServiceOptions, type ReceivedMessage, type ReceiveOptions, type SendEntry, type SendResult } from '../queue/queue-service.js';
+import {
+  QueueService,
+  type EntryFailure,
+  type QueueServiceOptions,
+  type ReceivedMessage,
+  type ReceiveOptions,
+  type SendEntry,
+  type SendResult,
+} from '../queue/queue-service.js';
 import type { TxnExecutor } from '../storage/txn.js';
 import type { FailpointName } from './failpoint-names.js';
 
@@ -27,7 +35,11 @@ const droppedSendEvery = 10;
 const nodeAssertAfterMs = 6_000;
 
 /** The queue service the SQS gateway serves from, with `failpoint`'s bug in it. */
-export function failpointQueueService(options: QueueServiceOptions, failpoint: FailpointName, node: ClusterNode): QueueService {
+export function failpointQueueService(
+  options: QueueServiceOptions,
+  failpoint: FailpointName,
+  node: ClusterNode,
+): QueueService {
   switch (failpoint) {
     case 'drop-acked-send':
       return new DropAckedSendQueueService(options);
@@ -43,7 +55,11 @@ export function failpointQueueService(options: QueueServiceOptions, failpoint: F
 class DropAckedSendQueueService extends QueueService {
   private sendCount = 0;
 
-  override async sendMessages(name: string, entries: SendEntry[], context: { senderId: string }): Promise<Array<SendResult | EntryFailure>> {
+  override async sendMessages(
+    name: string,
+    entries: SendEntry[],
+    context: { senderId: string },
+  ): Promise<Array<SendResult | EntryFailure>> {
     const dropped = new Set<number>();
     entries.forEach((entry, i) => {
       if (entry.messageGroupId === undefined && ++this.sendCount % droppedSendEvery === 0) dropped.add(i);
@@ -51,7 +67,11 @@ class DropAckedSendQueueService extends QueueService {
     const kept = entries.filter((_, i) => !dropped.has(i));
     const results = kept.length === 0 ? [] : await super.sendMessages(name, kept, context);
     let next = 0;
-    return entries.map((entry, i) => (dropped.has(i) ? { entryId: entry.entryId, messageId: randomUUID() } : (results[next++] as SendResult | EntryFailure)));
+    return entries.map((entry, i) =>
+      dropped.has(i)
+        ? { entryId: entry.entryId, messageId: randomUUID() }
+        : (results[next++] as SendResult | EntryFailure),
+    );
   }
 }
 

@@ -27,13 +27,15 @@ export async function openingDataDir<T>(open: () => Promise<T>): Promise<T> {
   try {
     return await open();
   } catch (error) {
-    if (error instanceof DataDirError) throw new StartUpError(`--data-dir ${error.dataDir}: ${error.reason}`, { cause: error });
+    if (error instanceof DataDirError)
+      throw new StartUpError(`--data-dir ${error.dataDir}: ${error.reason}`, { cause: error });
     throw error;
   }
 }
 
 const listenReasons: Readonly<Record<string, string>> = {
-  EADDRINUSE: 'the address is already in use (EADDRINUSE): another raftq node or another program listens there; stop it, or choose another port',
+  EADDRINUSE:
+    'the address is already in use (EADDRINUSE): another raftq node or another program listens there; stop it, or choose another port',
   EADDRNOTAVAIL: 'no network interface of this machine has that address (EADDRNOTAVAIL)',
   EACCES: 'not allowed to listen there (EACCES): ports below 1024 need privileges',
   ENOTFOUND: 'the host name does not resolve (ENOTFOUND)',

@@ -56,7 +56,11 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
   const census = new StateCensus({
     classify: classifyStateKey,
     onRowRemoved: (keyClass) => compactor.noteRowRemoved(keyClass),
-    onScanFailed: (error) => logger.warn({ err: error }, 'counting the rows of the state failed; state row metrics stay empty until the next count'),
+    onScanFailed: (error) =>
+      logger.warn(
+        { err: error },
+        'counting the rows of the state failed; state row metrics stay empty until the next count',
+      ),
   });
   const unobserve = node.observeState({
     onApplied: (changes) => census.onApplied(changes),
@@ -83,7 +87,8 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
       const report = await queueService.sweepReaper({ signal });
       testHold?.noteSweep();
       stateMetrics.reaperTickSeconds.observe((scheduler.monotonicMs() - startedMs) / 1000);
-      for (const [family, rows] of Object.entries(reapedRowsByFamily(report))) if (rows > 0) stateMetrics.reapedRows.inc({ family }, rows);
+      for (const [family, rows] of Object.entries(reapedRowsByFamily(report)))
+        if (rows > 0) stateMetrics.reapedRows.inc({ family }, rows);
       stateMetrics.reaperSweeps.inc({ result: report.isComplete ? 'complete' : 'aborted' });
       if (!signal.aborted) await queueService.stepMoveTasks();
       return { hasMoreWork: report.hasExpiredBacklog };
@@ -104,7 +109,10 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
       // The sweep in progress is aborted and ends after its transaction; shutdown does not wait
       // longer than that for it (a commit with no leader could otherwise hold it for seconds).
       let cancelTimer: (() => void) | undefined;
-      await Promise.race([leaderTask.stop(), new Promise<void>((resolve) => (cancelTimer = scheduler.after(closeWaitMsMax, resolve)))]);
+      await Promise.race([
+        leaderTask.stop(),
+        new Promise<void>((resolve) => (cancelTimer = scheduler.after(closeWaitMsMax, resolve))),
+      ]);
       cancelTimer?.();
     },
   };

@@ -110,7 +110,10 @@ class QueueConsumer {
       if (signal.aborted) return;
       let messages: Message[];
       try {
-        messages = await this.receive(Math.min(parallelism - this.sequencer.laneCount, sqsLimits.receiveMessagesMax.value), visibilityTimeoutSeconds);
+        messages = await this.receive(
+          Math.min(parallelism - this.sequencer.laneCount, sqsLimits.receiveMessagesMax.value),
+          visibilityTimeoutSeconds,
+        );
         failuresInARow = 0;
       } catch (error) {
         if (signal.aborted || isAbortFailure(error)) return;
@@ -142,7 +145,13 @@ class QueueConsumer {
 
   /** Starts keeping every received message hidden, whether it runs now or waits its turn in its group. */
   private hold(settings: QueueSettings, visibilityTimeoutSeconds: number, messages: readonly Message[]): HeldMessage[] {
-    const context = { client: this.client, policy: this.policy, settings, visibilityTimeoutSeconds, deleter: this.deleter };
+    const context = {
+      client: this.client,
+      policy: this.policy,
+      settings,
+      visibilityTimeoutSeconds,
+      deleter: this.deleter,
+    };
     const held: HeldMessage[] = [];
     for (const message of messages) {
       if (message.ReceiptHandle === undefined) continue;
@@ -192,7 +201,9 @@ class QueueConsumer {
   private async drain(): Promise<void> {
     this.sequencer.stop();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const graceOver = new Promise<'grace over'>((resolve) => (timer = setTimeout(() => resolve('grace over'), this.policy.gracePeriodMs)));
+    const graceOver = new Promise<'grace over'>(
+      (resolve) => (timer = setTimeout(() => resolve('grace over'), this.policy.gracePeriodMs)),
+    );
     const outcome = await Promise.race([this.sequencer.settled(), graceOver]);
     clearTimeout(timer);
     if (outcome !== 'grace over') return;

@@ -73,7 +73,8 @@ export interface ConsumerPolicy {
 const retryDelayMsMax = sqsLimits.visibilityTimeoutSecondsMax.value * 1000;
 
 export function resolveConsumerOptions(options: ConsumeOptions): ConsumerPolicy {
-  if (typeof options !== 'object' || options === null) throw new ClientOptionsError('options', options, 'consume() needs an options object');
+  if (typeof options !== 'object' || options === null)
+    throw new ClientOptionsError('options', options, 'consume() needs an options object');
   if ((options.handlerIsIdempotent as unknown) !== true) {
     throw new ClientOptionsError(
       'handlerIsIdempotent',
@@ -81,10 +82,16 @@ export function resolveConsumerOptions(options: ConsumeOptions): ConsumerPolicy 
       'it must be true: delivery is at least once, so every handler must be safe to run twice on one message, and saying so is required',
     );
   }
-  if (typeof options.handler !== 'function') throw new ClientOptionsError('handler', options.handler, 'it must be a function');
-  if (typeof options.queueUrl !== 'string' || options.queueUrl === '') throw new ClientOptionsError('queueUrl', options.queueUrl, 'it must be a queue URL');
+  if (typeof options.handler !== 'function')
+    throw new ClientOptionsError('handler', options.handler, 'it must be a function');
+  if (typeof options.queueUrl !== 'string' || options.queueUrl === '')
+    throw new ClientOptionsError('queueUrl', options.queueUrl, 'it must be a queue URL');
   if (!(options.signal instanceof AbortSignal)) {
-    throw new ClientOptionsError('signal', options.signal, 'an AbortSignal is required: it is the only way to stop the consumer');
+    throw new ClientOptionsError(
+      'signal',
+      options.signal,
+      'an AbortSignal is required: it is the only way to stop the consumer',
+    );
   }
   const parallelism = options.parallelism === undefined || options.parallelism === 0 ? 1 : options.parallelism;
   checkInteger('parallelism', parallelism, 1, raftqLimits.consumerParallelismMax.value);
@@ -96,26 +103,41 @@ export function resolveConsumerOptions(options: ConsumeOptions): ConsumerPolicy 
         'zero reads both as "redeliver at once" and as "never redeliver"; give the time your slowest handler needs between lease extensions, or leave it out to use the queue\'s',
       );
     }
-    checkInteger('visibilityTimeoutSeconds', options.visibilityTimeoutSeconds, 1, sqsLimits.visibilityTimeoutSecondsMax.value);
+    checkInteger(
+      'visibilityTimeoutSeconds',
+      options.visibilityTimeoutSeconds,
+      1,
+      sqsLimits.visibilityTimeoutSecondsMax.value,
+    );
   }
   const retryDelay = options.retryDelayMs ?? 0;
   checkNumber('retryDelayMs', retryDelay, 0, retryDelayMsMax);
-  const ceiling = options.retryDelayMsMax === undefined || options.retryDelayMsMax === 0 ? undefined : options.retryDelayMsMax;
+  const ceiling =
+    options.retryDelayMsMax === undefined || options.retryDelayMsMax === 0 ? undefined : options.retryDelayMsMax;
   if (ceiling !== undefined) {
     checkNumber('retryDelayMsMax', ceiling, 0, retryDelayMsMax);
-    if (retryDelay === 0) throw new ClientOptionsError('retryDelayMsMax', ceiling, 'a growing delay needs a retryDelayMs above 0 to grow from');
-    if (ceiling < retryDelay) throw new ClientOptionsError('retryDelayMsMax', ceiling, `it must be at least retryDelayMs (${retryDelay})`);
+    if (retryDelay === 0)
+      throw new ClientOptionsError(
+        'retryDelayMsMax',
+        ceiling,
+        'a growing delay needs a retryDelayMs above 0 to grow from',
+      );
+    if (ceiling < retryDelay)
+      throw new ClientOptionsError('retryDelayMsMax', ceiling, `it must be at least retryDelayMs (${retryDelay})`);
   }
   const gracePeriodMs = options.gracePeriodMs ?? raftqLimits.consumerGracePeriodMsDefault.value;
   checkNumber('gracePeriodMs', gracePeriodMs, 0, raftqLimits.consumerGracePeriodMsMax.value);
-  if (options.onError !== undefined && typeof options.onError !== 'function') throw new ClientOptionsError('onError', options.onError, 'it must be a function');
+  if (options.onError !== undefined && typeof options.onError !== 'function')
+    throw new ClientOptionsError('onError', options.onError, 'it must be a function');
   return {
     queueUrl: options.queueUrl,
     handler: options.handler,
     signal: options.signal,
     ...(options.client !== undefined ? { client: options.client } : {}),
     parallelism,
-    ...(options.visibilityTimeoutSeconds !== undefined ? { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds } : {}),
+    ...(options.visibilityTimeoutSeconds !== undefined
+      ? { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }
+      : {}),
     retryDelayMs: retryDelay,
     ...(ceiling !== undefined ? { retryDelayMsMax: ceiling } : {}),
     gracePeriodMs,

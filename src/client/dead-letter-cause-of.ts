@@ -18,7 +18,9 @@ export function deadLetterCauseOf(failure: unknown): DeadLetterCause {
     const rawCode = (error as { code?: unknown }).code;
     const code = typeof rawCode === 'string' || typeof rawCode === 'number' ? String(rawCode) : undefined;
     const message = typeof publicMessage === 'string' ? publicMessage : error.message;
-    return boundDeadLetterCause(code === undefined ? { name: error.name || 'Error', message } : { name: error.name || 'Error', code, message });
+    return boundDeadLetterCause(
+      code === undefined ? { name: error.name || 'Error', message } : { name: error.name || 'Error', code, message },
+    );
   }
   if (marked) {
     const message = typeof error === 'string' ? error : 'The handler marked the message as one no retry can fix';

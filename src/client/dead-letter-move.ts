@@ -20,7 +20,11 @@ import {
   type MessageAttributeValue,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { deadLetterCauseAttributeName, encodeDeadLetterCauseRecord, type DeadLetterCause } from '../base/dead-letter-cause.js';
+import {
+  deadLetterCauseAttributeName,
+  encodeDeadLetterCauseRecord,
+  type DeadLetterCause,
+} from '../base/dead-letter-cause.js';
 import { sqsLimits } from '../base/limits.js';
 import type { ReceivedMessage } from './delivery.js';
 import { queueUrlOfArn, type QueueSettings } from './queue-settings.js';
@@ -41,8 +45,12 @@ export interface DeadLetterMoveRequest {
 
 export type DeadLetterMoveOutcome = 'moved' | 'copied-then-deleted';
 
-export async function moveToDeadLetterQueue(client: SQSClient, request: DeadLetterMoveRequest): Promise<DeadLetterMoveOutcome> {
-  if (request.source.redrivePolicy === undefined) throw new Error(`The queue ${request.source.queueUrl} has no RedrivePolicy`);
+export async function moveToDeadLetterQueue(
+  client: SQSClient,
+  request: DeadLetterMoveRequest,
+): Promise<DeadLetterMoveOutcome> {
+  if (request.source.redrivePolicy === undefined)
+    throw new Error(`The queue ${request.source.queueUrl} has no RedrivePolicy`);
   if (extensionSupport.get(client) !== false) {
     try {
       await sendExtension(client, request);
@@ -63,8 +71,15 @@ export function hasDeadLetterExtension(client: SQSClient): boolean | undefined {
 }
 
 async function sendExtension(client: SQSClient, request: DeadLetterMoveRequest): Promise<void> {
-  const command = new ChangeMessageVisibilityCommand({ QueueUrl: request.source.queueUrl, ReceiptHandle: request.receiptHandle, VisibilityTimeout: 0 });
-  const cause = request.cause.code === undefined ? { Name: request.cause.name, Message: request.cause.message } : { Name: request.cause.name, Code: request.cause.code, Message: request.cause.message };
+  const command = new ChangeMessageVisibilityCommand({
+    QueueUrl: request.source.queueUrl,
+    ReceiptHandle: request.receiptHandle,
+    VisibilityTimeout: 0,
+  });
+  const cause =
+    request.cause.code === undefined
+      ? { Name: request.cause.name, Message: request.cause.message }
+      : { Name: request.cause.name, Code: request.cause.code, Message: request.cause.message };
   command.middlewareStack.add(
     (next) => async (args) => {
       const httpRequest = args.request as { headers: Record<string, string>; body: unknown };
@@ -73,7 +88,8 @@ async function sendExtension(client: SQSClient, request: DeadLetterMoveRequest):
       const text = JSON.stringify({ ...body, Cause: cause });
       httpRequest.headers['x-amz-target'] = `AmazonSQS.${moveMessageToDeadLetterQueueAction}`;
       httpRequest.body = text;
-      if (httpRequest.headers['content-length'] !== undefined) httpRequest.headers['content-length'] = String(Buffer.byteLength(text, 'utf8'));
+      if (httpRequest.headers['content-length'] !== undefined)
+        httpRequest.headers['content-length'] = String(Buffer.byteLength(text, 'utf8'));
       return next(args);
     },
     { step: 'build', priority: 'high', name: 'raftqMoveMessageToDeadLetterQueue' },
@@ -102,7 +118,13 @@ async function copyThenDelete(client: SQSClient, request: DeadLetterMoveRequest)
     };
   }
   if (Object.keys(attributes).length < sqsLimits.messageAttributesMax.value) {
-    const record = { cause: request.cause, receiveCount: request.receiveCount, sourceQueueArn: request.source.queueArn, sourceMessageId: message.messageId, deadLetteredAtMs: Date.now() };
+    const record = {
+      cause: request.cause,
+      receiveCount: request.receiveCount,
+      sourceQueueArn: request.source.queueArn,
+      sourceMessageId: message.messageId,
+      deadLetteredAtMs: Date.now(),
+    };
     attributes[deadLetterCauseAttributeName] = { DataType: 'String', StringValue: encodeDeadLetterCauseRecord(record) };
   }
   const traceHeader = message.attributes['AWSTraceHeader'];
@@ -111,10 +133,16 @@ async function copyThenDelete(client: SQSClient, request: DeadLetterMoveRequest)
       QueueUrl: deadLetterQueueUrl,
       MessageBody: message.body,
       ...(Object.keys(attributes).length > 0 ? { MessageAttributes: attributes } : {}),
-      ...(traceHeader !== undefined ? { MessageSystemAttributes: { AWSTraceHeader: { DataType: 'String', StringValue: traceHeader } } } : {}),
+      ...(traceHeader !== undefined
+        ? { MessageSystemAttributes: { AWSTraceHeader: { DataType: 'String', StringValue: traceHeader } } }
+        : {}),
       // A repeat of this copy within SQS's deduplication window is dropped by a FIFO queue.
-      ...(request.source.isFifo ? { MessageGroupId: message.messageGroupId ?? 'dead-letters', MessageDeduplicationId: message.messageId } : {}),
+      ...(request.source.isFifo
+        ? { MessageGroupId: message.messageGroupId ?? 'dead-letters', MessageDeduplicationId: message.messageId }
+        : {}),
     }),
   );
-  await client.send(new DeleteMessageCommand({ QueueUrl: request.source.queueUrl, ReceiptHandle: request.receiptHandle }));
+  await client.send(
+    new DeleteMessageCommand({ QueueUrl: request.source.queueUrl, ReceiptHandle: request.receiptHandle }),
+  );
 }

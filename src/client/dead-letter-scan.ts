@@ -9,7 +9,12 @@
  * what it has read is invisible to other readers. A FIFO dead-letter queue holds a group back
  * while any of its messages is out, so a scan sees at most 10 messages of each group.
  */
-import { ChangeMessageVisibilityBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  ReceiveMessageCommand,
+  type Message,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { raftqLimits, sqsLimits } from '../base/limits.js';
 
 export interface ScanResult {
@@ -28,7 +33,11 @@ export interface ScanOptions {
   readonly take?: (message: Message) => boolean;
 }
 
-export async function scanDeadLetterQueue(client: SQSClient, queueUrl: string, options: ScanOptions): Promise<ScanResult> {
+export async function scanDeadLetterQueue(
+  client: SQSClient,
+  queueUrl: string,
+  options: ScanOptions,
+): Promise<ScanResult> {
   const scanMax = raftqLimits.deadLettersListedMax.value;
   const wantedMax = options.wantedMax ?? scanMax;
   const hidden: Message[] = [];

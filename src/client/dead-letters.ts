@@ -7,7 +7,11 @@
  * which raftq and AWS set when they move a message, or by the cause record's source).
  */
 import { SQSClient, type Message, type MessageAttributeValue } from '@aws-sdk/client-sqs';
-import { deadLetterCauseAttributeName, decodeDeadLetterCauseRecord, type DeadLetterCause } from '../base/dead-letter-cause.js';
+import {
+  deadLetterCauseAttributeName,
+  decodeDeadLetterCauseRecord,
+  type DeadLetterCause,
+} from '../base/dead-letter-cause.js';
 import { raftqLimits } from '../base/limits.js';
 import { checkInteger } from './consumer-options.js';
 import { scanDeadLetterQueue } from './dead-letter-scan.js';
@@ -47,12 +51,18 @@ export async function deadLetters(options: DeadLettersOptions): Promise<DeadLett
   checkInteger('max', max, 1, raftqLimits.deadLettersListedMax.value);
   return withClient(options.client, async (client) => {
     const { source, deadLetterQueueUrl } = await locateDeadLetterQueue(client, options.queueUrl);
-    const scan = await scanDeadLetterQueue(client, deadLetterQueueUrl, { isWanted: (m) => isFromSource(m, source), wantedMax: max });
+    const scan = await scanDeadLetterQueue(client, deadLetterQueueUrl, {
+      isWanted: (m) => isFromSource(m, source),
+      wantedMax: max,
+    });
     return scan.wanted.map((m) => toDeadLetter(m, source));
   });
 }
 
-export async function locateDeadLetterQueue(client: SQSClient, queueUrl: string): Promise<{ source: QueueSettings; deadLetterQueueUrl: string }> {
+export async function locateDeadLetterQueue(
+  client: SQSClient,
+  queueUrl: string,
+): Promise<{ source: QueueSettings; deadLetterQueueUrl: string }> {
   const source = await readQueueSettings(client, queueUrl);
   if (source.redrivePolicy === undefined) throw new DeadLetterQueueMissingError(queueUrl);
   return { source, deadLetterQueueUrl: await queueUrlOfArn(client, source.redrivePolicy.deadLetterTargetArn) };
@@ -68,7 +78,8 @@ export function isFromSource(message: Message, source: QueueSettings): boolean {
 export function toDeadLetter(message: Message, source: QueueSettings): DeadLetter {
   const messageId = message.MessageId ?? '';
   const { [deadLetterCauseAttributeName]: causeAttribute, ...messageAttributes } = message.MessageAttributes ?? {};
-  const record = causeAttribute?.StringValue === undefined ? undefined : decodeDeadLetterCauseRecord(causeAttribute.StringValue);
+  const record =
+    causeAttribute?.StringValue === undefined ? undefined : decodeDeadLetterCauseRecord(causeAttribute.StringValue);
   const maxReceiveCount = source.redrivePolicy?.maxReceiveCount ?? 0;
   const groupId = message.Attributes?.['MessageGroupId'];
   return {
@@ -76,7 +87,10 @@ export function toDeadLetter(message: Message, source: QueueSettings): DeadLette
     sourceMessageId: record?.sourceMessageId ?? messageId,
     body: message.Body ?? '',
     receiveCount: record?.receiveCount ?? maxReceiveCount,
-    cause: record?.cause ?? { name: 'MaxReceiveCountExceeded', message: `The message was received ${maxReceiveCount} times without being deleted` },
+    cause: record?.cause ?? {
+      name: 'MaxReceiveCountExceeded',
+      message: `The message was received ${maxReceiveCount} times without being deleted`,
+    },
     messageAttributes,
     ...(groupId !== undefined ? { messageGroupId: groupId } : {}),
     ...(record !== undefined && record.deadLetteredAtMs > 0 ? { deadLetteredAtMs: record.deadLetteredAtMs } : {}),
@@ -84,7 +98,10 @@ export function toDeadLetter(message: Message, source: QueueSettings): DeadLette
 }
 
 /** Runs `body` with the caller's client, or with one made from the environment and destroyed after. */
-export async function withClient<T>(client: SQSClient | undefined, body: (client: SQSClient) => Promise<T>): Promise<T> {
+export async function withClient<T>(
+  client: SQSClient | undefined,
+  body: (client: SQSClient) => Promise<T>,
+): Promise<T> {
   if (client !== undefined) return body(client);
   const owned = new SQSClient({});
   try {

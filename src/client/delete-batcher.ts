@@ -58,12 +58,21 @@ export class DeleteBatcher {
   private async send(batch: PendingDelete[]): Promise<void> {
     const entries = batch.map((entry, index) => ({ Id: String(index), ReceiptHandle: entry.receiptHandle }));
     try {
-      const output = await this.client.send(new DeleteMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }));
+      const output = await this.client.send(
+        new DeleteMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }),
+      );
       const failures = new Map((output.Failed ?? []).map((f) => [f.Id, f]));
       batch.forEach((entry, index) => {
         const failure = failures.get(String(index));
         if (failure === undefined) entry.resolve();
-        else entry.reject(new BatchEntryFailedError(failure.Code ?? 'Unknown', failure.SenderFault === true, failure.Message ?? 'the delete failed'));
+        else
+          entry.reject(
+            new BatchEntryFailedError(
+              failure.Code ?? 'Unknown',
+              failure.SenderFault === true,
+              failure.Message ?? 'the delete failed',
+            ),
+          );
       });
     } catch (error) {
       for (const entry of batch) entry.reject(error);

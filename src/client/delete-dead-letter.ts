@@ -11,9 +11,14 @@ import type { DeadLetterTarget } from './replay-dead-letter.js';
 export async function deleteDeadLetter(options: DeadLetterTarget): Promise<void> {
   await withClient(options.client, async (client) => {
     const { source, deadLetterQueueUrl } = await locateDeadLetterQueue(client, options.queueUrl);
-    const scan = await scanDeadLetterQueue(client, deadLetterQueueUrl, { take: (m) => m.MessageId === options.messageId && isFromSource(m, source) });
+    const scan = await scanDeadLetterQueue(client, deadLetterQueueUrl, {
+      take: (m) => m.MessageId === options.messageId && isFromSource(m, source),
+    });
     const [message] = scan.taken;
-    if (message === undefined) throw new DeadLetterNotFoundError(options.queueUrl, options.messageId, scan.scannedCount);
-    await client.send(new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: message.ReceiptHandle ?? '' }));
+    if (message === undefined)
+      throw new DeadLetterNotFoundError(options.queueUrl, options.messageId, scan.scannedCount);
+    await client.send(
+      new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: message.ReceiptHandle ?? '' }),
+    );
   });
 }

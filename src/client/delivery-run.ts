@@ -49,7 +49,11 @@ export class DeliveryRun {
       visibilityTimeoutSeconds: ctx.visibilityTimeoutSeconds,
       onError: (error) => this.report(error, 'lease'),
     });
-    this.delivery = { message: received, receiveCount: receiveCountOf(message), lease: { receiptHandle, signal: this.lease.signal } };
+    this.delivery = {
+      message: received,
+      receiveCount: receiveCountOf(message),
+      lease: { receiptHandle, signal: this.lease.signal },
+    };
   }
 
   /** Starts keeping the message hidden; called when it is received, before its turn comes. */
@@ -75,7 +79,8 @@ export class DeliveryRun {
     await this.lease.stop();
     // Given up at the end of the grace period: the consumer has returned, so say nothing more.
     if (this.isAbandoned) return false;
-    if (failure === undefined) return this.withAttempts('acknowledge', () => this.ctx.deleter.delete(this.receiptHandle));
+    if (failure === undefined)
+      return this.withAttempts('acknowledge', () => this.ctx.deleter.delete(this.receiptHandle));
     await this.settleFailure(failure.error);
     return false;
   }
@@ -94,7 +99,11 @@ export class DeliveryRun {
       if (isMoved) return;
     }
     const delaySeconds = retryDelaySecondsFor(this.ctx.policy, this.delivery.receiveCount);
-    const command = new ChangeMessageVisibilityCommand({ QueueUrl: this.ctx.settings.queueUrl, ReceiptHandle: this.receiptHandle, VisibilityTimeout: delaySeconds });
+    const command = new ChangeMessageVisibilityCommand({
+      QueueUrl: this.ctx.settings.queueUrl,
+      ReceiptHandle: this.receiptHandle,
+      VisibilityTimeout: delaySeconds,
+    });
     await this.withAttempts('retry', () => this.ctx.client.send(command));
   }
 
@@ -136,7 +145,11 @@ export class DeliveryRun {
 
   private report(error: unknown, stage: ConsumerErrorStage): void {
     try {
-      this.ctx.policy.onError(error, { stage, messageId: this.delivery.message.messageId, receiveCount: this.delivery.receiveCount });
+      this.ctx.policy.onError(error, {
+        stage,
+        messageId: this.delivery.message.messageId,
+        receiveCount: this.delivery.receiveCount,
+      });
     } catch {
       // A failing error hook must not turn one message's trouble into the consumer's.
     }

@@ -39,7 +39,8 @@ export function isNotRetryable(error: unknown): boolean {
 export function unwrapNotRetryable(error: unknown): unknown {
   let current: unknown = error;
   for (let depth = 0; depth < causeDepthMax && current instanceof Error; depth++) {
-    if ((current as { code?: unknown }).code === notRetryableCode && current.name === 'NotRetryableError') return current.cause;
+    if ((current as { code?: unknown }).code === notRetryableCode && current.name === 'NotRetryableError')
+      return current.cause;
     current = current.cause;
   }
   return error;

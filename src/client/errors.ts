@@ -50,7 +50,9 @@ export class DeadLetterNotFoundError extends RaftqError {
     readonly messageId: string,
     readonly scannedCount: number,
   ) {
-    super(`No dead letter ${messageId} of ${queueUrl} among the ${scannedCount} messages of its dead-letter queue that were scanned`);
+    super(
+      `No dead letter ${messageId} of ${queueUrl} among the ${scannedCount} messages of its dead-letter queue that were scanned`,
+    );
   }
 }
 
@@ -78,7 +80,8 @@ export class ProducerClosedError extends RaftqError {
 
 function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null)
+    return String(value);
   return typeof value;
 }
 

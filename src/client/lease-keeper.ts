@@ -55,7 +55,8 @@ export class LeaseKeeper {
   /** Starts renewing; does nothing when already renewing, stopped or lost. */
   start(): void {
     if (this.timer !== undefined || this.isStopped || this.isLost) return;
-    const periodMs = (this.options.visibilityTimeoutSeconds * 1000) / raftqLimits.consumerLeaseExtensionsPerTimeout.value;
+    const periodMs =
+      (this.options.visibilityTimeoutSeconds * 1000) / raftqLimits.consumerLeaseExtensionsPerTimeout.value;
     this.timer = setInterval(() => this.maybeRenew(), periodMs);
   }
 
@@ -87,7 +88,13 @@ export class LeaseKeeper {
   private async renew(startedAtMs: number): Promise<void> {
     const { client, queueUrl, receiptHandle, visibilityTimeoutSeconds } = this.options;
     try {
-      await client.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: visibilityTimeoutSeconds }));
+      await client.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: receiptHandle,
+          VisibilityTimeout: visibilityTimeoutSeconds,
+        }),
+      );
       // Counted from when the request left, not when it answered: the queue may have applied it early.
       this.heldUntilMs = startedAtMs + visibilityTimeoutSeconds * 1000;
     } catch (error) {

@@ -64,7 +64,8 @@ interface PendingEntry {
 }
 
 export function createProducer(options: ProducerOptions): Producer {
-  if (typeof options?.queueUrl !== 'string' || options.queueUrl === '') throw new ClientOptionsError('queueUrl', options?.queueUrl, 'it must be a queue URL');
+  if (typeof options?.queueUrl !== 'string' || options.queueUrl === '')
+    throw new ClientOptionsError('queueUrl', options?.queueUrl, 'it must be a queue URL');
   const lingerMs = options.lingerMs ?? raftqLimits.producerLingerMsDefault.value;
   checkNumber('lingerMs', lingerMs, 0, raftqLimits.producerLingerMsMax.value);
   return new BatchingProducer(options.queueUrl, options.client, lingerMs);
@@ -92,7 +93,8 @@ class BatchingProducer implements Producer {
   send(message: string | ProducerMessage): Promise<SentMessage> {
     if (this.isClosed) return Promise.reject(new ProducerClosedError(this.queueUrl));
     const spec: ProducerMessage = typeof message === 'string' ? { body: message } : message;
-    if (typeof spec?.body !== 'string') return Promise.reject(new ClientOptionsError('body', spec?.body, 'a message body must be a string'));
+    if (typeof spec?.body !== 'string')
+      return Promise.reject(new ClientOptionsError('body', spec?.body, 'a message body must be a string'));
     const request: SendMessageBatchRequestEntry = Object.freeze({
       Id: `m${this.nextEntryNumber++}`,
       MessageBody: spec.body,
@@ -172,19 +174,39 @@ class BatchingProducer implements Producer {
             const entry = byId.get(success.Id);
             if (entry === undefined) continue;
             byId.delete(success.Id);
-            entry.resolve(success.SequenceNumber !== undefined ? { messageId: success.MessageId ?? '', sequenceNumber: success.SequenceNumber } : { messageId: success.MessageId ?? '' });
+            entry.resolve(
+              success.SequenceNumber !== undefined
+                ? { messageId: success.MessageId ?? '', sequenceNumber: success.SequenceNumber }
+                : { messageId: success.MessageId ?? '' },
+            );
           }
           for (const failure of output.Failed ?? []) {
             const entry = byId.get(failure.Id);
             if (entry === undefined) continue;
             byId.delete(failure.Id);
             if (this.isWorthRepeating(entry, failure.SenderFault !== true)) retries.push(entry);
-            else entry.reject(new ProducerSendError(this.queueUrl, failure.Code ?? 'Unknown', entry.attempts, failure.Message ?? 'the entry was refused'));
+            else
+              entry.reject(
+                new ProducerSendError(
+                  this.queueUrl,
+                  failure.Code ?? 'Unknown',
+                  entry.attempts,
+                  failure.Message ?? 'the entry was refused',
+                ),
+              );
           }
           // Neither succeeded nor failed: repeat it like a transient failure.
           for (const entry of byId.values()) {
             if (this.isWorthRepeating(entry, true)) retries.push(entry);
-            else entry.reject(new ProducerSendError(this.queueUrl, 'MissingResult', entry.attempts, 'the batch answer did not mention this entry'));
+            else
+              entry.reject(
+                new ProducerSendError(
+                  this.queueUrl,
+                  'MissingResult',
+                  entry.attempts,
+                  'the batch answer did not mention this entry',
+                ),
+              );
           }
           this.retryLater(retries);
         },
@@ -193,7 +215,16 @@ class BatchingProducer implements Producer {
           const retries: PendingEntry[] = [];
           for (const entry of batch) {
             if (this.isWorthRepeating(entry, isTransient)) retries.push(entry);
-            else entry.reject(new ProducerSendError(this.queueUrl, sqsErrorName(error), entry.attempts, error instanceof Error ? error.message : 'request failed', { cause: error }));
+            else
+              entry.reject(
+                new ProducerSendError(
+                  this.queueUrl,
+                  sqsErrorName(error),
+                  entry.attempts,
+                  error instanceof Error ? error.message : 'request failed',
+                  { cause: error },
+                ),
+              );
           }
           this.retryLater(retries);
         },

@@ -19,11 +19,18 @@ export interface QueueSettings {
   readonly redrivePolicy?: RedrivePolicy;
 }
 
-export async function readQueueSettings(client: SQSClient, queueUrl: string, signal?: AbortSignal): Promise<QueueSettings> {
+export async function readQueueSettings(
+  client: SQSClient,
+  queueUrl: string,
+  signal?: AbortSignal,
+): Promise<QueueSettings> {
   let attributes: Record<string, string>;
   try {
     const output = await client.send(
-      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn', 'FifoQueue', 'VisibilityTimeout', 'RedrivePolicy'] }),
+      new GetQueueAttributesCommand({
+        QueueUrl: queueUrl,
+        AttributeNames: ['QueueArn', 'FifoQueue', 'VisibilityTimeout', 'RedrivePolicy'],
+      }),
       signal === undefined ? {} : { abortSignal: signal },
     );
     attributes = output.Attributes ?? {};
@@ -45,7 +52,8 @@ function parseRedrivePolicy(text: string | undefined): RedrivePolicy | undefined
   try {
     const raw = JSON.parse(text) as { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown };
     const maxReceiveCount = Number(raw.maxReceiveCount);
-    if (typeof raw.deadLetterTargetArn !== 'string' || !Number.isInteger(maxReceiveCount) || maxReceiveCount < 1) return undefined;
+    if (typeof raw.deadLetterTargetArn !== 'string' || !Number.isInteger(maxReceiveCount) || maxReceiveCount < 1)
+      return undefined;
     return { deadLetterTargetArn: raw.deadLetterTargetArn, maxReceiveCount };
   } catch {
     return undefined;
@@ -70,7 +78,12 @@ export async function queueUrlOfArn(client: SQSClient, arn: string): Promise<str
     throw new QueueFailedError(arn, 'GetQueueUrl', { cause: new Error(`${arn} is not an SQS queue ARN`) });
   }
   try {
-    const output = await client.send(new GetQueueUrlCommand({ QueueName: queueName, ...(accountId !== undefined && accountId !== '' ? { QueueOwnerAWSAccountId: accountId } : {}) }));
+    const output = await client.send(
+      new GetQueueUrlCommand({
+        QueueName: queueName,
+        ...(accountId !== undefined && accountId !== '' ? { QueueOwnerAWSAccountId: accountId } : {}),
+      }),
+    );
     if (output.QueueUrl === undefined) throw new Error('GetQueueUrl answered without a QueueUrl');
     cache.set(arn, output.QueueUrl);
     return output.QueueUrl;

@@ -8,7 +8,12 @@
  * (at least once), never in neither. A FIFO replay keeps its group and gets a deduplication id of
  * its own, so that it is never mistaken for the original within SQS's deduplication window.
  */
-import { DeleteMessageCommand, SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DeleteMessageCommand,
+  SendMessageCommand,
+  type MessageAttributeValue,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { deadLetterCauseAttributeName } from '../base/dead-letter-cause.js';
 import { scanDeadLetterQueue } from './dead-letter-scan.js';
 import { isFromSource, locateDeadLetterQueue, withClient } from './dead-letters.js';
@@ -25,9 +30,12 @@ export interface DeadLetterTarget {
 export async function replayDeadLetter(options: DeadLetterTarget): Promise<void> {
   await withClient(options.client, async (client) => {
     const { source, deadLetterQueueUrl } = await locateDeadLetterQueue(client, options.queueUrl);
-    const scan = await scanDeadLetterQueue(client, deadLetterQueueUrl, { take: (m) => m.MessageId === options.messageId && isFromSource(m, source) });
+    const scan = await scanDeadLetterQueue(client, deadLetterQueueUrl, {
+      take: (m) => m.MessageId === options.messageId && isFromSource(m, source),
+    });
     const [message] = scan.taken;
-    if (message === undefined) throw new DeadLetterNotFoundError(options.queueUrl, options.messageId, scan.scannedCount);
+    if (message === undefined)
+      throw new DeadLetterNotFoundError(options.queueUrl, options.messageId, scan.scannedCount);
     const attributes: Record<string, MessageAttributeValue> = {};
     for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
       if (name === deadLetterCauseAttributeName) continue;
@@ -43,9 +51,16 @@ export async function replayDeadLetter(options: DeadLetterTarget): Promise<void>
         QueueUrl: options.queueUrl,
         MessageBody: message.Body ?? '',
         ...(Object.keys(attributes).length > 0 ? { MessageAttributes: attributes } : {}),
-        ...(source.isFifo ? { MessageGroupId: groupId ?? 'replayed', MessageDeduplicationId: `replay-${options.messageId}-${Date.now()}` } : {}),
+        ...(source.isFifo
+          ? {
+              MessageGroupId: groupId ?? 'replayed',
+              MessageDeduplicationId: `replay-${options.messageId}-${Date.now()}`,
+            }
+          : {}),
       }),
     );
-    await client.send(new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: message.ReceiptHandle ?? '' }));
+    await client.send(
+      new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: message.ReceiptHandle ?? '' }),
+    );
   });
 }

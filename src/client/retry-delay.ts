@@ -6,12 +6,18 @@
  */
 import { sqsLimits } from '../base/limits.js';
 
-export function retryDelayMsFor(policy: { retryDelayMs: number; retryDelayMsMax?: number }, receiveCount: number): number {
+export function retryDelayMsFor(
+  policy: { retryDelayMs: number; retryDelayMsMax?: number },
+  receiveCount: number,
+): number {
   if (policy.retryDelayMsMax === undefined) return policy.retryDelayMs;
   const doublings = Math.max(0, Math.min(receiveCount - 1, 52));
   return Math.min(policy.retryDelayMsMax, policy.retryDelayMs * 2 ** doublings);
 }
 
-export function retryDelaySecondsFor(policy: { retryDelayMs: number; retryDelayMsMax?: number }, receiveCount: number): number {
+export function retryDelaySecondsFor(
+  policy: { retryDelayMs: number; retryDelayMsMax?: number },
+  receiveCount: number,
+): number {
   return Math.min(sqsLimits.visibilityTimeoutSecondsMax.value, Math.ceil(retryDelayMsFor(policy, receiveCount) / 1000));
 }

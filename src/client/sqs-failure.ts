@@ -23,7 +23,13 @@ function hasName(error: unknown, names: ReadonlySet<string>): boolean {
   return namesOf(error).some((n) => names.has(n));
 }
 
-const unknownActionNames = new Set(['InvalidAction', 'UnknownOperationException', 'UnknownOperation', 'UnsupportedOperation', 'AWS.SimpleQueueService.UnsupportedOperation']);
+const unknownActionNames = new Set([
+  'InvalidAction',
+  'UnknownOperationException',
+  'UnknownOperation',
+  'UnsupportedOperation',
+  'AWS.SimpleQueueService.UnsupportedOperation',
+]);
 
 /** The endpoint does not know the action: a plain SQS asked for a raftq extension. */
 export function isUnknownActionFailure(error: unknown): boolean {

@@ -11,7 +11,12 @@ import { ChangeMessageVisibilityBatchCommand, type SQSClient } from '@aws-sdk/cl
 import { sqsLimits } from '../base/limits.js';
 import { BatchEntryFailedError } from './delete-batcher.js';
 
-export async function releaseToQueue(client: SQSClient, queueUrl: string, receiptHandles: readonly string[], report: (error: unknown) => void): Promise<void> {
+export async function releaseToQueue(
+  client: SQSClient,
+  queueUrl: string,
+  receiptHandles: readonly string[],
+  report: (error: unknown) => void,
+): Promise<void> {
   const batchEntriesMax = sqsLimits.batchEntriesMax.value;
   const requests: Array<Promise<void>> = [];
   for (let start = 0; start < receiptHandles.length; start += batchEntriesMax) {
@@ -20,12 +25,27 @@ export async function releaseToQueue(client: SQSClient, queueUrl: string, receip
   await Promise.all(requests);
 }
 
-async function releaseBatch(client: SQSClient, queueUrl: string, receiptHandles: readonly string[], report: (error: unknown) => void): Promise<void> {
-  const entries = receiptHandles.map((receiptHandle, index) => ({ Id: String(index), ReceiptHandle: receiptHandle, VisibilityTimeout: 0 }));
+async function releaseBatch(
+  client: SQSClient,
+  queueUrl: string,
+  receiptHandles: readonly string[],
+  report: (error: unknown) => void,
+): Promise<void> {
+  const entries = receiptHandles.map((receiptHandle, index) => ({
+    Id: String(index),
+    ReceiptHandle: receiptHandle,
+    VisibilityTimeout: 0,
+  }));
   try {
     const output = await client.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
     for (const failure of output.Failed ?? []) {
-      report(new BatchEntryFailedError(failure.Code ?? 'Unknown', failure.SenderFault === true, failure.Message ?? 'the release failed'));
+      report(
+        new BatchEntryFailedError(
+          failure.Code ?? 'Unknown',
+          failure.SenderFault === true,
+          failure.Message ?? 'the release failed',
+        ),
+      );
     }
   } catch (error) {
     report(error);

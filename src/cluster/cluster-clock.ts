@@ -70,7 +70,8 @@ export class ClusterClock implements Clock {
     this.samples.push({ roundTripMs, offsetMs: sample.leaderNowMs - midpointMs });
     if (this.samples.length > sampleWindowSize) this.samples.shift();
     let best = this.samples[0];
-    for (const candidate of this.samples) if (best === undefined || candidate.roundTripMs < best.roundTripMs) best = candidate;
+    for (const candidate of this.samples)
+      if (best === undefined || candidate.roundTripMs < best.roundTripMs) best = candidate;
     if (best !== undefined) this.offsetToLeaderMs = Math.round(best.offsetMs);
   }
 

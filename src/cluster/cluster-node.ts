@@ -73,7 +73,11 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
   ) {
     super(config, logger, logStore, state, raw, wallClock, onFatal, nodeMetrics, runtime);
     this.committer = new TxnCommitter(this.committerParts());
-    this.opClient = new OpStreamClient({ groupId: config.groupId, scheduler: runtime.scheduler, open: (peerId) => this.transport.openOpStream(peerId) });
+    this.opClient = new OpStreamClient({
+      groupId: config.groupId,
+      scheduler: runtime.scheduler,
+      open: (peerId) => this.transport.openOpStream(peerId),
+    });
     this.transportView = {
       nodeId: config.id,
       isLeader: () => this.leadership.isLeader,
@@ -97,9 +101,29 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
     const random = options.runtime?.random ?? Math.random;
     const storage = options.runtime?.storage ?? dataDirStorage(config.dataDir);
     const faults = options.runtime?.faults ?? {};
-    const runtime = { transport: options.runtime?.transport ?? GrpcTransport.start, scheduler: options.runtime?.scheduler ?? new SystemScheduler(), random, storage, faults };
-    const { logStore, state, raw } = await openNodeStores(config, logger, { storage, prngSeed: Math.floor(random() * 2 ** 31), ...(faults.applyBeforeCommit === true ? { raftFaults: { applyBeforeCommit: true } } : {}) });
-    const node = new ClusterNode(config, logger, logStore, state, raw, options.wallClock ?? new SystemClock(), options.onFatal ?? (() => process.exit(1)), new NodeMetrics({ isProcessMetricsOn: options.isProcessMetricsOn ?? true }), runtime);
+    const runtime = {
+      transport: options.runtime?.transport ?? GrpcTransport.start,
+      scheduler: options.runtime?.scheduler ?? new SystemScheduler(),
+      random,
+      storage,
+      faults,
+    };
+    const { logStore, state, raw } = await openNodeStores(config, logger, {
+      storage,
+      prngSeed: Math.floor(random() * 2 ** 31),
+      ...(faults.applyBeforeCommit === true ? { raftFaults: { applyBeforeCommit: true } } : {}),
+    });
+    const node = new ClusterNode(
+      config,
+      logger,
+      logStore,
+      state,
+      raw,
+      options.wallClock ?? new SystemClock(),
+      options.onFatal ?? (() => process.exit(1)),
+      new NodeMetrics({ isProcessMetricsOn: options.isProcessMetricsOn ?? true }),
+      runtime,
+    );
     await node.start();
     return node;
   }
@@ -130,17 +154,32 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
     this.refreshPeers();
     const membership = this.logStore.currentMembership();
     this.logger.info(
-      { id: config.id, raftPort: this.transport.port, appliedIndex: this.state.appliedIndex, lastIndex: this.logStore.lastIndex(), voters: membership.confState.voters, learners: membership.confState.learners },
+      {
+        id: config.id,
+        raftPort: this.transport.port,
+        appliedIndex: this.state.appliedIndex,
+        lastIndex: this.logStore.lastIndex(),
+        voters: membership.confState.voters,
+        learners: membership.confState.learners,
+      },
       'node started',
     );
     this.reportTailRepair();
-    if (!this.isMember()) this.logger.warn({ id: config.id }, 'this node is not a member of the cluster yet: it answers every request with a retryable error until a member adds it (raftq members add)');
+    if (!this.isMember())
+      this.logger.warn(
+        { id: config.id },
+        'this node is not a member of the cluster yet: it answers every request with a retryable error until a member adds it (raftq members add)',
+      );
     this.isLoopRunning = true;
     this.loopDone = this.runLoop();
     const { scheduler } = this.runtime;
     this.timers.push(scheduler.every(config.tickMs, () => this.onTick()));
     this.timers.push(scheduler.every(raftLimits.clockSampleIntervalMs.value, () => void this.clockSampler.sample()));
-    this.timers.push(scheduler.every(raftLimits.garbageCollectionScheduleIntervalMs.value, () => this.garbageCollection.maybeSchedule()));
+    this.timers.push(
+      scheduler.every(raftLimits.garbageCollectionScheduleIntervalMs.value, () =>
+        this.garbageCollection.maybeSchedule(),
+      ),
+    );
     // A lone voter need not wait out an election timeout to lead its one-node cluster.
     if (membership.confState.voters.length === 1 && membership.confState.voters[0] === config.id) {
       this.runInLoop(() => this.raw.campaign());
@@ -161,7 +200,9 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
     const deadlineMs = this.runtime.scheduler.monotonicMs() + raftLimits.shutdownDrainMs.value;
     await this.committer.drain(deadlineMs);
     if (options.transferLeadership && this.leadership.isLeader) {
-      await this.membershipAdmin.handOffLeadership(deadlineMs).catch((error: unknown) => this.logger.warn({ err: error }, 'could not hand leadership over before stopping'));
+      await this.membershipAdmin
+        .handOffLeadership(deadlineMs)
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'could not hand leadership over before stopping'));
     }
     await this.close();
   }
@@ -231,8 +272,12 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
     if (options.linearizable) {
       const startedMs = this.runtime.scheduler.monotonicMs();
       const index = await this.readIndex();
-      const remainingMs = Math.max(1, raftLimits.readIndexTimeoutMs.value - (this.runtime.scheduler.monotonicMs() - startedMs));
-      if (!(await this.waitApplied(index, remainingMs))) throw new ReadIndexTimeoutError(this.config.id, raftLimits.readIndexTimeoutMs.value);
+      const remainingMs = Math.max(
+        1,
+        raftLimits.readIndexTimeoutMs.value - (this.runtime.scheduler.monotonicMs() - startedMs),
+      );
+      if (!(await this.waitApplied(index, remainingMs)))
+        throw new ReadIndexTimeoutError(this.config.id, raftLimits.readIndexTimeoutMs.value);
     }
     return this.state.mvcc.readView();
   }
@@ -275,7 +320,9 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
    */
   observeState(observer: StateObserver): () => void {
     this.stateObservers.add(observer);
-    this.runInLoop(() => observer.onStateOpened(this.state)).catch((error: unknown) => this.logger.warn({ err: error }, 'a state observer failed to start'));
+    this.runInLoop(() => observer.onStateOpened(this.state)).catch((error: unknown) =>
+      this.logger.warn({ err: error }, 'a state observer failed to start'),
+    );
     return () => this.stateObservers.delete(observer);
   }
 
@@ -305,7 +352,12 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
 
   /** The leader's view of its members' replication (empty unless this node leads). */
   leaderProgress(): PeerProgressView[] {
-    return leaderProgress({ nodeId: this.config.id, isLeader: () => this.leadership.isLeader, raftStatus: () => this.raw.status(), peerLastHeardAgoMs: (peerId) => this.membershipAdmin.peerLastHeardAgoMs(peerId) });
+    return leaderProgress({
+      nodeId: this.config.id,
+      isLeader: () => this.leadership.isLeader,
+      raftStatus: () => this.raw.status(),
+      peerLastHeardAgoMs: (peerId) => this.membershipAdmin.peerLastHeardAgoMs(peerId),
+    });
   }
 
   appliedIndex(): number {
@@ -337,7 +389,8 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
 
   /** Ready: a member that knows a leader and applied what the cluster had committed when asked. */
   async isReady(timeoutMs: number): Promise<boolean> {
-    if (!this.isMember() || this.leadership.leader === '' || this.isStoppingValue || this.tailRepairGuard.isRepairing) return false;
+    if (!this.isMember() || this.leadership.leader === '' || this.isStoppingValue || this.tailRepairGuard.isRepairing)
+      return false;
     try {
       const index = await this.readIndex(timeoutMs);
       return this.state.appliedIndex >= index || (await this.waitApplied(index, timeoutMs));
@@ -349,7 +402,10 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
   private committerParts(): TxnCommitterParts {
     const { config, leadership } = this;
     return {
-      nodeId: config.id, groupId: config.groupId, metrics: this.metrics, callPeer: this.callPeer,
+      nodeId: config.id,
+      groupId: config.groupId,
+      metrics: this.metrics,
+      callPeer: this.callPeer,
       isStopping: () => this.isStoppingValue,
       isLeader: () => leadership.isLeader,
       leaderId: () => leadership.leader,

@@ -76,7 +76,8 @@ export class CommittedEntryApplier {
       }
     }
     this.parts.appliedWaiters.notify();
-    for (const observer of this.parts.stateObservers) observer.onApplied({ liveKeyChanges: applied.liveKeyChanges, versionsWritten: applied.versionsWritten });
+    for (const observer of this.parts.stateObservers)
+      observer.onApplied({ liveKeyChanges: applied.liveKeyChanges, versionsWritten: applied.versionsWritten });
     if (writes.length > 0) {
       for (const listener of this.appliedListeners) {
         try {
@@ -102,10 +103,21 @@ export class CommittedEntryApplier {
       // and the replay skips the conf change because membership.index already covers it.
       await logStore.recordMembership({ confState, index: entry.index, addresses });
       this.parts.refreshPeers();
-      logger.info({ index: entry.index, change: change.kind, nodeId: change.nodeId, voters: confState.voters, learners: confState.learners }, 'membership changed');
-      if (change.kind === 'removeNode' && change.nodeId === this.parts.nodeId) logger.warn('this node was removed from the cluster');
+      logger.info(
+        {
+          index: entry.index,
+          change: change.kind,
+          nodeId: change.nodeId,
+          voters: confState.voters,
+          learners: confState.learners,
+        },
+        'membership changed',
+      );
+      if (change.kind === 'removeNode' && change.nodeId === this.parts.nodeId)
+        logger.warn('this node was removed from the cluster');
       this.parts.notifyMembershipListeners();
     }
-    if (entry.index > this.parts.state().appliedIndex) await this.applyRun([{ index: entry.index, leaderStampTsUs: 0, txns: [] }]);
+    if (entry.index > this.parts.state().appliedIndex)
+      await this.applyRun([{ index: entry.index, leaderStampTsUs: 0, txns: [] }]);
   }
 }

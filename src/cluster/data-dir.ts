@@ -24,13 +24,16 @@ export class DataDirError extends RaftqError {
 export function prepareDataDir(dataDir: string): void {
   try {
     const existing = statSync(dataDir, { throwIfNoEntry: false });
-    if (existing !== undefined && !existing.isDirectory()) throw new DataDirError(dataDir, 'it is a file, not a directory');
+    if (existing !== undefined && !existing.isDirectory())
+      throw new DataDirError(dataDir, 'it is a file, not a directory');
     mkdirSync(dataDir, { recursive: true });
   } catch (cause) {
     if (cause instanceof DataDirError) throw cause;
     const code = (cause as NodeJS.ErrnoException).code;
-    if (code === 'ENOTDIR' || code === 'EEXIST') throw new DataDirError(dataDir, 'a part of its path is a file, not a directory', { cause });
-    if (code === 'EACCES' || code === 'EPERM') throw new DataDirError(dataDir, `permission denied creating it (${code})`, { cause });
+    if (code === 'ENOTDIR' || code === 'EEXIST')
+      throw new DataDirError(dataDir, 'a part of its path is a file, not a directory', { cause });
+    if (code === 'EACCES' || code === 'EPERM')
+      throw new DataDirError(dataDir, `permission denied creating it (${code})`, { cause });
     throw cause;
   }
 }
@@ -44,7 +47,11 @@ export async function openDataDirStore<T>(dataDir: string, storeName: string, op
     return await open();
   } catch (cause) {
     if (hasCauseCode(cause, 'LEVEL_LOCKED')) {
-      throw new DataDirError(dataDir, `in use by another running raftq node (another process holds the lock ${join(dataDir, storeName, 'LOCK')}); stop that node, or give this one its own data directory`, { cause });
+      throw new DataDirError(
+        dataDir,
+        `in use by another running raftq node (another process holds the lock ${join(dataDir, storeName, 'LOCK')}); stop that node, or give this one its own data directory`,
+        { cause },
+      );
     }
     throw cause;
   }
@@ -52,7 +59,11 @@ export async function openDataDirStore<T>(dataDir: string, storeName: string, op
 
 /** True when `error` or any error in its cause chain has `code`. */
 function hasCauseCode(error: unknown, code: string): boolean {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
+  for (
+    let current: unknown = error, depth = 0;
+    current instanceof Error && depth < 8;
+    current = current.cause, depth++
+  ) {
     if ((current as { code?: unknown }).code === code) return true;
   }
   return false;

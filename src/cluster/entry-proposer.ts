@@ -53,7 +53,8 @@ export class EntryProposer {
       } catch (error) {
         if (!(error instanceof ProposalDroppedError)) throw error;
         metrics.proposals.inc({ result: 'dropped' }, batch.length);
-        for (const txn of batch) txnWaiters.reject(txn.txnId, new NotLeaderError(this.parts.nodeId, error.leaderId, { cause: error }));
+        for (const txn of batch)
+          txnWaiters.reject(txn.txnId, new NotLeaderError(this.parts.nodeId, error.leaderId, { cause: error }));
       }
     }
   }

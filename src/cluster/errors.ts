@@ -14,7 +14,10 @@ export class NotLeaderError extends RetryableError {
     readonly leaderHint: string,
     options?: { cause?: unknown },
   ) {
-    super(`Node ${nodeId} cannot serve the request: ${leaderHint === '' ? 'no leader is known' : `the leader is ${leaderHint}`}`, options);
+    super(
+      `Node ${nodeId} cannot serve the request: ${leaderHint === '' ? 'no leader is known' : `the leader is ${leaderHint}`}`,
+      options,
+    );
   }
 }
 

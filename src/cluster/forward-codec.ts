@@ -25,7 +25,9 @@ export function txnToWire(txn: Txn): raftq.cluster.Txn.$Properties {
     nowMs: txn.nowMs,
     readKeys: [...txn.readKeys],
     writes: txn.writes.map((write) =>
-      write.kind === 'put' ? { key: write.key, value: write.value, isDelete: false, isNewKey: write.isNewKey === true } : { key: write.key, isDelete: true },
+      write.kind === 'put'
+        ? { key: write.key, value: write.value, isDelete: false, isNewKey: write.isNewKey === true }
+        : { key: write.key, isDelete: true },
     ),
   };
 }
@@ -39,7 +41,12 @@ export function txnFromWire(txn: raftq.cluster.Txn.$Properties): Txn {
     writes: (txn.writes ?? []).map((write): TxnWrite =>
       write.isDelete
         ? { kind: 'delete', key: write.key ?? emptyBytes }
-        : { kind: 'put', key: write.key ?? emptyBytes, value: write.value ?? emptyBytes, ...(write.isNewKey === true ? { isNewKey: true as const } : {}) },
+        : {
+            kind: 'put',
+            key: write.key ?? emptyBytes,
+            value: write.value ?? emptyBytes,
+            ...(write.isNewKey === true ? { isNewKey: true as const } : {}),
+          },
     ),
   };
 }

@@ -23,7 +23,8 @@ export class GarbageCollectionScheduler {
 
   /** Queues one collection step unless one is queued, the node stops, or nothing changed. */
   maybeSchedule(): void {
-    if (this.isCollecting || this.parts.isStopping() || this.passAppliedIndex === this.parts.state().appliedIndex) return;
+    if (this.isCollecting || this.parts.isStopping() || this.passAppliedIndex === this.parts.state().appliedIndex)
+      return;
     this.isCollecting = true;
     this.parts
       .runInLoop(async () => {

@@ -21,7 +21,10 @@ function method<ReqT, ReqP, ResT, ResP>(
   kind: { requestStream: boolean; responseStream?: boolean },
   requestType: WireType<ReqT, ReqP>,
   responseType: WireType<ResT, ResP>,
-): grpc.MethodDefinition<ReqP, ResP> & { requestDeserialize(bytes: Buffer): ReqT; responseDeserialize(bytes: Buffer): ResT } {
+): grpc.MethodDefinition<ReqP, ResP> & {
+  requestDeserialize(bytes: Buffer): ReqT;
+  responseDeserialize(bytes: Buffer): ResT;
+} {
   return {
     path,
     requestStream: kind.requestStream,
@@ -59,8 +62,18 @@ export const clusterMethods = {
   forwardTxns: method('/raftq.cluster.ClusterService/ForwardTxns', unary, c.ForwardTxnsRequest, c.ForwardTxnsResponse),
   readIndex: method('/raftq.cluster.ClusterService/ReadIndex', unary, c.ReadIndexRequest, c.ReadIndexResponse),
   addMember: method('/raftq.cluster.ClusterService/AddMember', unary, c.AddMemberRequest, c.MembershipResponse),
-  removeMember: method('/raftq.cluster.ClusterService/RemoveMember', unary, c.RemoveMemberRequest, c.MembershipResponse),
-  transferLeader: method('/raftq.cluster.ClusterService/TransferLeader', unary, c.TransferLeaderRequest, c.MembershipResponse),
+  removeMember: method(
+    '/raftq.cluster.ClusterService/RemoveMember',
+    unary,
+    c.RemoveMemberRequest,
+    c.MembershipResponse,
+  ),
+  transferLeader: method(
+    '/raftq.cluster.ClusterService/TransferLeader',
+    unary,
+    c.TransferLeaderRequest,
+    c.MembershipResponse,
+  ),
   status: method('/raftq.cluster.ClusterService/Status', unary, c.StatusRequest, c.StatusResponse),
   clockSample: method('/raftq.cluster.ClusterService/ClockSample', unary, c.ClockSampleRequest, c.ClockSampleResponse),
 } as const;

@@ -37,7 +37,10 @@ export type ClusterCallHandlers = {
 export interface TransportHandlers extends ClusterCallHandlers {
   /** `fromAddress`: the sender's Raft address as it announced it ('' when it announced none). */
   onRaftMessage(message: RaftMessage, fromId: string, fromAddress: string): void;
-  onSnapshot(chunks: AsyncIterable<raftq.raft.SnapshotChunk>, fromId: string): Promise<raftq.raft.SnapshotAck.$Properties>;
+  onSnapshot(
+    chunks: AsyncIterable<raftq.raft.SnapshotChunk>,
+    fromId: string,
+  ): Promise<raftq.raft.SnapshotAck.$Properties>;
   /** A follower's stream of forwarded operations (op-stream-server.ts). */
   onOpStream(call: OpServerCall, fromId: string): void;
   /** A link to `peerId` broke: Raft should stop pipelining to it until it answers again. */
@@ -98,7 +101,9 @@ export class GrpcTransport implements NodeTransport {
   static async start(options: GrpcTransportOptions): Promise<GrpcTransport> {
     const transport = new GrpcTransport(options);
     transport.boundPort = await new Promise<number>((resolve, reject) => {
-      transport.server.bindAsync(options.listenAddress, serverCredentials(options.security), (error, port) => (error ? reject(error) : resolve(port)));
+      transport.server.bindAsync(options.listenAddress, serverCredentials(options.security), (error, port) =>
+        error ? reject(error) : resolve(port),
+      );
     });
     return transport;
   }
@@ -146,14 +151,25 @@ export class GrpcTransport implements NodeTransport {
   linkStats(): Record<string, { queued: number; sent: number; dropped: number; reconnects: number }> {
     const stats: Record<string, { queued: number; sent: number; dropped: number; reconnects: number }> = {};
     for (const [peerId, peer] of this.peers) {
-      stats[peerId] = { queued: peer.link.queuedMessages(), sent: peer.link.stats.sentMessages, dropped: peer.link.stats.droppedMessages, reconnects: peer.link.stats.reconnects };
+      stats[peerId] = {
+        queued: peer.link.queuedMessages(),
+        sent: peer.link.stats.sentMessages,
+        dropped: peer.link.stats.droppedMessages,
+        reconnects: peer.link.stats.reconnects,
+      };
     }
     return stats;
   }
 
-  call<K extends keyof ClusterMethods>(peerId: string, name: K, request: RequestOf<K>, timeoutMs: number): Promise<ResponseOf<K>> {
+  call<K extends keyof ClusterMethods>(
+    peerId: string,
+    name: K,
+    request: RequestOf<K>,
+    timeoutMs: number,
+  ): Promise<ResponseOf<K>> {
     const peer = this.peers.get(peerId);
-    if (peer === undefined) return Promise.reject(new PeerCallError(peerId, name, null, { cause: new Error('unknown peer') }));
+    if (peer === undefined)
+      return Promise.reject(new PeerCallError(peerId, name, null, { cause: new Error('unknown peer') }));
     const method = clusterMethods[name] as unknown as grpc.MethodDefinition<RequestOf<K>, ResponseOf<K>>;
     return new Promise((resolve, reject) => {
       peer.client.makeUnaryRequest(
@@ -164,7 +180,8 @@ export class GrpcTransport implements NodeTransport {
         callMetadata(this.options.security, this.options.selfId),
         { deadline: Date.now() + timeoutMs },
         (error, response) => {
-          if (error || response === undefined) reject(new PeerCallError(peerId, name, error?.code ?? null, { cause: error }));
+          if (error || response === undefined)
+            reject(new PeerCallError(peerId, name, error?.code ?? null, { cause: error }));
           else resolve(response);
         },
       );
@@ -176,12 +193,22 @@ export class GrpcTransport implements NodeTransport {
     const peer = this.peers.get(peerId);
     if (peer === undefined) return null;
     const method = opForwardingMethods.forwardOps;
-    const call: OpClientCall = peer.client.makeBidiStreamRequest(method.path, method.requestSerialize, method.responseDeserialize, callMetadata(this.options.security, this.options.selfId), {});
+    const call: OpClientCall = peer.client.makeBidiStreamRequest(
+      method.path,
+      method.requestSerialize,
+      method.responseDeserialize,
+      callMetadata(this.options.security, this.options.selfId),
+      {},
+    );
     return call;
   }
 
   /** Streams a snapshot's chunks to the peer; resolves with its acknowledgement. */
-  async sendSnapshot(peerId: string, chunks: AsyncIterable<raftq.raft.SnapshotChunk.$Properties>, timeoutMs: number): Promise<raftq.raft.SnapshotAck> {
+  async sendSnapshot(
+    peerId: string,
+    chunks: AsyncIterable<raftq.raft.SnapshotChunk.$Properties>,
+    timeoutMs: number,
+  ): Promise<raftq.raft.SnapshotAck> {
     const peer = this.peers.get(peerId);
     if (peer === undefined) throw new PeerCallError(peerId, 'sendSnapshot', null, { cause: new Error('unknown peer') });
     const method = raftTransportMethods.sendSnapshot;
@@ -194,7 +221,8 @@ export class GrpcTransport implements NodeTransport {
       callMetadata(this.options.security, this.options.selfId),
       { deadline: Date.now() + timeoutMs },
       (error, ack) => {
-        if (error || ack === undefined) settle?.reject(new PeerCallError(peerId, 'sendSnapshot', error?.code ?? null, { cause: error }));
+        if (error || ack === undefined)
+          settle?.reject(new PeerCallError(peerId, 'sendSnapshot', error?.code ?? null, { cause: error }));
         else settle?.resolve(ack);
       },
     );
@@ -204,15 +232,16 @@ export class GrpcTransport implements NodeTransport {
     try {
       for await (const chunk of chunks) {
         if (isFailed) break;
-        if (!call.write(chunk)) await new Promise<void>((resolve) => {
-          const done = (): void => {
-            call.off('drain', done);
-            call.off('close', done);
-            resolve();
-          };
-          call.on('drain', done);
-          call.on('close', done);
-        });
+        if (!call.write(chunk))
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              call.off('drain', done);
+              call.off('close', done);
+              resolve();
+            };
+            call.on('drain', done);
+            call.on('close', done);
+          });
       }
     } catch (error) {
       call.cancel();
@@ -276,7 +305,10 @@ export class GrpcTransport implements NodeTransport {
         } catch (error) {
           // As when gRPC cannot parse a message: the stream fails and the sender reconnects.
           isFailed = true;
-          callback({ code: grpc.status.INTERNAL, details: `undecodable Raft envelope: ${error instanceof Error ? error.message : String(error)}` });
+          callback({
+            code: grpc.status.INTERNAL,
+            details: `undecodable Raft envelope: ${error instanceof Error ? error.message : String(error)}`,
+          });
           return;
         }
         if (envelope.groupId !== groupId || envelope.message === null) return;
@@ -287,7 +319,10 @@ export class GrpcTransport implements NodeTransport {
       });
       call.on('error', () => {});
     };
-    const sendSnapshot: grpc.handleClientStreamingCall<raftq.raft.SnapshotChunk, raftq.raft.SnapshotAck.$Properties> = (call, callback) => {
+    const sendSnapshot: grpc.handleClientStreamingCall<raftq.raft.SnapshotChunk, raftq.raft.SnapshotAck.$Properties> = (
+      call,
+      callback,
+    ) => {
       if (!this.isAuthorized(call.metadata, 'SendSnapshot')) return callback(this.refusal());
       call.on('error', () => {});
       handlers.onSnapshot(call, senderIdOf(call.metadata)).then(
@@ -299,7 +334,10 @@ export class GrpcTransport implements NodeTransport {
   }
 
   private opForwardingImplementation(): grpc.UntypedServiceImplementation {
-    const forwardOps: grpc.handleBidiStreamingCall<raftq.cluster.OpCallBatch, raftq.cluster.OpReplyBatch.$Properties> = (call) => {
+    const forwardOps: grpc.handleBidiStreamingCall<
+      raftq.cluster.OpCallBatch,
+      raftq.cluster.OpReplyBatch.$Properties
+    > = (call) => {
       if (!this.isAuthorized(call.metadata, 'ForwardOps')) {
         call.on('error', () => {});
         call.emit('error', { code: grpc.status.UNAUTHENTICATED, details: 'wrong or missing cluster secret' });
@@ -318,7 +356,8 @@ export class GrpcTransport implements NodeTransport {
         if (!this.isAuthorized(call.metadata, name)) return callback(this.refusal());
         handler.call(this.options.handlers, call.request, senderIdOf(call.metadata)).then(
           (response) => callback(null, response),
-          (error: unknown) => callback({ code: grpc.status.INTERNAL, details: error instanceof Error ? error.message : String(error) }),
+          (error: unknown) =>
+            callback({ code: grpc.status.INTERNAL, details: error instanceof Error ? error.message : String(error) }),
         );
       };
     }

@@ -27,8 +27,11 @@ export class LeaderClockSampler {
     if (leader === '' || leader === nodeId || this.parts.isStopping()) return;
     const sentAtMs = clock.wallMs();
     try {
-      const answer = await this.parts.transport().call(leader, 'clockSample', { groupId: this.parts.groupId, from: nodeId }, clockSampleTimeoutMs);
-      if (answer.isLeader && this.parts.leaderId() === leader) clock.recordSample({ sentAtMs, receivedAtMs: clock.wallMs(), leaderNowMs: answer.nowMs });
+      const answer = await this.parts
+        .transport()
+        .call(leader, 'clockSample', { groupId: this.parts.groupId, from: nodeId }, clockSampleTimeoutMs);
+      if (answer.isLeader && this.parts.leaderId() === leader)
+        clock.recordSample({ sentAtMs, receivedAtMs: clock.wallMs(), leaderNowMs: answer.nowMs });
     } catch {
       // The leader is unreachable; the next sample will tell.
     }

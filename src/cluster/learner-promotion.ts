@@ -71,7 +71,13 @@ export class LearnerPromotion {
   /** Leader only: the first learner (in id order) that may become a voter now, or null. */
   nextToPromote(status: LeaderProgressView): PromotionCandidate | null {
     for (const wait of this.learners(status)) {
-      if (this.isReady(wait, status)) return { nodeId: wait.nodeId, match: wait.match, targetIndex: wait.targetIndex, lastHeardAgoMs: wait.lastHeardAgoMs as number };
+      if (this.isReady(wait, status))
+        return {
+          nodeId: wait.nodeId,
+          match: wait.match,
+          targetIndex: wait.targetIndex,
+          lastHeardAgoMs: wait.lastHeardAgoMs as number,
+        };
     }
     return null;
   }
@@ -108,7 +114,8 @@ export class LearnerPromotion {
     const learners = new Set(status.confState.learners);
     const voters = new Set(status.confState.voters);
     for (const id of [...this.targets.keys()]) if (!learners.has(id)) this.targets.delete(id);
-    for (const id of [...this.lastHeardAtMs.keys()]) if (!learners.has(id) && !voters.has(id)) this.lastHeardAtMs.delete(id);
+    for (const id of [...this.lastHeardAtMs.keys()])
+      if (!learners.has(id) && !voters.has(id)) this.lastHeardAtMs.delete(id);
     for (const id of learners) if (!this.targets.has(id)) this.targets.set(id, Math.max(1, status.lastIndex));
   }
 }

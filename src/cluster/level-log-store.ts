@@ -23,11 +23,28 @@
 import { assert } from '../base/assert.js';
 import { limitEntriesBySize, entrySizeBytes } from '../raft/entry-size.js';
 import { CompactedError, SnapshotOutOfDateError, UnavailableError } from '../raft/errors.js';
-import { EntryType, type ConfState, type Entry, type HardState, type RaftStorage, type Snapshot, type SnapshotMeta } from '../raft/types.js';
+import {
+  EntryType,
+  type ConfState,
+  type Entry,
+  type HardState,
+  type RaftStorage,
+  type Snapshot,
+  type SnapshotMeta,
+} from '../raft/types.js';
 import { raftq } from '../gen/proto.js';
 import { readRange, type Engine, type EngineWrite } from '../storage/engine.js';
 import { LevelEngine } from '../storage/level-engine.js';
-import { decodeEntry, decodeHardState, decodeSnapshotMeta, encodeEntry, encodeHardState, encodeSnapshotMeta, confStateFromWire, confStateToWire } from './raft-codec.js';
+import {
+  decodeEntry,
+  decodeHardState,
+  decodeSnapshotMeta,
+  encodeEntry,
+  encodeHardState,
+  encodeSnapshotMeta,
+  confStateFromWire,
+  confStateToWire,
+} from './raft-codec.js';
 import { RaftLogDamagedError } from './errors.js';
 import { inspectLevelWal, type WalDamage } from './level-wal-inspection.js';
 import { planTailRepair, type EntryDamageReason, type EntryScan, type LogTailRepair } from './log-tail-repair.js';
@@ -61,12 +78,20 @@ export interface Membership {
 }
 
 export function encodeMembership(membership: Membership): Uint8Array {
-  return raftq.raft.Membership.encode({ index: membership.index, confState: confStateToWire(membership.confState), addresses: { ...membership.addresses } }).finish();
+  return raftq.raft.Membership.encode({
+    index: membership.index,
+    confState: confStateToWire(membership.confState),
+    addresses: { ...membership.addresses },
+  }).finish();
 }
 
 export function decodeMembership(bytes: Uint8Array): Membership {
   const decoded = raftq.raft.Membership.decode(bytes);
-  return { index: Number(decoded.index), confState: confStateFromWire(decoded.confState), addresses: { ...decoded.addresses } };
+  return {
+    index: Number(decoded.index),
+    confState: confStateFromWire(decoded.confState),
+    addresses: { ...decoded.addresses },
+  };
 }
 
 const emptyBytes = new Uint8Array(0);
@@ -171,16 +196,36 @@ export class LevelLogStore implements RaftStorage {
   static async open(path: string, bootstrap: Membership): Promise<LevelLogStore> {
     const inspection = inspectLevelWal(path, hardStateKey);
     const db = await LevelEngine.open(path);
-    return LevelLogStore.openOnEngine(db, { path, bootstrap, walDamage: inspection.damage, hardStateBeforeDamage: inspection.lastWatchedValue });
+    return LevelLogStore.openOnEngine(db, {
+      path,
+      bootstrap,
+      walDamage: inspection.damage,
+      hardStateBeforeDamage: inspection.lastWatchedValue,
+    });
   }
 
   /**
    * Opens the log stored in `db` (which it then owns and closes). `path` only names the log in
    * errors; `walDamage` is what an inspection of the engine's write-ahead log found, if any.
    */
-  static async openOnEngine(db: Engine, options: { path: string; bootstrap: Membership; walDamage?: WalDamage | null; hardStateBeforeDamage?: Uint8Array | null; faults?: LogStoreFaults }): Promise<LevelLogStore> {
+  static async openOnEngine(
+    db: Engine,
+    options: {
+      path: string;
+      bootstrap: Membership;
+      walDamage?: WalDamage | null;
+      hardStateBeforeDamage?: Uint8Array | null;
+      faults?: LogStoreFaults;
+    },
+  ): Promise<LevelLogStore> {
     try {
-      const store = await LevelLogStore.load(db, options.path, options.bootstrap, options.walDamage ?? null, options.hardStateBeforeDamage ?? null);
+      const store = await LevelLogStore.load(
+        db,
+        options.path,
+        options.bootstrap,
+        options.walDamage ?? null,
+        options.hardStateBeforeDamage ?? null,
+      );
       store.faults = options.faults ?? {};
       return store;
     } catch (error) {
@@ -189,7 +234,13 @@ export class LevelLogStore implements RaftStorage {
     }
   }
 
-  private static async load(db: Db, path: string, bootstrap: Membership, walDamage: WalDamage | null, hardStateBeforeDamage: Uint8Array | null): Promise<LevelLogStore> {
+  private static async load(
+    db: Db,
+    path: string,
+    bootstrap: Membership,
+    walDamage: WalDamage | null,
+    hardStateBeforeDamage: Uint8Array | null,
+  ): Promise<LevelLogStore> {
     const read = async <T>(key: Uint8Array, what: string, decode: (bytes: Uint8Array) => T): Promise<T | undefined> => {
       const sealed = await db.get(key);
       if (sealed === undefined) return undefined;
@@ -205,7 +256,8 @@ export class LevelLogStore implements RaftStorage {
     const isNew = format === undefined;
     if (isNew) {
       const isEmpty = (await readRange(db, {}, 1)).length === 0;
-      if (!isEmpty) throw new RaftLogDamagedError(path, 'it has no format record (written by an older version, or damaged)');
+      if (!isEmpty)
+        throw new RaftLogDamagedError(path, 'it has no format record (written by an older version, or damaged)');
       await putOne(db, formatKey, Uint8Array.of(formatVersion), { sync: true });
     } else if (format.length !== 1 || format[0] !== formatVersion) {
       throw new RaftLogDamagedError(path, `its format record is ${Array.from(format).join(',')}, not ${formatVersion}`);
@@ -218,18 +270,37 @@ export class LevelLogStore implements RaftStorage {
     const membership: Membership = confStateStored ?? bootstrap;
     const snapshotMeta: SnapshotMeta = snapshotMetaStored ?? { index: 0, term: 0, confState: membership.confState };
     const dummy: Entry = dummyStored ?? { index: 0, term: 0, type: EntryType.Normal, data: emptyBytes };
-    if (confStateStored === undefined) await putOne(db, confStateKey, sealValue(confStateKey, encodeMembership(membership)), { sync: true });
+    if (confStateStored === undefined)
+      await putOne(db, confStateKey, sealValue(confStateKey, encodeMembership(membership)), { sync: true });
     const scan = await scanEntries(db, dummy);
-    const repair = planTailRepair({ dummy, scan, walDamage, hardStateBeforeDamage: decodeSealedHardState(hardStateBeforeDamage), storedHardState });
+    const repair = planTailRepair({
+      dummy,
+      scan,
+      walDamage,
+      hardStateBeforeDamage: decodeSealedHardState(hardStateBeforeDamage),
+      storedHardState,
+    });
     const log = scan.entries.slice(0, repair.keptLastIndex - dummy.index + 1);
     const hardState = repair.hardState;
     if (repair.isCut || hardState !== storedHardState) {
       const batch = new WriteBatch();
       if (hardState !== undefined) batch.put(hardStateKey, sealValue(hardStateKey, encodeHardState(hardState)));
-      for (const { key } of await readRange(db, { gte: entryKey(repair.keptLastIndex + 1), lt: entryKeysEnd }, Number.MAX_SAFE_INTEGER)) batch.del(key);
+      for (const { key } of await readRange(
+        db,
+        { gte: entryKey(repair.keptLastIndex + 1), lt: entryKeysEnd },
+        Number.MAX_SAFE_INTEGER,
+      ))
+        batch.del(key);
       await batch.write(db, { sync: true });
     }
-    const store = new LevelLogStore(db, hardState ?? { term: 0, vote: '', commit: 0 }, membership, snapshotMeta, snapshotData, log);
+    const store = new LevelLogStore(
+      db,
+      hardState ?? { term: 0, vote: '', commit: 0 },
+      membership,
+      snapshotMeta,
+      snapshotData,
+      log,
+    );
     store.tailRepair = repair.report;
     return store;
   }
@@ -292,13 +363,18 @@ export class LevelLogStore implements RaftStorage {
    */
   async persist(hardState: HardState | null, entries: readonly Entry[]): Promise<boolean> {
     if (hardState === null && entries.length === 0) return false;
-    const isSyncNeeded = entries.length > 0 || (hardState !== null && (hardState.term !== this.hardState.term || hardState.vote !== this.hardState.vote));
+    const isSyncNeeded =
+      entries.length > 0 ||
+      (hardState !== null && (hardState.term !== this.hardState.term || hardState.vote !== this.hardState.vote));
     const batch = new WriteBatch();
     if (hardState !== null) batch.put(hardStateKey, sealValue(hardStateKey, encodeHardState(hardState)));
     const fresh = this.freshEntries(entries);
     const first = fresh[0];
     if (first !== undefined) {
-      assert(first.index <= this.lastIndex() + 1, `persist: gap between last index ${this.lastIndex()} and ${first.index}`);
+      assert(
+        first.index <= this.lastIndex() + 1,
+        `persist: gap between last index ${this.lastIndex()} and ${first.index}`,
+      );
       const newLast = (fresh[fresh.length - 1] as Entry).index;
       for (const entry of fresh) batch.put(entryKey(entry.index), sealEntry(entry));
       for (let index = newLast + 1; index <= this.lastIndex(); index++) batch.del(entryKey(index));
@@ -307,7 +383,8 @@ export class LevelLogStore implements RaftStorage {
     if (hardState !== null) this.hardState = hardState;
     if (first !== undefined) {
       const offset = this.offset();
-      for (let i = first.index - offset; i < this.log.length; i++) this.mirrorBytes -= entrySizeBytes(this.log[i] as Entry);
+      for (let i = first.index - offset; i < this.log.length; i++)
+        this.mirrorBytes -= entrySizeBytes(this.log[i] as Entry);
       this.log.length = first.index - offset;
       for (const entry of fresh) {
         assert(entry.index === this.offset() + this.log.length, 'persist: entries must be contiguous');
@@ -329,15 +406,26 @@ export class LevelLogStore implements RaftStorage {
    * `compactIndex` (<= index: a few are kept so that a follower slightly behind needs no snapshot).
    * The caller guarantees the state machine has durably applied `index`.
    */
-  async createSnapshot(meta: { index: number; confState: ConfState; addresses: Readonly<Record<string, string>> }, compactIndex: number): Promise<void> {
+  async createSnapshot(
+    meta: { index: number; confState: ConfState; addresses: Readonly<Record<string, string>> },
+    compactIndex: number,
+  ): Promise<void> {
     if (meta.index <= this.snapshotMeta.index) throw new SnapshotOutOfDateError(meta.index, this.snapshotMeta.index);
-    assert(compactIndex <= meta.index && meta.index <= this.lastIndex(), `createSnapshot: compact ${compactIndex} <= ${meta.index} <= ${this.lastIndex()}`);
+    assert(
+      compactIndex <= meta.index && meta.index <= this.lastIndex(),
+      `createSnapshot: compact ${compactIndex} <= ${meta.index} <= ${this.lastIndex()}`,
+    );
     const snapshotMeta: SnapshotMeta = { index: meta.index, term: this.term(meta.index), confState: meta.confState };
     const offset = this.offset();
     const batch = new WriteBatch();
     batch.put(snapshotKey, sealValue(snapshotKey, encodeSnapshotMeta(snapshotMeta)));
     if (compactIndex > offset) {
-      const dummy: Entry = { index: compactIndex, term: this.term(compactIndex), type: EntryType.Normal, data: emptyBytes };
+      const dummy: Entry = {
+        index: compactIndex,
+        term: this.term(compactIndex),
+        type: EntryType.Normal,
+        data: emptyBytes,
+      };
       batch.put(dummyKey, sealValue(dummyKey, encodeEntry(dummy)));
       for (let index = offset + 1; index <= compactIndex; index++) batch.del(entryKey(index));
       for (let i = 1; i <= compactIndex - offset; i++) this.mirrorBytes -= entrySizeBytes(this.log[i] as Entry);
@@ -378,7 +466,10 @@ export class LevelLogStore implements RaftStorage {
    * cover every conf change entry in the log, so that none of them is applied over it later.
    */
   async replaceMembership(membership: Membership): Promise<void> {
-    assert(membership.index >= this.lastIndex() && membership.index >= this.membership.index, `replaceMembership: index ${membership.index} below the log's last index or current membership`);
+    assert(
+      membership.index >= this.lastIndex() && membership.index >= this.membership.index,
+      `replaceMembership: index ${membership.index} below the log's last index or current membership`,
+    );
     const batch = new WriteBatch();
     batch.put(confStateKey, sealValue(confStateKey, encodeMembership(membership)));
     const snapshotMeta: SnapshotMeta = { ...this.snapshotMeta, confState: membership.confState };

@@ -73,7 +73,10 @@ function listLogFiles(dir: string): string[] {
 }
 
 /** Walks the physical records of one file; returns the first damage, or null if it ends cleanly. */
-function readRecords(bytes: Uint8Array, onRecord: (record: Uint8Array) => boolean): { offsetBytes: number; kind: WalDamageKind } | null {
+function readRecords(
+  bytes: Uint8Array,
+  onRecord: (record: Uint8Array) => boolean,
+): { offsetBytes: number; kind: WalDamageKind } | null {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let fragments: Uint8Array[] | null = null;
   let fragmentsStartBytes = 0;
@@ -94,7 +97,10 @@ function readRecords(bytes: Uint8Array, onRecord: (record: Uint8Array) => boolea
       continue;
     }
     if (headerSizeBytes + length > blockLeftBytes) {
-      return { offsetBytes: offset, kind: offset + headerSizeBytes + length > bytes.length ? 'truncated-record' : 'checksum-mismatch' };
+      return {
+        offsetBytes: offset,
+        kind: offset + headerSizeBytes + length > bytes.length ? 'truncated-record' : 'checksum-mismatch',
+      };
     }
     if (offset + headerSizeBytes + length > bytes.length) return { offsetBytes: offset, kind: 'truncated-record' };
     const typeAndPayload = bytes.subarray(offset + 6, offset + headerSizeBytes + length);

@@ -56,14 +56,24 @@ export function planTailRepair(input: {
     keptLastIndex = Math.min(keptLastIndex, Math.max(dummy.index, trustedCommitIndex));
   }
   const isDamaged = walDamage !== null || scan.firstDamage !== null;
-  const hardState = storedHardState === undefined && !isDamaged ? undefined : repairedHardState(storedHardState, keptLastIndex, scan.maxTermSeen);
+  const hardState =
+    storedHardState === undefined && !isDamaged
+      ? undefined
+      : repairedHardState(storedHardState, keptLastIndex, scan.maxTermSeen);
   const commitIndexBefore = storedHardState?.commit ?? 0;
   return {
     keptLastIndex,
     isCut: keptLastIndex < dummy.index + scan.entries.length - 1 || scan.firstDamage !== null,
     hardState,
     report: isDamaged
-      ? { walDamage, entryDamage: scan.firstDamage, intactLastIndex, keptLastIndex, commitIndexBefore, commitIndexAfter: hardState?.commit ?? 0 }
+      ? {
+          walDamage,
+          entryDamage: scan.firstDamage,
+          intactLastIndex,
+          keptLastIndex,
+          commitIndexBefore,
+          commitIndexAfter: hardState?.commit ?? 0,
+        }
       : null,
   };
 }

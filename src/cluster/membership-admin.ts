@@ -87,7 +87,8 @@ export class MembershipAdmin {
   }
 
   async addMember(nodeId: string, raftAddress: string): Promise<MemberAddStatus> {
-    if (!nodeIdPattern.test(nodeId)) throw new MembershipChangeError(`add ${nodeId}`, 'node ids are 1-64 of [A-Za-z0-9_.-]');
+    if (!nodeIdPattern.test(nodeId))
+      throw new MembershipChangeError(`add ${nodeId}`, 'node ids are 1-64 of [A-Za-z0-9_.-]');
     parseHostPort('address', raftAddress);
     if (!this.parts.isLeader()) {
       const answer = await this.forward('addMember', { groupId: this.parts.config.groupId, nodeId, raftAddress });
@@ -108,7 +109,8 @@ export class MembershipAdmin {
           const bounds = this.parts.logBounds();
           const index = Math.min(this.parts.appliedIndex(), bounds.lastIndex);
           const compactIndex = Math.min(index, Math.max(1, index - this.parts.config.snapshotCatchUpEntries));
-          if (bounds.firstIndex <= 1 && index > bounds.snapshotIndex && index >= 1) await this.parts.takeSnapshot(index, compactIndex);
+          if (bounds.firstIndex <= 1 && index > bounds.snapshotIndex && index >= 1)
+            await this.parts.takeSnapshot(index, compactIndex);
         });
       }
       await this.propose({ kind: 'addLearner', nodeId, context: utf8.encode(raftAddress) }, deadlineMs);
@@ -135,7 +137,8 @@ export class MembershipAdmin {
     const deadlineMs = this.parts.scheduler.monotonicMs() + membershipChangeTimeoutMs;
     if (nodeId === this.parts.nodeId) {
       await this.handOffLeadership(deadlineMs);
-      if (this.parts.isLeader()) throw new MembershipChangeError(`remove ${nodeId}`, 'the leader could not hand leadership over first');
+      if (this.parts.isLeader())
+        throw new MembershipChangeError(`remove ${nodeId}`, 'the leader could not hand leadership over first');
       await this.forward('removeMember', { groupId: this.parts.config.groupId, nodeId });
       return;
     }
@@ -144,12 +147,14 @@ export class MembershipAdmin {
       const now = this.parts.confState();
       return !now.voters.includes(nodeId) && !now.learners.includes(nodeId);
     };
-    if (!(await this.until(isGone, deadlineMs))) throw new MembershipChangeError(`remove ${nodeId}`, 'the change was not applied in time');
+    if (!(await this.until(isGone, deadlineMs)))
+      throw new MembershipChangeError(`remove ${nodeId}`, 'the change was not applied in time');
     this.parts.logger.info({ nodeId }, 'removed a member');
   }
 
   async transferLeader(nodeId: string): Promise<void> {
-    if (!this.parts.confState().voters.includes(nodeId)) throw new MembershipChangeError(`transfer leadership to ${nodeId}`, 'it is not a voter');
+    if (!this.parts.confState().voters.includes(nodeId))
+      throw new MembershipChangeError(`transfer leadership to ${nodeId}`, 'it is not a voter');
     if (this.parts.leaderId() === nodeId) return;
     if (!this.parts.isLeader()) {
       await this.forward('transferLeader', { groupId: this.parts.config.groupId, nodeId });
@@ -177,7 +182,10 @@ export class MembershipAdmin {
     const target = best.id;
     this.parts.logger.info({ target }, 'handing leadership over');
     await this.parts.runInLoop(() => this.parts.transferLeaderTo(target));
-    await this.until(() => !this.parts.isLeader(), Math.min(deadlineMs, this.parts.scheduler.monotonicMs() + this.transferTimeoutMs()));
+    await this.until(
+      () => !this.parts.isLeader(),
+      Math.min(deadlineMs, this.parts.scheduler.monotonicMs() + this.transferTimeoutMs()),
+    );
   }
 
   /** Leader, in the loop: promote the first learner that has caught up and answers (learner-promotion.ts). */
@@ -200,7 +208,9 @@ export class MembershipAdmin {
     const status = this.parts.raftStatus();
     if (status.role !== 'leader') return {};
     const wait = this.promotion.learners(status).find((learner) => learner.nodeId === nodeId);
-    return wait === undefined ? {} : { match: wait.match, targetIndex: wait.targetIndex, lastHeardAgoMs: wait.lastHeardAgoMs };
+    return wait === undefined
+      ? {}
+      : { match: wait.match, targetIndex: wait.targetIndex, lastHeardAgoMs: wait.lastHeardAgoMs };
   }
 
   /** Runs a membership call for a gRPC handler, as a MembershipResponse. */
@@ -209,7 +219,11 @@ export class MembershipAdmin {
       const status = await call();
       return { isAccepted: true, leaderHint: this.parts.leaderId(), error: status === 'learner' ? 'learner' : '' };
     } catch (error) {
-      return { isAccepted: false, leaderHint: this.parts.leaderId(), error: error instanceof Error ? error.message : String(error) };
+      return {
+        isAccepted: false,
+        leaderHint: this.parts.leaderId(),
+        error: error instanceof Error ? error.message : String(error),
+      };
     }
   }
 
@@ -233,9 +247,11 @@ export class MembershipAdmin {
         await this.parts.runInLoop(() => this.parts.proposeConfChange(change));
         return;
       } catch (error) {
-        if (error instanceof ConfChangeInvalidError) throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.why, { cause: error });
+        if (error instanceof ConfChangeInvalidError)
+          throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.why, { cause: error });
         if (!(error instanceof ProposalDroppedError)) throw error;
-        if (error.reason === 'notLeader' || this.parts.scheduler.monotonicMs() >= deadlineMs) throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.message, { cause: error });
+        if (error.reason === 'notLeader' || this.parts.scheduler.monotonicMs() >= deadlineMs)
+          throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.message, { cause: error });
         // Another change is still applying, or the new leader has not committed in its term yet.
         await delay(100, this.parts.scheduler);
       }

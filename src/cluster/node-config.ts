@@ -60,12 +60,16 @@ export function parseHostPort(field: string, address: string): { host: string; p
 /** Parses "n1=127.0.0.1:9326,n2=…" into an id → address map. */
 export function parsePeerList(field: string, text: string): Record<string, string> {
   const peers: Record<string, string> = {};
-  for (const item of text.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+  for (const item of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')) {
     const eq = item.indexOf('=');
     if (eq <= 0) throw new InvalidNodeConfigError(field, `expected ID=HOST:PORT, got "${item}"`);
     const id = item.slice(0, eq);
     const address = item.slice(eq + 1);
-    if (!nodeIdPattern.test(id)) throw new InvalidNodeConfigError(field, `node id "${id}" must be 1-64 of [A-Za-z0-9_.-]`);
+    if (!nodeIdPattern.test(id))
+      throw new InvalidNodeConfigError(field, `node id "${id}" must be 1-64 of [A-Za-z0-9_.-]`);
     parseHostPort(field, address);
     if (peers[id] !== undefined) throw new InvalidNodeConfigError(field, `node ${id} is listed twice`);
     peers[id] = address;
@@ -74,17 +78,24 @@ export function parsePeerList(field: string, text: string): Record<string, strin
 }
 
 export function validateNodeConfig(config: NodeConfig): NodeConfig {
-  if (!nodeIdPattern.test(config.id)) throw new InvalidNodeConfigError('id', `"${config.id}" must be 1-64 of [A-Za-z0-9_.-]`);
+  if (!nodeIdPattern.test(config.id))
+    throw new InvalidNodeConfigError('id', `"${config.id}" must be 1-64 of [A-Za-z0-9_.-]`);
   if (config.dataDir === '') throw new InvalidNodeConfigError('data-dir', 'must not be empty');
   parseHostPort('raft-listen', config.raftListen);
   for (const [id, address] of Object.entries(config.peers)) parseHostPort(`peers.${id}`, address);
   if (!config.join && config.peers[config.id] === undefined) {
-    throw new InvalidNodeConfigError('peers', `the peer list must include this node (${config.id}) unless it joins an existing cluster`);
+    throw new InvalidNodeConfigError(
+      'peers',
+      `the peer list must include this node (${config.id}) unless it joins an existing cluster`,
+    );
   }
   if (config.tickMs < 1) throw new InvalidNodeConfigError('tick-ms', 'must be at least 1');
-  if (config.electionTimeoutTicks <= config.heartbeatTicks) throw new InvalidNodeConfigError('election-timeout-ticks', 'must exceed heartbeat ticks');
-  if (config.snapshotThresholdEntries < 1) throw new InvalidNodeConfigError('snapshot-threshold-entries', 'must be at least 1');
-  if (config.snapshotCatchUpEntries < 0) throw new InvalidNodeConfigError('snapshot-catch-up-entries', 'must not be negative');
+  if (config.electionTimeoutTicks <= config.heartbeatTicks)
+    throw new InvalidNodeConfigError('election-timeout-ticks', 'must exceed heartbeat ticks');
+  if (config.snapshotThresholdEntries < 1)
+    throw new InvalidNodeConfigError('snapshot-threshold-entries', 'must be at least 1');
+  if (config.snapshotCatchUpEntries < 0)
+    throw new InvalidNodeConfigError('snapshot-catch-up-entries', 'must not be negative');
   if (config.tls !== null && (config.tls.certFile === '' || config.tls.keyFile === '')) {
     throw new InvalidNodeConfigError('tls', '--tls-cert and --tls-key go together');
   }

@@ -36,7 +36,11 @@ export interface NodeStatus {
   /** What this node can do beyond the basics; the fault-injection harness reads it. */
   readonly capabilities: readonly string[];
   /** Whether the log was found damaged at start-up and, if so, whether it holds its tail again. */
-  readonly logTailRepair: { readonly state: TailRepairState; readonly keptLastIndex: number | null; readonly leaderCommitIndexSeen: number };
+  readonly logTailRepair: {
+    readonly state: TailRepairState;
+    readonly keptLastIndex: number | null;
+    readonly leaderCommitIndexSeen: number;
+  };
 }
 
 /** Capabilities reported in /status. */
@@ -70,8 +74,16 @@ export class NodeStatusReporter {
     const membership = logStore.currentMembership();
     const digest = await this.parts.state().digest();
     const members: MemberStatus[] = [
-      ...membership.confState.voters.map((id) => ({ id, address: config.peers[id] ?? membership.addresses[id] ?? '', role: 'voter' as const })),
-      ...membership.confState.learners.map((id) => ({ id, address: config.peers[id] ?? membership.addresses[id] ?? '', role: 'learner' as const })),
+      ...membership.confState.voters.map((id) => ({
+        id,
+        address: config.peers[id] ?? membership.addresses[id] ?? '',
+        role: 'voter' as const,
+      })),
+      ...membership.confState.learners.map((id) => ({
+        id,
+        address: config.peers[id] ?? membership.addresses[id] ?? '',
+        role: 'learner' as const,
+      })),
     ];
     return {
       id: config.id,
@@ -107,6 +119,7 @@ export class NodeStatusReporter {
     metrics.logBytes.set(logStore.logBytes());
     metrics.setRole(this.role());
     metrics.clockOffsetSeconds.set((clock.leaderOffsetMs() + clock.artificialOffset()) / 1000);
-    for (const [peer, stats] of Object.entries(this.parts.transport().linkStats())) metrics.noteDroppedRaftMessages(peer, stats.dropped);
+    for (const [peer, stats] of Object.entries(this.parts.transport().linkStats()))
+      metrics.noteDroppedRaftMessages(peer, stats.dropped);
   }
 }

@@ -36,7 +36,8 @@ export function dataDirStorage(dataDir: string): NodeStorage {
   const paths = statePaths(dataDir);
   return {
     prepare: () => prepareDataDir(dataDir),
-    openLogStore: (bootstrap) => openDataDirStore(dataDir, 'raft', () => LevelLogStore.open(join(dataDir, 'raft'), bootstrap)),
+    openLogStore: (bootstrap) =>
+      openDataDirStore(dataDir, 'raft', () => LevelLogStore.open(join(dataDir, 'raft'), bootstrap)),
     stateDir: {
       recover: (logStore) => recoverStateInstall(dataDir, logStore),
       openLive: () => openDataDirStore(dataDir, 'state', () => StateStore.open(paths.live)),

@@ -30,7 +30,11 @@ export interface NodeStoresOptions {
 }
 
 /** Opens the log and state (finishing an interrupted snapshot install) and builds the core over them. */
-export async function openNodeStores(config: NodeConfig, logger: Logger, options: NodeStoresOptions = {}): Promise<NodeStores> {
+export async function openNodeStores(
+  config: NodeConfig,
+  logger: Logger,
+  options: NodeStoresOptions = {},
+): Promise<NodeStores> {
   const storage = options.storage ?? dataDirStorage(config.dataDir);
   storage.prepare();
   const bootstrap: Membership = {
@@ -40,7 +44,8 @@ export async function openNodeStores(config: NodeConfig, logger: Logger, options
   };
   const logStore = await storage.openLogStore(bootstrap);
   const recovered = await storage.stateDir.recover(logStore);
-  if (recovered !== null) logger.info({ snapshotIndex: recovered.meta.index }, 'finished a snapshot install interrupted by a crash');
+  if (recovered !== null)
+    logger.info({ snapshotIndex: recovered.meta.index }, 'finished a snapshot install interrupted by a crash');
   const state = await storage.stateDir.openLive();
   const hardState = logStore.initialState().hardState;
   const compactedIndex = logStore.firstIndex() - 1;

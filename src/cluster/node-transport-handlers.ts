@@ -53,7 +53,11 @@ export function nodeTransportHandlers(parts: NodeTransportHandlerParts): Transpo
     readIndex: async () => {
       if (!parts.isLeader()) return { isLeader: false, readIndex: 0, leaderHint: parts.leaderId() };
       try {
-        return { isLeader: true, readIndex: await parts.localReadIndex(raftLimits.readIndexTimeoutMs.value), leaderHint: parts.nodeId };
+        return {
+          isLeader: true,
+          readIndex: await parts.localReadIndex(raftLimits.readIndexTimeoutMs.value),
+          leaderHint: parts.nodeId,
+        };
       } catch {
         return { isLeader: false, readIndex: 0, leaderHint: parts.leaderId() };
       }
@@ -63,7 +67,17 @@ export function nodeTransportHandlers(parts: NodeTransportHandlerParts): Transpo
     transferLeader: (request) => membershipAdmin.serve(() => membershipAdmin.transferLeader(request.nodeId)),
     status: async () => {
       const status = parts.raftStatus();
-      return { id: parts.nodeId, role: parts.role(), term: status.term, leader: status.leader, commitIndex: status.commit, appliedIndex: parts.appliedIndex(), peers: parts.leaderProgress().map((peer) => ({ id: peer.id, matchIndex: peer.matchIndex, lastContactMs: peer.lastContactMs ?? -1 })) };
+      return {
+        id: parts.nodeId,
+        role: parts.role(),
+        term: status.term,
+        leader: status.leader,
+        commitIndex: status.commit,
+        appliedIndex: parts.appliedIndex(),
+        peers: parts
+          .leaderProgress()
+          .map((peer) => ({ id: peer.id, matchIndex: peer.matchIndex, lastContactMs: peer.lastContactMs ?? -1 })),
+      };
     },
     clockSample: async () => ({ nowMs: parts.nowMs(), isLeader: parts.isLeader() }),
   };

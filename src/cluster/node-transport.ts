@@ -26,11 +26,20 @@ export interface NodeTransport {
   /** Queues a Raft message on its link; false when there is no such peer or its queue is full. */
   sendRaft(message: RaftMessage): boolean;
   linkStats(): Record<string, { queued: number; sent: number; dropped: number; reconnects: number }>;
-  call<K extends ClusterMethodName>(peerId: string, name: K, request: ClusterRequestOf<K>, timeoutMs: number): Promise<ClusterResponseOf<K>>;
+  call<K extends ClusterMethodName>(
+    peerId: string,
+    name: K,
+    request: ClusterRequestOf<K>,
+    timeoutMs: number,
+  ): Promise<ClusterResponseOf<K>>;
   /** Opens a stream of forwarded operations to the peer, or null when it is not known. */
   openOpStream(peerId: string): OpClientCall | null;
   /** Streams a snapshot's chunks to the peer; resolves with its acknowledgement. */
-  sendSnapshot(peerId: string, chunks: AsyncIterable<raftq.raft.SnapshotChunk.$Properties>, timeoutMs: number): Promise<raftq.raft.SnapshotAck>;
+  sendSnapshot(
+    peerId: string,
+    chunks: AsyncIterable<raftq.raft.SnapshotChunk.$Properties>,
+    timeoutMs: number,
+  ): Promise<raftq.raft.SnapshotAck>;
   close(): Promise<void>;
 }
 

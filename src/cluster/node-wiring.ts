@@ -96,42 +96,123 @@ export abstract class NodeWiring {
     this.leadership = new LeaderWatch({ nodeId, isStopping, scheduler: runtime.scheduler });
     this.proposer = new EntryProposer({ nodeId, metrics, clock, raw, logStore, state: currentState, txnWaiters });
     this.applier = new CommittedEntryApplier({
-      nodeId, logger, metrics, raw, logStore, state: currentState, txnWaiters, appliedWaiters, stateObservers: this.stateObservers, refreshPeers,
+      nodeId,
+      logger,
+      metrics,
+      raw,
+      logStore,
+      state: currentState,
+      txnWaiters,
+      appliedWaiters,
+      stateObservers: this.stateObservers,
+      refreshPeers,
       notifyMembershipListeners: () => this.leadership.notify(),
     });
     this.reads = new ReadIndexReader({
-      nodeId, groupId, metrics, raw, transport: currentTransport, kick,
+      nodeId,
+      groupId,
+      metrics,
+      raw,
+      transport: currentTransport,
+      kick,
       waitForLeader: (timeoutMs) => this.leadership.waitForLeader(timeoutMs),
       leaderHint: () => this.leadership.leader,
       scheduler: runtime.scheduler,
     });
     const snapshotSender = new SnapshotSender({
-      groupId, logger, metrics, scheduler: runtime.scheduler, logStore, state: currentState, transport: currentTransport,
-      reportSnapshot: (peerId, status) => void this.runInLoop(() => this.raw.reportSnapshot(peerId, status)).catch(() => undefined),
+      groupId,
+      logger,
+      metrics,
+      scheduler: runtime.scheduler,
+      logStore,
+      state: currentState,
+      transport: currentTransport,
+      reportSnapshot: (peerId, status) =>
+        void this.runInLoop(() => this.raw.reportSnapshot(peerId, status)).catch(() => undefined),
     });
     this.snapshotReceiver = new SnapshotReceiver({
-      stateDir: runtime.storage.stateDir, groupId, logger, metrics, logStore, isStopping, kick, state: currentState, refreshPeers, appliedWaiters,
+      stateDir: runtime.storage.stateDir,
+      groupId,
+      logger,
+      metrics,
+      logStore,
+      isStopping,
+      kick,
+      state: currentState,
+      refreshPeers,
+      appliedWaiters,
       step: (message) => this.raw.step(message),
       adoptState: (state) => {
         this.state = state;
         for (const observer of this.stateObservers) observer.onStateOpened(state);
       },
     });
-    this.reporter = new NodeStatusReporter({ config, metrics, clock, raw, logStore, state: currentState, transport: currentTransport, tailRepairGuard: this.tailRepairGuard });
-    this.garbageCollection = new GarbageCollectionScheduler({ logger, state: currentState, isStopping, runInLoop: (task) => this.runInLoop(task) });
-    this.snapshotTaker = new SnapshotTaker({ config, logger, metrics, logStore, state: currentState, isFlushSkipped: runtime.faults.compactPastFlush === true });
-    this.clockSampler = new LeaderClockSampler({ nodeId, groupId, clock, transport: currentTransport, isStopping, leaderId: () => this.leadership.leader });
-    this.opServer = new OpStreamServer({ groupId, metrics, scheduler: runtime.scheduler, isStopping, isLeader: () => this.leadership.isLeader, leaderHint: () => this.leadership.leader });
+    this.reporter = new NodeStatusReporter({
+      config,
+      metrics,
+      clock,
+      raw,
+      logStore,
+      state: currentState,
+      transport: currentTransport,
+      tailRepairGuard: this.tailRepairGuard,
+    });
+    this.garbageCollection = new GarbageCollectionScheduler({
+      logger,
+      state: currentState,
+      isStopping,
+      runInLoop: (task) => this.runInLoop(task),
+    });
+    this.snapshotTaker = new SnapshotTaker({
+      config,
+      logger,
+      metrics,
+      logStore,
+      state: currentState,
+      isFlushSkipped: runtime.faults.compactPastFlush === true,
+    });
+    this.clockSampler = new LeaderClockSampler({
+      nodeId,
+      groupId,
+      clock,
+      transport: currentTransport,
+      isStopping,
+      leaderId: () => this.leadership.leader,
+    });
+    this.opServer = new OpStreamServer({
+      groupId,
+      metrics,
+      scheduler: runtime.scheduler,
+      isStopping,
+      isLeader: () => this.leadership.isLeader,
+      leaderHint: () => this.leadership.leader,
+    });
     this.membershipAdmin = new MembershipAdmin(this.membershipAdminParts());
     this.readyLoopTurn = new ReadyLoopTurn({
-      nodeId, logger, metrics, clock, raw, logStore, transport: currentTransport, leadership: this.leadership, proposer: this.proposer, applier: this.applier, reads: this.reads,
-      snapshotReceiver: this.snapshotReceiver, snapshotSender, snapshotTaker: this.snapshotTaker, reporter: this.reporter, txnWaiters, opServer: this.opServer,
+      nodeId,
+      logger,
+      metrics,
+      clock,
+      raw,
+      logStore,
+      transport: currentTransport,
+      leadership: this.leadership,
+      proposer: this.proposer,
+      applier: this.applier,
+      reads: this.reads,
+      snapshotReceiver: this.snapshotReceiver,
+      snapshotSender,
+      snapshotTaker: this.snapshotTaker,
+      reporter: this.reporter,
+      txnWaiters,
+      opServer: this.opServer,
       scheduler: runtime.scheduler,
     });
   }
 
   /** Calls `peerId` over the cluster transport. */
-  callPeer: NodeTransport['call'] = (peerId, name, request, timeoutMs) => this.transport.call(peerId, name, request, timeoutMs);
+  callPeer: NodeTransport['call'] = (peerId, name, request, timeoutMs) =>
+    this.transport.call(peerId, name, request, timeoutMs);
 
   // ---- the Ready loop --------------------------------------------------------------------
 
@@ -191,20 +272,30 @@ export abstract class NodeWiring {
     const voters = this.logStore.currentMembership().confState.voters;
     if (voters.length === 1 && voters[0] === this.config.id) {
       this.tailRepairGuard.waive();
-      this.logger.error({ repair }, 'the Raft log tail was damaged; as the only voter this node has no peer to repair it from and goes on with what it kept');
+      this.logger.error(
+        { repair },
+        'the Raft log tail was damaged; as the only voter this node has no peer to repair it from and goes on with what it kept',
+      );
       return;
     }
-    this.logger.error({ repair }, 'the Raft log tail was damaged: cut back to what can be trusted; repairing from the leader, neither voting nor campaigning until caught up');
+    this.logger.error(
+      { repair },
+      'the Raft log tail was damaged: cut back to what can be trusted; repairing from the leader, neither voting nor campaigning until caught up',
+    );
   }
 
   protected onTick(): void {
     if (this.tailRepairGuard.tick()) this.raw.tick();
     if (this.tailRepairGuard.maybeFinish({ lastIndex: this.logStore.lastIndex(), leader: this.leadership.leader })) {
-      this.logger.info({ lastIndex: this.logStore.lastIndex(), leaderCommitIndexSeen: this.tailRepairGuard.leaderCommitIndexSeen }, 'the Raft log tail is repaired: voting again');
+      this.logger.info(
+        { lastIndex: this.logStore.lastIndex(), leaderCommitIndexSeen: this.tailRepairGuard.leaderCommitIndexSeen },
+        'the Raft log tail is repaired: voting again',
+      );
     }
     if (++this.ticksSincePromotionCheck >= raftLimits.learnerPromotionCheckTicks.value) {
       this.ticksSincePromotionCheck = 0;
-      if (this.leadership.isLeader) this.runInLoop(() => this.membershipAdmin.maybePromoteLearner()).catch(() => undefined);
+      if (this.leadership.isLeader)
+        this.runInLoop(() => this.membershipAdmin.maybePromoteLearner()).catch(() => undefined);
     }
     this.kick();
   }
@@ -237,21 +328,31 @@ export abstract class NodeWiring {
    * message brings it back.
    */
   private learnAnnouncedAddress(peerId: string, fromAddress: string): void {
-    if (fromAddress === '' || peerId === this.config.id || peerId === '' || this.transport.peerAddress(peerId) !== undefined) return;
+    if (
+      fromAddress === '' ||
+      peerId === this.config.id ||
+      peerId === '' ||
+      this.transport.peerAddress(peerId) !== undefined
+    )
+      return;
     try {
       parseHostPort('announced address', fromAddress);
     } catch {
       return;
     }
     this.transport.setPeer(peerId, fromAddress);
-    this.logger.info({ peerId, address: fromAddress }, 'answering a peer at the address it announced (this node has not applied its addition yet)');
+    this.logger.info(
+      { peerId, address: fromAddress },
+      'answering a peer at the address it announced (this node has not applied its addition yet)',
+    );
   }
 
   /** A Raft message from a peer: into the core, unless the loop stopped or tail repair holds it back. */
   protected stepFromPeer(message: RaftMessage, fromAddress = ''): void {
     if (!this.isLoopRunning) return;
     this.learnAnnouncedAddress(message.from, fromAddress);
-    if (message.type === MessageType.AppResp || message.type === MessageType.HeartbeatResp) this.membershipAdmin.peerAnswered(message.from);
+    if (message.type === MessageType.AppResp || message.type === MessageType.HeartbeatResp)
+      this.membershipAdmin.peerAnswered(message.from);
     const admitted = this.tailRepairGuard.admit(message, this.logStore.lastIndex());
     if (admitted === null) return;
     this.raw.step(admitted);
@@ -266,13 +367,20 @@ export abstract class NodeWiring {
   }
 
   logBounds(): { firstIndex: number; lastIndex: number; snapshotIndex: number } {
-    return { firstIndex: this.logStore.firstIndex(), lastIndex: this.logStore.lastIndex(), snapshotIndex: this.logStore.snapshot().meta.index };
+    return {
+      firstIndex: this.logStore.firstIndex(),
+      lastIndex: this.logStore.lastIndex(),
+      snapshotIndex: this.logStore.snapshot().meta.index,
+    };
   }
 
   private membershipAdminParts(): MembershipAdminParts {
     const { config, logger, raw, leadership } = this;
     return {
-      nodeId: config.id, config, logger, callPeer: this.callPeer,
+      nodeId: config.id,
+      config,
+      logger,
+      callPeer: this.callPeer,
       wallMs: () => this.clock.wallMs(),
       scheduler: this.runtime.scheduler,
       isLeader: () => leadership.isLeader,

@@ -9,6 +9,8 @@ import { RetryableError } from '../base/errors.js';
 export class NotMemberError extends RetryableError {
   readonly code = 'NotMember';
   constructor(readonly nodeId: string) {
-    super(`Node ${nodeId} is not yet a member of the cluster (a member adds it with \`raftq members add ${nodeId}=HOST:PORT\`); until then, send requests to a member`);
+    super(
+      `Node ${nodeId} is not yet a member of the cluster (a member adds it with \`raftq members add ${nodeId}=HOST:PORT\`); until then, send requests to a member`,
+    );
   }
 }

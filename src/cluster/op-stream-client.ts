@@ -17,7 +17,9 @@ import { ForwardedOperationLostError, RemoteOperationError } from './errors.js';
 export type OpClientCall = grpc.ClientDuplexStream<raftq.cluster.OpCallBatch.$Properties, raftq.cluster.OpReplyBatch>;
 
 /** What the leader answered: the result bytes, or that it does not lead (nothing ran). Its errors are thrown. */
-export type OpAnswer = { readonly kind: 'result'; readonly result: Uint8Array } | { readonly kind: 'not-leader'; readonly leaderHint: string };
+export type OpAnswer =
+  | { readonly kind: 'result'; readonly result: Uint8Array }
+  | { readonly kind: 'not-leader'; readonly leaderHint: string };
 
 export interface OpCallOptions {
   /** Aborting asks the leader to end the operation's wait (a long poll); the answer still comes. */
@@ -127,7 +129,14 @@ class OpStream {
     if (pending === undefined) return;
     this.pending.delete(callId);
     if (reply.isNotLeader === true) pending.resolve({ kind: 'not-leader', leaderHint: reply.leaderHint ?? '' });
-    else if (reply.isError === true) pending.reject(new RemoteOperationError(reply.errorCode || 'InternalFailure', reply.errorMessage ?? '', reply.isRetryable === true));
+    else if (reply.isError === true)
+      pending.reject(
+        new RemoteOperationError(
+          reply.errorCode || 'InternalFailure',
+          reply.errorMessage ?? '',
+          reply.isRetryable === true,
+        ),
+      );
     else pending.resolve({ kind: 'result', result: reply.result ?? new Uint8Array(0) });
   }
 
@@ -173,7 +182,8 @@ export class OpStreamClient {
   /** Forwards one operation to `leader`. Rejects with RemoteOperationError (the leader's error) or ForwardedOperationLostError. */
   call(leader: string, kind: number, args: Uint8Array, options: OpCallOptions): Promise<OpAnswer> {
     const stream = this.streamTo(leader);
-    if (stream === null) return Promise.reject(new ForwardedOperationLostError(leader, { cause: new Error('unknown peer') }));
+    if (stream === null)
+      return Promise.reject(new ForwardedOperationLostError(leader, { cause: new Error('unknown peer') }));
     return stream.send(kind, args, options);
   }
 
@@ -188,9 +198,15 @@ export class OpStreamClient {
     if (existing !== undefined && !existing.isBroken) return existing;
     const call = this.parts.open(peerId);
     if (call === null) return null;
-    const stream = new OpStream(peerId, this.parts.groupId, call, (broken) => {
-      if (this.streams.get(peerId) === broken) this.streams.delete(peerId);
-    }, this.scheduler);
+    const stream = new OpStream(
+      peerId,
+      this.parts.groupId,
+      call,
+      (broken) => {
+        if (this.streams.get(peerId) === broken) this.streams.delete(peerId);
+      },
+      this.scheduler,
+    );
     this.streams.set(peerId, stream);
     return stream;
   }

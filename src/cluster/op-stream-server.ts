@@ -17,7 +17,11 @@ import type { NodeMetrics } from './node-metrics.js';
 import { chunksByBytes } from './op-stream-client.js';
 
 /** Runs one forwarded operation: `kind` and `args` as the follower sent them; resolves with the result bytes. */
-export type OpHandler = (kind: number, args: Uint8Array, options: { readonly signal: AbortSignal }) => Promise<Uint8Array>;
+export type OpHandler = (
+  kind: number,
+  args: Uint8Array,
+  options: { readonly signal: AbortSignal },
+) => Promise<Uint8Array>;
 
 export type OpServerCall = grpc.ServerDuplexStream<raftq.cluster.OpCallBatch, raftq.cluster.OpReplyBatch.$Properties>;
 
@@ -66,7 +70,11 @@ export class OpStreamServer {
       isFlushScheduled = false;
       if (isBroken) return;
       if (replies.length > 0) {
-        for (const chunk of chunksByBytes(replies, (reply) => (reply.result?.byteLength ?? 0) + (reply.errorMessage?.length ?? 0))) call.write({ replies: chunk });
+        for (const chunk of chunksByBytes(
+          replies,
+          (reply) => (reply.result?.byteLength ?? 0) + (reply.errorMessage?.length ?? 0),
+        ))
+          call.write({ replies: chunk });
         replies = [];
       }
       if (isInputEnded && running.size === 0) call.end();
@@ -88,7 +96,11 @@ export class OpStreamServer {
       for (const opCall of batch.calls) {
         const callId = Number(opCall.callId ?? 0);
         if (batch.groupId !== this.parts.groupId) {
-          reply({ callId, isError: true, errorMessage: `this node serves Raft group ${this.parts.groupId}, not ${batch.groupId}` });
+          reply({
+            callId,
+            isError: true,
+            errorMessage: `this node serves Raft group ${this.parts.groupId}, not ${batch.groupId}`,
+          });
           continue;
         }
         this.run(opCall, running, reply);
@@ -102,7 +114,11 @@ export class OpStreamServer {
     call.on('cancelled', abandon);
   }
 
-  private run(opCall: raftq.cluster.OpCall.$Properties, running: Map<number, AbortController>, reply: (message: raftq.cluster.OpReply.$Properties) => void): void {
+  private run(
+    opCall: raftq.cluster.OpCall.$Properties,
+    running: Map<number, AbortController>,
+    reply: (message: raftq.cluster.OpReply.$Properties) => void,
+  ): void {
     const callId = Number(opCall.callId ?? 0);
     const { handler, parts } = this;
     if (handler === null || !parts.isLeader() || parts.isStopping()) {
@@ -116,25 +132,33 @@ export class OpStreamServer {
     // The caller stops waiting then: a long poll must have answered by that time.
     const waitMs = opCall.waitMs ?? 0;
     const cancelTimer = waitMs > 0 ? this.scheduler.after(waitMs, () => controller.abort()) : null;
-    handler(opCall.kind ?? 0, opCall.args ?? new Uint8Array(0), { signal: controller.signal }).then(
-      (result) => {
-        parts.metrics.servedForwardedOps.inc({ result: 'ok' });
-        reply({ callId, result });
-      },
-      (error: unknown) => {
-        parts.metrics.servedForwardedOps.inc({ result: 'error' });
-        reply({ callId, ...errorToReply(error) });
-      },
-    ).finally(() => {
-      cancelTimer?.();
-      running.delete(callId);
-      this.allRunning.delete(controller);
-    });
+    handler(opCall.kind ?? 0, opCall.args ?? new Uint8Array(0), { signal: controller.signal })
+      .then(
+        (result) => {
+          parts.metrics.servedForwardedOps.inc({ result: 'ok' });
+          reply({ callId, result });
+        },
+        (error: unknown) => {
+          parts.metrics.servedForwardedOps.inc({ result: 'error' });
+          reply({ callId, ...errorToReply(error) });
+        },
+      )
+      .finally(() => {
+        cancelTimer?.();
+        running.delete(callId);
+        this.allRunning.delete(controller);
+      });
   }
 }
 
 /** An error as a reply: a queue-layer error keeps its code, message and retryability. */
 export function errorToReply(error: unknown): raftq.cluster.OpReply.$Properties {
-  if (isRaftqError(error)) return { isError: true, errorCode: error.code, errorMessage: error.message, isRetryable: error.isRetryable };
-  return { isError: true, errorCode: '', errorMessage: error instanceof Error ? error.message : String(error), isRetryable: false };
+  if (isRaftqError(error))
+    return { isError: true, errorCode: error.code, errorMessage: error.message, isRetryable: error.isRetryable };
+  return {
+    isError: true,
+    errorCode: '',
+    errorMessage: error instanceof Error ? error.message : String(error),
+    isRetryable: false,
+  };
 }

@@ -112,7 +112,8 @@ export class PeerLink {
     this.options.onBroken(this.options.peerId, error);
     // A stream that lived a while was healthy: start the back-off from the bottom again.
     const livedMs = Date.now() - this.callOpenedAtMs;
-    if (livedMs > raftLimits.peerReconnectBackoffMsMax.value) this.backoffMs = raftLimits.peerReconnectBackoffMsMin.value;
+    if (livedMs > raftLimits.peerReconnectBackoffMsMax.value)
+      this.backoffMs = raftLimits.peerReconnectBackoffMsMin.value;
     const delayMs = Math.round(this.backoffMs * (0.5 + this.options.jitter()));
     this.backoffMs = Math.min(this.backoffMs * 2, raftLimits.peerReconnectBackoffMsMax.value);
     this.stats.reconnects += 1;

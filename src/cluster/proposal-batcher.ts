@@ -10,7 +10,8 @@ import type { Txn } from '../storage/txn.js';
 export function txnSizeBytes(txn: Txn): number {
   let bytes = 64 + txn.txnId.length;
   for (const key of txn.readKeys) bytes += key.byteLength + 2;
-  for (const write of txn.writes) bytes += write.key.byteLength + (write.kind === 'put' ? write.value.byteLength : 0) + 8;
+  for (const write of txn.writes)
+    bytes += write.key.byteLength + (write.kind === 'put' ? write.value.byteLength : 0) + 8;
   return bytes;
 }
 

@@ -7,7 +7,16 @@
  * for its own log write.
  */
 import { raftq } from '../gen/proto.js';
-import type { ConfState, Entry, EntryType, HardState, MessageType, RaftMessage, Snapshot, SnapshotMeta } from '../raft/types.js';
+import type {
+  ConfState,
+  Entry,
+  EntryType,
+  HardState,
+  MessageType,
+  RaftMessage,
+  Snapshot,
+  SnapshotMeta,
+} from '../raft/types.js';
 
 const wire = raftq.raft;
 const emptyBytes = new Uint8Array(0);
@@ -98,7 +107,11 @@ export function snapshotMetaToWire(meta: SnapshotMeta): raftq.raft.SnapshotMeta.
 }
 
 export function snapshotMetaFromWire(meta: raftq.raft.SnapshotMeta.$Properties | null | undefined): SnapshotMeta {
-  return { index: Number(meta?.index ?? 0), term: Number(meta?.term ?? 0), confState: confStateFromWire(meta?.confState) };
+  return {
+    index: Number(meta?.index ?? 0),
+    term: Number(meta?.term ?? 0),
+    confState: confStateFromWire(meta?.confState),
+  };
 }
 
 export function encodeSnapshotMeta(meta: SnapshotMeta): Uint8Array {
@@ -186,7 +199,11 @@ export function encodeRaftEnvelope(groupId: number, message: RaftMessage, fromAd
  * Decodes a RaftEnvelope and keeps each entry's bytes as received (for this node's log write);
  * `message` is null when the envelope carries none. Throws on bytes that are not a RaftEnvelope.
  */
-export function decodeRaftEnvelope(bytes: Uint8Array): { groupId: number; fromAddress: string; message: RaftMessage | null } {
+export function decodeRaftEnvelope(bytes: Uint8Array): {
+  groupId: number;
+  fromAddress: string;
+  message: RaftMessage | null;
+} {
   const envelope = wire.RaftEnvelope.decode(bytes);
   const groupId = envelope.groupId ?? 0;
   const fromAddress = envelope.fromAddress ?? '';
@@ -201,7 +218,8 @@ export function decodeRaftEnvelope(bytes: Uint8Array): { groupId: number; fromAd
     } catch {
       received = [];
     }
-    if (received.length === message.entries.length) message.entries.forEach((entry, i) => recentEntryBytes.set(entry, received[i] as Uint8Array));
+    if (received.length === message.entries.length)
+      message.entries.forEach((entry, i) => recentEntryBytes.set(entry, received[i] as Uint8Array));
   }
   return { groupId, fromAddress, message };
 }
@@ -219,7 +237,12 @@ function entryBytesOf(envelope: Uint8Array): Uint8Array[] {
 }
 
 /** Calls `visit` with the tag and the bounds of the bytes of each length-delimited field in [start, end). */
-function forEachField(bytes: Uint8Array, start: number, end: number, visit: (tag: number, valueStart: number, valueEnd: number) => void): void {
+function forEachField(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  visit: (tag: number, valueStart: number, valueEnd: number) => void,
+): void {
   let at = start;
   while (at < end) {
     const [tag, afterTag] = readVarint(bytes, at);

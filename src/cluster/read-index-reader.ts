@@ -45,7 +45,10 @@ export class ReadIndexReader {
       if (remainingMs <= 0) throw new ReadIndexTimeoutError(this.parts.nodeId, timeoutMs);
       const leader = await this.parts.waitForLeader(Math.min(remainingMs, raftLimits.leaderWaitMs.value));
       try {
-        const index = leader === this.parts.nodeId ? await this.localReadIndex(remainingMs) : await this.remoteReadIndex(leader, remainingMs);
+        const index =
+          leader === this.parts.nodeId
+            ? await this.localReadIndex(remainingMs)
+            : await this.remoteReadIndex(leader, remainingMs);
         this.parts.metrics.readIndexSeconds.observe((scheduler.monotonicMs() - startedAt) / 1000);
         return index;
       } catch (error) {
@@ -59,7 +62,9 @@ export class ReadIndexReader {
   /** A round on this node, which must lead (the ReadIndex call of a follower lands here too). */
   localReadIndex(timeoutMs: number): Promise<number> {
     return new Promise<number>((resolve, reject) => {
-      const cancelTimer = this.parts.scheduler.after(timeoutMs, () => reject(new ReadIndexTimeoutError(this.parts.nodeId, timeoutMs)));
+      const cancelTimer = this.parts.scheduler.after(timeoutMs, () =>
+        reject(new ReadIndexTimeoutError(this.parts.nodeId, timeoutMs)),
+      );
       this.rounds.enqueue({
         resolve: (index) => {
           cancelTimer();
@@ -96,7 +101,9 @@ export class ReadIndexReader {
   }
 
   private async remoteReadIndex(leader: string, timeoutMs: number): Promise<number> {
-    const answer = await this.parts.transport().call(leader, 'readIndex', { groupId: this.parts.groupId, from: this.parts.nodeId }, timeoutMs);
+    const answer = await this.parts
+      .transport()
+      .call(leader, 'readIndex', { groupId: this.parts.groupId, from: this.parts.nodeId }, timeoutMs);
     if (!answer.isLeader) throw new NotLeaderError(leader, answer.leaderHint ?? '');
     return Number(answer.readIndex);
   }

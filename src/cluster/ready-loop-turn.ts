@@ -79,9 +79,11 @@ export class ReadyLoopTurn {
     // fsync and the leader's write overlaps the followers'. Everything else waits for it: votes,
     // and anything sent in a Ready that changes the term or the vote.
     const persisted = logStore.currentHardState();
-    const isTermSettled = ready.hardState === null || (ready.hardState.term === persisted.term && ready.hardState.vote === persisted.vote);
+    const isTermSettled =
+      ready.hardState === null || (ready.hardState.term === persisted.term && ready.hardState.vote === persisted.vote);
     const isEarlySendAllowed = this.parts.leadership.isLeader && isTermSettled;
-    const isEarly = (message: RaftMessage): boolean => isEarlySendAllowed && (message.type === MessageType.App || message.type === MessageType.Heartbeat);
+    const isEarly = (message: RaftMessage): boolean =>
+      isEarlySendAllowed && (message.type === MessageType.App || message.type === MessageType.Heartbeat);
     for (const message of ready.messages) if (isEarly(message)) this.send(message);
     if (ready.hardState !== null || ready.entries.length > 0) {
       const startedAt = this.parts.scheduler.monotonicMs();

@@ -88,8 +88,14 @@ export class ChunkVerifier {
   private expectedOffset = 0;
   private checksum = 0;
 
-  accept(chunk: { offsetBytes: number; data: Uint8Array; isLast: boolean; checksum: number }): { ok: true } | { ok: false; why: string } {
-    if (chunk.offsetBytes !== this.expectedOffset) return { ok: false, why: `chunk at offset ${chunk.offsetBytes}, expected ${this.expectedOffset}` };
+  accept(chunk: {
+    offsetBytes: number;
+    data: Uint8Array;
+    isLast: boolean;
+    checksum: number;
+  }): { ok: true } | { ok: false; why: string } {
+    if (chunk.offsetBytes !== this.expectedOffset)
+      return { ok: false, why: `chunk at offset ${chunk.offsetBytes}, expected ${this.expectedOffset}` };
     this.checksum = crc32(chunk.data, this.checksum);
     this.expectedOffset += chunk.data.byteLength;
     if (chunk.checksum !== this.checksum) return { ok: false, why: `checksum mismatch at offset ${chunk.offsetBytes}` };

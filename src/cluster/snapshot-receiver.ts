@@ -44,7 +44,10 @@ export class SnapshotReceiver {
   constructor(private readonly parts: SnapshotReceiverParts) {}
 
   /** Receives a streamed snapshot into DATA/state-incoming, then offers it to the core. */
-  async receive(chunks: AsyncIterable<raftq.raft.SnapshotChunk>, fromId: string): Promise<raftq.raft.SnapshotAck.$Properties> {
+  async receive(
+    chunks: AsyncIterable<raftq.raft.SnapshotChunk>,
+    fromId: string,
+  ): Promise<raftq.raft.SnapshotAck.$Properties> {
     if (this.isReceiving) return { isInstalled: false, error: 'another snapshot is being received' };
     if (this.parts.isStopping()) return { isInstalled: false, error: 'node is stopping' };
     this.isReceiving = true;
@@ -55,14 +58,21 @@ export class SnapshotReceiver {
       const verifier = new ChunkVerifier();
       let message: RaftMessage | null = null;
       for await (const chunk of chunks) {
-        if (chunk.groupId !== this.parts.groupId) throw new SnapshotTransferError(fromId, `chunk for group ${chunk.groupId}`);
+        if (chunk.groupId !== this.parts.groupId)
+          throw new SnapshotTransferError(fromId, `chunk for group ${chunk.groupId}`);
         if (message === null && chunk.message) message = raftMessageFromWire(chunk.message);
-        const verdict = verifier.accept({ offsetBytes: Number(chunk.offsetBytes), data: chunk.data, isLast: chunk.isLast, checksum: chunk.checksum });
+        const verdict = verifier.accept({
+          offsetBytes: Number(chunk.offsetBytes),
+          data: chunk.data,
+          isLast: chunk.isLast,
+          checksum: chunk.checksum,
+        });
         if (!verdict.ok) throw new SnapshotTransferError(fromId, verdict.why);
         await incoming.writeChunk(chunk.data);
         if (chunk.isLast) isComplete = true;
       }
-      if (!isComplete || message === null || message.snapshot === null) throw new SnapshotTransferError(fromId, 'the stream ended before its last chunk');
+      if (!isComplete || message === null || message.snapshot === null)
+        throw new SnapshotTransferError(fromId, 'the stream ended before its last chunk');
       await incoming.finish();
       const snapshot = message.snapshot;
       const installed = await new Promise<boolean>((resolve) => {
@@ -104,8 +114,12 @@ export class SnapshotReceiver {
   async install(snapshot: Snapshot): Promise<void> {
     const { stateDir, logStore, logger } = this.parts;
     const pending = this.pendingStep;
-    assert(pending !== null && this.awaitedIndex === snapshot.meta.index, `a Ready carries snapshot ${snapshot.meta.index} that was not received`);
-    const addresses = snapshot.data.byteLength > 0 ? decodeMembership(snapshot.data).addresses : logStore.currentMembership().addresses;
+    assert(
+      pending !== null && this.awaitedIndex === snapshot.meta.index,
+      `a Ready carries snapshot ${snapshot.meta.index} that was not received`,
+    );
+    const addresses =
+      snapshot.data.byteLength > 0 ? decodeMembership(snapshot.data).addresses : logStore.currentMembership().addresses;
     await this.parts.state().close();
     await stateDir.swapIn({ meta: snapshot.meta, addresses }, logStore);
     const state = await stateDir.openLive();
@@ -114,7 +128,10 @@ export class SnapshotReceiver {
     this.awaitedIndex = null;
     this.parts.refreshPeers();
     this.parts.metrics.snapshotInstalls.inc();
-    logger.info({ index: snapshot.meta.index, term: snapshot.meta.term, stateAppliedIndex: state.appliedIndex }, 'installed a snapshot from the leader');
+    logger.info(
+      { index: snapshot.meta.index, term: snapshot.meta.term, stateAppliedIndex: state.appliedIndex },
+      'installed a snapshot from the leader',
+    );
     this.parts.appliedWaiters.notify();
     pending.resolve(true);
   }

@@ -50,7 +50,12 @@ export class SnapshotSender {
     const stateIndex = state.appliedIndex;
     const membership = logStore.currentMembership();
     const original = message.snapshot;
-    const isRestampable = original !== null && stateIndex >= original.meta.index && stateIndex <= logStore.lastIndex() && stateIndex >= logStore.firstIndex() - 1 && membership.index <= stateIndex;
+    const isRestampable =
+      original !== null &&
+      stateIndex >= original.meta.index &&
+      stateIndex <= logStore.lastIndex() &&
+      stateIndex >= logStore.firstIndex() - 1 &&
+      membership.index <= stateIndex;
     const restamped: RaftMessage = isRestampable
       ? {
           ...message,
@@ -65,7 +70,14 @@ export class SnapshotSender {
     async function* chunks(): AsyncGenerator<raftq.raft.SnapshotChunk.$Properties> {
       let isFirst = true;
       for await (const chunk of snapshotChunks(frozen, raftLimits.snapshotChunkBytes.value)) {
-        yield { groupId, message: isFirst ? wireMessage : null, offsetBytes: chunk.offsetBytes, data: chunk.data, isLast: chunk.isLast, checksum: chunk.checksum };
+        yield {
+          groupId,
+          message: isFirst ? wireMessage : null,
+          offsetBytes: chunk.offsetBytes,
+          data: chunk.data,
+          isLast: chunk.isLast,
+          checksum: chunk.checksum,
+        };
         isFirst = false;
       }
     }
@@ -77,7 +89,10 @@ export class SnapshotSender {
       .then((ack) => {
         if (!ack.isInstalled) throw new SnapshotTransferError(peerId, ack.error || 'not installed');
         metrics.snapshotSends.inc({ result: 'installed' });
-        logger.info({ peerId, durationMs: this.parts.scheduler.monotonicMs() - startedAt }, 'snapshot installed on the follower');
+        logger.info(
+          { peerId, durationMs: this.parts.scheduler.monotonicMs() - startedAt },
+          'snapshot installed on the follower',
+        );
         this.parts.reportSnapshot(peerId, 'finished');
       })
       .catch((error: unknown) => {

@@ -30,7 +30,9 @@ export class SnapshotTaker {
     const { config, logStore } = this.parts;
     const snapshotIndex = logStore.snapshot().meta.index;
     const index = Math.min(lastApplied.index, this.parts.state().appliedIndex, logStore.lastIndex());
-    const isDue = index - snapshotIndex >= config.snapshotThresholdEntries || logStore.logBytes() >= raftLimits.logMirrorBytesMax.value;
+    const isDue =
+      index - snapshotIndex >= config.snapshotThresholdEntries ||
+      logStore.logBytes() >= raftLimits.logMirrorBytesMax.value;
     if (!isDue || index <= snapshotIndex) return;
     await this.takeSnapshot(index, Math.max(logStore.firstIndex() - 1, index - config.snapshotCatchUpEntries));
   }
@@ -42,8 +44,14 @@ export class SnapshotTaker {
     if (membership.index > index) return;
     // The log may only be compacted behind state that is durable.
     if (this.parts.isFlushSkipped !== true) await this.parts.state().mvcc.flush();
-    await logStore.createSnapshot({ index, confState: membership.confState, addresses: membership.addresses }, compactIndex);
+    await logStore.createSnapshot(
+      { index, confState: membership.confState, addresses: membership.addresses },
+      compactIndex,
+    );
     this.parts.metrics.snapshotsTaken.inc();
-    this.parts.logger.info({ index, compactIndex, firstIndex: logStore.firstIndex() }, 'took a snapshot and compacted the log');
+    this.parts.logger.info(
+      { index, compactIndex, firstIndex: logStore.firstIndex() },
+      'took a snapshot and compacted the log',
+    );
   }
 }

@@ -75,7 +75,12 @@ export class StateCompactor {
   async maybeCompact(): Promise<boolean> {
     const nowMs = this.options.nowMs();
     const state = this.state;
-    if (state === null || this.isCompacting || nowMs - this.lastCompactionAtMs < raftLimits.stateCompactionIntervalMs.value) return false;
+    if (
+      state === null ||
+      this.isCompacting ||
+      nowMs - this.lastCompactionAtMs < raftLimits.stateCompactionIntervalMs.value
+    )
+      return false;
     const [first] = this.marks;
     if (first === undefined) return false;
     const [generationId, mark] = first;

@@ -65,7 +65,12 @@ export interface InstallHooks {
 }
 
 /** Steps 1–4; the caller has closed the live state database and reopens it afterwards. */
-export async function swapInSnapshot(dataDir: string, marker: InstallMarker, logStore: LevelLogStore, hooks: InstallHooks = {}): Promise<void> {
+export async function swapInSnapshot(
+  dataDir: string,
+  marker: InstallMarker,
+  logStore: LevelLogStore,
+  hooks: InstallHooks = {},
+): Promise<void> {
   const paths = statePaths(dataDir);
   writeFileSynced(paths.marker, JSON.stringify(marker));
   syncDir(dataDir);
@@ -73,7 +78,12 @@ export async function swapInSnapshot(dataDir: string, marker: InstallMarker, log
   await rollForward(dataDir, marker, logStore, hooks);
 }
 
-async function rollForward(dataDir: string, marker: InstallMarker, logStore: LevelLogStore, hooks: InstallHooks): Promise<void> {
+async function rollForward(
+  dataDir: string,
+  marker: InstallMarker,
+  logStore: LevelLogStore,
+  hooks: InstallHooks,
+): Promise<void> {
   const paths = statePaths(dataDir);
   if (existsSync(paths.incoming)) {
     if (existsSync(paths.live)) {

@@ -25,10 +25,30 @@ export class StateMetrics {
 
   constructor(registry: Registry, sources: StateMetricsSources) {
     const registers = [registry];
-    this.reapedRows = new Counter({ name: 'raftq_reaper_rows_total', help: 'Rows the reaper deleted on this node as leader, by family (tombstoned: rows of purged or deleted generations; tombstone; expired: rows of messages past retention; dedup; attempt; dangling: index rows without their message; move: finished move tasks)', labelNames: ['family'], registers });
-    this.reaperTickSeconds = new Histogram({ name: 'raftq_reaper_tick_seconds', help: 'Duration of one reaper sweep on the leader', buckets: tickBucketsSeconds, registers });
-    this.reaperSweeps = new Counter({ name: 'raftq_reaper_sweeps_total', help: 'Reaper sweeps on this node as leader, by result (complete, aborted when leadership moved, failed)', labelNames: ['result'], registers });
-    this.compactionSeconds = new Histogram({ name: 'raftq_state_compaction_seconds', help: 'LevelDB range compactions of the state over emptied ranges, and their duration', buckets: tickBucketsSeconds, registers });
+    this.reapedRows = new Counter({
+      name: 'raftq_reaper_rows_total',
+      help: 'Rows the reaper deleted on this node as leader, by family (tombstoned: rows of purged or deleted generations; tombstone; expired: rows of messages past retention; dedup; attempt; dangling: index rows without their message; move: finished move tasks)',
+      labelNames: ['family'],
+      registers,
+    });
+    this.reaperTickSeconds = new Histogram({
+      name: 'raftq_reaper_tick_seconds',
+      help: 'Duration of one reaper sweep on the leader',
+      buckets: tickBucketsSeconds,
+      registers,
+    });
+    this.reaperSweeps = new Counter({
+      name: 'raftq_reaper_sweeps_total',
+      help: 'Reaper sweeps on this node as leader, by result (complete, aborted when leadership moved, failed)',
+      labelNames: ['result'],
+      registers,
+    });
+    this.compactionSeconds = new Histogram({
+      name: 'raftq_state_compaction_seconds',
+      help: 'LevelDB range compactions of the state over emptied ranges, and their duration',
+      buckets: tickBucketsSeconds,
+      registers,
+    });
     const { census } = sources;
     new Gauge({
       name: 'raftq_state_rows',

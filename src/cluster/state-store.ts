@@ -48,7 +48,11 @@ export class StateStore {
    * The state stored in `engine`, which it then owns (the simulator's memory engines). `costClock`
    * measures how long a digest took (the simulator's virtual time; default the host's).
    */
-  static async openOnEngine(engine: StateEngine, options: MvccStoreOptions = {}, costClock: Pick<Scheduler, 'monotonicMs'> = hostClock): Promise<StateStore> {
+  static async openOnEngine(
+    engine: StateEngine,
+    options: MvccStoreOptions = {},
+    costClock: Pick<Scheduler, 'monotonicMs'> = hostClock,
+  ): Promise<StateStore> {
     const mvcc = await MvccStore.open(engine, options);
     return new StateStore(engine, mvcc, costClock);
   }
@@ -73,7 +77,10 @@ export class StateStore {
     const snapshot = this.engine.snapshot();
     try {
       const appliedRow = await snapshot.get(appliedRowKey);
-      const appliedIndex = appliedRow === undefined ? 0 : Number(new DataView(appliedRow.buffer, appliedRow.byteOffset, appliedRow.byteLength).getBigUint64(0));
+      const appliedIndex =
+        appliedRow === undefined
+          ? 0
+          : Number(new DataView(appliedRow.buffer, appliedRow.byteOffset, appliedRow.byteLength).getBigUint64(0));
       if (this.digestCache !== null && this.digestCache.appliedIndex === appliedIndex) return this.digestCache;
       const startedMs = this.costClock.monotonicMs();
       const digest = await digestOf(snapshot);

@@ -56,11 +56,17 @@ export class TailRepairGuard {
   admit(message: RaftMessage, lastIndex: number): RaftMessage | null {
     if (message.type === MessageType.App || message.type === MessageType.Heartbeat) {
       this.leaderCommitSeen = Math.max(this.leaderCommitSeen, message.commit);
-      if (message.type === MessageType.Heartbeat && message.commit > lastIndex) return { ...message, commit: lastIndex };
+      if (message.type === MessageType.Heartbeat && message.commit > lastIndex)
+        return { ...message, commit: lastIndex };
       return message;
     }
     if (this.stateValue !== 'repairing') return message;
-    if (message.type === MessageType.Vote || message.type === MessageType.PreVote || message.type === MessageType.TimeoutNow) return null;
+    if (
+      message.type === MessageType.Vote ||
+      message.type === MessageType.PreVote ||
+      message.type === MessageType.TimeoutNow
+    )
+      return null;
     return message;
   }
 

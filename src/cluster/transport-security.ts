@@ -33,7 +33,11 @@ export function loadTlsFiles(paths: { certFile: string; keyFile: string; caFile:
 export function serverCredentials(security: TransportSecurity): grpc.ServerCredentials {
   const tls = security.tls;
   if (tls === null) return grpc.ServerCredentials.createInsecure();
-  return grpc.ServerCredentials.createSsl(tls.caPem, [{ cert_chain: tls.certPem, private_key: tls.keyPem }], tls.caPem !== null);
+  return grpc.ServerCredentials.createSsl(
+    tls.caPem,
+    [{ cert_chain: tls.certPem, private_key: tls.keyPem }],
+    tls.caPem !== null,
+  );
 }
 
 export function channelCredentials(security: TransportSecurity): grpc.ChannelCredentials {

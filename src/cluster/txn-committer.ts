@@ -15,7 +15,13 @@ import type { Scheduler } from '../base/scheduler.js';
 import type { raftq } from '../gen/proto.js';
 import type { Txn, TxnOutcome } from '../storage/txn.js';
 import { validateTxn } from '../storage/txn-codec.js';
-import { LeadershipLostError, NoLeaderError, NodeStoppingError, NotLeaderError, ProposalOutcomeUnknownError } from './errors.js';
+import {
+  LeadershipLostError,
+  NoLeaderError,
+  NodeStoppingError,
+  NotLeaderError,
+  ProposalOutcomeUnknownError,
+} from './errors.js';
 import { OutcomeKind, outcomeFromWire, outcomeToWire, txnFromWire, txnToWire } from './forward-codec.js';
 import type { GrpcTransport } from './grpc-transport.js';
 import { leaderRetryBackoffMs } from './leader-retry-backoff.js';
@@ -87,7 +93,10 @@ export class TxnCommitter {
   async drain(deadlineMs: number): Promise<void> {
     if (this.inFlight === 0) return;
     await new Promise<void>((resolve) => {
-      const cancelTimer = this.parts.scheduler.after(Math.max(0, deadlineMs - this.parts.scheduler.monotonicMs()), resolve);
+      const cancelTimer = this.parts.scheduler.after(
+        Math.max(0, deadlineMs - this.parts.scheduler.monotonicMs()),
+        resolve,
+      );
       this.idleWaiters.push(() => {
         cancelTimer();
         resolve();
@@ -112,16 +121,22 @@ export class TxnCommitter {
         continue;
       }
       try {
-        return leader === this.parts.nodeId ? (await this.commitAsLeader(txn, remainingMs)).outcome : await this.commitThroughLeader(leader, txn, deadlineMs);
+        return leader === this.parts.nodeId
+          ? (await this.commitAsLeader(txn, remainingMs)).outcome
+          : await this.commitThroughLeader(leader, txn, deadlineMs);
       } catch (error) {
         if (!(error instanceof AttemptFailed)) throw error;
         mayHaveBeenProposed ||= error.mayHaveBeenProposed;
         lastError = error.cause;
-        await delay(Math.min(leaderRetryBackoffMs(attempt), Math.max(0, deadlineMs - this.parts.scheduler.monotonicMs())), this.parts.scheduler);
+        await delay(
+          Math.min(leaderRetryBackoffMs(attempt), Math.max(0, deadlineMs - this.parts.scheduler.monotonicMs())),
+          this.parts.scheduler,
+        );
       }
     }
     if (this.parts.isStopping() && !mayHaveBeenProposed) throw new NodeStoppingError(this.parts.nodeId);
-    if (mayHaveBeenProposed) throw new ProposalOutcomeUnknownError(txn.txnId, `not confirmed within ${timeoutMs} ms`, { cause: lastError });
+    if (mayHaveBeenProposed)
+      throw new ProposalOutcomeUnknownError(txn.txnId, `not confirmed within ${timeoutMs} ms`, { cause: lastError });
     throw new NoLeaderError(this.parts.nodeId, timeoutMs, { cause: lastError });
   }
 
@@ -131,7 +146,9 @@ export class TxnCommitter {
     const timeout = new Promise<never>((_, reject) => {
       cancelTimer = this.parts.scheduler.after(remainingMs, () => {
         cancel();
-        reject(new ProposalOutcomeUnknownError(txn.txnId, `not applied within ${raftLimits.proposalTimeoutMs.value} ms`));
+        reject(
+          new ProposalOutcomeUnknownError(txn.txnId, `not applied within ${raftLimits.proposalTimeoutMs.value} ms`),
+        );
       });
     });
     try {
@@ -162,7 +179,10 @@ export class TxnCommitter {
     this.parts.metrics.forwardedProposals.inc({ result: outcome.kind });
     const entryIndex = Number(result.entryIndex);
     if (!(await this.parts.waitApplied(entryIndex, Math.max(1, deadlineMs - this.parts.scheduler.monotonicMs())))) {
-      throw new ProposalOutcomeUnknownError(txn.txnId, `applied by the leader at index ${entryIndex} but not here in time`);
+      throw new ProposalOutcomeUnknownError(
+        txn.txnId,
+        `applied by the leader at index ${entryIndex} but not here in time`,
+      );
     }
     return outcome;
   }
@@ -182,7 +202,9 @@ export class TxnCommitter {
       let bytes = 0;
       for (const item of this.forwardQueue) {
         const size = txnSizeBytes(item.txn);
-        const isFull = batch.length >= raftLimits.proposalBatchTxnsMax.value || (batch.length > 0 && bytes + size > raftLimits.proposalBatchBytesMax.value);
+        const isFull =
+          batch.length >= raftLimits.proposalBatchTxnsMax.value ||
+          (batch.length > 0 && bytes + size > raftLimits.proposalBatchBytesMax.value);
         if (item.leader === leader && !isFull) {
           batch.push(item);
           bytes += size;
@@ -209,7 +231,8 @@ export class TxnCommitter {
       );
       batch.forEach((item, i) => {
         const result = response.results[i];
-        if (result === undefined) item.reject(new Error(`the leader answered ${response.results.length} of ${batch.length} forwarded txns`));
+        if (result === undefined)
+          item.reject(new Error(`the leader answered ${response.results.length} of ${batch.length} forwarded txns`));
         else item.resolve(result);
       });
     } catch (error) {
@@ -218,11 +241,14 @@ export class TxnCommitter {
   }
 
   /** The leader's side of a forward call: propose every txn and answer each with its outcome. */
-  async serveForwarded(request: raftq.cluster.ForwardTxnsRequest): Promise<raftq.cluster.ForwardTxnsResponse.$Properties> {
+  async serveForwarded(
+    request: raftq.cluster.ForwardTxnsRequest,
+  ): Promise<raftq.cluster.ForwardTxnsResponse.$Properties> {
     const timeoutMs = raftLimits.proposalTimeoutMs.value - raftLimits.forwardedProposalAnswerMarginMs.value;
     const results = await Promise.all(
       request.txns.map(async (wireTxn): Promise<raftq.cluster.TxnResult.$Properties> => {
-        if (!this.parts.isLeader() || this.parts.isStopping()) return { kind: OutcomeKind.notLeader, leaderHint: this.parts.leaderId() };
+        if (!this.parts.isLeader() || this.parts.isStopping())
+          return { kind: OutcomeKind.notLeader, leaderHint: this.parts.leaderId() };
         const txn = txnFromWire(wireTxn);
         try {
           validateTxn(txn);
@@ -233,8 +259,13 @@ export class TxnCommitter {
           const applied = await this.commitAsLeader(txn, timeoutMs);
           return outcomeToWire(applied.outcome, applied.entryIndex);
         } catch (error) {
-          if (error instanceof AttemptFailed && !error.mayHaveBeenProposed) return { kind: OutcomeKind.notLeader, leaderHint: this.parts.leaderId() };
-          return { kind: OutcomeKind.unknown, leaderHint: this.parts.leaderId(), error: String(error instanceof AttemptFailed ? error.cause : error) };
+          if (error instanceof AttemptFailed && !error.mayHaveBeenProposed)
+            return { kind: OutcomeKind.notLeader, leaderHint: this.parts.leaderId() };
+          return {
+            kind: OutcomeKind.unknown,
+            leaderHint: this.parts.leaderId(),
+            error: String(error instanceof AttemptFailed ? error.cause : error),
+          };
         }
       }),
     );

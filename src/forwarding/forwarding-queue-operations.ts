@@ -31,7 +31,13 @@ import { delay } from '../base/delay.js';
 import { raftLimits, sqsLimits } from '../base/limits.js';
 import type { Scheduler } from '../base/scheduler.js';
 import type { ClusterNode } from '../cluster/cluster-node.js';
-import { ForwardedOperationLostError, NoLeaderError, NotLeaderError, ProposalOutcomeUnknownError, RemoteOperationError } from '../cluster/errors.js';
+import {
+  ForwardedOperationLostError,
+  NoLeaderError,
+  NotLeaderError,
+  ProposalOutcomeUnknownError,
+  RemoteOperationError,
+} from '../cluster/errors.js';
 import { leaderRetryBackoffMs } from '../cluster/leader-retry-backoff.js';
 import type {
   ChangeVisibilityEntry,
@@ -57,7 +63,18 @@ import {
 import { QueueOpKind } from './queue-op-kinds.js';
 
 /** What forwarding needs of the node. */
-export type ForwardingNode = Pick<ClusterNode, 'id' | 'isLeader' | 'leaderId' | 'isStopping' | 'waitForLeader' | 'forwardOp' | 'onLeadershipChange' | 'metrics' | 'scheduler'>;
+export type ForwardingNode = Pick<
+  ClusterNode,
+  | 'id'
+  | 'isLeader'
+  | 'leaderId'
+  | 'isStopping'
+  | 'waitForLeader'
+  | 'forwardOp'
+  | 'onLeadershipChange'
+  | 'metrics'
+  | 'scheduler'
+>;
 
 export interface ForwardingQueueOperationsOptions {
   /** This node's queue service: the leader's calls, and the operations never forwarded. */
@@ -143,7 +160,8 @@ export class ForwardingQueueOperations implements QueueOperations {
       args: (elapsedMs) => {
         if (elapsedMs === 0) return encodeReceiveArgs({ queue: name, ...rest });
         // Asked again after a lost answer: wait only what is left of the wait (none if unknown).
-        const leftSeconds = options.waitTimeSeconds === undefined ? 0 : Math.max(0, Math.floor((waitMs - elapsedMs) / 1000));
+        const leftSeconds =
+          options.waitTimeSeconds === undefined ? 0 : Math.max(0, Math.floor((waitMs - elapsedMs) / 1000));
         return encodeReceiveArgs({ queue: name, ...rest, waitTimeSeconds: leftSeconds });
       },
       decode: decodeReceiveResult,
@@ -187,19 +205,24 @@ export class ForwardingQueueOperations implements QueueOperations {
   getQueueName: QueueService['getQueueName'] = (name) => this.local.getQueueName(name);
   deleteQueue: QueueService['deleteQueue'] = (name) => this.local.deleteQueue(name);
   listQueues: QueueService['listQueues'] = (options) => this.local.listQueues(options);
-  getQueueAttributes: QueueService['getQueueAttributes'] = (name, attributeNames) => this.local.getQueueAttributes(name, attributeNames);
-  setQueueAttributes: QueueService['setQueueAttributes'] = (name, attributes) => this.local.setQueueAttributes(name, attributes);
+  getQueueAttributes: QueueService['getQueueAttributes'] = (name, attributeNames) =>
+    this.local.getQueueAttributes(name, attributeNames);
+  setQueueAttributes: QueueService['setQueueAttributes'] = (name, attributes) =>
+    this.local.setQueueAttributes(name, attributes);
   purgeQueue: QueueService['purgeQueue'] = (name) => this.local.purgeQueue(name);
   tagQueue: QueueService['tagQueue'] = (name, tags) => this.local.tagQueue(name, tags);
   untagQueue: QueueService['untagQueue'] = (name, tagKeys) => this.local.untagQueue(name, tagKeys);
   listQueueTags: QueueService['listQueueTags'] = (name) => this.local.listQueueTags(name);
   addPermission: QueueService['addPermission'] = (name, grant) => this.local.addPermission(name, grant);
   removePermission: QueueService['removePermission'] = (name, label) => this.local.removePermission(name, label);
-  listDeadLetterSourceQueues: QueueService['listDeadLetterSourceQueues'] = (name, options) => this.local.listDeadLetterSourceQueues(name, options);
+  listDeadLetterSourceQueues: QueueService['listDeadLetterSourceQueues'] = (name, options) =>
+    this.local.listDeadLetterSourceQueues(name, options);
   startMessageMoveTask: QueueService['startMessageMoveTask'] = (options) => this.local.startMessageMoveTask(options);
   listMessageMoveTasks: QueueService['listMessageMoveTasks'] = (options) => this.local.listMessageMoveTasks(options);
-  cancelMessageMoveTask: QueueService['cancelMessageMoveTask'] = (taskHandle) => this.local.cancelMessageMoveTask(taskHandle);
-  moveMessageToDeadLetterQueue: QueueService['moveMessageToDeadLetterQueue'] = (name, input) => this.local.moveMessageToDeadLetterQueue(name, input);
+  cancelMessageMoveTask: QueueService['cancelMessageMoveTask'] = (taskHandle) =>
+    this.local.cancelMessageMoveTask(taskHandle);
+  moveMessageToDeadLetterQueue: QueueService['moveMessageToDeadLetterQueue'] = (name, input) =>
+    this.local.moveMessageToDeadLetterQueue(name, input);
 
   // ---- the forwarding loop -------------------------------------------------------------------
 
@@ -245,7 +268,10 @@ export class ForwardingQueueOperations implements QueueOperations {
       if (attempt > 0 && spec.signal?.aborted === true && spec.whenAbandoned !== undefined) return spec.whenAbandoned;
       let leader: string;
       try {
-        leader = hintedLeader !== '' ? hintedLeader : await node.waitForLeader(Math.min(remainingMs, raftLimits.leaderWaitMs.value));
+        leader =
+          hintedLeader !== ''
+            ? hintedLeader
+            : await node.waitForLeader(Math.min(remainingMs, raftLimits.leaderWaitMs.value));
       } catch (error) {
         lastError = error;
         if (!mayHaveRun) throw error;
@@ -259,11 +285,19 @@ export class ForwardingQueueOperations implements QueueOperations {
       }
       try {
         const answering = node.forwardOp(leader, spec.kind, spec.args(scheduler.monotonicMs() - startMs), {
-          waitMs: Math.max(0, Math.min(spec.waitMs - (scheduler.monotonicMs() - startMs), deadlineMs - scheduler.monotonicMs())),
+          waitMs: Math.max(
+            0,
+            Math.min(spec.waitMs - (scheduler.monotonicMs() - startMs), deadlineMs - scheduler.monotonicMs()),
+          ),
           ...(spec.signal !== undefined ? { signal: spec.signal } : {}),
         });
         // A leader that went silent (no reset, no answer) is given up at the deadline, not when its link times out.
-        const answer = await withDeadline(spec.isAskedAgainOnLeaderChange ? this.untilLeaderMoves(answering, leader) : answering, deadlineMs, leader, scheduler);
+        const answer = await withDeadline(
+          spec.isAskedAgainOnLeaderChange ? this.untilLeaderMoves(answering, leader) : answering,
+          deadlineMs,
+          leader,
+          scheduler,
+        );
         if (answer.kind === 'result') {
           node.metrics.forwardedOps.inc({ result: 'ok' });
           return spec.decode(answer.result);
@@ -285,7 +319,10 @@ export class ForwardingQueueOperations implements QueueOperations {
         await delay(backoffMs(attempt, deadlineMs, scheduler), scheduler);
       }
     }
-    if (mayHaveRun) throw new ProposalOutcomeUnknownError(`forwarded ${opName(spec.kind)}`, `not answered within ${timeoutMs} ms`, { cause: lastError });
+    if (mayHaveRun)
+      throw new ProposalOutcomeUnknownError(`forwarded ${opName(spec.kind)}`, `not answered within ${timeoutMs} ms`, {
+        cause: lastError,
+      });
     throw new NoLeaderError(node.id, timeoutMs, { cause: lastError });
   }
 }
@@ -294,7 +331,13 @@ export class ForwardingQueueOperations implements QueueOperations {
  * The leader's error says leadership is moving (it is stopping, or lost its place mid-operation):
  * the operation may be asked of the next leader, like one whose answer was lost.
  */
-const leadershipMovingCodes = new Set(['NodeStopping', 'NotLeader', 'NoLeader', 'ProposalOutcomeUnknown', 'ForwardedOperationLost']);
+const leadershipMovingCodes = new Set([
+  'NodeStopping',
+  'NotLeader',
+  'NoLeader',
+  'ProposalOutcomeUnknown',
+  'ForwardedOperationLost',
+]);
 
 function isLeadershipMoving(error: unknown): boolean {
   return error instanceof RemoteOperationError && error.isRetryable && leadershipMovingCodes.has(error.code);
@@ -303,7 +346,9 @@ function isLeadershipMoving(error: unknown): boolean {
 function withDeadline<T>(promise: Promise<T>, deadlineMs: number, leader: string, scheduler: Scheduler): Promise<T> {
   let cancelTimer: (() => void) | undefined;
   const expired = new Promise<never>((_, reject) => {
-    cancelTimer = scheduler.after(Math.max(0, deadlineMs - scheduler.monotonicMs()), () => reject(new ForwardedOperationLostError(leader, { cause: new Error('no answer before the deadline') })));
+    cancelTimer = scheduler.after(Math.max(0, deadlineMs - scheduler.monotonicMs()), () =>
+      reject(new ForwardedOperationLostError(leader, { cause: new Error('no answer before the deadline') })),
+    );
   });
   return Promise.race([promise, expired]).finally(() => cancelTimer?.());
 }

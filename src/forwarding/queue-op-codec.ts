@@ -51,7 +51,9 @@ function attributesToWire(attributes: MessageAttributes): raftq.ops.MessageAttri
   }));
 }
 
-function attributesFromWire(attributes: readonly raftq.ops.MessageAttribute.$Properties[] | null | undefined): MessageAttributes {
+function attributesFromWire(
+  attributes: readonly raftq.ops.MessageAttribute.$Properties[] | null | undefined,
+): MessageAttributes {
   const out: Record<string, MessageAttributeValue> = {};
   for (const a of attributes ?? []) {
     out[a.name ?? ''] = {
@@ -70,7 +72,9 @@ function plainBytes(bytes: Uint8Array | null | undefined): Uint8Array {
 }
 
 function errorToWire(error: RaftqError | Error): raftq.ops.EntryError.$Properties {
-  return isRaftqError(error) ? { code: error.code, message: error.message, isRetryable: error.isRetryable } : { code: '', message: error.message, isRetryable: false };
+  return isRaftqError(error)
+    ? { code: error.code, message: error.message, isRetryable: error.isRetryable }
+    : { code: '', message: error.message, isRetryable: false };
 }
 
 function errorFromWire(error: raftq.ops.EntryError.$Properties): RaftqError {
@@ -96,7 +100,9 @@ export function encodeSendArgs(args: SendArgs): Uint8Array {
       messageAttributes: attributesToWire(entry.messageAttributes),
       systemAttributes: attributesToWire(entry.systemAttributes),
       ...(entry.messageGroupId !== undefined ? { hasMessageGroupId: true, messageGroupId: entry.messageGroupId } : {}),
-      ...(entry.messageDeduplicationId !== undefined ? { hasMessageDeduplicationId: true, messageDeduplicationId: entry.messageDeduplicationId } : {}),
+      ...(entry.messageDeduplicationId !== undefined
+        ? { hasMessageDeduplicationId: true, messageDeduplicationId: entry.messageDeduplicationId }
+        : {}),
     })),
   }).finish();
 }
@@ -108,17 +114,17 @@ export function decodeSendArgs(bytes: Uint8Array): SendArgs {
     senderId: wire.senderId,
     messageIds: wire.messageIds,
     idempotencyKey: wire.idempotencyKey,
-    entries: wire.entries.map(
-      (entry): SendEntry => ({
-        entryId: entry.entryId ?? '',
-        body: entry.body ?? '',
-        ...(entry.hasDelaySeconds === true ? { delaySeconds: entry.delaySeconds ?? 0 } : {}),
-        messageAttributes: attributesFromWire(entry.messageAttributes),
-        systemAttributes: attributesFromWire(entry.systemAttributes),
-        ...(entry.hasMessageGroupId === true ? { messageGroupId: entry.messageGroupId ?? '' } : {}),
-        ...(entry.hasMessageDeduplicationId === true ? { messageDeduplicationId: entry.messageDeduplicationId ?? '' } : {}),
-      }),
-    ),
+    entries: wire.entries.map((entry): SendEntry => ({
+      entryId: entry.entryId ?? '',
+      body: entry.body ?? '',
+      ...(entry.hasDelaySeconds === true ? { delaySeconds: entry.delaySeconds ?? 0 } : {}),
+      messageAttributes: attributesFromWire(entry.messageAttributes),
+      systemAttributes: attributesFromWire(entry.systemAttributes),
+      ...(entry.hasMessageGroupId === true ? { messageGroupId: entry.messageGroupId ?? '' } : {}),
+      ...(entry.hasMessageDeduplicationId === true
+        ? { messageDeduplicationId: entry.messageDeduplicationId ?? '' }
+        : {}),
+    })),
   };
 }
 
@@ -130,7 +136,9 @@ export function encodeSendResult(outcomes: readonly SendOutcome[]): Uint8Array {
         : {
             entryId: outcome.entryId,
             messageId: outcome.messageId,
-            ...(outcome.sequenceNumber !== undefined ? { hasSequenceNumber: true, sequenceNumber: outcome.sequenceNumber } : {}),
+            ...(outcome.sequenceNumber !== undefined
+              ? { hasSequenceNumber: true, sequenceNumber: outcome.sequenceNumber }
+              : {}),
           },
     ),
   }).finish();
@@ -140,7 +148,11 @@ export function decodeSendResult(bytes: Uint8Array): SendOutcome[] {
   return ops.SendResult.decode(bytes).outcomes.map((outcome): SendOutcome => {
     const entryId = outcome.entryId ?? '';
     if (outcome.error !== null && outcome.error !== undefined) return { entryId, error: errorFromWire(outcome.error) };
-    return { entryId, messageId: outcome.messageId ?? '', ...(outcome.hasSequenceNumber === true ? { sequenceNumber: outcome.sequenceNumber ?? '' } : {}) };
+    return {
+      entryId,
+      messageId: outcome.messageId ?? '',
+      ...(outcome.hasSequenceNumber === true ? { sequenceNumber: outcome.sequenceNumber ?? '' } : {}),
+    };
   });
 }
 
@@ -150,9 +162,13 @@ export function encodeReceiveArgs(args: ReceiveArgs): Uint8Array {
   return ops.ReceiveArgs.encode({
     queue: args.queue,
     maxMessages: args.maxMessages,
-    ...(args.visibilityTimeoutSeconds !== undefined ? { hasVisibilityTimeoutSeconds: true, visibilityTimeoutSeconds: args.visibilityTimeoutSeconds } : {}),
+    ...(args.visibilityTimeoutSeconds !== undefined
+      ? { hasVisibilityTimeoutSeconds: true, visibilityTimeoutSeconds: args.visibilityTimeoutSeconds }
+      : {}),
     ...(args.waitTimeSeconds !== undefined ? { hasWaitTimeSeconds: true, waitTimeSeconds: args.waitTimeSeconds } : {}),
-    ...(args.receiveRequestAttemptId !== undefined ? { hasReceiveRequestAttemptId: true, receiveRequestAttemptId: args.receiveRequestAttemptId } : {}),
+    ...(args.receiveRequestAttemptId !== undefined
+      ? { hasReceiveRequestAttemptId: true, receiveRequestAttemptId: args.receiveRequestAttemptId }
+      : {}),
   }).finish();
 }
 
@@ -181,16 +197,14 @@ export function encodeReceiveResult(messages: readonly ReceivedMessage[]): Uint8
 }
 
 export function decodeReceiveResult(bytes: Uint8Array): ReceivedMessage[] {
-  return ops.ReceiveResult.decode(bytes).messages.map(
-    (message): ReceivedMessage => ({
-      messageId: message.messageId ?? '',
-      receiptHandle: message.receiptHandle ?? '',
-      body: message.body ?? '',
-      messageAttributes: attributesFromWire(message.messageAttributes),
-      systemAttributes: attributesFromWire(message.systemAttributes),
-      attributes: { ...(message.attributes ?? {}) },
-    }),
-  );
+  return ops.ReceiveResult.decode(bytes).messages.map((message): ReceivedMessage => ({
+    messageId: message.messageId ?? '',
+    receiptHandle: message.receiptHandle ?? '',
+    body: message.body ?? '',
+    messageAttributes: attributesFromWire(message.messageAttributes),
+    systemAttributes: attributesFromWire(message.systemAttributes),
+    attributes: { ...(message.attributes ?? {}) },
+  }));
 }
 
 // ---- DeleteMessage(Batch), ChangeMessageVisibility(Batch) -----------------------------------
@@ -208,26 +222,39 @@ export function encodeHandleArgs(args: HandleArgs<DeleteEntry | ChangeVisibility
 
 export function decodeDeleteArgs(bytes: Uint8Array): HandleArgs<DeleteEntry> {
   const wire = ops.HandleArgs.decode(bytes);
-  return { queue: wire.queue, entries: wire.entries.map((entry) => ({ entryId: entry.entryId ?? '', receiptHandle: entry.receiptHandle ?? '' })) };
+  return {
+    queue: wire.queue,
+    entries: wire.entries.map((entry) => ({ entryId: entry.entryId ?? '', receiptHandle: entry.receiptHandle ?? '' })),
+  };
 }
 
 export function decodeChangeVisibilityArgs(bytes: Uint8Array): HandleArgs<ChangeVisibilityEntry> {
   const wire = ops.HandleArgs.decode(bytes);
   return {
     queue: wire.queue,
-    entries: wire.entries.map((entry) => ({ entryId: entry.entryId ?? '', receiptHandle: entry.receiptHandle ?? '', visibilityTimeoutSeconds: entry.visibilityTimeoutSeconds ?? 0 })),
+    entries: wire.entries.map((entry) => ({
+      entryId: entry.entryId ?? '',
+      receiptHandle: entry.receiptHandle ?? '',
+      visibilityTimeoutSeconds: entry.visibilityTimeoutSeconds ?? 0,
+    })),
   };
 }
 
 export function encodeHandleResult(outcomes: readonly HandleOutcome[]): Uint8Array {
   return ops.HandleResult.encode({
-    outcomes: outcomes.map((outcome) => (isFailure(outcome) ? { entryId: outcome.entryId, error: errorToWire(outcome.error) } : { entryId: outcome.entryId })),
+    outcomes: outcomes.map((outcome) =>
+      isFailure(outcome)
+        ? { entryId: outcome.entryId, error: errorToWire(outcome.error) }
+        : { entryId: outcome.entryId },
+    ),
   }).finish();
 }
 
 export function decodeHandleResult(bytes: Uint8Array): HandleOutcome[] {
   return ops.HandleResult.decode(bytes).outcomes.map((outcome): HandleOutcome => {
     const entryId = outcome.entryId ?? '';
-    return outcome.error !== null && outcome.error !== undefined ? { entryId, error: errorFromWire(outcome.error) } : { entryId };
+    return outcome.error !== null && outcome.error !== undefined
+      ? { entryId, error: errorFromWire(outcome.error) }
+      : { entryId };
   });
 }

@@ -23,8 +23,11 @@ export function queueOpHandler(queueService: QueueService): OpHandler {
       case QueueOpKind.sendMessages: {
         const { queue, entries, senderId, messageIds, idempotencyKey } = decodeSendArgs(args);
         // A send always comes with its ids and key (forwarding-queue-operations.ts); without them it could not be repeated safely.
-        if (idempotencyKey === '' || messageIds.length !== entries.length) throw new Error('a forwarded send needs its message ids and idempotency key');
-        return encodeSendResult(await queueService.sendMessages(queue, [...entries], { senderId, messageIds, idempotencyKey }));
+        if (idempotencyKey === '' || messageIds.length !== entries.length)
+          throw new Error('a forwarded send needs its message ids and idempotency key');
+        return encodeSendResult(
+          await queueService.sendMessages(queue, [...entries], { senderId, messageIds, idempotencyKey }),
+        );
       }
       case QueueOpKind.receiveMessages: {
         const { queue, ...options } = decodeReceiveArgs(args);

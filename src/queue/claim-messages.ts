@@ -125,7 +125,8 @@ export class MessageClaimer {
       // A retry returns the same messages while they are still in flight under the same receive;
       // once all of them were deleted or changed, the id starts a fresh receive.
       const replay = await this.replayAttempt(queue, view, attemptId, nowMs);
-      if (replay !== undefined && replay.length > 0) return { readKeys: queue.readKeys, writes: [], result: { ...base, messages: replay } };
+      if (replay !== undefined && replay.length > 0)
+        return { readKeys: queue.readKeys, writes: [], result: { ...base, messages: replay } };
     }
     await this.checkInFlightLimit(queue, nowMs);
     const state: ClaimState = {
@@ -155,9 +156,17 @@ export class MessageClaimer {
       if (attemptId !== undefined) {
         const row: AttemptRow = {
           expiresAtMs: nowMs + sqsLimits.receiveRequestAttemptWindowMs.value,
-          claims: state.claimed.map((r) => ({ partition: r.partition, messageId: r.messageId, token: r.receiptToken ?? '' })),
+          claims: state.claimed.map((r) => ({
+            partition: r.partition,
+            messageId: r.messageId,
+            token: r.receiptToken ?? '',
+          })),
         };
-        state.writes.push({ kind: 'put', key: queue.keys.receiveAttempt(attemptId), value: encoder.encode(JSON.stringify(row)) });
+        state.writes.push({
+          kind: 'put',
+          key: queue.keys.receiveAttempt(attemptId),
+          value: encoder.encode(JSON.stringify(row)),
+        });
       }
       return { readKeys: state.readKeys, writes: state.writes, result: { ...base, messages } };
     }
@@ -165,7 +174,8 @@ export class MessageClaimer {
     // earliest future message.
     const isLongPoll = (options.waitTimeSeconds ?? config.receiveWaitTimeSeconds) > 0;
     const nextVisibleAtMs = isLongPoll ? await this.earliestFutureVisibleAtMs(queue, nowMs) : undefined;
-    const result: ClaimResult = nextVisibleAtMs === undefined ? { ...base, messages } : { ...base, messages, nextVisibleAtMs };
+    const result: ClaimResult =
+      nextVisibleAtMs === undefined ? { ...base, messages } : { ...base, messages, nextVisibleAtMs };
     return { readKeys: state.readKeys, writes: state.writes, result };
   }
 
@@ -217,7 +227,12 @@ export class MessageClaimer {
     return message;
   }
 
-  private async tryClaim(state: ClaimState, partition: number, index: StandardPartitionIndex, candidate: IndexedMessage): Promise<void> {
+  private async tryClaim(
+    state: ClaimState,
+    partition: number,
+    index: StandardPartitionIndex,
+    candidate: IndexedMessage,
+  ): Promise<void> {
     state.rowsExamined++;
     // The index has heard every batch the view may hold once it heard one more than when the view
     // was taken; only then does its "never received" (no state row to read) hold for the view too.
@@ -296,7 +311,12 @@ export class MessageClaimer {
     state.claimed.push(claimed);
   }
 
-  private async replayAttempt(queue: LoadedQueue, view: ReadView, attemptId: string, nowMs: number): Promise<ReceivedMessage[] | undefined> {
+  private async replayAttempt(
+    queue: LoadedQueue,
+    view: ReadView,
+    attemptId: string,
+    nowMs: number,
+  ): Promise<ReceivedMessage[] | undefined> {
     const bytes = await view.get(queue.keys.receiveAttempt(attemptId));
     if (bytes === undefined) return undefined;
     const row = JSON.parse(decoder.decode(bytes)) as AttemptRow;
@@ -306,21 +326,31 @@ export class MessageClaimer {
       const message = await queue.messages.read(view, claim.partition, claim.messageId);
       if (message === undefined) continue;
       const { record } = message;
-      if (record.receiptToken === claim.token && isInFlight(record, nowMs)) messages.push(this.toReceived(queue, record));
+      if (record.receiptToken === claim.token && isInFlight(record, nowMs))
+        messages.push(this.toReceived(queue, record));
     }
     return messages;
   }
 
   private async checkInFlightLimit(queue: LoadedQueue, nowMs: number): Promise<void> {
-    const limit = this.inFlightMessagesMax ?? (queue.meta.config.isFifo ? sqsLimits.inFlightMessagesFifoMax.value : sqsLimits.inFlightMessagesStandardMax.value);
+    const limit =
+      this.inFlightMessagesMax ??
+      (queue.meta.config.isFifo
+        ? sqsLimits.inFlightMessagesFifoMax.value
+        : sqsLimits.inFlightMessagesStandardMax.value);
     const cached = this.inFlightCounts.get(queue.meta.name);
     let count: number;
-    if (cached !== undefined && cached.generation === queue.meta.generation && nowMs - cached.atMs < raftqLimits.inFlightCountCacheMs.value) {
+    if (
+      cached !== undefined &&
+      cached.generation === queue.meta.generation &&
+      nowMs - cached.atMs < raftqLimits.inFlightCountCacheMs.value
+    ) {
       count = cached.count;
     } else {
       // From the index (a count over memory, no scan); like every count here it is approximate.
       count = 0;
-      for (let partition = 0; partition < queue.meta.partitionCount; partition++) count += (await this.indexes.partition(queue, partition, nowMs)).inFlightCount(nowMs);
+      for (let partition = 0; partition < queue.meta.partitionCount; partition++)
+        count += (await this.indexes.partition(queue, partition, nowMs)).inFlightCount(nowMs);
       this.inFlightCounts.set(queue.meta.name, { generation: queue.meta.generation, atMs: nowMs, count });
     }
     if (count >= limit) throw new OverLimitError('messages in flight', count, limit);
@@ -349,7 +379,8 @@ export class MessageClaimer {
     };
     if (record.messageGroupId !== undefined) attributes['MessageGroupId'] = record.messageGroupId;
     if (record.sequenceNumber !== undefined) attributes['SequenceNumber'] = record.sequenceNumber;
-    if (record.messageDeduplicationId !== undefined) attributes['MessageDeduplicationId'] = record.messageDeduplicationId;
+    if (record.messageDeduplicationId !== undefined)
+      attributes['MessageDeduplicationId'] = record.messageDeduplicationId;
     if (record.deadLetterSourceArn !== undefined) attributes['DeadLetterQueueSourceArn'] = record.deadLetterSourceArn;
     const traceHeader = record.systemAttributes['AWSTraceHeader']?.stringValue;
     if (traceHeader !== undefined) attributes['AWSTraceHeader'] = traceHeader;
@@ -370,4 +401,3 @@ export class MessageClaimer {
     };
   }
 }
-

@@ -12,7 +12,12 @@ import type { StoredMessage } from './message-store.js';
 import { partitionOfGroup } from './partitioning.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { checkRedriveTarget, type RedriveTargetCheck } from './redrive-target.js';
-import { decodeSequenceCounter, encodeSequenceCounter, formatSequenceNumber, sequenceNumberOf } from './fifo-sequence.js';
+import {
+  decodeSequenceCounter,
+  encodeSequenceCounter,
+  formatSequenceNumber,
+  sequenceNumberOf,
+} from './fifo-sequence.js';
 
 export class DeadLetterMover {
   private check: RedriveTargetCheck | undefined;
@@ -41,13 +46,22 @@ export class DeadLetterMover {
     const policy = this.source.meta.config.redrivePolicy;
     if (policy === undefined) return false;
     if (this.check === undefined) {
-      this.check = await checkRedriveTarget(this.ctx, this.view, { name: this.source.meta.name, isFifo: this.source.meta.config.isFifo }, policy.deadLetterTargetArn);
+      this.check = await checkRedriveTarget(
+        this.ctx,
+        this.view,
+        { name: this.source.meta.name, isFifo: this.source.meta.config.isFifo },
+        policy.deadLetterTargetArn,
+      );
       if (this.check.kind === 'refused') {
         this.ctx.redriveSkippedCount++;
         const sourceName = this.source.meta.name;
         this.ctx.whenSettled(this.view, () => this.ctx.activity.noteRedriveSkipped(sourceName));
         this.ctx.logger.warn(
-          { queueName: this.source.meta.name, deadLetterTargetArn: policy.deadLetterTargetArn, reason: this.check.reason },
+          {
+            queueName: this.source.meta.name,
+            deadLetterTargetArn: policy.deadLetterTargetArn,
+            reason: this.check.reason,
+          },
           'dead-letter move skipped: the message stays in its queue',
         );
       }
@@ -73,9 +87,19 @@ export class DeadLetterMover {
       this.counters.set(partition, counter);
       order = sequenceNumberOf(counter, partition);
       sequenceNumber = formatSequenceNumber(order);
-      out.writes.push({ kind: 'put', key: queueKeys.sequence(target.meta.name, partition), value: encodeSequenceCounter(counter) });
+      out.writes.push({
+        kind: 'put',
+        key: queueKeys.sequence(target.meta.name, partition),
+        value: encodeSequenceCounter(counter),
+      });
     }
-    const { receiptToken: _token, claimedAtMs: _claimed, firstReceiveAtMs: _first, sequenceNumber: _sequence, ...kept } = record;
+    const {
+      receiptToken: _token,
+      claimedAtMs: _claimed,
+      firstReceiveAtMs: _first,
+      sequenceNumber: _sequence,
+      ...kept
+    } = record;
     const copy: MessageRecord = {
       ...kept,
       partition,

@@ -7,7 +7,10 @@ import { RaftqError, RetryableError } from '../base/errors.js';
 
 export class QueueDoesNotExistError extends RaftqError {
   readonly code = 'QueueDoesNotExist';
-  constructor(readonly queueName: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly queueName: string,
+    options?: { cause?: unknown },
+  ) {
     super(`The specified queue does not exist: ${queueName}`, options);
   }
 }
@@ -20,14 +23,21 @@ export class QueueAlreadyExistsError extends RaftqError {
     readonly attributeName: string,
     options?: { cause?: unknown },
   ) {
-    super(`A queue already exists with the same name and a different value for attribute ${attributeName}: ${queueName}`, options);
+    super(
+      `A queue already exists with the same name and a different value for attribute ${attributeName}: ${queueName}`,
+      options,
+    );
   }
 }
 
 /** An attribute name this operation does not know or may not set. */
 export class InvalidAttributeNameError extends RaftqError {
   readonly code = 'InvalidAttributeName';
-  constructor(readonly attributeName: string, readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly attributeName: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     // AWS's sentence for every name it does not take; the reason stays a field.
     super(`Unknown Attribute ${attributeName}.`, options);
   }
@@ -51,7 +61,11 @@ export class InvalidAttributeValueError extends RaftqError {
 export class InvalidParameterValueError extends RaftqError {
   readonly code = 'InvalidParameterValue';
   /** `message`: AWS's own sentence, where clients match on it. */
-  constructor(readonly parameterName: string, readonly reason: string, options?: { cause?: unknown; message?: string }) {
+  constructor(
+    readonly parameterName: string,
+    readonly reason: string,
+    options?: { cause?: unknown; message?: string },
+  ) {
     super(options?.message ?? `Invalid value for the parameter ${parameterName}: ${reason}`, options);
   }
 }
@@ -59,7 +73,11 @@ export class InvalidParameterValueError extends RaftqError {
 /** A parameter the queue's type requires (e.g. MessageGroupId on a FIFO queue). */
 export class MissingParameterError extends RaftqError {
   readonly code = 'MissingParameter';
-  constructor(readonly parameterName: string, readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly parameterName: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     // AWS's exact sentence: clients and conformance checks match it; the reason stays a field.
     super(`The request must contain the parameter ${parameterName}.`, options);
   }
@@ -74,14 +92,21 @@ export class PurgeQueueInProgressError extends RaftqError {
     readonly retryAfterMs: number,
     options?: { cause?: unknown },
   ) {
-    super(`Only one PurgeQueue operation on ${queueName} is allowed every 60 seconds: retry in ${Math.ceil(retryAfterMs / 1000)} s`, options);
+    super(
+      `Only one PurgeQueue operation on ${queueName} is allowed every 60 seconds: retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+      options,
+    );
   }
 }
 
 /** A receipt handle that is malformed, or belongs to another queue, generation or queue shape. */
 export class ReceiptHandleIsInvalidError extends RaftqError {
   readonly code = 'ReceiptHandleIsInvalid';
-  constructor(readonly receiptHandle: string, readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly receiptHandle: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     // AWS's sentence, which clients match on; the reason stays a field.
     super(`The input receipt handle "${receiptHandle}" is not a valid receipt handle.`, options);
   }
@@ -92,14 +117,23 @@ export class ReceiptHandleIsInvalidError extends RaftqError {
  * (FIFO) the receive it names is over. AWS reports it as InvalidParameterValue, in these words.
  */
 export function receiptHandleUnusable(receiptHandle: string, reason: 'gone' | 'expired'): InvalidParameterValueError {
-  const why = reason === 'gone' ? 'Message does not exist or is not available for visibility timeout change' : 'The receipt handle has expired';
-  return new InvalidParameterValueError('ReceiptHandle', why, { message: `Value ${receiptHandle} for parameter ReceiptHandle is invalid. Reason: ${why}.` });
+  const why =
+    reason === 'gone'
+      ? 'Message does not exist or is not available for visibility timeout change'
+      : 'The receipt handle has expired';
+  return new InvalidParameterValueError('ReceiptHandle', why, {
+    message: `Value ${receiptHandle} for parameter ReceiptHandle is invalid. Reason: ${why}.`,
+  });
 }
 
 /** ChangeMessageVisibility on a message that is not in flight (or a handle whose receive is over). */
 export class MessageNotInflightError extends RaftqError {
   readonly code = 'MessageNotInflight';
-  constructor(readonly messageId: string, readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly messageId: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     super(`The message referred to is not in flight: ${reason}`, options);
   }
 }
@@ -107,7 +141,11 @@ export class MessageNotInflightError extends RaftqError {
 /** A message body plus attributes larger than the queue's MaximumMessageSize. */
 export class MessageTooLongError extends RaftqError {
   readonly code = 'MessageTooLong';
-  constructor(readonly sizeBytes: number, readonly sizeBytesMax: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly sizeBytes: number,
+    readonly sizeBytesMax: number,
+    options?: { cause?: unknown },
+  ) {
     super(`Message must be shorter than ${sizeBytesMax} bytes: it has ${sizeBytes}`, options);
   }
 }
@@ -115,7 +153,12 @@ export class MessageTooLongError extends RaftqError {
 /** Too many messages in flight, or too many tags: the action would exceed a limit. */
 export class OverLimitError extends RaftqError {
   readonly code = 'OverLimit';
-  constructor(readonly what: string, readonly count: number, readonly limit: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly what: string,
+    readonly count: number,
+    readonly limit: number,
+    options?: { cause?: unknown },
+  ) {
     super(`Over the limit of ${limit} ${what}: ${count}`, options);
   }
 }
@@ -123,7 +166,10 @@ export class OverLimitError extends RaftqError {
 /** A message move task (or another resource named by ARN or handle) that does not exist. */
 export class ResourceNotFoundError extends RaftqError {
   readonly code = 'ResourceNotFound';
-  constructor(readonly resource: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly resource: string,
+    options?: { cause?: unknown },
+  ) {
     super(`The specified resource does not exist: ${resource}`, options);
   }
 }
@@ -131,7 +177,11 @@ export class ResourceNotFoundError extends RaftqError {
 /** An operation the queue's state does not allow (e.g. a second active move task on a source). */
 export class UnsupportedOperationError extends RaftqError {
   readonly code = 'UnsupportedOperation';
-  constructor(readonly operation: string, readonly reason: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly operation: string,
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
     super(`${operation} is not supported here: ${reason}`, options);
   }
 }
@@ -142,7 +192,15 @@ export class UnsupportedOperationError extends RaftqError {
  */
 export class TxnRetriesExhaustedError extends RetryableError {
   readonly code = 'TxnRetriesExhausted';
-  constructor(readonly operation: string, readonly attempts: number, readonly lastOutcome: string, options?: { cause?: unknown }) {
-    super(`${operation} lost to concurrent transactions ${attempts} times (last: ${lastOutcome}); retry the request`, options);
+  constructor(
+    readonly operation: string,
+    readonly attempts: number,
+    readonly lastOutcome: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `${operation} lost to concurrent transactions ${attempts} times (last: ${lastOutcome}); retry the request`,
+      options,
+    );
   }
 }

@@ -20,7 +20,12 @@
  */
 import { sqsLimits } from '../base/limits.js';
 import type { TxnWrite } from '../storage/txn.js';
-import { InvalidParameterValueError, MessageNotInflightError, ReceiptHandleIsInvalidError, receiptHandleUnusable } from './errors.js';
+import {
+  InvalidParameterValueError,
+  MessageNotInflightError,
+  ReceiptHandleIsInvalidError,
+  receiptHandleUnusable,
+} from './errors.js';
 import { isInFlight, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import type { ChangeVisibilityEntry, DeleteEntry, EntryFailure, EntrySuccess } from './queue-api.js';
@@ -32,12 +37,20 @@ type EntryOutcome = EntrySuccess | EntryFailure;
 
 function parseHandle(queue: LoadedQueue, handle: string): ReceiptHandleParts {
   const parts = decodeReceiptHandle(handle);
-  checkReceiptHandle(handle, parts, { name: queue.meta.name, generation: queue.meta.generation, partitionCount: queue.meta.partitionCount });
+  checkReceiptHandle(handle, parts, {
+    name: queue.meta.name,
+    generation: queue.meta.generation,
+    partitionCount: queue.meta.partitionCount,
+  });
   return parts;
 }
 
 /** The message a handle names and the keys its fate depends on (data and state rows, both read). */
-async function readHandled(view: ReadView, queue: LoadedQueue, parts: ReceiptHandleParts): Promise<StoredMessage | undefined> {
+async function readHandled(
+  view: ReadView,
+  queue: LoadedQueue,
+  parts: ReceiptHandleParts,
+): Promise<StoredMessage | undefined> {
   return queue.messages.read(view, parts.partition, parts.messageId);
 }
 
@@ -46,7 +59,11 @@ function refusalWrites(queue: LoadedQueue, message: StoredMessage): TxnWrite[] {
   return queue.messages.receiveStateWrites(message, message.record);
 }
 
-export async function deleteMessages(ctx: QueueContext, name: string, entries: readonly DeleteEntry[]): Promise<EntryOutcome[]> {
+export async function deleteMessages(
+  ctx: QueueContext,
+  name: string,
+  entries: readonly DeleteEntry[],
+): Promise<EntryOutcome[]> {
   return ctx.runner.run('DeleteMessage', async ({ view, nowMs }) => {
     const queue = await ctx.loadQueue(view, name);
     const readKeys = [...queue.readKeys];
@@ -85,7 +102,11 @@ export async function deleteMessages(ctx: QueueContext, name: string, entries: r
   });
 }
 
-export async function changeMessageVisibility(ctx: QueueContext, name: string, entries: readonly ChangeVisibilityEntry[]): Promise<EntryOutcome[]> {
+export async function changeMessageVisibility(
+  ctx: QueueContext,
+  name: string,
+  entries: readonly ChangeVisibilityEntry[],
+): Promise<EntryOutcome[]> {
   return ctx.runner.run('ChangeMessageVisibility', async ({ view, nowMs }) => {
     const queue = await ctx.loadQueue(view, name);
     const readKeys = [...queue.readKeys];
@@ -96,14 +117,20 @@ export async function changeMessageVisibility(ctx: QueueContext, name: string, e
       try {
         const parts = parseHandle(queue, entry.receiptHandle);
         const vtMax = sqsLimits.visibilityTimeoutSecondsMax.value;
-        if (!Number.isInteger(entry.visibilityTimeoutSeconds) || entry.visibilityTimeoutSeconds < 0 || entry.visibilityTimeoutSeconds > vtMax) {
+        if (
+          !Number.isInteger(entry.visibilityTimeoutSeconds) ||
+          entry.visibilityTimeoutSeconds < 0 ||
+          entry.visibilityTimeoutSeconds > vtMax
+        ) {
           throw new InvalidParameterValueError('VisibilityTimeout', `must be an integer from 0 to ${vtMax}`);
         }
-        if (changed.has(parts.messageId)) throw new InvalidParameterValueError('ReceiptHandle', 'the batch changes this message twice');
+        if (changed.has(parts.messageId))
+          throw new InvalidParameterValueError('ReceiptHandle', 'the batch changes this message twice');
         const message = await readHandled(view, queue, parts);
         const record = message?.record;
         const isFifo = queue.meta.config.isFifo;
-        if (message === undefined || record === undefined || (isFifo && record.receiptToken !== parts.token)) throw receiptHandleUnusable(entry.receiptHandle, 'gone');
+        if (message === undefined || record === undefined || (isFifo && record.receiptToken !== parts.token))
+          throw receiptHandleUnusable(entry.receiptHandle, 'gone');
         if (isFifo && !isInFlight(record, nowMs)) {
           readKeys.push(...message.readKeys);
           writes.push(...refusalWrites(queue, message));
@@ -114,7 +141,10 @@ export async function changeMessageVisibility(ctx: QueueContext, name: string, e
         // the receive is accepted, so the time already spent in flight is floored to seconds.
         const inFlightSeconds = Math.floor((nowMs - (record.claimedAtMs ?? nowMs)) / 1000);
         if (inFlightSeconds + entry.visibilityTimeoutSeconds > vtMax) {
-          throw new InvalidParameterValueError('VisibilityTimeout', 'a message cannot stay invisible for more than 12 hours after it was received');
+          throw new InvalidParameterValueError(
+            'VisibilityTimeout',
+            'a message cannot stay invisible for more than 12 hours after it was received',
+          );
         }
         const updated: MessageRecord = { ...record, visibleAtMs };
         changed.add(parts.messageId);
@@ -122,7 +152,12 @@ export async function changeMessageVisibility(ctx: QueueContext, name: string, e
         writes.push(...queue.messages.receiveStateWrites(message, updated));
         results.push({ entryId: entry.entryId });
       } catch (error) {
-        if (!(error instanceof ReceiptHandleIsInvalidError || error instanceof InvalidParameterValueError || error instanceof MessageNotInflightError)) throw error;
+        if (!(
+          error instanceof ReceiptHandleIsInvalidError ||
+          error instanceof InvalidParameterValueError ||
+          error instanceof MessageNotInflightError
+        ))
+          throw error;
         results.push({ entryId: entry.entryId, error });
       }
     }

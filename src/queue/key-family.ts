@@ -74,7 +74,12 @@ function classifyPrefix(prefix: Uint8Array): ClassifiedKey {
   if (typeof name !== 'string') return other;
   switch (root) {
     case 'q':
-      if (third === 'g' && typeof generation === 'number' && typeof family === 'string' && generationFamilies.has(family)) {
+      if (
+        third === 'g' &&
+        typeof generation === 'number' &&
+        typeof family === 'string' &&
+        generationFamilies.has(family)
+      ) {
         return { family: family as StateKeyFamily, generationId: generationIdOf(name, generation) };
       }
       return typeof third === 'string' && queueFamilies.has(third) ? { family: third as StateKeyFamily } : other;

@@ -70,13 +70,19 @@ export class GenerationKeys {
 
   /** Rows visible at `nowMs` (visibleAtMs <= nowMs), oldest first; from `fromMs` when a scan hint allows. */
   visibleRange(partition: number, nowMs: number, fromMs = 0): KeyRange {
-    const gte = fromMs > 0 ? encodeKey([...this.root, 'vis', partition, fromMs]) : prefixRange([...this.root, 'vis', partition]).gte;
+    const gte =
+      fromMs > 0
+        ? encodeKey([...this.root, 'vis', partition, fromMs])
+        : prefixRange([...this.root, 'vis', partition]).gte;
     return { gte, lt: encodeKey([...this.root, 'vis', partition, nowMs + 1]) };
   }
 
   /** Rows not yet visible at `nowMs`: in flight or delayed. */
   futureRange(partition: number, nowMs: number): KeyRange {
-    return { gte: encodeKey([...this.root, 'vis', partition, nowMs + 1]), lt: prefixRange([...this.root, 'vis', partition]).lt };
+    return {
+      gte: encodeKey([...this.root, 'vis', partition, nowMs + 1]),
+      lt: prefixRange([...this.root, 'vis', partition]).lt,
+    };
   }
 
   visibilityPrefix(partition: number): KeyRange {
@@ -90,7 +96,10 @@ export class GenerationKeys {
 
   /** Rows whose retention started before `cutoffMs`. */
   ageRangeBefore(partition: number, cutoffMs: number): KeyRange {
-    return { gte: prefixRange([...this.root, 'age', partition]).gte, lt: encodeKey([...this.root, 'age', partition, cutoffMs]) };
+    return {
+      gte: prefixRange([...this.root, 'age', partition]).gte,
+      lt: encodeKey([...this.root, 'age', partition, cutoffMs]),
+    };
   }
 
   agePrefix(partition: number): KeyRange {
@@ -113,7 +122,14 @@ export class GenerationKeys {
 
   /** FIFO deduplication; `groupScope` is the group id under DeduplicationScope=messageGroup, else ''. */
   dedup(partition: number, groupScope: string, deduplicationId: string): Uint8Array {
-    return encodeKey([...this.root, 'dedup', partition, groupScope === '' ? 'queue' : 'group', groupScope, deduplicationId]);
+    return encodeKey([
+      ...this.root,
+      'dedup',
+      partition,
+      groupScope === '' ? 'queue' : 'group',
+      groupScope,
+      deduplicationId,
+    ]);
   }
 
   dedupPrefix(partition: number): KeyRange {
@@ -135,8 +151,10 @@ export const globalKeys = {
   queueIndexRange: (): KeyRange => prefixRange([queueIndexRoot]),
   queueIndexFrom: (name: string) => encodeKey([queueIndexRoot, name]),
   /** Source queues whose RedrivePolicy names a dead-letter queue: ListDeadLetterSourceQueues. */
-  deadLetterSource: (deadLetterQueueName: string, sourceName: string) => encodeKey([deadLetterSourceRoot, deadLetterQueueName, sourceName]),
-  deadLetterSourceRange: (deadLetterQueueName: string): KeyRange => prefixRange([deadLetterSourceRoot, deadLetterQueueName]),
+  deadLetterSource: (deadLetterQueueName: string, sourceName: string) =>
+    encodeKey([deadLetterSourceRoot, deadLetterQueueName, sourceName]),
+  deadLetterSourceRange: (deadLetterQueueName: string): KeyRange =>
+    prefixRange([deadLetterSourceRoot, deadLetterQueueName]),
   /** A superseded generation that the reaper still has to clear. */
   tombstone: (name: string, generation: number) => encodeKey([tombstoneRoot, name, generation]),
   tombstoneRange: (): KeyRange => prefixRange([tombstoneRoot]),
@@ -159,7 +177,12 @@ interface RowPlace {
  */
 export type MessageRowKey = RowPlace &
   (
-    | { readonly family: 'vis'; readonly visibleAtMs: number; readonly order: number | bigint; readonly messageId: string }
+    | {
+        readonly family: 'vis';
+        readonly visibleAtMs: number;
+        readonly order: number | bigint;
+        readonly messageId: string;
+      }
     | { readonly family: 'data' | 'state'; readonly messageId: string }
     | { readonly family: 'age'; readonly retentionStartMs: number; readonly messageId: string }
     | { readonly family: 'group'; readonly groupId: string; readonly sequence: bigint }
@@ -177,7 +200,14 @@ export function parseMessageRowKey(key: Uint8Array): MessageRowKey | undefined {
   if (!isQueueKey(key)) return undefined;
   const tuple = decodeKey(key);
   const [root, queueName, g, generation, family, partition] = tuple;
-  if (root !== queueRoot || typeof queueName !== 'string' || g !== 'g' || typeof generation !== 'number' || typeof partition !== 'number') return undefined;
+  if (
+    root !== queueRoot ||
+    typeof queueName !== 'string' ||
+    g !== 'g' ||
+    typeof generation !== 'number' ||
+    typeof partition !== 'number'
+  )
+    return undefined;
   return messageRowOf({ queueName, generation, partition }, family, tuple.slice(rowPlaceElements));
 }
 
@@ -185,23 +215,37 @@ export function parseMessageRowKey(key: Uint8Array): MessageRowKey | undefined {
  * A message row key under a prefix already known (a scan of one family of one partition): only
  * the elements after it are decoded. `prefixLength` is the byte length of that encoded prefix.
  */
-export function parseMessageRowKeyUnder(key: Uint8Array, place: RowPlace, family: GenerationFamily, prefixLength: number): MessageRowKey | undefined {
+export function parseMessageRowKeyUnder(
+  key: Uint8Array,
+  place: RowPlace,
+  family: GenerationFamily,
+  prefixLength: number,
+): MessageRowKey | undefined {
   return messageRowOf(place, family, decodeKeyFrom(key, prefixLength));
 }
 
-function messageRowOf(place: RowPlace, family: KeyElement | undefined, own: readonly KeyElement[]): MessageRowKey | undefined {
+function messageRowOf(
+  place: RowPlace,
+  family: KeyElement | undefined,
+  own: readonly KeyElement[],
+): MessageRowKey | undefined {
   const [a, b, c] = own;
   switch (family) {
     case 'vis':
-      if (typeof a !== 'number' || (typeof b !== 'number' && typeof b !== 'bigint') || typeof c !== 'string') return undefined;
+      if (typeof a !== 'number' || (typeof b !== 'number' && typeof b !== 'bigint') || typeof c !== 'string')
+        return undefined;
       return { ...place, family, visibleAtMs: a, order: b, messageId: c };
     case 'data':
     case 'state':
       return typeof a === 'string' ? { ...place, family, messageId: a } : undefined;
     case 'age':
-      return typeof a === 'number' && typeof b === 'string' ? { ...place, family, retentionStartMs: a, messageId: b } : undefined;
+      return typeof a === 'number' && typeof b === 'string'
+        ? { ...place, family, retentionStartMs: a, messageId: b }
+        : undefined;
     case 'group':
-      return typeof a === 'string' && (typeof b === 'number' || typeof b === 'bigint') ? { ...place, family, groupId: a, sequence: BigInt(b) } : undefined;
+      return typeof a === 'string' && (typeof b === 'number' || typeof b === 'bigint')
+        ? { ...place, family, groupId: a, sequence: BigInt(b) }
+        : undefined;
     default:
       return undefined;
   }

@@ -37,7 +37,12 @@ export class Waiter {
    * Resolves on the next notify, at `untilMs` (cluster time), at an earlier hinted time, or when
    * `signal` aborts — whichever comes first.
    */
-  async waitUntil(untilMs: number, executor: TxnExecutor, scheduler: QueueScheduler, signal: AbortSignal | undefined): Promise<void> {
+  async waitUntil(
+    untilMs: number,
+    executor: TxnExecutor,
+    scheduler: QueueScheduler,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     if (this.isDirty || signal?.aborted === true) return;
     await new Promise<void>((resolve) => {
       let cancelTimer: (() => void) | undefined;
@@ -139,7 +144,8 @@ function classify(write: TxnWrite, nowMs: number): KeyEvent {
   if (row.family === 'group') return { kind: 'wake' };
   let visibleAtMs: number | undefined;
   if (row.family === 'vis') visibleAtMs = row.visibleAtMs;
-  else if (row.family === 'state' && write.kind === 'put') visibleAtMs = visibleAtMsOfReceiveState(write.value) ?? nowMs;
+  else if (row.family === 'state' && write.kind === 'put')
+    visibleAtMs = visibleAtMsOfReceiveState(write.value) ?? nowMs;
   if (visibleAtMs === undefined) return { kind: 'ignore' };
   return visibleAtMs <= nowMs ? { kind: 'wake' } : { kind: 'hint', visibleAtMs };
 }

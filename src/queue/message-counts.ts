@@ -85,7 +85,13 @@ export async function countMessages(
 }
 
 /** Received messages not yet visible again, counting at most `countMax` + 1 (enough to decide OverLimit). */
-export async function countInFlight(view: ReadView, keys: GenerationKeys, partitionCount: number, nowMs: number, countMax: number): Promise<number> {
+export async function countInFlight(
+  view: ReadView,
+  keys: GenerationKeys,
+  partitionCount: number,
+  nowMs: number,
+  countMax: number,
+): Promise<number> {
   let inFlight = 0;
   for (let partition = 0; partition < partitionCount && inFlight <= countMax; partition++) {
     await scanBounded(view, keys.receiveStatePrefix(partition), Number.MAX_SAFE_INTEGER, (_key, value) => {

@@ -30,7 +30,13 @@ import type { MessageRecord } from './message-record.js';
 const binaryLayout = 0x02;
 const legacyJsonStart = 0x7b; // '{'
 const headerBytes = 58;
-const optionalTexts = ['receiptToken', 'messageGroupId', 'messageDeduplicationId', 'sequenceNumber', 'deadLetterSourceArn'] as const;
+const optionalTexts = [
+  'receiptToken',
+  'messageGroupId',
+  'messageDeduplicationId',
+  'sequenceNumber',
+  'deadLetterSourceArn',
+] as const;
 type OptionalText = (typeof optionalTexts)[number];
 const uint64Max = (1n << 64n) - 1n;
 
@@ -77,7 +83,10 @@ export function isLegacyDataRow(bytes: Uint8Array): boolean {
 
 export function decodeMessageRecord(bytes: Uint8Array): MessageRecord {
   if (bytes[0] === legacyJsonStart) return decodeLegacyMessageRecord(bytes);
-  assert(bytes[0] === binaryLayout && bytes.byteLength >= headerBytes, 'corrupt message row: unknown layout or truncated header');
+  assert(
+    bytes[0] === binaryLayout && bytes.byteLength >= headerBytes,
+    'corrupt message row: unknown layout or truncated header',
+  );
   const reader = new RowReader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   const { buffer } = reader;
   const firstReceiveAtMs = buffer.readDoubleBE(25);
@@ -97,7 +106,10 @@ export function decodeMessageRecord(bytes: Uint8Array): MessageRecord {
   const sentAtMs = buffer.readDoubleBE(1);
   const retentionStartMs = buffer.readDoubleBE(9);
   const visibleAtMs = buffer.readDoubleBE(17);
-  assert(Number.isFinite(sentAtMs) && Number.isFinite(retentionStartMs) && Number.isFinite(visibleAtMs), 'corrupt message row: a time is not a number');
+  assert(
+    Number.isFinite(sentAtMs) && Number.isFinite(retentionStartMs) && Number.isFinite(visibleAtMs),
+    'corrupt message row: a time is not a number',
+  );
   return {
     messageId,
     body,
@@ -189,7 +201,11 @@ class RowReader {
         // A copy: the attribute must not keep the whole row (or the page it was read with) alive.
         binaryValue = new Uint8Array(this.buffer.subarray(start, start + length));
       }
-      setOwn(attributes, name, { dataType, ...(stringValue !== undefined ? { stringValue } : {}), ...(binaryValue !== undefined ? { binaryValue } : {}) });
+      setOwn(attributes, name, {
+        dataType,
+        ...(stringValue !== undefined ? { stringValue } : {}),
+        ...(binaryValue !== undefined ? { binaryValue } : {}),
+      });
     }
     return attributes;
   }
@@ -224,12 +240,16 @@ function decodeLegacyMessageRecord(bytes: Uint8Array): MessageRecord {
     assert(typeof value === 'number' && Number.isFinite(value), `corrupt message row: ${name} is not a number`);
     return value;
   };
-  const optionalText = (name: string): { [key: string]: string } => (row[name] === undefined ? {} : { [name]: text(name) });
-  const optionalCount = (name: string): { [key: string]: number } => (row[name] === undefined ? {} : { [name]: count(name) });
+  const optionalText = (name: string): { [key: string]: string } =>
+    row[name] === undefined ? {} : { [name]: text(name) };
+  const optionalCount = (name: string): { [key: string]: number } =>
+    row[name] === undefined ? {} : { [name]: count(name) };
   return {
     messageId: text('messageId'),
     body: text('body'),
-    messageAttributes: loadLegacyAttributes(row['messageAttributes'] as Record<string, StoredAttributeValue> | undefined),
+    messageAttributes: loadLegacyAttributes(
+      row['messageAttributes'] as Record<string, StoredAttributeValue> | undefined,
+    ),
     systemAttributes: loadLegacyAttributes(row['systemAttributes'] as Record<string, StoredAttributeValue> | undefined),
     senderId: text('senderId'),
     sentAtMs: count('sentAtMs'),
@@ -250,10 +270,18 @@ function decodeLegacyMessageRecord(bytes: Uint8Array): MessageRecord {
 }
 
 function loadLegacyAttributes(stored: Record<string, StoredAttributeValue> | undefined): MessageAttributes {
-  assert(stored === undefined || (typeof stored === 'object' && stored !== null), 'corrupt message row: attributes are not an object');
+  assert(
+    stored === undefined || (typeof stored === 'object' && stored !== null),
+    'corrupt message row: attributes are not an object',
+  );
   const attributes: Record<string, MessageAttributeValue> = {};
   for (const [name, entry] of Object.entries(stored ?? {})) {
-    assert(typeof entry.t === 'string' && (entry.s === undefined || typeof entry.s === 'string') && (entry.b === undefined || typeof entry.b === 'string'), `corrupt message row: attribute ${name}`);
+    assert(
+      typeof entry.t === 'string' &&
+        (entry.s === undefined || typeof entry.s === 'string') &&
+        (entry.b === undefined || typeof entry.b === 'string'),
+      `corrupt message row: attribute ${name}`,
+    );
     setOwn(attributes, name, {
       dataType: entry.t,
       ...(entry.s !== undefined ? { stringValue: entry.s } : {}),
@@ -270,12 +298,22 @@ export function encodeLegacyMessageRecord(record: MessageRecord): Uint8Array {
     for (const [name, value] of Object.entries(attributes)) {
       const entry: StoredAttributeValue = { t: value.dataType };
       if (value.stringValue !== undefined) entry.s = value.stringValue;
-      if (value.binaryValue !== undefined) entry.b = Buffer.from(value.binaryValue.buffer, value.binaryValue.byteOffset, value.binaryValue.byteLength).toString('base64');
+      if (value.binaryValue !== undefined)
+        entry.b = Buffer.from(
+          value.binaryValue.buffer,
+          value.binaryValue.byteOffset,
+          value.binaryValue.byteLength,
+        ).toString('base64');
       Object.defineProperty(stored, name, { value: entry, enumerable: true, writable: true, configurable: true });
     }
     return stored;
   };
   return new TextEncoder().encode(
-    JSON.stringify({ ...record, order: record.order.toString(), messageAttributes: storeAttributes(record.messageAttributes), systemAttributes: storeAttributes(record.systemAttributes) }),
+    JSON.stringify({
+      ...record,
+      order: record.order.toString(),
+      messageAttributes: storeAttributes(record.messageAttributes),
+      systemAttributes: storeAttributes(record.systemAttributes),
+    }),
   );
 }

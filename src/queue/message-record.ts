@@ -70,5 +70,7 @@ export function isNeverReceivedVisibilityValue(bytes: Uint8Array): boolean {
 
 /** The retention start a vis row's value carries; undefined for the older one-byte rows. */
 export function retentionStartMsOfVisibilityValue(bytes: Uint8Array): number | undefined {
-  return bytes.byteLength >= 9 ? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(1) : undefined;
+  return bytes.byteLength >= 9
+    ? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(1)
+    : undefined;
 }

@@ -31,7 +31,12 @@ import { sqsLimits } from '../base/limits.js';
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import type { GenerationKeys } from './key-layout.js';
 import { isLegacyDataRow } from './message-data-row.js';
-import { decodeMessageRecord, encodeMessageRecord, encodeVisibilityState, type MessageRecord } from './message-record.js';
+import {
+  decodeMessageRecord,
+  encodeMessageRecord,
+  encodeVisibilityState,
+  type MessageRecord,
+} from './message-record.js';
 import { decodeReceiveState, encodeReceiveState, receiveStateOf, withReceiveState } from './receive-state.js';
 
 const encoder = new TextEncoder();
@@ -64,19 +69,42 @@ export class MessageStore {
    * so it has no state row and the read of one (a seek for a key that is not there) is skipped. A
    * receive writes the state key anyway, so a rival receive still conflicts with it.
    */
-  async read(view: ReadView, partition: number, messageId: string, options: { isNeverReceived?: boolean } = {}): Promise<StoredMessage | undefined> {
+  async read(
+    view: ReadView,
+    partition: number,
+    messageId: string,
+    options: { isNeverReceived?: boolean } = {},
+  ): Promise<StoredMessage | undefined> {
     const dataKey = this.keys.data(partition, messageId);
     const stateKey = this.keys.receiveState(partition, messageId);
-    const [dataBytes, stateBytes] = await Promise.all([view.get(dataKey), options.isNeverReceived === true ? undefined : view.get(stateKey)]);
+    const [dataBytes, stateBytes] = await Promise.all([
+      view.get(dataKey),
+      options.isNeverReceived === true ? undefined : view.get(stateKey),
+    ]);
     if (dataBytes === undefined) return undefined;
     const initial = decodeMessageRecord(dataBytes);
     const hasAgeRow = isLegacyDataRow(dataBytes) || isAgeIndexed(initial);
-    const found = { dataKey, stateKey, readKeys: [dataKey, stateKey] as const, initialVisibleAtMs: initial.visibleAtMs, hasAgeRow };
+    const found = {
+      dataKey,
+      stateKey,
+      readKeys: [dataKey, stateKey] as const,
+      initialVisibleAtMs: initial.visibleAtMs,
+      hasAgeRow,
+    };
     const initialVisKey = this.keys.visibility(partition, initial.visibleAtMs, initial.order, messageId);
-    if (stateBytes === undefined) return { ...found, record: initial, hasStateRow: false, visKey: initialVisKey, isVisRowMoved: false };
+    if (stateBytes === undefined)
+      return { ...found, record: initial, hasStateRow: false, visKey: initialVisKey, isVisRowMoved: false };
     const { state, isMovingVisRow } = decodeReceiveState(stateBytes);
-    const visKey = isMovingVisRow ? this.keys.visibility(partition, state.visibleAtMs, initial.order, messageId) : initialVisKey;
-    return { ...found, record: withReceiveState(initial, state), hasStateRow: true, visKey, isVisRowMoved: isMovingVisRow };
+    const visKey = isMovingVisRow
+      ? this.keys.visibility(partition, state.visibleAtMs, initial.order, messageId)
+      : initialVisKey;
+    return {
+      ...found,
+      record: withReceiveState(initial, state),
+      hasStateRow: true,
+      visKey,
+      isVisRowMoved: isMovingVisRow,
+    };
   }
 
   /**
@@ -91,11 +119,30 @@ export class MessageStore {
     const vouch = options.isNewMessageId ? { isNewKey: true as const } : {};
     const writes: TxnWrite[] = [
       { kind: 'put', key: keys.data(record.partition, record.messageId), value: encodeMessageRecord(record), ...vouch },
-      { kind: 'put', key: this.visibilityKey(record), value: encodeVisibilityState(record.receiptToken === undefined ? 'pending' : 'inflight', record.retentionStartMs), ...vouch },
+      {
+        kind: 'put',
+        key: this.visibilityKey(record),
+        value: encodeVisibilityState(
+          record.receiptToken === undefined ? 'pending' : 'inflight',
+          record.retentionStartMs,
+        ),
+        ...vouch,
+      },
     ];
-    if (isAgeIndexed(record)) writes.push({ kind: 'put', key: keys.age(record.partition, record.retentionStartMs, record.messageId), value: new Uint8Array(0), ...vouch });
+    if (isAgeIndexed(record))
+      writes.push({
+        kind: 'put',
+        key: keys.age(record.partition, record.retentionStartMs, record.messageId),
+        value: new Uint8Array(0),
+        ...vouch,
+      });
     if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
-      writes.push({ kind: 'put', key: keys.groupMember(record.partition, record.messageGroupId, record.order), value: encoder.encode(record.messageId), ...vouch });
+      writes.push({
+        kind: 'put',
+        key: keys.groupMember(record.partition, record.messageGroupId, record.order),
+        value: encoder.encode(record.messageId),
+        ...vouch,
+      });
     }
     return writes;
   }
@@ -110,7 +157,11 @@ export class MessageStore {
     if (message.isVisRowMoved) {
       const { partition, order, messageId } = message.record;
       writes.push({ kind: 'delete', key: message.visKey });
-      writes.push({ kind: 'put', key: this.keys.visibility(partition, message.initialVisibleAtMs, order, messageId), value: encodeVisibilityState('inflight', message.record.retentionStartMs) });
+      writes.push({
+        kind: 'put',
+        key: this.keys.visibility(partition, message.initialVisibleAtMs, order, messageId),
+        value: encodeVisibilityState('inflight', message.record.retentionStartMs),
+      });
     }
     writes.push({ kind: 'put', key: message.stateKey, value: encodeReceiveState(receiveStateOf(after)) });
     return writes;
@@ -124,7 +175,8 @@ export class MessageStore {
       { kind: 'delete', key: message.dataKey },
       { kind: 'delete', key: message.visKey },
     ];
-    if (message.hasAgeRow) writes.push({ kind: 'delete', key: keys.age(record.partition, record.retentionStartMs, record.messageId) });
+    if (message.hasAgeRow)
+      writes.push({ kind: 'delete', key: keys.age(record.partition, record.retentionStartMs, record.messageId) });
     if (message.hasStateRow) writes.push({ kind: 'delete', key: message.stateKey });
     if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
       writes.push({ kind: 'delete', key: keys.groupMember(record.partition, record.messageGroupId, record.order) });

@@ -36,41 +36,100 @@ export interface DeadLetterMoveResult {
   readonly deadLetterTargetArn: string;
 }
 
-export async function moveMessageToDeadLetterQueue(ctx: QueueContext, name: string, input: DeadLetterMoveInput): Promise<DeadLetterMoveResult> {
+export async function moveMessageToDeadLetterQueue(
+  ctx: QueueContext,
+  name: string,
+  input: DeadLetterMoveInput,
+): Promise<DeadLetterMoveResult> {
   checkCause(input.cause);
   return ctx.runner.run('MoveMessageToDeadLetterQueue', async ({ view, nowMs }) => {
     const source = await ctx.loadQueue(view, name);
     const parts = decodeReceiptHandle(input.receiptHandle);
-    checkReceiptHandle(input.receiptHandle, parts, { name: source.meta.name, generation: source.meta.generation, partitionCount: source.meta.partitionCount });
+    checkReceiptHandle(input.receiptHandle, parts, {
+      name: source.meta.name,
+      generation: source.meta.generation,
+      partitionCount: source.meta.partitionCount,
+    });
     const policy = source.meta.config.redrivePolicy;
-    if (policy === undefined) throw new InvalidParameterValueError('QueueUrl', `the queue ${name} has no RedrivePolicy, so it has no dead-letter queue to move the message to`);
+    if (policy === undefined)
+      throw new InvalidParameterValueError(
+        'QueueUrl',
+        `the queue ${name} has no RedrivePolicy, so it has no dead-letter queue to move the message to`,
+      );
     const message = await source.messages.read(view, parts.partition, parts.messageId);
     const record = message?.record;
     // Only the receive that holds the message may condemn it: a stale handle means another
     // consumer has it now (or it is gone), and an expired one that anybody may receive it.
-    if (message === undefined || record === undefined || record.receiptToken !== parts.token) throw new MessageNotInflightError(parts.messageId, 'the receipt handle no longer holds the message');
-    if (!isInFlight(record, nowMs)) throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
-    const check = await checkRedriveTarget(ctx, view, { name, isFifo: source.meta.config.isFifo }, policy.deadLetterTargetArn);
-    if (check.kind === 'refused') throw new InvalidParameterValueError('QueueUrl', `the message cannot be dead-lettered: ${check.reason}`);
-    const out: { readKeys: Uint8Array[]; writes: TxnWrite[] } = { readKeys: [...source.readKeys, ...message.readKeys], writes: [] };
+    if (message === undefined || record === undefined || record.receiptToken !== parts.token)
+      throw new MessageNotInflightError(parts.messageId, 'the receipt handle no longer holds the message');
+    if (!isInFlight(record, nowMs))
+      throw new MessageNotInflightError(record.messageId, 'its visibility timeout has already expired');
+    const check = await checkRedriveTarget(
+      ctx,
+      view,
+      { name, isFifo: source.meta.config.isFifo },
+      policy.deadLetterTargetArn,
+    );
+    if (check.kind === 'refused')
+      throw new InvalidParameterValueError('QueueUrl', `the message cannot be dead-lettered: ${check.reason}`);
+    const out: { readKeys: Uint8Array[]; writes: TxnWrite[] } = {
+      readKeys: [...source.readKeys, ...message.readKeys],
+      writes: [],
+    };
     const mover = new DeadLetterMover(ctx, view, source, nowMs);
-    const isMoved = await mover.maybeMove({ ...message, record: withCause(record, boundDeadLetterCause(input.cause), ctx.queueArn(name), nowMs) }, out);
+    const isMoved = await mover.maybeMove(
+      { ...message, record: withCause(record, boundDeadLetterCause(input.cause), ctx.queueArn(name), nowMs) },
+      out,
+    );
     // The target was checked in this same view a moment ago; the mover sees what the check saw.
     if (!isMoved) throw new InvalidParameterValueError('QueueUrl', 'the dead-letter queue refused the message');
-    return { readKeys: out.readKeys, writes: out.writes, result: { messageId: record.messageId, deadLetterTargetArn: policy.deadLetterTargetArn } };
+    return {
+      readKeys: out.readKeys,
+      writes: out.writes,
+      result: { messageId: record.messageId, deadLetterTargetArn: policy.deadLetterTargetArn },
+    };
   });
 }
 
 /** The record as its copy should look: the same rows (deletes use them) plus the cause attribute. */
-function withCause(record: MessageRecord, cause: DeadLetterCause, sourceQueueArn: string, nowMs: number): MessageRecord {
-  const value = encodeDeadLetterCauseRecord({ cause, receiveCount: record.receiveCount, sourceQueueArn, sourceMessageId: record.messageId, deadLetteredAtMs: nowMs });
-  return { ...record, messageAttributes: { ...record.messageAttributes, [deadLetterCauseAttributeName]: { dataType: 'String', stringValue: value } } };
+function withCause(
+  record: MessageRecord,
+  cause: DeadLetterCause,
+  sourceQueueArn: string,
+  nowMs: number,
+): MessageRecord {
+  const value = encodeDeadLetterCauseRecord({
+    cause,
+    receiveCount: record.receiveCount,
+    sourceQueueArn,
+    sourceMessageId: record.messageId,
+    deadLetteredAtMs: nowMs,
+  });
+  return {
+    ...record,
+    messageAttributes: {
+      ...record.messageAttributes,
+      [deadLetterCauseAttributeName]: { dataType: 'String', stringValue: value },
+    },
+  };
 }
 
 function checkCause(cause: DeadLetterCause): void {
   const bounded = boundDeadLetterCause(cause);
   if (cause.name === '') throw new InvalidParameterValueError('Cause.Name', 'must not be empty');
-  if (bounded.name !== cause.name) throw new InvalidParameterValueError('Cause.Name', `must be at most ${raftqLimits.deadLetterCauseNameCharsMax.value} characters`);
-  if (bounded.code !== cause.code && cause.code !== '') throw new InvalidParameterValueError('Cause.Code', `must be at most ${raftqLimits.deadLetterCauseCodeCharsMax.value} characters`);
-  if (bounded.message !== cause.message) throw new InvalidParameterValueError('Cause.Message', `must be at most ${raftqLimits.deadLetterCauseMessageCharsMax.value} characters`);
+  if (bounded.name !== cause.name)
+    throw new InvalidParameterValueError(
+      'Cause.Name',
+      `must be at most ${raftqLimits.deadLetterCauseNameCharsMax.value} characters`,
+    );
+  if (bounded.code !== cause.code && cause.code !== '')
+    throw new InvalidParameterValueError(
+      'Cause.Code',
+      `must be at most ${raftqLimits.deadLetterCauseCodeCharsMax.value} characters`,
+    );
+  if (bounded.message !== cause.message)
+    throw new InvalidParameterValueError(
+      'Cause.Message',
+      `must be at most ${raftqLimits.deadLetterCauseMessageCharsMax.value} characters`,
+    );
 }

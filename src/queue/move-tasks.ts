@@ -19,7 +19,12 @@ import { partitionOfGroup } from './partitioning.js';
 import type { MoveTaskInfo, MoveTaskStatus, StartMoveTaskOptions } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { parseQueueArn } from './redrive-policy.js';
-import { decodeSequenceCounter, encodeSequenceCounter, formatSequenceNumber, sequenceNumberOf } from './fifo-sequence.js';
+import {
+  decodeSequenceCounter,
+  encodeSequenceCounter,
+  formatSequenceNumber,
+  sequenceNumberOf,
+} from './fifo-sequence.js';
 
 export interface MoveTaskRecord extends MoveTaskInfo {
   readonly taskId: string;
@@ -46,8 +51,12 @@ function taskHandleOf(sourceArn: string, taskId: string): string {
 function parseTaskHandle(handle: string): { sourceArn: string; taskId: string } {
   try {
     // Node's base64 decoder also reads the URL-safe alphabet of handles issued before.
-    const parsed = JSON.parse(Buffer.from(handle, 'base64').toString('utf8')) as { sourceArn?: unknown; taskId?: unknown };
-    if (typeof parsed.sourceArn === 'string' && typeof parsed.taskId === 'string') return { sourceArn: parsed.sourceArn, taskId: parsed.taskId };
+    const parsed = JSON.parse(Buffer.from(handle, 'base64').toString('utf8')) as {
+      sourceArn?: unknown;
+      taskId?: unknown;
+    };
+    if (typeof parsed.sourceArn === 'string' && typeof parsed.taskId === 'string')
+      return { sourceArn: parsed.sourceArn, taskId: parsed.taskId };
   } catch {
     // Falls through to the not-found error below: a handle we did not issue names no task.
   }
@@ -65,7 +74,10 @@ export class MoveTasks {
   private async loadByArn(view: ReadView, arn: string, parameterName: string): Promise<LoadedQueue> {
     const parts = parseQueueArn(arn);
     if (parts === undefined) throw new InvalidParameterValueError(parameterName, 'not a queue ARN');
-    const queue = parts.accountId === this.ctx.accountId && parts.region === this.ctx.region ? await this.ctx.maybeLoadQueue(view, parts.queueName) : undefined;
+    const queue =
+      parts.accountId === this.ctx.accountId && parts.region === this.ctx.region
+        ? await this.ctx.maybeLoadQueue(view, parts.queueName)
+        : undefined;
     if (queue === undefined) throw new ResourceNotFoundError(arn);
     return queue;
   }
@@ -81,11 +93,18 @@ export class MoveTasks {
       const source = await this.loadByArn(view, options.sourceArn, 'SourceArn');
       const readKeys = [...source.readKeys];
       const sources = await view.scan(globalKeys.deadLetterSourceRange(source.meta.name), { limit: 1 });
-      if (sources.length === 0) throw new UnsupportedOperationError('StartMessageMoveTask', 'the source queue is not the dead-letter queue of any queue');
+      if (sources.length === 0)
+        throw new UnsupportedOperationError(
+          'StartMessageMoveTask',
+          'the source queue is not the dead-letter queue of any queue',
+        );
       if (options.destinationArn !== undefined) {
         const destination = await this.loadByArn(view, options.destinationArn, 'DestinationArn');
         if (destination.meta.config.isFifo !== source.meta.config.isFifo) {
-          throw new InvalidParameterValueError('DestinationArn', 'the destination must be of the same queue type as the source');
+          throw new InvalidParameterValueError(
+            'DestinationArn',
+            'the destination must be of the same queue type as the source',
+          );
         }
         readKeys.push(...destination.readKeys);
       }
@@ -93,7 +112,10 @@ export class MoveTasks {
       for (const row of existing) {
         readKeys.push(row.key);
         if (decodeTask(row.value).status === 'RUNNING') {
-          throw new UnsupportedOperationError('StartMessageMoveTask', 'a message move task is already running on this source');
+          throw new UnsupportedOperationError(
+            'StartMessageMoveTask',
+            'a message move task is already running on this source',
+          );
         }
       }
       // Ids that sort by start time make "most recent first" a reverse scan.
@@ -112,7 +134,11 @@ export class MoveTasks {
         lastStepAtMs: nowMs,
       };
       const key = globalKeys.moveTask(options.sourceArn, taskId);
-      return { readKeys: [...readKeys, key], writes: [{ kind: 'put', key, value: encodeTask(task) }], result: { taskHandle: task.taskHandle } };
+      return {
+        readKeys: [...readKeys, key],
+        writes: [{ kind: 'put', key, value: encodeTask(task) }],
+        result: { taskHandle: task.taskHandle },
+      };
     });
   }
 
@@ -132,9 +158,14 @@ export class MoveTasks {
       const bytes = await view.get(key);
       if (bytes === undefined) throw new ResourceNotFoundError(`message move task ${taskHandle}`);
       const task = decodeTask(bytes);
-      if (task.status !== 'RUNNING') throw new UnsupportedOperationError('CancelMessageMoveTask', `the task is ${task.status}, not RUNNING`);
+      if (task.status !== 'RUNNING')
+        throw new UnsupportedOperationError('CancelMessageMoveTask', `the task is ${task.status}, not RUNNING`);
       const cancelled: MoveTaskRecord = { ...task, status: 'CANCELLED' };
-      return { readKeys: [key], writes: [{ kind: 'put', key, value: encodeTask(cancelled) }], result: { approximateNumberOfMessagesMoved: task.approximateNumberOfMessagesMoved } };
+      return {
+        readKeys: [key],
+        writes: [{ kind: 'put', key, value: encodeTask(cancelled) }],
+        result: { approximateNumberOfMessagesMoved: task.approximateNumberOfMessagesMoved },
+      };
     });
   }
 
@@ -155,14 +186,24 @@ export class MoveTasks {
       if (bytes === undefined) return { readKeys: [], writes: [], result: 0 };
       const task = decodeTask(bytes);
       if (task.status !== 'RUNNING') return { readKeys: [], writes: [], result: 0 };
-      const finish = (status: MoveTaskStatus, extra: Partial<MoveTaskRecord>, writes: TxnWrite[], readKeys: Uint8Array[], moved: number) => ({
+      const finish = (
+        status: MoveTaskStatus,
+        extra: Partial<MoveTaskRecord>,
+        writes: TxnWrite[],
+        readKeys: Uint8Array[],
+        moved: number,
+      ) => ({
         readKeys: [key, ...readKeys],
-        writes: [...writes, { kind: 'put' as const, key, value: encodeTask({ ...task, ...extra, status, lastStepAtMs: nowMs }) }],
+        writes: [
+          ...writes,
+          { kind: 'put' as const, key, value: encodeTask({ ...task, ...extra, status, lastStepAtMs: nowMs }) },
+        ],
         result: moved,
       });
       const sourceName = parseQueueArn(task.sourceArn)?.queueName ?? '';
       const source = await this.ctx.maybeLoadQueue(view, sourceName);
-      if (source === undefined) return finish('FAILED', { failureReason: 'the source queue no longer exists' }, [], [], 0);
+      if (source === undefined)
+        return finish('FAILED', { failureReason: 'the source queue no longer exists' }, [], [], 0);
       const rate = task.maxNumberOfMessagesPerSecond ?? sqsLimits.moveTaskMessagesPerSecondMax.value;
       const elapsedMs = Math.min(Math.max(nowMs - task.lastStepAtMs, 0), 1_000);
       const budget = Math.max(1, Math.min(messagesPerStepMax, Math.floor((rate * elapsedMs) / 1000)));
@@ -176,7 +217,13 @@ export class MoveTasks {
         const destinationArn = task.destinationArn ?? record.deadLetterSourceArn;
         const destinationName = destinationArn === undefined ? undefined : parseQueueArn(destinationArn)?.queueName;
         if (destinationName === undefined) {
-          return finish('FAILED', { failureReason: `message ${record.messageId} has no source queue to return to` }, [], [], 0);
+          return finish(
+            'FAILED',
+            { failureReason: `message ${record.messageId} has no source queue to return to` },
+            [],
+            [],
+            0,
+          );
         }
         if (!destinations.has(destinationName)) {
           const loaded = await this.ctx.maybeLoadQueue(view, destinationName);
@@ -185,16 +232,29 @@ export class MoveTasks {
         }
         const destination = destinations.get(destinationName);
         if (destination === undefined || destination.meta.config.isFifo !== source.meta.config.isFifo) {
-          return finish('FAILED', { failureReason: `the destination queue ${destinationName} does not exist or is of another type` }, [], [], 0);
+          return finish(
+            'FAILED',
+            { failureReason: `the destination queue ${destinationName} does not exist or is of another type` },
+            [],
+            [],
+            0,
+          );
         }
         readKeys.push(...message.readKeys);
         writes.push(...source.messages.deleteWrites(message));
         writes.push(...(await this.copyInto(view, destination, record, nowMs, counters, readKeys)));
       }
-      for (const { key: counterKey, counter } of counters.values()) writes.push({ kind: 'put', key: counterKey, value: encodeSequenceCounter(counter) });
+      for (const { key: counterKey, counter } of counters.values())
+        writes.push({ kind: 'put', key: counterKey, value: encodeSequenceCounter(counter) });
       const moved = task.approximateNumberOfMessagesMoved + batch.length;
       const isDone = batch.length < budget;
-      return finish(isDone ? 'COMPLETED' : 'RUNNING', { approximateNumberOfMessagesMoved: moved }, writes, readKeys, batch.length);
+      return finish(
+        isDone ? 'COMPLETED' : 'RUNNING',
+        { approximateNumberOfMessagesMoved: moved },
+        writes,
+        readKeys,
+        batch.length,
+      );
     });
   }
 
@@ -207,7 +267,14 @@ export class MoveTasks {
     readKeys: Uint8Array[],
   ): Promise<TxnWrite[]> {
     const partition = partitionOfGroup(record.messageGroupId, destination.meta.partitionCount);
-    const { receiptToken: _t, claimedAtMs: _c, firstReceiveAtMs: _f, deadLetterSourceArn: _d, sequenceNumber: _s, ...kept } = record;
+    const {
+      receiptToken: _t,
+      claimedAtMs: _c,
+      firstReceiveAtMs: _f,
+      deadLetterSourceArn: _d,
+      sequenceNumber: _s,
+      ...kept
+    } = record;
     let order = record.order;
     let sequenceNumber: string | undefined;
     if (destination.meta.config.isFifo) {
@@ -223,12 +290,24 @@ export class MoveTasks {
       order = sequenceNumberOf(counter, partition);
       sequenceNumber = formatSequenceNumber(order);
     }
-    const copy: MessageRecord = { ...kept, partition, visibleAtMs: nowMs, order, receiveCount: 0, ...(sequenceNumber !== undefined ? { sequenceNumber } : {}) };
+    const copy: MessageRecord = {
+      ...kept,
+      partition,
+      visibleAtMs: nowMs,
+      order,
+      receiveCount: 0,
+      ...(sequenceNumber !== undefined ? { sequenceNumber } : {}),
+    };
     return destination.messages.insertWrites(copy);
   }
 }
 
-async function visibleMessages(view: ReadView, queue: LoadedQueue, nowMs: number, limit: number): Promise<StoredMessage[]> {
+async function visibleMessages(
+  view: ReadView,
+  queue: LoadedQueue,
+  nowMs: number,
+  limit: number,
+): Promise<StoredMessage[]> {
   const found: StoredMessage[] = [];
   const rowsMax = raftqLimits.receiveScanRowsMax.value;
   let examined = 0;
@@ -240,10 +319,15 @@ async function visibleMessages(view: ReadView, queue: LoadedQueue, nowMs: number
       for (const row of page) {
         examined++;
         const visRow = parseMessageRowKey(row.key);
-        const message = visRow?.family === 'vis' ? await queue.messages.read(view, partition, visRow.messageId) : undefined;
+        const message =
+          visRow?.family === 'vis' ? await queue.messages.read(view, partition, visRow.messageId) : undefined;
         if (message === undefined) continue;
         // A vis row stays where the send put it: whether the message is visible now is its receive state's to say.
-        if (message.record.visibleAtMs <= nowMs && !isExpired(message.record, queue.meta.config.messageRetentionSeconds, nowMs)) found.push(message);
+        if (
+          message.record.visibleAtMs <= nowMs &&
+          !isExpired(message.record, queue.meta.config.messageRetentionSeconds, nowMs)
+        )
+          found.push(message);
         if (found.length >= limit) break;
       }
       const last = page[page.length - 1];
@@ -255,5 +339,7 @@ async function visibleMessages(view: ReadView, queue: LoadedQueue, nowMs: number
 }
 
 async function countVisible(view: ReadView, queue: LoadedQueue, nowMs: number): Promise<number> {
-  return (await countMessages(view, queue.keys, queue.meta.partitionCount, nowMs, queue.meta.config.messageRetentionSeconds)).visible;
+  return (
+    await countMessages(view, queue.keys, queue.meta.partitionCount, nowMs, queue.meta.config.messageRetentionSeconds)
+  ).visible;
 }

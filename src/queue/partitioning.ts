@@ -17,7 +17,10 @@ export function fnv1a32(text: string): number {
 }
 
 export function partitionOfGroup(groupId: string | undefined, partitionCount: number): number {
-  assert(partitionCount >= 1 && (partitionCount & (partitionCount - 1)) === 0, 'partition count must be a power of two');
+  assert(
+    partitionCount >= 1 && (partitionCount & (partitionCount - 1)) === 0,
+    'partition count must be a power of two',
+  );
   if (partitionCount === 1 || groupId === undefined) return 0;
   return fnv1a32(groupId) & (partitionCount - 1);
 }

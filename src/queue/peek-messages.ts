@@ -40,14 +40,27 @@ interface VisRow {
   readonly messageId: string;
 }
 
-export async function peekMessages(view: ReadView, queue: LoadedQueue, nowMs: number, limit: number): Promise<PeekedMessage[]> {
+export async function peekMessages(
+  view: ReadView,
+  queue: LoadedQueue,
+  nowMs: number,
+  limit: number,
+): Promise<PeekedMessage[]> {
   const rows: VisRow[] = [];
   for (let partition = 0; partition < queue.meta.partitionCount; partition++) {
     // A vis row stays where the send put it, so in-flight messages sit among visible ones: each
     // partition's first rows are read with room for them, then ordered by what the messages say.
-    for (const row of await view.scan(queue.keys.visibilityPrefix(partition), { limit: Math.min(limit * 4, raftqLimits.receiveScanRowsMax.value) })) {
+    for (const row of await view.scan(queue.keys.visibilityPrefix(partition), {
+      limit: Math.min(limit * 4, raftqLimits.receiveScanRowsMax.value),
+    })) {
       const visRow = parseMessageRowKey(row.key);
-      if (visRow?.family === 'vis') rows.push({ partition, visibleAtMs: visRow.visibleAtMs, order: BigInt(visRow.order), messageId: visRow.messageId });
+      if (visRow?.family === 'vis')
+        rows.push({
+          partition,
+          visibleAtMs: visRow.visibleAtMs,
+          order: BigInt(visRow.order),
+          messageId: visRow.messageId,
+        });
     }
   }
   rows.sort((a, b) => a.visibleAtMs - b.visibleAtMs || (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
@@ -65,7 +78,8 @@ export async function peekMessages(view: ReadView, queue: LoadedQueue, nowMs: nu
 }
 
 function peekedOf(record: MessageRecord, nowMs: number): PeekedMessage {
-  const state: PeekedState = record.visibleAtMs <= nowMs ? 'visible' : record.receiptToken !== undefined ? 'inflight' : 'delayed';
+  const state: PeekedState =
+    record.visibleAtMs <= nowMs ? 'visible' : record.receiptToken !== undefined ? 'inflight' : 'delayed';
   return {
     messageId: record.messageId,
     body: record.body,

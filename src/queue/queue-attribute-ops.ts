@@ -24,7 +24,11 @@ async function updateMeta(
   ctx: QueueContext,
   operation: string,
   name: string,
-  change: (meta: QueueMeta, nowMs: number, view: ReadView) => Promise<{ record: QueueMetaRecord; extraReads?: Uint8Array[]; extraWrites?: TxnWrite[] } | undefined>,
+  change: (
+    meta: QueueMeta,
+    nowMs: number,
+    view: ReadView,
+  ) => Promise<{ record: QueueMetaRecord; extraReads?: Uint8Array[]; extraWrites?: TxnWrite[] } | undefined>,
 ): Promise<void> {
   await ctx.runner.run(operation, async ({ view, nowMs }) => {
     const queue = await ctx.loadQueue(view, name);
@@ -32,13 +36,20 @@ async function updateMeta(
     if (changed === undefined) return { readKeys: queue.readKeys, writes: [], result: undefined };
     return {
       readKeys: [...queue.readKeys, ...(changed.extraReads ?? [])],
-      writes: [{ kind: 'put', key: queueKeys.meta(name), value: encodeQueueMeta(changed.record) }, ...(changed.extraWrites ?? [])],
+      writes: [
+        { kind: 'put', key: queueKeys.meta(name), value: encodeQueueMeta(changed.record) },
+        ...(changed.extraWrites ?? []),
+      ],
       result: undefined,
     };
   });
 }
 
-export async function getQueueAttributes(ctx: QueueContext, name: string, attributeNames: readonly string[]): Promise<Record<string, string>> {
+export async function getQueueAttributes(
+  ctx: QueueContext,
+  name: string,
+  attributeNames: readonly string[],
+): Promise<Record<string, string>> {
   const wanted = new Set<string>();
   for (const attributeName of attributeNames) {
     if (attributeName === 'All') {
@@ -52,8 +63,12 @@ export async function getQueueAttributes(ctx: QueueContext, name: string, attrib
   return ctx.runner.read(async (view, nowMs) => {
     const queue = await ctx.loadQueue(view, name);
     const { meta } = queue;
-    const needsCounts = queueAttributeTable.some((spec) => spec.access === 'readOnly' && spec.needsCounts === true && wanted.has(spec.name));
-    const counts = needsCounts ? await countMessages(view, queue.keys, meta.partitionCount, nowMs, meta.config.messageRetentionSeconds) : undefined;
+    const needsCounts = queueAttributeTable.some(
+      (spec) => spec.access === 'readOnly' && spec.needsCounts === true && wanted.has(spec.name),
+    );
+    const counts = needsCounts
+      ? await countMessages(view, queue.keys, meta.partitionCount, nowMs, meta.config.messageRetentionSeconds)
+      : undefined;
     const facts: QueueFacts = {
       createdAtMs: meta.createdAtMs,
       lastModifiedAtMs: meta.lastModifiedAtMs,
@@ -70,11 +85,18 @@ export async function getQueueAttributes(ctx: QueueContext, name: string, attrib
   });
 }
 
-export async function setQueueAttributes(ctx: QueueContext, name: string, attributes: Readonly<Record<string, string>>): Promise<void> {
+export async function setQueueAttributes(
+  ctx: QueueContext,
+  name: string,
+  attributes: Readonly<Record<string, string>>,
+): Promise<void> {
   await updateMeta(ctx, 'SetQueueAttributes', name, async (meta, nowMs, view) => {
     const canonical: Record<string, string> = {};
     for (const [attributeName, value] of Object.entries(attributes)) {
-      canonical[attributeName] = canonicalAttributeValue(attributeName, value, { isFifo: meta.config.isFifo, phase: 'set' });
+      canonical[attributeName] = canonicalAttributeValue(attributeName, value, {
+        isFifo: meta.config.isFifo,
+        phase: 'set',
+      });
     }
     const merged = mergeAttributes(meta.attributes, canonical);
     const redriveBefore = meta.attributes['RedrivePolicy'];
@@ -92,7 +114,9 @@ export async function setQueueAttributes(ctx: QueueContext, name: string, attrib
 }
 
 export async function tagQueue(ctx: QueueContext, name: string, tags: Readonly<Record<string, string>>): Promise<void> {
-  await updateMeta(ctx, 'TagQueue', name, async (meta) => ({ record: { ...recordOf(meta), tags: validateTags(tags, meta.tags) } }));
+  await updateMeta(ctx, 'TagQueue', name, async (meta) => ({
+    record: { ...recordOf(meta), tags: validateTags(tags, meta.tags) },
+  }));
 }
 
 export async function untagQueue(ctx: QueueContext, name: string, tagKeys: readonly string[]): Promise<void> {
@@ -123,7 +147,11 @@ interface PolicyDocument {
 
 function readPolicy(ctx: QueueContext, meta: QueueMeta): PolicyDocument {
   const text = meta.attributes['Policy'];
-  const empty: PolicyDocument = { Version: '2012-10-17', Id: `${ctx.queueArn(meta.name)}/SQSDefaultPolicy`, Statement: [] };
+  const empty: PolicyDocument = {
+    Version: '2012-10-17',
+    Id: `${ctx.queueArn(meta.name)}/SQSDefaultPolicy`,
+    Statement: [],
+  };
   if (text === undefined) return empty;
   const parsed = JSON.parse(text) as Partial<PolicyDocument>;
   return { ...empty, ...parsed, Statement: Array.isArray(parsed.Statement) ? parsed.Statement : [] };
@@ -142,7 +170,13 @@ export async function addPermission(ctx: QueueContext, name: string, grant: Perm
       Action: grant.actions.map((action) => (action === '*' ? 'SQS:*' : `SQS:${action}`)),
       Resource: ctx.queueArn(name),
     });
-    return { record: { ...recordOf(meta), attributes: { ...meta.attributes, Policy: JSON.stringify(policy) }, lastModifiedAtMs: nowMs } };
+    return {
+      record: {
+        ...recordOf(meta),
+        attributes: { ...meta.attributes, Policy: JSON.stringify(policy) },
+        lastModifiedAtMs: nowMs,
+      },
+    };
   });
 }
 

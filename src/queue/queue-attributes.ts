@@ -42,7 +42,10 @@ export interface QueueFacts {
  * optional field, which is left out).
  */
 export type ConfigBinding = {
-  readonly [K in keyof QueueConfig]-?: { readonly field: K; readonly parse: (canonical: string | undefined) => QueueConfig[K] };
+  readonly [K in keyof QueueConfig]-?: {
+    readonly field: K;
+    readonly parse: (canonical: string | undefined) => QueueConfig[K];
+  };
 }[keyof QueueConfig];
 
 /** An attribute a request gives and the meta row stores. */
@@ -128,18 +131,28 @@ export const queueAttributeTable: readonly QueueAttributeSpec[] = [
     config: { field: 'visibilityTimeoutSeconds', parse: integerOr(visibilityDefault) },
   },
   // Stored as given: AddPermission and RemovePermission edit it, and AWS returns it unchanged.
-  { name: 'Policy', access: 'settable', value: { kind: 'document', parse: parsePolicyDocument, isStoredAsGiven: true } },
+  {
+    name: 'Policy',
+    access: 'settable',
+    value: { kind: 'document', parse: parsePolicyDocument, isStoredAsGiven: true },
+  },
   {
     name: 'RedrivePolicy',
     access: 'settable',
     value: { kind: 'document', parse: parseRedrivePolicy },
-    config: { field: 'redrivePolicy', parse: (canonical) => (canonical === undefined ? undefined : parseRedrivePolicy(canonical)) },
+    config: {
+      field: 'redrivePolicy',
+      parse: (canonical) => (canonical === undefined ? undefined : parseRedrivePolicy(canonical)),
+    },
   },
   {
     name: 'RedriveAllowPolicy',
     access: 'settable',
     value: { kind: 'document', parse: parseRedriveAllowPolicy },
-    config: { field: 'redriveAllowPolicy', parse: (canonical) => (canonical === undefined ? undefined : parseRedriveAllowPolicy(canonical)) },
+    config: {
+      field: 'redriveAllowPolicy',
+      parse: (canonical) => (canonical === undefined ? undefined : parseRedriveAllowPolicy(canonical)),
+    },
   },
   // SSE is recorded, not applied: AWS's defaults and combination rules (queue-config.ts) only.
   { name: 'KmsMasterKeyId', access: 'settable', value: { kind: 'text' } },
@@ -167,7 +180,10 @@ export const queueAttributeTable: readonly QueueAttributeSpec[] = [
     isFifoOnly: true,
     default: fifoQueues('queue'),
     value: { kind: 'enum', values: ['queue', 'messageGroup'] },
-    config: { field: 'deduplicationScope', parse: (canonical) => (canonical === 'messageGroup' ? 'messageGroup' : 'queue') },
+    config: {
+      field: 'deduplicationScope',
+      parse: (canonical) => (canonical === 'messageGroup' ? 'messageGroup' : 'queue'),
+    },
   },
   {
     name: 'FifoThroughputLimit',
@@ -175,14 +191,36 @@ export const queueAttributeTable: readonly QueueAttributeSpec[] = [
     isFifoOnly: true,
     default: fifoQueues('perQueue'),
     value: { kind: 'enum', values: ['perQueue', 'perMessageGroupId'] },
-    config: { field: 'fifoThroughputLimit', parse: (canonical) => (canonical === 'perMessageGroupId' ? 'perMessageGroupId' : 'perQueue') },
+    config: {
+      field: 'fifoThroughputLimit',
+      parse: (canonical) => (canonical === 'perMessageGroupId' ? 'perMessageGroupId' : 'perQueue'),
+    },
   },
-  { name: 'ApproximateNumberOfMessages', access: 'readOnly', needsCounts: true, render: (facts) => facts.counts?.visible.toString() },
-  { name: 'ApproximateNumberOfMessagesNotVisible', access: 'readOnly', needsCounts: true, render: (facts) => facts.counts?.inFlight.toString() },
-  { name: 'ApproximateNumberOfMessagesDelayed', access: 'readOnly', needsCounts: true, render: (facts) => facts.counts?.delayed.toString() },
+  {
+    name: 'ApproximateNumberOfMessages',
+    access: 'readOnly',
+    needsCounts: true,
+    render: (facts) => facts.counts?.visible.toString(),
+  },
+  {
+    name: 'ApproximateNumberOfMessagesNotVisible',
+    access: 'readOnly',
+    needsCounts: true,
+    render: (facts) => facts.counts?.inFlight.toString(),
+  },
+  {
+    name: 'ApproximateNumberOfMessagesDelayed',
+    access: 'readOnly',
+    needsCounts: true,
+    render: (facts) => facts.counts?.delayed.toString(),
+  },
   // AWS gives both timestamps in whole seconds.
   { name: 'CreatedTimestamp', access: 'readOnly', render: (facts) => Math.floor(facts.createdAtMs / 1000).toString() },
-  { name: 'LastModifiedTimestamp', access: 'readOnly', render: (facts) => Math.floor(facts.lastModifiedAtMs / 1000).toString() },
+  {
+    name: 'LastModifiedTimestamp',
+    access: 'readOnly',
+    render: (facts) => Math.floor(facts.lastModifiedAtMs / 1000).toString(),
+  },
   { name: 'QueueArn', access: 'readOnly', render: (facts) => facts.queueArn },
 ];
 

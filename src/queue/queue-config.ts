@@ -33,7 +33,8 @@ export function isKnownAttributeName(name: string): boolean {
 export function defaultAttributes(options: { isFifo: boolean }): Record<string, string> {
   const attributes: Record<string, string> = {};
   for (const spec of queueAttributeTable) {
-    if (spec.access !== 'readOnly' && spec.default !== undefined && (spec.default.queues === 'all' || options.isFifo)) attributes[spec.name] = spec.default.value;
+    if (spec.access !== 'readOnly' && spec.default !== undefined && (spec.default.queues === 'all' || options.isFifo))
+      attributes[spec.name] = spec.default.value;
   }
   return attributes;
 }
@@ -43,17 +44,24 @@ export function defaultAttributes(options: { isFifo: boolean }): Record<string, 
  * canonical string, or '' to remove it (RedrivePolicy, Policy, …).
  * `phase` says whether the queue is being created (FifoQueue may be given only then).
  */
-export function canonicalAttributeValue(name: string, value: string, options: { isFifo: boolean; phase: 'create' | 'set' }): string {
+export function canonicalAttributeValue(
+  name: string,
+  value: string,
+  options: { isFifo: boolean; phase: 'create' | 'set' },
+): string {
   const spec = queueAttributeSpec(name);
   if (spec?.access === 'readOnly') throw new InvalidAttributeNameError(name, 'the attribute is read-only');
   if (spec === undefined) throw new InvalidAttributeNameError(name, 'unknown attribute');
-  if (spec.isFifoOnly === true && !options.isFifo) throw new InvalidAttributeNameError(name, 'only FIFO queues have this attribute');
+  if (spec.isFifoOnly === true && !options.isFifo)
+    throw new InvalidAttributeNameError(name, 'only FIFO queues have this attribute');
   if (spec.access === 'createOnly' && options.phase === 'set') {
     // FifoQueue, the one create-only attribute. AWS: a standard queue has no such attribute; a
     // FIFO queue takes `true` (no change) and refuses anything else in these words.
     if (!options.isFifo) throw new InvalidAttributeNameError(name, 'a standard queue has no FifoQueue attribute');
     if (value !== 'true') {
-      throw new InvalidAttributeValueError(name, value, 'the queue type is fixed at creation', { message: `Invalid value for the parameter ${name}. Reason: Modifying queue type is not supported.` });
+      throw new InvalidAttributeValueError(name, value, 'the queue type is fixed at creation', {
+        message: `Invalid value for the parameter ${name}. Reason: Modifying queue type is not supported.`,
+      });
     }
     return 'true';
   }
@@ -65,16 +73,19 @@ function canonicalValue(name: string, value: string, rule: AttributeValueRule): 
     case 'integer': {
       if (!/^-?\d{1,12}$/.test(value.trim())) throw new InvalidAttributeValueError(name, value, 'must be an integer');
       const parsed = Number(value.trim());
-      if (parsed < rule.min || parsed > rule.max) throw new InvalidAttributeValueError(name, value, `must be between ${rule.min} and ${rule.max}`);
+      if (parsed < rule.min || parsed > rule.max)
+        throw new InvalidAttributeValueError(name, value, `must be between ${rule.min} and ${rule.max}`);
       return String(parsed);
     }
     case 'boolean': {
       const lower = value.trim().toLowerCase();
-      if (lower !== 'true' && lower !== 'false') throw new InvalidAttributeValueError(name, value, 'must be true or false');
+      if (lower !== 'true' && lower !== 'false')
+        throw new InvalidAttributeValueError(name, value, 'must be true or false');
       return lower;
     }
     case 'enum':
-      if (!rule.values.includes(value)) throw new InvalidAttributeValueError(name, value, `must be ${rule.values.join(' or ')}`);
+      if (!rule.values.includes(value))
+        throw new InvalidAttributeValueError(name, value, `must be ${rule.values.join(' or ')}`);
       return value;
     case 'text':
       return value;
@@ -92,7 +103,10 @@ function canonicalValue(name: string, value: string, rule: AttributeValueRule): 
  * Applies `changes` (already canonical) to `current` and checks the combinations that only make
  * sense together. Removal is an empty string.
  */
-export function mergeAttributes(current: Readonly<Record<string, string>>, changes: Readonly<Record<string, string>>): Record<string, string> {
+export function mergeAttributes(
+  current: Readonly<Record<string, string>>,
+  changes: Readonly<Record<string, string>>,
+): Record<string, string> {
   const merged: Record<string, string> = { ...current };
   for (const [name, value] of Object.entries(changes)) {
     if (value === '') delete merged[name];
@@ -105,10 +119,22 @@ export function mergeAttributes(current: Readonly<Record<string, string>>, chang
       'perMessageGroupId requires DeduplicationScope=messageGroup',
     );
   }
-  if (merged['KmsMasterKeyId'] !== undefined && merged['SqsManagedSseEnabled'] === 'true' && changes['SqsManagedSseEnabled'] === 'true') {
-    throw new InvalidAttributeValueError('SqsManagedSseEnabled', 'true', 'a queue cannot use SSE-SQS and SSE-KMS together');
+  if (
+    merged['KmsMasterKeyId'] !== undefined &&
+    merged['SqsManagedSseEnabled'] === 'true' &&
+    changes['SqsManagedSseEnabled'] === 'true'
+  ) {
+    throw new InvalidAttributeValueError(
+      'SqsManagedSseEnabled',
+      'true',
+      'a queue cannot use SSE-SQS and SSE-KMS together',
+    );
   }
-  if (changes['KmsMasterKeyId'] !== undefined && changes['KmsMasterKeyId'] !== '' && changes['SqsManagedSseEnabled'] === undefined) {
+  if (
+    changes['KmsMasterKeyId'] !== undefined &&
+    changes['KmsMasterKeyId'] !== '' &&
+    changes['SqsManagedSseEnabled'] === undefined
+  ) {
     merged['SqsManagedSseEnabled'] = 'false';
   }
   return merged;

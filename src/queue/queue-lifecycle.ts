@@ -33,12 +33,21 @@ export function encodeTombstone(atMs: number): Uint8Array {
 }
 
 /** Canonical values of the attributes a CreateQueue request gives, and the queue type they imply. */
-function canonicalCreateAttributes(name: string, attributes: Readonly<Record<string, string>>): { isFifo: boolean; canonical: Record<string, string> } {
+function canonicalCreateAttributes(
+  name: string,
+  attributes: Readonly<Record<string, string>>,
+): { isFifo: boolean; canonical: Record<string, string> } {
   const hasFifoName = name.endsWith('.fifo');
   const fifoGiven = attributes['FifoQueue'];
-  const isFifo = fifoGiven === undefined ? hasFifoName : canonicalAttributeValue('FifoQueue', fifoGiven, { isFifo: true, phase: 'create' }) === 'true';
+  const isFifo =
+    fifoGiven === undefined
+      ? hasFifoName
+      : canonicalAttributeValue('FifoQueue', fifoGiven, { isFifo: true, phase: 'create' }) === 'true';
   if (isFifo !== hasFifoName) {
-    throw new InvalidParameterValueError('QueueName', isFifo ? 'the name of a FIFO queue must end with .fifo' : 'only a FIFO queue name may end with .fifo');
+    throw new InvalidParameterValueError(
+      'QueueName',
+      isFifo ? 'the name of a FIFO queue must end with .fifo' : 'only a FIFO queue name may end with .fifo',
+    );
   }
   const canonical: Record<string, string> = {};
   for (const [attributeName, value] of Object.entries(attributes)) {
@@ -63,7 +72,11 @@ export async function requireRedriveTarget(
 }
 
 /** The dlqsrc index rows to write when a queue's RedrivePolicy goes from `before` to `after`. */
-export function deadLetterSourceWrites(sourceName: string, before: string | undefined, after: string | undefined): TxnWrite[] {
+export function deadLetterSourceWrites(
+  sourceName: string,
+  before: string | undefined,
+  after: string | undefined,
+): TxnWrite[] {
   const targetOf = (text: string | undefined) => {
     const policy = text === undefined ? undefined : parseQueueConfig({ RedrivePolicy: text }).redrivePolicy;
     return policy === undefined ? undefined : parseQueueArn(policy.deadLetterTargetArn)?.queueName;
@@ -73,7 +86,8 @@ export function deadLetterSourceWrites(sourceName: string, before: string | unde
   if (oldTarget === newTarget) return [];
   const writes: TxnWrite[] = [];
   if (oldTarget !== undefined) writes.push({ kind: 'delete', key: globalKeys.deadLetterSource(oldTarget, sourceName) });
-  if (newTarget !== undefined) writes.push({ kind: 'put', key: globalKeys.deadLetterSource(newTarget, sourceName), value: presentMarker });
+  if (newTarget !== undefined)
+    writes.push({ kind: 'put', key: globalKeys.deadLetterSource(newTarget, sourceName), value: presentMarker });
   return writes;
 }
 
@@ -97,7 +111,8 @@ export async function createQueue(
     const redriveReads = await requireRedriveTarget(ctx, view, { name, isFifo }, attributes['RedrivePolicy']);
     const lastGeneration = await readLastGeneration(view, name);
     const config = parseQueueConfig(attributes);
-    const isHighThroughput = config.fifoThroughputLimit === 'perMessageGroupId' && config.deduplicationScope === 'messageGroup';
+    const isHighThroughput =
+      config.fifoThroughputLimit === 'perMessageGroupId' && config.deduplicationScope === 'messageGroup';
     const record: QueueMetaRecord = {
       name,
       generation: lastGeneration + 1,
@@ -154,7 +169,11 @@ export async function purgeQueue(ctx: QueueContext, name: string): Promise<void>
     const generation = queue.lastGeneration + 1;
     const { config: _config, ...record } = meta;
     const writes: TxnWrite[] = [
-      { kind: 'put', key: queueKeys.meta(name), value: encodeQueueMeta({ ...record, generation, lastPurgeAtMs: nowMs }) },
+      {
+        kind: 'put',
+        key: queueKeys.meta(name),
+        value: encodeQueueMeta({ ...record, generation, lastPurgeAtMs: nowMs }),
+      },
       { kind: 'put', key: queueKeys.generation(name), value: encodeGeneration(generation) },
       { kind: 'put', key: globalKeys.tombstone(name, meta.generation), value: encodeTombstone(nowMs) },
     ];
@@ -180,7 +199,8 @@ function encodeNextToken(lastName: string): string {
 
 function decodeNextToken(token: string): string {
   const name = Buffer.from(token, 'base64url').toString('utf8');
-  if (token === '' || !/^[A-Za-z0-9_.-]{1,80}$/.test(name)) throw new InvalidParameterValueError('NextToken', 'not a token this service issued');
+  if (token === '' || !/^[A-Za-z0-9_.-]{1,80}$/.test(name))
+    throw new InvalidParameterValueError('NextToken', 'not a token this service issued');
   return name;
 }
 

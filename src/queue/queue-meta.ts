@@ -30,8 +30,22 @@ const decoder = new TextDecoder();
 export function encodeQueueMeta(record: QueueMetaRecord): Uint8Array {
   const { name, generation, attributes, tags, createdAtMs, lastModifiedAtMs, lastPurgeAtMs, partitionCount } = record;
   assert(Number.isSafeInteger(generation) && generation >= 1, 'queue generation must be a positive integer');
-  assert(partitionCount >= 1 && (partitionCount & (partitionCount - 1)) === 0, 'partition count must be a power of two');
-  return encoder.encode(JSON.stringify({ name, generation, attributes, tags, createdAtMs, lastModifiedAtMs, lastPurgeAtMs, partitionCount }));
+  assert(
+    partitionCount >= 1 && (partitionCount & (partitionCount - 1)) === 0,
+    'partition count must be a power of two',
+  );
+  return encoder.encode(
+    JSON.stringify({
+      name,
+      generation,
+      attributes,
+      tags,
+      createdAtMs,
+      lastModifiedAtMs,
+      lastPurgeAtMs,
+      partitionCount,
+    }),
+  );
 }
 
 export function decodeQueueMeta(bytes: Uint8Array): QueueMeta {

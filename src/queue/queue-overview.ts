@@ -42,7 +42,12 @@ export async function queueNames(view: ReadView): Promise<string[]> {
 }
 
 /** One queue's summary on `view`, or undefined when it does not exist there. */
-export async function summarizeQueue(ctx: QueueContext, view: ReadView, name: string, nowMs: number): Promise<QueueSummary | undefined> {
+export async function summarizeQueue(
+  ctx: QueueContext,
+  view: ReadView,
+  name: string,
+  nowMs: number,
+): Promise<QueueSummary | undefined> {
   const queue = await ctx.maybeLoadQueue(view, name);
   if (queue === undefined) return undefined;
   const { meta } = queue;
@@ -77,7 +82,11 @@ export async function summarizeQueues(ctx: QueueContext, view: ReadView, nowMs: 
  * those an older version stored) and the retention start its first vis row carries (a message's
  * retention starts at most the longest delay before its vis row's time, message-store.ts).
  */
-async function oldestRetentionStartMs(view: ReadView, keys: GenerationKeys, partitionCount: number): Promise<number | undefined> {
+async function oldestRetentionStartMs(
+  view: ReadView,
+  keys: GenerationKeys,
+  partitionCount: number,
+): Promise<number | undefined> {
   let oldest: number | undefined;
   for (let partition = 0; partition < partitionCount; partition++) {
     const [firstVis] = await view.scan(keys.visibilityPrefix(partition), { limit: 1 });

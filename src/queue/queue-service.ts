@@ -19,9 +19,20 @@ import {
   untagQueue,
 } from './queue-attribute-ops.js';
 import { QueueContext } from './queue-context.js';
-import { createQueue, deleteQueue, getQueueName, listDeadLetterSourceQueues, listQueues, purgeQueue } from './queue-lifecycle.js';
+import {
+  createQueue,
+  deleteQueue,
+  getQueueName,
+  listDeadLetterSourceQueues,
+  listQueues,
+  purgeQueue,
+} from './queue-lifecycle.js';
 import { MoveTasks } from './move-tasks.js';
-import { moveMessageToDeadLetterQueue, type DeadLetterMoveInput, type DeadLetterMoveResult } from './move-message-to-dead-letter-queue.js';
+import {
+  moveMessageToDeadLetterQueue,
+  type DeadLetterMoveInput,
+  type DeadLetterMoveResult,
+} from './move-message-to-dead-letter-queue.js';
 import { QueueReaper, type ReaperSweepOptions, type ReaperSweepReport } from './reaper.js';
 import { MessageSender } from './send-messages.js';
 import { QueueIndexes } from './index/queue-indexes.js';
@@ -86,7 +97,14 @@ export class QueueService {
   private isClosed = false;
 
   constructor(readonly options: QueueServiceOptions) {
-    this.ctx = new QueueContext(options.executor, options.accountId, options.region, options.scheduler, options, options.logger);
+    this.ctx = new QueueContext(
+      options.executor,
+      options.accountId,
+      options.region,
+      options.scheduler,
+      options,
+      options.logger,
+    );
     this.sender = new MessageSender(this.ctx);
     this.indexes = new QueueIndexes(options.executor);
     this.claimer = new MessageClaimer(this.ctx, options.inFlightMessagesMax, this.indexes, options.receiveScanSlot);
@@ -95,7 +113,11 @@ export class QueueService {
     this.moveTasks = new MoveTasks(this.ctx);
   }
 
-  createQueue(input: { name: string; attributes: Record<string, string>; tags: Record<string, string> }): Promise<{ name: string }> {
+  createQueue(input: {
+    name: string;
+    attributes: Record<string, string>;
+    tags: Record<string, string>;
+  }): Promise<{ name: string }> {
     return createQueue(this.ctx, input);
   }
 
@@ -198,7 +220,10 @@ export class QueueService {
     return removePermission(this.ctx, name, label);
   }
 
-  listDeadLetterSourceQueues(name: string, options: { maxResults?: number; nextToken?: string }): Promise<QueueNamePage> {
+  listDeadLetterSourceQueues(
+    name: string,
+    options: { maxResults?: number; nextToken?: string },
+  ): Promise<QueueNamePage> {
     return listDeadLetterSourceQueues(this.ctx, name, options);
   }
 
@@ -271,7 +296,9 @@ export class QueueService {
 
   /** Up to `limit` messages as they are, on one linearizable view, writing nothing (peek-messages.ts). */
   peekMessages(name: string, limit: number): Promise<PeekedMessage[]> {
-    return this.ctx.runner.read(async (view, nowMs) => peekMessages(view, await this.ctx.loadQueue(view, name), nowMs, limit));
+    return this.ctx.runner.read(async (view, nowMs) =>
+      peekMessages(view, await this.ctx.loadQueue(view, name), nowMs, limit),
+    );
   }
 
   /** Per-queue counts of dead-letter moves, skipped moves and empty receives on this node (queue-activity.ts). */

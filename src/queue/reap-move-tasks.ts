@@ -35,7 +35,14 @@ export class MoveTaskReap {
           const isOld = task.lastStepAtMs + raftqLimits.moveTaskRetentionMs.value <= nowMs;
           // Task ids sort by start time: the rows after this one in its source's range are newer.
           const sourceArn = String(decodeKey(row.key)[1]);
-          const isBeyondKept = !isOld && (await view.scan({ gte: keySuccessor(row.key), lt: globalKeys.moveTaskRange(sourceArn).lt }, { limit: keptMax })).length >= keptMax;
+          const isBeyondKept =
+            !isOld &&
+            (
+              await view.scan(
+                { gte: keySuccessor(row.key), lt: globalKeys.moveTaskRange(sourceArn).lt },
+                { limit: keptMax },
+              )
+            ).length >= keptMax;
           if (!isOld && !isBeyondKept) continue;
           readKeys.push(row.key);
           writes.push({ kind: 'delete', key: row.key });

@@ -50,7 +50,12 @@ export class QueueReap {
   ) {}
 
   /** One bounded step of each kind for `name`; false if the queue has no meta (deleted meanwhile). */
-  async reap(name: string, cursors: QueueReapCursors, report: ReaperSweepReport, isStopped: () => boolean): Promise<boolean> {
+  async reap(
+    name: string,
+    cursors: QueueReapCursors,
+    report: ReaperSweepReport,
+    isStopped: () => boolean,
+  ): Promise<boolean> {
     if (!(await this.reapExpiredMessages(name, cursors, report))) return false;
     for (const family of ['dedup', 'attempt'] as const) {
       if (isStopped()) return true;
@@ -58,12 +63,22 @@ export class QueueReap {
     }
     for (const family of auditedFamilies) {
       if (isStopped()) return true;
-      await this.reapDanglingRows(name, family, cursors, report, Math.min(this.rowsMax, raftqLimits.reaperAuditRowsPerQueuePerTickMax.value));
+      await this.reapDanglingRows(
+        name,
+        family,
+        cursors,
+        report,
+        Math.min(this.rowsMax, raftqLimits.reaperAuditRowsPerQueuePerTickMax.value),
+      );
     }
     return true;
   }
 
-  private async reapExpiredMessages(name: string, cursors: QueueReapCursors, report: ReaperSweepReport): Promise<boolean> {
+  private async reapExpiredMessages(
+    name: string,
+    cursors: QueueReapCursors,
+    report: ReaperSweepReport,
+  ): Promise<boolean> {
     const outcome = await this.ctx.runner.run(
       'ReapExpiredMessages',
       async ({ view, nowMs }) => {
@@ -84,7 +99,10 @@ export class QueueReap {
           const partition = (first + i) % partitionCount;
           for (const family of ['age', 'vis'] as const) {
             if (examined >= this.rowsMax) break;
-            const range = family === 'age' ? queue.keys.ageRangeBefore(partition, cutoffMs) : queue.keys.visibleRange(partition, cutoffMs - 1);
+            const range =
+              family === 'age'
+                ? queue.keys.ageRangeBefore(partition, cutoffMs)
+                : queue.keys.visibleRange(partition, cutoffMs - 1);
             const rows = await view.scan(range, { limit: this.rowsMax - examined });
             examined += rows.length;
             const checked = await checkIndexRows(view, queue.messages, family, rows);
@@ -102,7 +120,10 @@ export class QueueReap {
               // A copy moved in by a leader whose clock was behind the original send's can have its
               // vis row a little before its retention start: it expires moments later.
               if (family === 'vis' && !isExpired(record, retentionSeconds, nowMs)) continue;
-              assert(isExpired(record, retentionSeconds, nowMs), `age row of ${record.messageId} below the retention cutoff but the message is not expired`);
+              assert(
+                isExpired(record, retentionSeconds, nowMs),
+                `age row of ${record.messageId} below the retention cutoff but the message is not expired`,
+              );
               // The vis row to delete is named by the receive state: a receive that moves it conflicts.
               readKeys.push(stateKey);
               const deletes = queue.messages.deleteWrites(message);
@@ -127,23 +148,52 @@ export class QueueReap {
   }
 
   /** Dedup and attempt rows are keyed by id, not time: a cursor walks them a bounded page per tick. */
-  private async reapExpiredWindowRows(name: string, family: 'dedup' | 'attempt', cursors: QueueReapCursors, report: ReaperSweepReport): Promise<void> {
-    const deleted = await this.walkFamily(name, family, cursors, this.rowsMax, 'ReapExpiredRows', async (_view, _queue, rows, nowMs) =>
-      rows.filter((row) => expiresAtMsOf(family, row.value) <= nowMs).map((row) => ({ readKeys: [row.key], key: row.key })),
+  private async reapExpiredWindowRows(
+    name: string,
+    family: 'dedup' | 'attempt',
+    cursors: QueueReapCursors,
+    report: ReaperSweepReport,
+  ): Promise<void> {
+    const deleted = await this.walkFamily(
+      name,
+      family,
+      cursors,
+      this.rowsMax,
+      'ReapExpiredRows',
+      async (_view, _queue, rows, nowMs) =>
+        rows
+          .filter((row) => expiresAtMsOf(family, row.value) <= nowMs)
+          .map((row) => ({ readKeys: [row.key], key: row.key })),
     );
     if (family === 'dedup') report.dedupRowsDeleted += deleted;
     else report.attemptRowsDeleted += deleted;
   }
 
-  private async reapDanglingRows(name: string, family: AuditedFamily, cursors: QueueReapCursors, report: ReaperSweepReport, rowsMax: number): Promise<void> {
-    report.danglingRowsDeleted += await this.walkFamily(name, family, cursors, rowsMax, 'ReapDanglingRows', async (view, queue, rows) => {
-      if (family === 'state') return selectStrayStateRows(view, queue.messages, rows);
-      const checked = await checkIndexRows(view, queue.messages, family, rows);
-      // Whether a vis row is current depends on the receive state; age and group rows only on the data row.
-      return checked
-        .filter((check) => check.message === undefined)
-        .map((check) => ({ readKeys: family === 'vis' ? [check.dataKey, check.stateKey] : [check.dataKey], key: check.row.key }));
-    });
+  private async reapDanglingRows(
+    name: string,
+    family: AuditedFamily,
+    cursors: QueueReapCursors,
+    report: ReaperSweepReport,
+    rowsMax: number,
+  ): Promise<void> {
+    report.danglingRowsDeleted += await this.walkFamily(
+      name,
+      family,
+      cursors,
+      rowsMax,
+      'ReapDanglingRows',
+      async (view, queue, rows) => {
+        if (family === 'state') return selectStrayStateRows(view, queue.messages, rows);
+        const checked = await checkIndexRows(view, queue.messages, family, rows);
+        // Whether a vis row is current depends on the receive state; age and group rows only on the data row.
+        return checked
+          .filter((check) => check.message === undefined)
+          .map((check) => ({
+            readKeys: family === 'vis' ? [check.dataKey, check.stateKey] : [check.dataKey],
+            key: check.row.key,
+          }));
+      },
+    );
   }
 
   /**
@@ -156,7 +206,12 @@ export class QueueReap {
     cursors: QueueReapCursors,
     rowsMax: number,
     operation: string,
-    select: (view: ReadView, queue: LoadedQueue, rows: KeyValue[], nowMs: number) => Promise<Array<{ readKeys: readonly Uint8Array[]; key: Uint8Array }>>,
+    select: (
+      view: ReadView,
+      queue: LoadedQueue,
+      rows: KeyValue[],
+      nowMs: number,
+    ) => Promise<Array<{ readKeys: readonly Uint8Array[]; key: Uint8Array }>>,
   ): Promise<number> {
     const { next, deleted } = await this.ctx.runner.run(
       operation,
@@ -184,7 +239,8 @@ export class QueueReap {
 
 /** `whole` from `cursor` on, or all of it when the cursor is outside (another generation's). */
 function resumeRange(whole: KeyRange, cursor: Uint8Array | undefined): KeyRange {
-  const isInside = cursor !== undefined && Buffer.compare(cursor, whole.gte) > 0 && Buffer.compare(cursor, whole.lt) < 0;
+  const isInside =
+    cursor !== undefined && Buffer.compare(cursor, whole.gte) > 0 && Buffer.compare(cursor, whole.lt) < 0;
   return { gte: isInside ? cursor : whole.gte, lt: whole.lt };
 }
 
@@ -202,7 +258,12 @@ interface IndexRowCheck {
 }
 
 /** Reads the message each index row names (concurrently) and whether it still names that row. */
-async function checkIndexRows(view: ReadView, messages: MessageStore, family: IndexFamily, rows: readonly KeyValue[]): Promise<IndexRowCheck[]> {
+async function checkIndexRows(
+  view: ReadView,
+  messages: MessageStore,
+  family: IndexFamily,
+  rows: readonly KeyValue[],
+): Promise<IndexRowCheck[]> {
   return Promise.all(
     rows.map(async (row) => {
       const parsed = parseMessageRowKey(row.key);
@@ -212,7 +273,12 @@ async function checkIndexRows(view: ReadView, messages: MessageStore, family: In
       const dataKey = messages.keys.data(partition, messageId);
       const stateKey = messages.keys.receiveState(partition, messageId);
       const message = await messages.read(view, partition, messageId);
-      return { row, dataKey, stateKey, message: message !== undefined && isIndexedBy(message, parsed, row.key) ? message : undefined };
+      return {
+        row,
+        dataKey,
+        stateKey,
+        message: message !== undefined && isIndexedBy(message, parsed, row.key) ? message : undefined,
+      };
     }),
   );
 }
@@ -223,7 +289,11 @@ async function checkIndexRows(view: ReadView, messages: MessageStore, family: In
  * is an anomaly (an older node's delete, a bug): the data key is read so that nothing that could
  * still need the row commits meanwhile.
  */
-async function selectStrayStateRows(view: ReadView, messages: MessageStore, rows: readonly KeyValue[]): Promise<Array<{ readKeys: readonly Uint8Array[]; key: Uint8Array }>> {
+async function selectStrayStateRows(
+  view: ReadView,
+  messages: MessageStore,
+  rows: readonly KeyValue[],
+): Promise<Array<{ readKeys: readonly Uint8Array[]; key: Uint8Array }>> {
   const checked = await Promise.all(
     rows.map(async (row) => {
       const parsed = parseMessageRowKey(row.key);

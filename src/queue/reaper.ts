@@ -53,8 +53,18 @@ export class QueueReaper {
     const report = emptyReaperReport();
     const isStopped = () => options.signal?.aborted === true;
     const { tombstones, queues } = await this.ctx.runner.read(async (view) => {
-      const tombstonePage = await rotatingPage(view, globalKeys.tombstoneRange(), this.nextTombstoneKey, raftqLimits.reaperTombstonesPerTickMax.value);
-      const queuePage = await rotatingPage(view, globalKeys.queueIndexRange(), this.nextQueueKey, raftqLimits.reaperQueuesPerTickMax.value);
+      const tombstonePage = await rotatingPage(
+        view,
+        globalKeys.tombstoneRange(),
+        this.nextTombstoneKey,
+        raftqLimits.reaperTombstonesPerTickMax.value,
+      );
+      const queuePage = await rotatingPage(
+        view,
+        globalKeys.queueIndexRange(),
+        this.nextQueueKey,
+        raftqLimits.reaperQueuesPerTickMax.value,
+      );
       this.nextTombstoneKey = tombstonePage.next;
       this.nextQueueKey = queuePage.next;
       return { tombstones: tombstonePage.rows, queues: queuePage.rows.map((row) => String(decodeKey(row.key)[1])) };
@@ -85,7 +95,8 @@ export class QueueReaper {
     const outcome = await this.ctx.runner.run(
       'ReapGeneration',
       async ({ view }) => {
-        if ((await view.get(tombstoneKey)) === undefined) return { readKeys: [], writes: [], result: { rows: 0, isLast: false, next: undefined } };
+        if ((await view.get(tombstoneKey)) === undefined)
+          return { readKeys: [], writes: [], result: { rows: 0, isLast: false, next: undefined } };
         const rows = await view.scan({ gte: cursor ?? whole.gte, lt: whole.lt }, { limit: this.rowsMax });
         const writes: TxnWrite[] = rows.map((row) => ({ kind: 'delete', key: row.key }));
         // Nothing writes into a tombstoned generation (every message-path txn reads meta+gen), so
@@ -93,7 +104,11 @@ export class QueueReaper {
         const isLast = rows.length < this.rowsMax;
         if (isLast) writes.push({ kind: 'delete', key: tombstoneKey });
         const last = rows[rows.length - 1];
-        return { readKeys: [tombstoneKey], writes, result: { rows: rows.length, isLast, next: last === undefined ? undefined : keySuccessor(last.key) } };
+        return {
+          readKeys: [tombstoneKey],
+          writes,
+          result: { rows: rows.length, isLast, next: last === undefined ? undefined : keySuccessor(last.key) },
+        };
       },
       { staleAnswerWithoutWritesIsAcceptable: true },
     );
@@ -111,8 +126,14 @@ export class QueueReaper {
  * Up to `limit` rows of `range` from `from` on, wrapping around to its start (never visiting a
  * row twice), and the key the next page starts at.
  */
-async function rotatingPage(view: ReadView, range: KeyRange, from: Uint8Array | undefined, limit: number): Promise<{ rows: KeyValue[]; next: Uint8Array | undefined }> {
-  const start = from !== undefined && Buffer.compare(from, range.gte) > 0 && Buffer.compare(from, range.lt) < 0 ? from : range.gte;
+async function rotatingPage(
+  view: ReadView,
+  range: KeyRange,
+  from: Uint8Array | undefined,
+  limit: number,
+): Promise<{ rows: KeyValue[]; next: Uint8Array | undefined }> {
+  const start =
+    from !== undefined && Buffer.compare(from, range.gte) > 0 && Buffer.compare(from, range.lt) < 0 ? from : range.gte;
   const rows = await view.scan({ gte: start, lt: range.lt }, { limit });
   if (rows.length < limit && Buffer.compare(start, range.gte) > 0) {
     rows.push(...(await view.scan({ gte: range.gte, lt: start }, { limit: limit - rows.length })));

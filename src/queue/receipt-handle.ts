@@ -27,23 +27,42 @@ export function queueTagOf(queueName: string): number {
 }
 
 export function encodeReceiptHandle(parts: Omit<ReceiptHandleParts, 'queueTag'> & { queueName: string }): string {
-  assert(!parts.messageId.includes(separator) && !parts.token.includes(separator), 'message ids and receipt tokens must not contain ":"');
-  const fields = [parts.version, parts.partition, parts.generation, queueTagOf(parts.queueName).toString(16), parts.messageId, parts.token];
+  assert(
+    !parts.messageId.includes(separator) && !parts.token.includes(separator),
+    'message ids and receipt tokens must not contain ":"',
+  );
+  const fields = [
+    parts.version,
+    parts.partition,
+    parts.generation,
+    queueTagOf(parts.queueName).toString(16),
+    parts.messageId,
+    parts.token,
+  ];
   return Buffer.from(fields.join(separator), 'utf8').toString('base64url');
 }
 
 export function decodeReceiptHandle(handle: string): ReceiptHandleParts {
   const invalid = (reason: string) => new ReceiptHandleIsInvalidError(handle, reason);
-  if (handle.length === 0 || handle.length > handleLengthMax || !/^[A-Za-z0-9_-]+$/.test(handle)) throw invalid('not a receipt handle');
+  if (handle.length === 0 || handle.length > handleLengthMax || !/^[A-Za-z0-9_-]+$/.test(handle))
+    throw invalid('not a receipt handle');
   const fields = Buffer.from(handle, 'base64url').toString('utf8').split(separator);
   if (fields.length !== 6) throw invalid('not a receipt handle');
-  const [versionText, partitionText, generationText, tagText, messageId, token] = fields as [string, string, string, string, string, string];
+  const [versionText, partitionText, generationText, tagText, messageId, token] = fields as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   const version = Number(versionText);
   const partition = Number(partitionText);
   const generation = Number(generationText);
   const queueTag = Number.parseInt(tagText, 16);
   if (version !== 1 && version !== 2) throw invalid(`unknown handle version ${versionText}`);
-  if (!/^\d{1,3}$/.test(partitionText) || !/^\d{1,15}$/.test(generationText) || !/^[0-9a-f]{1,8}$/.test(tagText)) throw invalid('not a receipt handle');
+  if (!/^\d{1,3}$/.test(partitionText) || !/^\d{1,15}$/.test(generationText) || !/^[0-9a-f]{1,8}$/.test(tagText))
+    throw invalid('not a receipt handle');
   if (messageId === '' || token === '') throw invalid('not a receipt handle');
   return { version, partition, generation, queueTag, messageId, token };
 }
@@ -62,5 +81,6 @@ export function checkReceiptHandle(
   const expectedVersion = queue.partitionCount > 1 ? 2 : 1;
   if (parts.version !== expectedVersion) throw invalid(`a version ${parts.version} handle does not fit this queue`);
   if (parts.partition >= queue.partitionCount) throw invalid(`partition ${parts.partition} is out of range`);
-  if (parts.generation !== queue.generation) throw invalid('the handle belongs to a purged or deleted generation of the queue');
+  if (parts.generation !== queue.generation)
+    throw invalid('the handle belongs to a purged or deleted generation of the queue');
 }

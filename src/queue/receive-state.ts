@@ -59,7 +59,10 @@ export function encodeReceiveState(state: ReceiveState): Uint8Array {
 
 export function decodeReceiveState(bytes: Uint8Array): StoredReceiveState {
   if (bytes[0] === legacyJsonStart) return { state: decodeLegacyReceiveState(bytes), isMovingVisRow: true };
-  assert((bytes[0] === withToken || bytes[0] === withoutToken) && bytes.byteLength >= headerBytes, 'corrupt receive-state row');
+  assert(
+    (bytes[0] === withToken || bytes[0] === withoutToken) && bytes.byteLength >= headerBytes,
+    'corrupt receive-state row',
+  );
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const firstReceiveAtMs = view.getFloat64(13);
   const claimedAtMs = view.getFloat64(21);

@@ -72,7 +72,8 @@ export function parseRedriveAllowPolicy(text: string): RedriveAllowPolicy {
   const name = 'RedriveAllowPolicy';
   const object = parseJsonObject(name, text);
   for (const key of Object.keys(object)) {
-    if (key !== 'redrivePermission' && key !== 'sourceQueueArns') throw new InvalidAttributeValueError(name, text, `unknown field ${key}`);
+    if (key !== 'redrivePermission' && key !== 'sourceQueueArns')
+      throw new InvalidAttributeValueError(name, text, `unknown field ${key}`);
   }
   const permission = object['redrivePermission'];
   if (permission !== 'allowAll' && permission !== 'denyAll' && permission !== 'byQueue') {
@@ -80,7 +81,8 @@ export function parseRedriveAllowPolicy(text: string): RedriveAllowPolicy {
   }
   const arns = object['sourceQueueArns'];
   if (permission !== 'byQueue') {
-    if (arns !== undefined) throw new InvalidAttributeValueError(name, text, 'sourceQueueArns is allowed only with byQueue');
+    if (arns !== undefined)
+      throw new InvalidAttributeValueError(name, text, 'sourceQueueArns is allowed only with byQueue');
     return { redrivePermission: permission };
   }
   const arnsMax = sqsLimits.redriveAllowSourceQueuesMax.value;

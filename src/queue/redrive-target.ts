@@ -9,8 +9,7 @@ import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { isRedriveAllowed, parseQueueArn } from './redrive-policy.js';
 
 export type RedriveTargetCheck =
-  | { readonly kind: 'ok'; readonly target: LoadedQueue }
-  | { readonly kind: 'refused'; readonly reason: string };
+  { readonly kind: 'ok'; readonly target: LoadedQueue } | { readonly kind: 'refused'; readonly reason: string };
 
 export async function checkRedriveTarget(
   ctx: QueueContext,
@@ -27,7 +26,10 @@ export async function checkRedriveTarget(
   const target = await ctx.maybeLoadQueue(view, arn.queueName);
   if (target === undefined) return { kind: 'refused', reason: `the dead-letter queue ${arn.queueName} does not exist` };
   if (target.meta.config.isFifo !== source.isFifo) {
-    return { kind: 'refused', reason: 'the dead-letter queue of a FIFO queue must be FIFO, and of a standard queue standard' };
+    return {
+      kind: 'refused',
+      reason: 'the dead-letter queue of a FIFO queue must be FIFO, and of a standard queue standard',
+    };
   }
   if (!isRedriveAllowed(target.meta.config.redriveAllowPolicy, ctx.queueArn(source.name))) {
     return { kind: 'refused', reason: `the RedriveAllowPolicy of ${arn.queueName} does not admit this queue` };

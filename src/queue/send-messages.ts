@@ -24,7 +24,12 @@ import { KeyedMutex } from './keyed-mutex.js';
 import { partitionOfGroup } from './partitioning.js';
 import type { EntryFailure, SendContext, SendEntry, SendResult } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
-import { decodeSequenceCounter, encodeSequenceCounter, formatSequenceNumber, sequenceNumberOf } from './fifo-sequence.js';
+import {
+  decodeSequenceCounter,
+  encodeSequenceCounter,
+  formatSequenceNumber,
+  sequenceNumberOf,
+} from './fifo-sequence.js';
 import { sqsLimits } from '../base/limits.js';
 import type { ReadView } from '../storage/txn.js';
 
@@ -49,11 +54,16 @@ interface PreparedEntry {
 
 type Outcome = SendResult | EntryFailure;
 
-const fifoDeduplicationIdMissing = 'the queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly';
+const fifoDeduplicationIdMissing =
+  'the queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly';
 
 function isFifoIdMissing(error: Error): boolean {
   if (error instanceof MissingParameterError) return error.parameterName === 'MessageGroupId';
-  return error instanceof InvalidParameterValueError && error.parameterName === 'MessageDeduplicationId' && error.reason === fifoDeduplicationIdMissing;
+  return (
+    error instanceof InvalidParameterValueError &&
+    error.parameterName === 'MessageDeduplicationId' &&
+    error.reason === fifoDeduplicationIdMissing
+  );
 }
 
 export class MessageSender {
@@ -65,7 +75,8 @@ export class MessageSender {
 
   async send(name: string, entries: readonly SendEntry[], context: SendContext): Promise<Outcome[]> {
     const messageIds = context.messageIds ?? entries.map(() => this.ctx.newId());
-    if (messageIds.length !== entries.length) throw new Error(`sendMessages: ${messageIds.length} message ids for ${entries.length} entries`);
+    if (messageIds.length !== entries.length)
+      throw new Error(`sendMessages: ${messageIds.length} message ids for ${entries.length} entries`);
     // Only FIFO names end in .fifo (the type is fixed by the name): only their sends share a hot key.
     if (!name.endsWith('.fifo')) return this.sendOnce(name, entries, messageIds, context);
     // The lock keys only steer waiting; a stale partition count costs a conflict, never correctness.
@@ -74,47 +85,69 @@ export class MessageSender {
     return this.fifoLocks.withKeys(lockKeys, () => this.sendOnce(name, entries, messageIds, context));
   }
 
-  private async sendOnce(name: string, entries: readonly SendEntry[], messageIds: readonly string[], context: SendContext): Promise<Outcome[]> {
+  private async sendOnce(
+    name: string,
+    entries: readonly SendEntry[],
+    messageIds: readonly string[],
+    context: SendContext,
+  ): Promise<Outcome[]> {
     const key = context.idempotencyKey;
     let commits = 0;
     const runOptions = key === undefined ? {} : { newTxnId: () => `${key}.${commits++}` };
-    return this.ctx.runner.run('SendMessage', async ({ view, nowMs }) => {
-      const queue = await this.ctx.loadQueue(view, name);
-      const results: Array<Outcome | undefined> = entries.map(() => undefined);
-      const prepared: PreparedEntry[] = [];
-      entries.forEach((entry, index) => {
-        try {
-          prepared.push(this.prepare(queue, entry, index, messageIds[index] ?? this.ctx.newId()));
-        } catch (error) {
-          if (!(error instanceof MessageTooLongError || error instanceof InvalidParameterValueError || error instanceof MissingParameterError)) throw error;
-          // AWS fails the whole request, sending nothing, when a FIFO entry lacks its group or
-          // deduplication id; other entry errors fail that entry alone.
-          if (isFifoIdMissing(error)) throw error;
-          results[index] = { entryId: entry.entryId, error };
+    return this.ctx.runner.run(
+      'SendMessage',
+      async ({ view, nowMs }) => {
+        const queue = await this.ctx.loadQueue(view, name);
+        const results: Array<Outcome | undefined> = entries.map(() => undefined);
+        const prepared: PreparedEntry[] = [];
+        entries.forEach((entry, index) => {
+          try {
+            prepared.push(this.prepare(queue, entry, index, messageIds[index] ?? this.ctx.newId()));
+          } catch (error) {
+            if (!(
+              error instanceof MessageTooLongError ||
+              error instanceof InvalidParameterValueError ||
+              error instanceof MissingParameterError
+            ))
+              throw error;
+            // AWS fails the whole request, sending nothing, when a FIFO entry lacks its group or
+            // deduplication id; other entry errors fail that entry alone.
+            if (isFifoIdMissing(error)) throw error;
+            results[index] = { entryId: entry.entryId, error };
+          }
+        });
+        const readKeys = [...queue.readKeys];
+        const writes: TxnWrite[] = [];
+        if (queue.meta.config.isFifo) {
+          await this.planFifo(view, queue, prepared, nowMs, context.senderId, { readKeys, writes, results });
+        } else {
+          for (const item of prepared) {
+            const order = this.standardOrder++;
+            writes.push(
+              ...queue.messages.insertWrites(this.recordOf(item, nowMs, order, context.senderId, undefined), {
+                isNewMessageId: true,
+              }),
+            );
+            results[item.index] = { entryId: item.entry.entryId, messageId: item.messageId };
+          }
         }
-      });
-      const readKeys = [...queue.readKeys];
-      const writes: TxnWrite[] = [];
-      if (queue.meta.config.isFifo) {
-        await this.planFifo(view, queue, prepared, nowMs, context.senderId, { readKeys, writes, results });
-      } else {
-        for (const item of prepared) {
-          const order = this.standardOrder++;
-          writes.push(...queue.messages.insertWrites(this.recordOf(item, nowMs, order, context.senderId, undefined), { isNewMessageId: true }));
-          results[item.index] = { entryId: item.entry.entryId, messageId: item.messageId };
-        }
-      }
-      return { readKeys, writes, result: results.map((r) => r as Outcome) };
-    }, runOptions);
+        return { readKeys, writes, result: results.map((r) => r as Outcome) };
+      },
+      runOptions,
+    );
   }
 
   private prepare(queue: LoadedQueue, entry: SendEntry, index: number, messageId: string): PreparedEntry {
     const { config, partitionCount } = queue.meta;
     const sizeBytes = messageSizeBytes(entry.body, entry.messageAttributes);
-    if (sizeBytes > config.maximumMessageSizeBytes) throw new MessageTooLongError(sizeBytes, config.maximumMessageSizeBytes);
+    if (sizeBytes > config.maximumMessageSizeBytes)
+      throw new MessageTooLongError(sizeBytes, config.maximumMessageSizeBytes);
     if (!config.isFifo) {
       if (entry.messageDeduplicationId !== undefined) {
-        throw new InvalidParameterValueError('MessageDeduplicationId', 'only FIFO queues take a MessageDeduplicationId');
+        throw new InvalidParameterValueError(
+          'MessageDeduplicationId',
+          'only FIFO queues take a MessageDeduplicationId',
+        );
       }
       return { index, entry, messageId, delaySeconds: entry.delaySeconds ?? config.delaySeconds, partition: 0 };
     }
@@ -128,7 +161,8 @@ export class MessageSender {
     if (deduplicationId === undefined) {
       if (!config.isContentBasedDeduplication) {
         throw new InvalidParameterValueError('MessageDeduplicationId', fifoDeduplicationIdMissing, {
-          message: 'The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
+          message:
+            'The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly',
         });
       }
       deduplicationId = createHash('sha256').update(entry.body, 'utf8').digest('hex');
@@ -165,7 +199,11 @@ export class MessageSender {
       const earlier = seenInRequest.get(dedupKeyText) ?? (await readDedup(view, dedupKey, nowMs));
       out.readKeys.push(dedupKey);
       if (earlier !== undefined) {
-        out.results[item.index] = { entryId: item.entry.entryId, messageId: earlier.messageId, sequenceNumber: earlier.sequenceNumber };
+        out.results[item.index] = {
+          entryId: item.entry.entryId,
+          messageId: earlier.messageId,
+          sequenceNumber: earlier.sequenceNumber,
+        };
         continue;
       }
       let counter = counters.get(item.partition);
@@ -179,17 +217,35 @@ export class MessageSender {
       const sequence = sequenceNumberOf(counter, item.partition);
       const record = this.recordOf(item, nowMs, sequence, senderId, formatSequenceNumber(sequence));
       out.writes.push(...queue.messages.insertWrites(record, { isNewMessageId: true }));
-      const row: DedupRow = { messageId: item.messageId, sequenceNumber: formatSequenceNumber(sequence), expiresAtMs: nowMs + windowMs };
+      const row: DedupRow = {
+        messageId: item.messageId,
+        sequenceNumber: formatSequenceNumber(sequence),
+        expiresAtMs: nowMs + windowMs,
+      };
       out.writes.push({ kind: 'put', key: dedupKey, value: encoder.encode(JSON.stringify(row)) });
       seenInRequest.set(dedupKeyText, row);
-      out.results[item.index] = { entryId: item.entry.entryId, messageId: item.messageId, sequenceNumber: row.sequenceNumber };
+      out.results[item.index] = {
+        entryId: item.entry.entryId,
+        messageId: item.messageId,
+        sequenceNumber: row.sequenceNumber,
+      };
     }
     for (const [partition, counter] of counters) {
-      out.writes.push({ kind: 'put', key: queueKeys.sequence(queue.meta.name, partition), value: encodeSequenceCounter(counter) });
+      out.writes.push({
+        kind: 'put',
+        key: queueKeys.sequence(queue.meta.name, partition),
+        value: encodeSequenceCounter(counter),
+      });
     }
   }
 
-  private recordOf(item: PreparedEntry, nowMs: number, order: bigint, senderId: string, sequenceNumber: string | undefined): MessageRecord {
+  private recordOf(
+    item: PreparedEntry,
+    nowMs: number,
+    order: bigint,
+    senderId: string,
+    sequenceNumber: string | undefined,
+  ): MessageRecord {
     const { entry } = item;
     return {
       messageId: item.messageId,

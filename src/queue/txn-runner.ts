@@ -71,7 +71,11 @@ export class TxnRunner {
   async run<T>(
     operation: string,
     build: (attempt: TxnAttempt) => Promise<TxnPlan<T>>,
-    options: { staleAnswerWithoutWritesIsAcceptable?: boolean; beforeEachView?: () => void; newTxnId?: () => string } = {},
+    options: {
+      staleAnswerWithoutWritesIsAcceptable?: boolean;
+      beforeEachView?: () => void;
+      newTxnId?: () => string;
+    } = {},
   ): Promise<T> {
     const attemptsMax = raftqLimits.queueTxnAttemptsMax.value;
     let lastOutcome = 'none';
@@ -102,7 +106,13 @@ export class TxnRunner {
         lastOutcome = 'stale-answer';
         continue;
       }
-      const outcome = await this.commitOnce({ txnId: (options.newTxnId ?? this.options.newId)(), startTsUs: view.ts, nowMs, readKeys: plan.readKeys, writes: plan.writes });
+      const outcome = await this.commitOnce({
+        txnId: (options.newTxnId ?? this.options.newId)(),
+        startTsUs: view.ts,
+        nowMs,
+        readKeys: plan.readKeys,
+        writes: plan.writes,
+      });
       if (outcome.kind === 'committed') {
         this.options.onSettled?.(view);
         return plan.result;

@@ -3,11 +3,7 @@ import type { NodeId } from './types.js';
 
 /** Why the core refused a proposal. */
 export type ProposalDropReason =
-  | 'notLeader'
-  | 'transferInProgress'
-  | 'uncommittedBytesMax'
-  | 'confChangePending'
-  | 'noCommitInTerm';
+  'notLeader' | 'transferInProgress' | 'uncommittedBytesMax' | 'confChangePending' | 'noCommitInTerm';
 
 /**
  * The core refused a proposal or a read. Retryable: once a leader is known (`leaderId`) or the

@@ -38,7 +38,8 @@ function validateConfChange(r: Raft, change: ConfChange): void {
       if (r.tracker.isVoter(id)) invalid('it is already a voter');
       return;
     case 'addLearner':
-      if (r.tracker.isVoter(id)) invalid('demoting a voter is not a single-server change; remove it, then add it as a learner');
+      if (r.tracker.isVoter(id))
+        invalid('demoting a voter is not a single-server change; remove it, then add it as a learner');
       if (r.tracker.isLearner(id)) invalid('it is already a learner');
       return;
     case 'removeNode':

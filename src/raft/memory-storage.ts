@@ -97,7 +97,9 @@ export class MemoryRaftStorage implements RaftStorage {
     if (snapshot.meta.index <= currentIndex) throw new SnapshotOutOfDateError(snapshot.meta.index, currentIndex);
     this.currentSnapshot = snapshot;
     this.confState = snapshot.meta.confState;
-    this.log = [{ index: snapshot.meta.index, term: snapshot.meta.term, type: EntryType.Normal, data: new Uint8Array(0) }];
+    this.log = [
+      { index: snapshot.meta.index, term: snapshot.meta.term, type: EntryType.Normal, data: new Uint8Array(0) },
+    ];
   }
 
   /** Records a snapshot of the applied state at `index`; does not compact (see compact). */
@@ -118,9 +120,15 @@ export class MemoryRaftStorage implements RaftStorage {
     const offset = this.offset();
     if (index <= offset) throw new CompactedError(index, offset + 1);
     assert(index <= this.lastIndex(), `compact: index ${index} > last index ${this.lastIndex()}`);
-    assert(index <= this.currentSnapshot.meta.index, `compact: index ${index} is past the snapshot at ${this.currentSnapshot.meta.index}`);
+    assert(
+      index <= this.currentSnapshot.meta.index,
+      `compact: index ${index} is past the snapshot at ${this.currentSnapshot.meta.index}`,
+    );
     const dummy = this.log[index - offset] as Entry;
-    this.log = [{ index: dummy.index, term: dummy.term, type: EntryType.Normal, data: new Uint8Array(0) }, ...this.log.slice(index - offset + 1)];
+    this.log = [
+      { index: dummy.index, term: dummy.term, type: EntryType.Normal, data: new Uint8Array(0) },
+      ...this.log.slice(index - offset + 1),
+    ];
   }
 
   private offset(): number {

@@ -98,7 +98,8 @@ export class ProgressTracker {
     }
     const quorum = this.quorum();
     const missing = this.voters.size - granted - rejected;
-    const result: VoteResult = this.voters.size > 0 && granted >= quorum ? 'won' : granted + missing < quorum ? 'lost' : 'pending';
+    const result: VoteResult =
+      this.voters.size > 0 && granted >= quorum ? 'won' : granted + missing < quorum ? 'lost' : 'pending';
     return { granted, rejected, result };
   }
 

@@ -142,7 +142,10 @@ export class RaftLog {
 
   appliedTo(index: number): void {
     if (index === 0) return;
-    assert(index <= this.applyBound() && index >= this.applied, `applied ${index} outside [${this.applied}, ${this.committed}]`);
+    assert(
+      index <= this.applyBound() && index >= this.applied,
+      `applied ${index} outside [${this.applied}, ${this.committed}]`,
+    );
     this.applied = index;
   }
 

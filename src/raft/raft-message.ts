@@ -5,12 +5,18 @@ const noBytes = new Uint8Array(0);
 const noEntries: readonly Entry[] = [];
 
 /** A RaftMessage with every field the caller does not care about set to its zero value. */
-export function raftMessage(fields: Partial<RaftMessage> & Pick<RaftMessage, 'type' | 'from' | 'to' | 'term'>): RaftMessage {
+export function raftMessage(
+  fields: Partial<RaftMessage> & Pick<RaftMessage, 'type' | 'from' | 'to' | 'term'>,
+): RaftMessage {
   return outgoingMessage(fields, fields.from, fields.term);
 }
 
 /** A message from `from` at `term` (unless `fields` names another term). */
-export function outgoingMessage(fields: Partial<RaftMessage> & Pick<RaftMessage, 'type' | 'to'>, from: string, term: number): RaftMessage {
+export function outgoingMessage(
+  fields: Partial<RaftMessage> & Pick<RaftMessage, 'type' | 'to'>,
+  from: string,
+  term: number,
+): RaftMessage {
   // Field by field rather than by spreading: this runs for every message and spreads are slow.
   return {
     type: fields.type,
@@ -74,7 +80,11 @@ export function describeRaftMessage(m: RaftMessage): string {
   const parts = [`${m.from}->${m.to} ${messageTypeName(m.type)} term=${m.term}`];
   switch (m.type) {
     case MessageType.App:
-      parts.push(`index=${m.index} logTerm=${m.logTerm}`, `entries=[${m.entries.map((e) => `${e.term}/${e.index}`).join(' ')}]`, `commit=${m.commit}`);
+      parts.push(
+        `index=${m.index} logTerm=${m.logTerm}`,
+        `entries=[${m.entries.map((e) => `${e.term}/${e.index}`).join(' ')}]`,
+        `commit=${m.commit}`,
+      );
       break;
     case MessageType.AppResp:
       parts.push(`index=${m.index}`);

@@ -150,7 +150,11 @@ export class Raft {
     this.resetRandomizedElectionTimeout();
     abortLeaderTransfer(this);
     this.tracker.resetVotes();
-    this.tracker.resetProgress({ nextIndex: this.log.lastIndex() + 1, selfId: this.id, selfMatch: this.log.persistedLastIndex() });
+    this.tracker.resetProgress({
+      nextIndex: this.log.lastIndex() + 1,
+      selfId: this.id,
+      selfMatch: this.log.persistedLastIndex(),
+    });
     this.pendingConfIndex = 0;
     this.uncommittedBytes = 0;
     this.readOnly = new ReadOnly();
@@ -172,7 +176,11 @@ export class Raft {
    */
   appendEntries(entries: readonly { type: EntryType; data: Uint8Array }[]): boolean {
     const sizeBytes = payloadSizeBytes(entries as Entry[]);
-    if (this.uncommittedBytes > 0 && sizeBytes > 0 && this.uncommittedBytes + sizeBytes > this.config.uncommittedBytesMax) {
+    if (
+      this.uncommittedBytes > 0 &&
+      sizeBytes > 0 &&
+      this.uncommittedBytes + sizeBytes > this.config.uncommittedBytesMax
+    ) {
       return false;
     }
     this.uncommittedBytes += sizeBytes;
@@ -196,7 +204,8 @@ export class Raft {
 
   propose(data: Uint8Array): void {
     this.assertCanPropose();
-    if (!this.appendEntries([{ type: EntryType.Normal, data }])) throw new ProposalDroppedError('uncommittedBytesMax', this.leader);
+    if (!this.appendEntries([{ type: EntryType.Normal, data }]))
+      throw new ProposalDroppedError('uncommittedBytesMax', this.leader);
     bcastAppend(this);
   }
 
@@ -267,7 +276,8 @@ export class Raft {
       if (m.type === MessageType.Vote || m.type === MessageType.PreVote) {
         // Thesis §4.2.3: while a node hears from a live leader it ignores vote requests, so that
         // a removed or partitioned server cannot disrupt the cluster. A transfer overrides this.
-        const isInLease = this.config.checkQuorum && this.leader !== '' && this.electionElapsed < this.config.electionTimeoutTicks;
+        const isInLease =
+          this.config.checkQuorum && this.leader !== '' && this.electionElapsed < this.config.electionTimeoutTicks;
         if (isInLease && !isTransferCampaignMessage(m)) return false;
       }
       if (m.type === MessageType.PreVote) {
@@ -275,13 +285,17 @@ export class Raft {
       } else if (m.type === MessageType.PreVoteResp && !m.reject) {
         // A grant carries the term we would campaign at; we move to it only by winning.
       } else {
-        const isFromLeader = m.type === MessageType.App || m.type === MessageType.Heartbeat || m.type === MessageType.Snap;
+        const isFromLeader =
+          m.type === MessageType.App || m.type === MessageType.Heartbeat || m.type === MessageType.Snap;
         this.becomeFollower(m.term, isFromLeader ? m.from : '');
       }
       return true;
     }
     if (m.term < this.term) {
-      if ((this.config.checkQuorum || this.config.preVote) && (m.type === MessageType.App || m.type === MessageType.Heartbeat)) {
+      if (
+        (this.config.checkQuorum || this.config.preVote) &&
+        (m.type === MessageType.App || m.type === MessageType.Heartbeat)
+      ) {
         // A stale leader would never hear of our term otherwise: with PreVote and CheckQuorum
         // nobody campaigns against it, so tell it, and it steps down.
         this.send({ type: MessageType.AppResp, to: m.from });

@@ -120,7 +120,8 @@ export class RawNode {
     const r = this.raft;
     const softState = r.softState();
     const hardState = r.hardState();
-    const isSoftStateChanged = softState.leader !== this.prevSoftState.leader || softState.role !== this.prevSoftState.role;
+    const isSoftStateChanged =
+      softState.leader !== this.prevSoftState.leader || softState.role !== this.prevSoftState.role;
     const isHardStateChanged = !isHardStateEqual(hardState, this.prevHardState);
     const ready: Ready = {
       softState: isSoftStateChanged ? softState : null,

@@ -89,7 +89,8 @@ export function handleAppendResponse(r: Raft, m: RaftMessage): void {
   if (m.reject) {
     // Fast back-off: skip to where the follower's hint says the logs may match, a whole term
     // at a time when the follower named the term at its hint.
-    const matchHint = m.rejectHintTerm > 0 ? r.log.findConflictByTerm(m.rejectHint, m.rejectHintTerm).index : m.rejectHint;
+    const matchHint =
+      m.rejectHintTerm > 0 ? r.log.findConflictByTerm(m.rejectHint, m.rejectHintTerm).index : m.rejectHint;
     if (progress.maybeDecreaseTo(m.index, matchHint)) {
       if (progress.state === 'replicate') progress.becomeProbe();
       sendAppend(r, m.from);
@@ -189,7 +190,14 @@ export function handleAppendEntries(r: Raft, m: RaftMessage): void {
     return;
   }
   const hint = r.log.findConflictByTerm(Math.min(m.index, r.log.lastIndex()), m.logTerm);
-  r.send({ type: MessageType.AppResp, to: m.from, index: m.index, reject: true, rejectHint: hint.index, rejectHintTerm: hint.term });
+  r.send({
+    type: MessageType.AppResp,
+    to: m.from,
+    index: m.index,
+    reject: true,
+    rejectHint: hint.index,
+    rejectHintTerm: hint.term,
+  });
 }
 
 export function handleHeartbeat(r: Raft, m: RaftMessage): void {

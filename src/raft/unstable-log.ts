@@ -70,7 +70,10 @@ export class UnstableLog {
 
   /** Entries in [lo, hi), which must lie within the unstable range. */
   slice(lo: number, hi: number): Entry[] {
-    assert(lo >= this.offset && hi <= this.offset + this.entries.length && lo <= hi, `unstable slice [${lo}, ${hi}) out of [${this.offset}, ${this.offset + this.entries.length})`);
+    assert(
+      lo >= this.offset && hi <= this.offset + this.entries.length && lo <= hi,
+      `unstable slice [${lo}, ${hi}) out of [${this.offset}, ${this.offset + this.entries.length})`,
+    );
     return this.entries.slice(lo - this.offset, hi - this.offset);
   }
 }

@@ -21,7 +21,8 @@ export type ActionHandler = (ctx: ActionContext, input: ModelStructure) => Promi
 
 export function requireString(input: ModelStructure, name: string): string {
   const value = input[name];
-  if (typeof value !== 'string' || value === '') throw new SqsApiError('MissingParameter', `The request must contain the parameter ${name}.`);
+  if (typeof value !== 'string' || value === '')
+    throw new SqsApiError('MissingParameter', `The request must contain the parameter ${name}.`);
   return value;
 }
 
@@ -38,7 +39,8 @@ export function stringList(input: ModelStructure, name: string): string[] {
 export function stringMap(input: ModelStructure, name: string): Record<string, string> {
   const value = input[name];
   const out: Record<string, string> = {};
-  if (value === undefined || typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array) return out;
+  if (value === undefined || typeof value !== 'object' || Array.isArray(value) || value instanceof Uint8Array)
+    return out;
   for (const [key, v] of Object.entries(value)) if (typeof v === 'string') out[key] = v;
   return out;
 }
@@ -52,12 +54,19 @@ export function structureList(input: ModelStructure, name: string): ModelStructu
  * An optional integer parameter within [min, max]; `reason` completes AWS's sentence
  * "Value N for parameter X is invalid. Reason: …".
  */
-export function optionalIntInRange(input: ModelStructure, name: string, range: { min: number; max: number; reason?: string }): number | undefined {
+export function optionalIntInRange(
+  input: ModelStructure,
+  name: string,
+  range: { min: number; max: number; reason?: string },
+): number | undefined {
   const value = input[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < range.min || value > range.max) {
     const reason = range.reason ?? `Must be between ${range.min} and ${range.max}, if provided.`;
-    throw new SqsApiError('InvalidParameterValue', `Value ${String(value)} for parameter ${name} is invalid. Reason: ${reason}`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Value ${String(value)} for parameter ${name} is invalid. Reason: ${reason}`,
+    );
   }
   return value;
 }
@@ -77,5 +86,10 @@ export function compact(output: Record<string, ModelValue | undefined>): ModelSt
 /** A per-entry failure of a batch, shaped as BatchResultErrorEntry. */
 export function batchErrorEntry(id: string, err: unknown): ModelStructure {
   const apiError = toSqsApiError(err);
-  return { Id: id, SenderFault: apiError.definition.fault === 'Sender', Code: apiError.definition.queryCode, Message: apiError.message };
+  return {
+    Id: id,
+    SenderFault: apiError.definition.fault === 'Sender',
+    Code: apiError.definition.queryCode,
+    Message: apiError.message,
+  };
 }

@@ -38,12 +38,21 @@ export function parseCredentials(text: string, path = '<inline>'): CredentialSto
     throw new CredentialsFileError(path, `not JSON (${(err as Error).message})`, { cause: err });
   }
   const list = (parsed as { credentials?: unknown } | null)?.credentials;
-  if (!Array.isArray(list) || list.length === 0) throw new CredentialsFileError(path, 'expected a non-empty "credentials" array');
+  if (!Array.isArray(list) || list.length === 0)
+    throw new CredentialsFileError(path, 'expected a non-empty "credentials" array');
   const store = new Map<string, string>();
   list.forEach((entry: unknown, index: number) => {
     const { accessKeyId, secretAccessKey } = (entry ?? {}) as { accessKeyId?: unknown; secretAccessKey?: unknown };
-    if (typeof accessKeyId !== 'string' || accessKeyId === '' || typeof secretAccessKey !== 'string' || secretAccessKey === '') {
-      throw new CredentialsFileError(path, `credentials[${index}] needs non-empty string accessKeyId and secretAccessKey`);
+    if (
+      typeof accessKeyId !== 'string' ||
+      accessKeyId === '' ||
+      typeof secretAccessKey !== 'string' ||
+      secretAccessKey === ''
+    ) {
+      throw new CredentialsFileError(
+        path,
+        `credentials[${index}] needs non-empty string accessKeyId and secretAccessKey`,
+      );
     }
     if (store.has(accessKeyId)) throw new CredentialsFileError(path, `access key id ${accessKeyId} appears twice`);
     store.set(accessKeyId, secretAccessKey);

@@ -19,11 +19,18 @@ export function jsonBodyText(body: Uint8Array): string {
   const decoded = decodeStrictUtf8(body);
   if ('text' in decoded) return decoded.text;
   const byte = decoded.invalidByte.toString(16).toUpperCase().padStart(2, '0');
-  throw new SqsApiError('SerializationException', `The request body is not valid JSON: it is not valid UTF-8 (byte 0x${byte} at offset ${decoded.invalidOffset}).`);
+  throw new SqsApiError(
+    'SerializationException',
+    `The request body is not valid JSON: it is not valid UTF-8 (byte 0x${byte} at offset ${decoded.invalidOffset}).`,
+  );
 }
 
 /** Decodes and type-checks a JSON request body against the operation's input shape. */
-export function decodeJsonRequest(model: SqsServiceModel, inputShape: string | undefined, bodyText: string): ModelStructure {
+export function decodeJsonRequest(
+  model: SqsServiceModel,
+  inputShape: string | undefined,
+  bodyText: string,
+): ModelStructure {
   let parsed: unknown;
   try {
     parsed = bodyText.trim() === '' ? {} : JSON.parse(bodyText);
@@ -90,7 +97,11 @@ function decodeValue(model: SqsServiceModel, shapeName: string, raw: unknown, pa
 }
 
 /** Encodes an output structure as JSON, members in model order, blobs as base64. */
-export function encodeJsonResponse(model: SqsServiceModel, outputShape: string | undefined, output: ModelStructure): string {
+export function encodeJsonResponse(
+  model: SqsServiceModel,
+  outputShape: string | undefined,
+  output: ModelStructure,
+): string {
   if (outputShape === undefined) return '{}';
   return JSON.stringify(encodeValue(model, outputShape, output));
 }
@@ -111,7 +122,8 @@ function encodeValue(model: SqsServiceModel, shapeName: string, value: ModelValu
       return (value as ModelValue[]).map((item) => encodeValue(model, shape.member.shape, item));
     case 'map': {
       const out: Record<string, unknown> = {};
-      for (const [key, entry] of Object.entries(value as ModelStructure)) out[key] = encodeValue(model, shape.value.shape, entry);
+      for (const [key, entry] of Object.entries(value as ModelStructure))
+        out[key] = encodeValue(model, shape.value.shape, entry);
       return out;
     }
     case 'blob':
@@ -154,5 +166,8 @@ function joinPath(path: string, member: string): string {
 
 function typeMismatch(path: string, expected: string, raw: unknown): SqsApiError {
   const got = Array.isArray(raw) ? 'a list' : raw === null ? 'null' : typeof raw;
-  return new SqsApiError('SerializationException', `Value for ${path === '' ? 'the request body' : path} must be ${expected}, not ${got}.`);
+  return new SqsApiError(
+    'SerializationException',
+    `Value for ${path === '' ? 'the request body' : path} must be ${expected}, not ${got}.`,
+  );
 }

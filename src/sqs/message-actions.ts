@@ -40,16 +40,32 @@ interface PreparedSend {
   readonly md5OfSystemAttributes: string | undefined;
 }
 
-function prepareSend(input: ModelStructure, entryId: string, bodyParameter: string, traceHeader: string | undefined): PreparedSend {
+function prepareSend(
+  input: ModelStructure,
+  entryId: string,
+  bodyParameter: string,
+  traceHeader: string | undefined,
+): PreparedSend {
   const body = validateMessageBody(optionalString(input, 'MessageBody'), bodyParameter);
-  const delaySeconds = optionalIntInRange(input, 'DelaySeconds', { min: 0, max: delayMax, reason: `DelaySeconds must be >= 0 and <= ${delayMax}.` });
+  const delaySeconds = optionalIntInRange(input, 'DelaySeconds', {
+    min: 0,
+    max: delayMax,
+    reason: `DelaySeconds must be >= 0 and <= ${delayMax}.`,
+  });
   const messageAttributes = parseMessageAttributes(input['MessageAttributes']);
   const systemAttributes = withTraceHeader(parseMessageSystemAttributes(input['MessageSystemAttributes']), traceHeader);
   const messageGroupId = validateFifoToken(optionalString(input, 'MessageGroupId'), 'MessageGroupId');
-  const messageDeduplicationId = validateFifoToken(optionalString(input, 'MessageDeduplicationId'), 'MessageDeduplicationId');
+  const messageDeduplicationId = validateFifoToken(
+    optionalString(input, 'MessageDeduplicationId'),
+    'MessageDeduplicationId',
+  );
   const sizeBytes = messageSizeBytes(body, messageAttributes);
   const sizeMax = sqsLimits.messageSizeBytesMax.value;
-  if (sizeBytes > sizeMax) throw new SqsApiError('InvalidParameterValue', `One or more parameters are invalid. Reason: Message must be shorter than ${sizeMax} bytes.`);
+  if (sizeBytes > sizeMax)
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `One or more parameters are invalid. Reason: Message must be shorter than ${sizeMax} bytes.`,
+    );
   return {
     entry: {
       entryId,
@@ -67,7 +83,10 @@ function prepareSend(input: ModelStructure, entryId: string, bodyParameter: stri
 }
 
 /** As AWS: a message's own AWSTraceHeader wins over the request's X-Ray header. */
-function withTraceHeader(systemAttributes: Record<string, MessageAttributeValue>, traceHeader: string | undefined): Record<string, MessageAttributeValue> {
+function withTraceHeader(
+  systemAttributes: Record<string, MessageAttributeValue>,
+  traceHeader: string | undefined,
+): Record<string, MessageAttributeValue> {
   if (traceHeader === undefined || systemAttributes['AWSTraceHeader'] !== undefined) return systemAttributes;
   return { ...systemAttributes, AWSTraceHeader: { dataType: 'String', stringValue: traceHeader } };
 }
@@ -95,7 +114,8 @@ export const sendMessage: ActionHandler = async (ctx, input) => {
   const name = queueNameOf(input);
   const prepared = prepareSend(input, '0', 'MessageBody', ctx.traceHeader);
   const [result] = await ctx.queueService.sendMessages(name, [prepared.entry], { senderId: ctx.senderId });
-  if (result === undefined) throw new SqsApiError('InternalError', 'The queue layer returned no result for the message.');
+  if (result === undefined)
+    throw new SqsApiError('InternalError', 'The queue layer returned no result for the message.');
   if (isFailure(result)) throw toSqsApiError(result.error);
   return compact({
     MD5OfMessageBody: prepared.md5OfBody,
@@ -132,11 +152,20 @@ export const sendMessageBatch: ActionHandler = async (ctx, input) => {
   const entries = validateBatchEntries(structureList(input, 'Entries'), 'SendMessageBatchRequestEntry');
   const totalBytes = entries.reduce((sum, entry) => sum + rawEntrySizeBytes(entry), 0);
   const batchMax = sqsLimits.batchSizeBytesMax.value;
-  if (totalBytes > batchMax) throw new SqsApiError('BatchRequestTooLong', `Batch requests cannot be longer than ${batchMax} bytes. You have sent ${totalBytes} bytes.`);
+  if (totalBytes > batchMax)
+    throw new SqsApiError(
+      'BatchRequestTooLong',
+      `Batch requests cannot be longer than ${batchMax} bytes. You have sent ${totalBytes} bytes.`,
+    );
   return runBatch<PreparedSend, SendResult>(
     entries,
     (entry, id) => prepareSend(entry, id, 'SendMessageBatchRequestEntry.MessageBody', ctx.traceHeader),
-    (prepared) => ctx.queueService.sendMessages(name, prepared.map((p) => p.entry), { senderId: ctx.senderId }),
+    (prepared) =>
+      ctx.queueService.sendMessages(
+        name,
+        prepared.map((p) => p.entry),
+        { senderId: ctx.senderId },
+      ),
     (id, p, result) =>
       compact({
         Id: id,
@@ -153,10 +182,26 @@ export const receiveMessage: ActionHandler = async (ctx, input) => {
   const name = queueNameOf(input);
   const receiveMax = sqsLimits.receiveMessagesMax.value;
   const waitMax = sqsLimits.receiveWaitSecondsMax.value;
-  const maxMessages = optionalIntInRange(input, 'MaxNumberOfMessages', { min: 1, max: receiveMax, reason: `Must be between 1 and ${receiveMax}, if provided.` }) ?? 1;
-  const visibilityTimeoutSeconds = optionalIntInRange(input, 'VisibilityTimeout', { min: 0, max: visibilityMax, reason: `Must be >= 0 and <= ${visibilityMax}, if provided.` });
-  const waitTimeSeconds = optionalIntInRange(input, 'WaitTimeSeconds', { min: 0, max: waitMax, reason: `Must be >= 0 and <= ${waitMax}, if provided.` });
-  const receiveRequestAttemptId = validateFifoToken(optionalString(input, 'ReceiveRequestAttemptId'), 'ReceiveRequestAttemptId');
+  const maxMessages =
+    optionalIntInRange(input, 'MaxNumberOfMessages', {
+      min: 1,
+      max: receiveMax,
+      reason: `Must be between 1 and ${receiveMax}, if provided.`,
+    }) ?? 1;
+  const visibilityTimeoutSeconds = optionalIntInRange(input, 'VisibilityTimeout', {
+    min: 0,
+    max: visibilityMax,
+    reason: `Must be >= 0 and <= ${visibilityMax}, if provided.`,
+  });
+  const waitTimeSeconds = optionalIntInRange(input, 'WaitTimeSeconds', {
+    min: 0,
+    max: waitMax,
+    reason: `Must be >= 0 and <= ${waitMax}, if provided.`,
+  });
+  const receiveRequestAttemptId = validateFifoToken(
+    optionalString(input, 'ReceiveRequestAttemptId'),
+    'ReceiveRequestAttemptId',
+  );
   const systemNames = [...stringList(input, 'AttributeNames'), ...stringList(input, 'MessageSystemAttributeNames')];
   const attributeNames = stringList(input, 'MessageAttributeNames');
 
@@ -185,7 +230,9 @@ export const receiveMessage: ActionHandler = async (ctx, input) => {
   return out.length > 0 ? { Messages: out } : {};
 };
 
-function toWireAttributes(attributes: Readonly<Record<string, { dataType: string; stringValue?: string; binaryValue?: Uint8Array }>>): ModelStructure {
+function toWireAttributes(
+  attributes: Readonly<Record<string, { dataType: string; stringValue?: string; binaryValue?: Uint8Array }>>,
+): ModelStructure {
   const out: ModelStructure = {};
   for (const [name, value] of Object.entries(attributes)) {
     out[name] = compact({ StringValue: value.stringValue, BinaryValue: value.binaryValue, DataType: value.dataType });
@@ -205,14 +252,21 @@ export const changeMessageVisibility: ActionHandler = async (ctx, input) => {
   const name = queueNameOf(input);
   const receiptHandle = requireString(input, 'ReceiptHandle');
   const visibilityTimeoutSeconds = requireVisibility(input);
-  const [result] = await ctx.queueService.changeMessageVisibility(name, [{ entryId: '0', receiptHandle, visibilityTimeoutSeconds }]);
+  const [result] = await ctx.queueService.changeMessageVisibility(name, [
+    { entryId: '0', receiptHandle, visibilityTimeoutSeconds },
+  ]);
   if (result !== undefined && isFailure(result)) throw toSqsApiError(result.error);
   return {};
 };
 
 function requireVisibility(input: ModelStructure): number {
-  if (input['VisibilityTimeout'] === undefined) throw new SqsApiError('MissingParameter', 'The request must contain the parameter VisibilityTimeout.');
-  return optionalIntInRange(input, 'VisibilityTimeout', { min: 0, max: visibilityMax, reason: `VisibilityTimeout must be an integer between 0 and ${visibilityMax}.` }) as number;
+  if (input['VisibilityTimeout'] === undefined)
+    throw new SqsApiError('MissingParameter', 'The request must contain the parameter VisibilityTimeout.');
+  return optionalIntInRange(input, 'VisibilityTimeout', {
+    min: 0,
+    max: visibilityMax,
+    reason: `VisibilityTimeout must be an integer between 0 and ${visibilityMax}.`,
+  }) as number;
 }
 
 /**
@@ -243,7 +297,10 @@ async function runBatch<P, R extends { entryId: string }>(
   const successful: ModelStructure[] = [];
   for (const [id, p] of prepared) {
     const result = byId.get(id);
-    if (result === undefined) failed.push(batchErrorEntry(id, new SqsApiError('InternalError', 'The queue layer returned no result for this entry.')));
+    if (result === undefined)
+      failed.push(
+        batchErrorEntry(id, new SqsApiError('InternalError', 'The queue layer returned no result for this entry.')),
+      );
     else if (isFailure(result)) failed.push(batchErrorEntry(id, result.error));
     else successful.push(succeeded(id, p, result));
   }
@@ -264,7 +321,11 @@ export const changeMessageVisibilityBatch: ActionHandler = async (ctx, input) =>
   const name = queueNameOf(input);
   return runBatch(
     validateBatchEntries(structureList(input, 'Entries'), 'ChangeMessageVisibilityBatchRequestEntry'),
-    (entry, id) => ({ entryId: id, receiptHandle: requireString(entry, 'ReceiptHandle'), visibilityTimeoutSeconds: requireVisibility(entry) }),
+    (entry, id) => ({
+      entryId: id,
+      receiptHandle: requireString(entry, 'ReceiptHandle'),
+      visibilityTimeoutSeconds: requireVisibility(entry),
+    }),
     (entries) => ctx.queueService.changeMessageVisibility(name, entries),
     (id) => ({ Id: id }),
   );

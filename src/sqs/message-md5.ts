@@ -26,7 +26,9 @@ export function md5OfMessageBody(body: string): string {
  * lengths are 4-byte big-endian byte counts. The same encoding serves message system attributes.
  * Returns undefined for no attributes: AWS then omits the digest.
  */
-export function md5OfMessageAttributes(attributes: Readonly<Record<string, MessageAttributeValue>>): string | undefined {
+export function md5OfMessageAttributes(
+  attributes: Readonly<Record<string, MessageAttributeValue>>,
+): string | undefined {
   const names = Object.keys(attributes).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   if (names.length === 0) return undefined;
   const hash = createHash('md5');

@@ -36,10 +36,14 @@ function describeCodePoint(codePoint: number): string {
 
 /** A message body must be present, non-empty and made of allowed characters. */
 export function validateMessageBody(body: string | undefined, parameterName = 'MessageBody'): string {
-  if (body === undefined || body === '') throw new SqsApiError('MissingParameter', `The request must contain the parameter ${parameterName}.`);
+  if (body === undefined || body === '')
+    throw new SqsApiError('MissingParameter', `The request must contain the parameter ${parameterName}.`);
   const invalid = findInvalidCharacter(body);
   if (invalid !== undefined) {
-    throw new SqsApiError('InvalidMessageContents', `Invalid binary character '${describeCodePoint(invalid)}' was found in the message body, the set of allowed characters is ${allowedCharactersText}`);
+    throw new SqsApiError(
+      'InvalidMessageContents',
+      `Invalid binary character '${describeCodePoint(invalid)}' was found in the message body, the set of allowed characters is ${allowedCharactersText}`,
+    );
   }
   return body;
 }
@@ -54,7 +58,10 @@ export function parseMessageAttributes(raw: ModelValue | undefined): Record<stri
   if (raw === undefined) return {};
   const entries = Object.entries(raw as ModelStructure);
   if (entries.length > sqsLimits.messageAttributesMax.value) {
-    throw new SqsApiError('InvalidParameterValue', `Number of message attributes [${entries.length}] exceeds the allowed maximum [${sqsLimits.messageAttributesMax.value}].`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Number of message attributes [${entries.length}] exceeds the allowed maximum [${sqsLimits.messageAttributesMax.value}].`,
+    );
   }
   const out: Record<string, MessageAttributeValue> = {};
   for (const [name, value] of entries) {
@@ -65,13 +72,20 @@ export function parseMessageAttributes(raw: ModelValue | undefined): Record<stri
 }
 
 function validateAttributeName(name: string): void {
-  if (name === '') throw new SqsApiError('InvalidParameterValue', 'The request must contain non-empty message attribute name.');
+  if (name === '')
+    throw new SqsApiError('InvalidParameterValue', 'The request must contain non-empty message attribute name.');
   if (name.length > sqsLimits.messageAttributeNameLengthMax.value) {
-    throw new SqsApiError('InvalidParameterValue', `Message (user) attribute name '${name.slice(0, 32)}...' is longer than ${sqsLimits.messageAttributeNameLengthMax.value} characters.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Message (user) attribute name '${name.slice(0, 32)}...' is longer than ${sqsLimits.messageAttributeNameLengthMax.value} characters.`,
+    );
   }
   const lower = name.toLowerCase();
   if (reservedAttributePrefixes.some((prefix) => lower.startsWith(prefix))) {
-    throw new SqsApiError('InvalidParameterValue', `Message (user) attribute name '${name}' is invalid: the prefixes AWS. and Amazon. (in any case) are reserved for use by AWS.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Message (user) attribute name '${name}' is invalid: the prefixes AWS. and Amazon. (in any case) are reserved for use by AWS.`,
+    );
   }
   if (!attributeNamePattern.test(name) || name.startsWith('.') || name.endsWith('.') || name.includes('..')) {
     throw new SqsApiError(
@@ -84,46 +98,80 @@ function validateAttributeName(name: string): void {
 function parseAttributeValue(name: string, value: ModelStructure, kind: 'user' | 'system'): MessageAttributeValue {
   const dataType = value['DataType'] as string | undefined;
   if (dataType === undefined || dataType === '') {
-    throw new SqsApiError('InvalidParameterValue', `The message attribute '${name}' must contain non-empty message attribute type.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `The message attribute '${name}' must contain non-empty message attribute type.`,
+    );
   }
   if (dataType.length > sqsLimits.messageAttributeTypeLengthMax.value) {
-    throw new SqsApiError('InvalidParameterValue', `The message attribute '${name}' has a type longer than ${sqsLimits.messageAttributeTypeLengthMax.value} characters.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `The message attribute '${name}' has a type longer than ${sqsLimits.messageAttributeTypeLengthMax.value} characters.`,
+    );
   }
   if (!dataTypePattern.test(dataType)) {
-    throw new SqsApiError('InvalidParameterValue', `The message attribute '${name}' has an invalid message attribute type, the set of supported type prefixes is Binary, Number, and String.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `The message attribute '${name}' has an invalid message attribute type, the set of supported type prefixes is Binary, Number, and String.`,
+    );
   }
   if (findInvalidCharacter(dataType) !== undefined) {
-    throw new SqsApiError('InvalidParameterValue', `The message attribute '${name}' has a type that contains characters outside the allowed set ${allowedCharactersText}.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `The message attribute '${name}' has a type that contains characters outside the allowed set ${allowedCharactersText}.`,
+    );
   }
-  const hasList = (value['StringListValues'] as ModelValue[] | undefined)?.length || (value['BinaryListValues'] as ModelValue[] | undefined)?.length;
-  if (hasList) throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}': list values (StringListValues, BinaryListValues) are not supported.`);
+  const hasList =
+    (value['StringListValues'] as ModelValue[] | undefined)?.length ||
+    (value['BinaryListValues'] as ModelValue[] | undefined)?.length;
+  if (hasList)
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Message (${kind}) attribute '${name}': list values (StringListValues, BinaryListValues) are not supported.`,
+    );
   // One value, in the field its type takes: storing one and dropping the other would change the
   // message behind the client's back (and its MD5 would no longer match what the client sent).
   const hasStringValue = value['StringValue'] !== undefined;
   const hasBinaryValue = value['BinaryValue'] !== undefined;
-  if (hasStringValue && hasBinaryValue) throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}' must have a single value.`);
+  if (hasStringValue && hasBinaryValue)
+    throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}' must have a single value.`);
   const field = isBinaryDataType(dataType) ? 'Binary' : 'String';
   if (field === 'Binary' ? hasStringValue : hasBinaryValue) {
-    throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}' with type '${dataType}' must use field '${field}'.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Message (${kind}) attribute '${name}' with type '${dataType}' must use field '${field}'.`,
+    );
   }
   if (field === 'Binary') {
     const binaryValue = value['BinaryValue'] as Uint8Array | undefined;
     if (binaryValue === undefined || binaryValue.byteLength === 0) {
-      throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}' must contain a non-empty value of type 'Binary'.`);
+      throw new SqsApiError(
+        'InvalidParameterValue',
+        `Message (${kind}) attribute '${name}' must contain a non-empty value of type 'Binary'.`,
+      );
     }
     return { dataType, binaryValue };
   }
   const stringValue = value['StringValue'] as string | undefined;
   const logicalType = dataType.startsWith('Number') ? 'Number' : 'String';
   if (stringValue === undefined || stringValue === '') {
-    throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}' must contain a non-empty value of type '${logicalType}'.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Message (${kind}) attribute '${name}' must contain a non-empty value of type '${logicalType}'.`,
+    );
   }
   const invalid = findInvalidCharacter(stringValue);
   if (invalid !== undefined) {
-    throw new SqsApiError('InvalidParameterValue', `Message (${kind}) attribute '${name}' contains the invalid character '${describeCodePoint(invalid)}'; the set of allowed characters is ${allowedCharactersText}.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Message (${kind}) attribute '${name}' contains the invalid character '${describeCodePoint(invalid)}'; the set of allowed characters is ${allowedCharactersText}.`,
+    );
   }
   if (logicalType === 'Number' && !isSqsNumber(stringValue)) {
-    throw new SqsApiError('InvalidParameterValue', `Can't cast the value of message (${kind}) attribute '${name}' to a number: numbers have up to 38 digits of precision, between 10^-128 and 10^+126.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Can't cast the value of message (${kind}) attribute '${name}' to a number: numbers have up to 38 digits of precision, between 10^-128 and 10^+126.`,
+    );
   }
   return { dataType, stringValue };
 }
@@ -154,11 +202,17 @@ export function parseMessageSystemAttributes(raw: ModelValue | undefined): Recor
   const out: Record<string, MessageAttributeValue> = {};
   for (const [name, value] of Object.entries(raw as ModelStructure)) {
     if (name !== 'AWSTraceHeader') {
-      throw new SqsApiError('InvalidParameterValue', `Message system attribute name '${name}' is invalid; the only message system attribute a sender may set is AWSTraceHeader.`);
+      throw new SqsApiError(
+        'InvalidParameterValue',
+        `Message system attribute name '${name}' is invalid; the only message system attribute a sender may set is AWSTraceHeader.`,
+      );
     }
     const parsed = parseAttributeValue(name, value as ModelStructure, 'system');
     if (parsed.dataType !== 'String') {
-      throw new SqsApiError('InvalidParameterValue', `Message system attribute '${name}' must be of type 'String', not '${parsed.dataType}'.`);
+      throw new SqsApiError(
+        'InvalidParameterValue',
+        `Message system attribute '${name}' must be of type 'String', not '${parsed.dataType}'.`,
+      );
     }
     out[name] = parsed;
   }
@@ -171,20 +225,30 @@ const batchEntryIdPattern = /^[A-Za-z0-9_-]+$/;
  * Request-shape checks of every *Batch action, in AWS's order: no entries, too many entries, an
  * id of the wrong syntax, two entries with one id. Any of them fails the whole request.
  */
-export function validateBatchEntries(entries: readonly ModelStructure[] | undefined, entryName: string): readonly ModelStructure[] {
+export function validateBatchEntries(
+  entries: readonly ModelStructure[] | undefined,
+  entryName: string,
+): readonly ModelStructure[] {
   if (entries === undefined || entries.length === 0) {
     throw new SqsApiError('EmptyBatchRequest', `There should be at least one ${entryName} in the request.`);
   }
   const max = sqsLimits.batchEntriesMax.value;
   if (entries.length > max) {
-    throw new SqsApiError('TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${max}. You have sent ${entries.length}.`);
+    throw new SqsApiError(
+      'TooManyEntriesInBatchRequest',
+      `Maximum number of entries per request are ${max}. You have sent ${entries.length}.`,
+    );
   }
   const seen = new Set<string>();
   for (const entry of entries) {
     const id = entry['Id'];
-    if (typeof id !== 'string' || id === '') throw new SqsApiError('MissingParameter', `The request must contain the parameter ${entryName}.Id.`);
+    if (typeof id !== 'string' || id === '')
+      throw new SqsApiError('MissingParameter', `The request must contain the parameter ${entryName}.Id.`);
     if (id.length > sqsLimits.batchEntryIdLengthMax.value || !batchEntryIdPattern.test(id)) {
-      throw new SqsApiError('InvalidBatchEntryId', `A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most ${sqsLimits.batchEntryIdLengthMax.value} letters long.`);
+      throw new SqsApiError(
+        'InvalidBatchEntryId',
+        `A batch entry id can only contain alphanumeric characters, hyphens and underscores. It can be at most ${sqsLimits.batchEntryIdLengthMax.value} letters long.`,
+      );
     }
   }
   for (const entry of entries) {
@@ -200,7 +264,10 @@ export function validateFifoToken(value: string | undefined, parameterName: stri
   if (value === undefined) return undefined;
   const max = sqsLimits.fifoIdLengthMax.value;
   if (value.length === 0 || value.length > max || !/^[!-~]+$/.test(value)) {
-    throw new SqsApiError('InvalidParameterValue', `Value ${value.slice(0, 140)} for parameter ${parameterName} is invalid. Reason: ${parameterName} can contain up to ${max} alphanumeric and punctuation characters.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Value ${value.slice(0, 140)} for parameter ${parameterName} is invalid. Reason: ${parameterName} can contain up to ${max} alphanumeric and punctuation characters.`,
+    );
   }
   return value;
 }

@@ -23,7 +23,10 @@ export function formBodyText(body: Uint8Array): string {
   const decoded = decodeStrictUtf8(body);
   if ('text' in decoded) return decoded.text;
   const byte = decoded.invalidByte.toString(16).toUpperCase().padStart(2, '0');
-  throw new SqsApiError('MalformedQueryString', `The request body is not valid UTF-8 (byte 0x${byte} at offset ${decoded.invalidOffset}).`);
+  throw new SqsApiError(
+    'MalformedQueryString',
+    `The request body is not valid UTF-8 (byte 0x${byte} at offset ${decoded.invalidOffset}).`,
+  );
 }
 
 /** Splits a form-encoded string strictly: a bad percent escape is a MalformedQueryString. */
@@ -45,7 +48,10 @@ function decodeFormComponent(raw: string): string {
   try {
     return decodeURIComponent(raw.replace(/\+/g, ' '));
   } catch {
-    throw new SqsApiError('MalformedQueryString', `The query string contains a malformed percent-encoded sequence: ${raw.slice(0, 64)}`);
+    throw new SqsApiError(
+      'MalformedQueryString',
+      `The query string contains a malformed percent-encoded sequence: ${raw.slice(0, 64)}`,
+    );
   }
 }
 
@@ -77,7 +83,11 @@ function buildParamTree(params: ReadonlyMap<string, string>): ParamNode {
 }
 
 /** Decodes the operation's input structure from query parameters. */
-export function decodeQueryRequest(model: SqsServiceModel, inputShape: string | undefined, params: ReadonlyMap<string, string>): ModelStructure {
+export function decodeQueryRequest(
+  model: SqsServiceModel,
+  inputShape: string | undefined,
+  params: ReadonlyMap<string, string>,
+): ModelStructure {
   if (inputShape === undefined) return {};
   return decodeStructure(model, inputShape, buildParamTree(params), '');
 }
@@ -93,7 +103,13 @@ function decodeStructure(model: SqsServiceModel, shapeName: string, node: ParamN
   return out;
 }
 
-function decodeMember(model: SqsServiceModel, member: string, ref: ShapeRef, parent: ParamNode, path: string): ModelValue | undefined {
+function decodeMember(
+  model: SqsServiceModel,
+  member: string,
+  ref: ShapeRef,
+  parent: ParamNode,
+  path: string,
+): ModelValue | undefined {
   const shape = model.shape(ref.shape);
   if (shape.type === 'list') {
     const itemName = queryListMemberNames[ref.shape];
@@ -109,7 +125,9 @@ function decodeMember(model: SqsServiceModel, member: string, ref: ShapeRef, par
     for (const [listNode, stem] of candidates) {
       const items = listNode === undefined ? [] : indexedChildren(listNode);
       if (items.length === 0) continue;
-      return items.map(([index, itemNode]) => decodeNode(model, shape.member, itemNode, `${path}${stem}.${index}`)).filter((v): v is ModelValue => v !== undefined);
+      return items
+        .map(([index, itemNode]) => decodeNode(model, shape.member, itemNode, `${path}${stem}.${index}`))
+        .filter((v): v is ModelValue => v !== undefined);
     }
     return undefined;
   }
@@ -127,7 +145,10 @@ function decodeMember(model: SqsServiceModel, member: string, ref: ShapeRef, par
         const key = entryNode.children.get(names.key)?.value;
         if (key === undefined) throw missingEntryPart(`${entryName}.${names.key}`);
         const valueNode = entryNode.children.get(names.value);
-        const value = valueNode === undefined ? undefined : decodeNode(model, shape.value, valueNode, `${entryName}.${names.value}`);
+        const value =
+          valueNode === undefined
+            ? undefined
+            : decodeNode(model, shape.value, valueNode, `${entryName}.${names.value}`);
         if (value === undefined) throw missingEntryPart(`${entryName}.${names.value}`);
         if (!(key in out)) out[key] = value;
       }
@@ -161,24 +182,44 @@ function decodeScalar(type: string, raw: string, name: string): ModelValue {
   switch (type) {
     case 'integer':
     case 'long': {
-      if (!/^[+-]?\d+$/.test(raw.trim())) throw new SqsApiError('InvalidParameterValue', `Value ${raw} for parameter ${name} is invalid. Reason: must be an integer.`);
+      if (!/^[+-]?\d+$/.test(raw.trim()))
+        throw new SqsApiError(
+          'InvalidParameterValue',
+          `Value ${raw} for parameter ${name} is invalid. Reason: must be an integer.`,
+        );
       const n = Number(raw.trim());
-      if (!Number.isSafeInteger(n)) throw new SqsApiError('InvalidParameterValue', `Value ${raw} for parameter ${name} is invalid. Reason: out of range.`);
+      if (!Number.isSafeInteger(n))
+        throw new SqsApiError(
+          'InvalidParameterValue',
+          `Value ${raw} for parameter ${name} is invalid. Reason: out of range.`,
+        );
       return n;
     }
     case 'double':
     case 'float': {
       const n = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(n)) throw new SqsApiError('InvalidParameterValue', `Value ${raw} for parameter ${name} is invalid. Reason: must be a number.`);
+      if (raw.trim() === '' || !Number.isFinite(n))
+        throw new SqsApiError(
+          'InvalidParameterValue',
+          `Value ${raw} for parameter ${name} is invalid. Reason: must be a number.`,
+        );
       return n;
     }
     case 'boolean': {
       const lower = raw.toLowerCase();
-      if (lower !== 'true' && lower !== 'false') throw new SqsApiError('InvalidParameterValue', `Value ${raw} for parameter ${name} is invalid. Reason: must be true or false.`);
+      if (lower !== 'true' && lower !== 'false')
+        throw new SqsApiError(
+          'InvalidParameterValue',
+          `Value ${raw} for parameter ${name} is invalid. Reason: must be true or false.`,
+        );
       return lower === 'true';
     }
     case 'blob':
-      if (!isBase64(raw)) throw new SqsApiError('InvalidParameterValue', `Value for parameter ${name} is invalid. Reason: must be base64-encoded.`);
+      if (!isBase64(raw))
+        throw new SqsApiError(
+          'InvalidParameterValue',
+          `Value for parameter ${name} is invalid. Reason: must be base64-encoded.`,
+        );
       return new Uint8Array(Buffer.from(raw, 'base64'));
     default:
       return raw;
@@ -195,7 +236,13 @@ function indexedChildren(node: ParamNode): Array<[number, ParamNode]> {
 }
 
 /** `<ActionResponse><ActionResult>…</ActionResult><ResponseMetadata>…` for an operation's output. */
-export function encodeXmlResponse(model: SqsServiceModel, action: string, outputShape: string | undefined, output: ModelStructure, requestId: string): string {
+export function encodeXmlResponse(
+  model: SqsServiceModel,
+  action: string,
+  outputShape: string | undefined,
+  output: ModelStructure,
+  requestId: string,
+): string {
   const parts: string[] = [`<?xml version="1.0" encoding="UTF-8"?>\n<${action}Response xmlns="${queryXmlNamespace}">`];
   if (outputShape !== undefined) {
     parts.push(`<${action}Result>`);
@@ -206,7 +253,12 @@ export function encodeXmlResponse(model: SqsServiceModel, action: string, output
   return parts.join('');
 }
 
-function encodeStructureMembers(model: SqsServiceModel, shapeName: string, value: ModelStructure, parts: string[]): void {
+function encodeStructureMembers(
+  model: SqsServiceModel,
+  shapeName: string,
+  value: ModelStructure,
+  parts: string[],
+): void {
   const shape = model.shape(shapeName);
   if (shape.type !== 'structure') return;
   for (const [member, ref] of Object.entries(shape.members)) {
@@ -253,7 +305,10 @@ function encodeNamed(model: SqsServiceModel, member: string, ref: ShapeRef, valu
 const queryNonExistentQueueMessage = 'The specified queue does not exist for this wsdl version.';
 
 export function encodeXmlError(definition: AwsErrorDefinition, errorMessage: string, requestId: string): EncodedError {
-  const message = definition.name === 'QueueDoesNotExist' && errorMessage === definition.defaultMessage ? queryNonExistentQueueMessage : errorMessage;
+  const message =
+    definition.name === 'QueueDoesNotExist' && errorMessage === definition.defaultMessage
+      ? queryNonExistentQueueMessage
+      : errorMessage;
   const body =
     `<?xml version="1.0" encoding="UTF-8"?>\n<ErrorResponse xmlns="${queryXmlNamespace}"><Error><Type>${definition.fault}</Type>` +
     `<Code>${escapeXml(definition.queryCode)}</Code><Message>${escapeXml(message)}</Message><Detail/></Error>` +

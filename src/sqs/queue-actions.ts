@@ -19,13 +19,18 @@ import type { ModelStructure } from './service-model.js';
  * output; attribute semantics (names, ranges, defaults) are the queue layer's.
  */
 
-const listResultsRange = { min: 1, max: sqsLimits.listQueuesResultsMax.value, reason: `MaxResults must be an integer between 1 and ${sqsLimits.listQueuesResultsMax.value}.` };
+const listResultsRange = {
+  min: 1,
+  max: sqsLimits.listQueuesResultsMax.value,
+  reason: `MaxResults must be an integer between 1 and ${sqsLimits.listQueuesResultsMax.value}.`,
+};
 
 export const createQueue: ActionHandler = async (ctx, input) => {
   const name = validateQueueName(optionalString(input, 'QueueName'));
   const attributes = stringMap(input, 'Attributes');
   // Without FifoQueue=true AWS creates a standard queue, whose name may not end in .fifo.
-  if (name.endsWith('.fifo') && (attributes['FifoQueue'] ?? 'false').toLowerCase() === 'false') throw new SqsApiError('InvalidParameterValue', queueNameRule);
+  if (name.endsWith('.fifo') && (attributes['FifoQueue'] ?? 'false').toLowerCase() === 'false')
+    throw new SqsApiError('InvalidParameterValue', queueNameRule);
   const created = await ctx.queueService.createQueue({ name, attributes, tags: stringMap(input, 'tags') });
   return { QueueUrl: ctx.queueUrl(created.name) };
 };
@@ -63,7 +68,8 @@ export const getQueueAttributes: ActionHandler = async (ctx, input) => {
 
 export const setQueueAttributes: ActionHandler = async (ctx, input) => {
   const name = queueNameOf(input);
-  if (input['Attributes'] === undefined) throw new SqsApiError('MissingParameter', 'The request must contain the parameter Attribute.N.Name.');
+  if (input['Attributes'] === undefined)
+    throw new SqsApiError('MissingParameter', 'The request must contain the parameter Attribute.N.Name.');
   await ctx.queueService.setQueueAttributes(name, stringMap(input, 'Attributes'));
   return {};
 };
@@ -76,7 +82,8 @@ export const purgeQueue: ActionHandler = async (ctx, input) => {
 export const tagQueue: ActionHandler = async (ctx, input) => {
   const name = queueNameOf(input);
   const tags = stringMap(input, 'Tags');
-  if (Object.keys(tags).length === 0) throw new SqsApiError('MissingParameter', 'The request must contain the parameter Tags.');
+  if (Object.keys(tags).length === 0)
+    throw new SqsApiError('MissingParameter', 'The request must contain the parameter Tags.');
   await ctx.queueService.tagQueue(name, tags);
   return {};
 };
@@ -84,7 +91,8 @@ export const tagQueue: ActionHandler = async (ctx, input) => {
 export const untagQueue: ActionHandler = async (ctx, input) => {
   const name = queueNameOf(input);
   const tagKeys = stringList(input, 'TagKeys');
-  if (tagKeys.length === 0) throw new SqsApiError('MissingParameter', 'The request must contain the parameter TagKeys.');
+  if (tagKeys.length === 0)
+    throw new SqsApiError('MissingParameter', 'The request must contain the parameter TagKeys.');
   await ctx.queueService.untagQueue(name, tagKeys);
   return {};
 };
@@ -99,13 +107,18 @@ export const addPermission: ActionHandler = async (ctx, input) => {
   const label = requireString(input, 'Label');
   const accountIds = stringList(input, 'AWSAccountIds');
   const actions = stringList(input, 'Actions');
-  if (accountIds.length === 0) throw new SqsApiError('MissingParameter', 'The request must contain the parameter AWSAccountId.');
-  if (actions.length === 0) throw new SqsApiError('MissingParameter', 'The request must contain the parameter ActionName.');
+  if (accountIds.length === 0)
+    throw new SqsApiError('MissingParameter', 'The request must contain the parameter AWSAccountId.');
+  if (actions.length === 0)
+    throw new SqsApiError('MissingParameter', 'The request must contain the parameter ActionName.');
   validatePermissionLabel(label);
   const knownActions = new Set(ctx.model.operationNames());
   for (const action of actions) {
     if (action !== '*' && !knownActions.has(action)) {
-      throw new SqsApiError('InvalidParameterValue', `Value SQS:${action.slice(0, 128)} for parameter ActionName is invalid. Reason: Only the name of an SQS action or * may be granted.`);
+      throw new SqsApiError(
+        'InvalidParameterValue',
+        `Value SQS:${action.slice(0, 128)} for parameter ActionName is invalid. Reason: Only the name of an SQS action or * may be granted.`,
+      );
     }
   }
   await ctx.queueService.addPermission(name, { label, accountIds, actions });
@@ -118,7 +131,10 @@ const permissionLabelPattern = /^[A-Za-z0-9_-]+$/;
 function validatePermissionLabel(label: string): void {
   const max = sqsLimits.permissionLabelLengthMax.value;
   if (label.length > max || !permissionLabelPattern.test(label)) {
-    throw new SqsApiError('InvalidParameterValue', `Value ${label.slice(0, 128)} for parameter Label is invalid. Reason: Can only include alphanumeric characters, hyphens, or underscores. 1 to ${max} in length.`);
+    throw new SqsApiError(
+      'InvalidParameterValue',
+      `Value ${label.slice(0, 128)} for parameter Label is invalid. Reason: Can only include alphanumeric characters, hyphens, or underscores. 1 to ${max} in length.`,
+    );
   }
 }
 
@@ -143,7 +159,11 @@ export const startMessageMoveTask: ActionHandler = async (ctx, input) => {
   const sourceArn = requireString(input, 'SourceArn');
   const destinationArn = optionalString(input, 'DestinationArn');
   const rateMax = sqsLimits.moveTaskMessagesPerSecondMax.value;
-  const maxNumberOfMessagesPerSecond = optionalIntInRange(input, 'MaxNumberOfMessagesPerSecond', { min: 1, max: rateMax, reason: `MaxNumberOfMessagesPerSecond must be between 1 and ${rateMax}.` });
+  const maxNumberOfMessagesPerSecond = optionalIntInRange(input, 'MaxNumberOfMessagesPerSecond', {
+    min: 1,
+    max: rateMax,
+    reason: `MaxNumberOfMessagesPerSecond must be between 1 and ${rateMax}.`,
+  });
   const started = await ctx.queueService.startMessageMoveTask({
     sourceArn,
     ...(destinationArn !== undefined && destinationArn !== '' ? { destinationArn } : {}),
@@ -154,8 +174,15 @@ export const startMessageMoveTask: ActionHandler = async (ctx, input) => {
 
 export const listMessageMoveTasks: ActionHandler = async (ctx, input) => {
   const sourceArn = requireString(input, 'SourceArn');
-  const maxResults = optionalIntInRange(input, 'MaxResults', { min: 1, max: 10, reason: 'MaxResults must be between 1 and 10.' });
-  const tasks = await ctx.queueService.listMessageMoveTasks({ sourceArn, ...(maxResults !== undefined ? { maxResults } : {}) });
+  const maxResults = optionalIntInRange(input, 'MaxResults', {
+    min: 1,
+    max: 10,
+    reason: 'MaxResults must be between 1 and 10.',
+  });
+  const tasks = await ctx.queueService.listMessageMoveTasks({
+    sourceArn,
+    ...(maxResults !== undefined ? { maxResults } : {}),
+  });
   const results: ModelStructure[] = tasks.map((task) =>
     compact({
       TaskHandle: task.status === 'RUNNING' ? task.taskHandle : undefined,

@@ -8,7 +8,12 @@ import { SqsApiError } from './errors.js';
  * a bare queue name. Only the last path segment names the queue.
  */
 
-export function buildQueueUrl(options: { host: string; accountId: string; queueName: string; scheme?: string }): string {
+export function buildQueueUrl(options: {
+  host: string;
+  accountId: string;
+  queueName: string;
+  scheme?: string;
+}): string {
   return `${options.scheme ?? 'http'}://${options.host}/${options.accountId}/${encodeURIComponent(options.queueName)}`;
 }
 
@@ -17,7 +22,8 @@ const queueNameSegmentPattern = /^[A-Za-z0-9_.-]{1,80}$/;
 /** The queue name a QueueUrl names; InvalidAddress if it names none. */
 export function queueNameFromUrl(queueUrl: string): string {
   const name = tryQueueNameFromUrl(queueUrl);
-  if (name === undefined) throw new SqsApiError('InvalidAddress', `The address ${queueUrl.slice(0, 256)} is not valid for this endpoint.`);
+  if (name === undefined)
+    throw new SqsApiError('InvalidAddress', `The address ${queueUrl.slice(0, 256)} is not valid for this endpoint.`);
   return name;
 }
 
@@ -58,7 +64,8 @@ const fifoQueueNamePattern = /^[A-Za-z0-9_-]{1,75}\.fifo$/;
 
 /** CreateQueue's name rule: 1-80 of [A-Za-z0-9_-], the `.fifo` suffix counting toward the 80. */
 export function validateQueueName(name: string | undefined): string {
-  if (name === undefined || name === '') throw new SqsApiError('MissingParameter', 'The request must contain the parameter QueueName.');
+  if (name === undefined || name === '')
+    throw new SqsApiError('MissingParameter', 'The request must contain the parameter QueueName.');
   if (!queueNamePattern.test(name) && !fifoQueueNamePattern.test(name)) {
     throw new SqsApiError('InvalidParameterValue', queueNameRule);
   }

@@ -11,8 +11,17 @@ import { queueNameOf, requireString, type ActionHandler } from './action-context
 import { SqsApiError } from './errors.js';
 import type { ModelStructure, Operation, Shape } from './service-model.js';
 
-export const raftqExtensionModel: { readonly operations: readonly Operation[]; readonly shapes: Readonly<Record<string, Shape>> } = {
-  operations: [{ name: 'MoveMessageToDeadLetterQueue', inputShape: 'RaftqMoveMessageToDeadLetterQueueRequest', outputShape: 'RaftqMoveMessageToDeadLetterQueueResult' }],
+export const raftqExtensionModel: {
+  readonly operations: readonly Operation[];
+  readonly shapes: Readonly<Record<string, Shape>>;
+} = {
+  operations: [
+    {
+      name: 'MoveMessageToDeadLetterQueue',
+      inputShape: 'RaftqMoveMessageToDeadLetterQueueRequest',
+      outputShape: 'RaftqMoveMessageToDeadLetterQueueResult',
+    },
+  ],
   shapes: {
     RaftqString: { type: 'string' },
     RaftqDeadLetterCause: {
@@ -23,7 +32,11 @@ export const raftqExtensionModel: { readonly operations: readonly Operation[]; r
     RaftqMoveMessageToDeadLetterQueueRequest: {
       type: 'structure',
       required: ['QueueUrl', 'ReceiptHandle', 'Cause'],
-      members: { QueueUrl: { shape: 'RaftqString' }, ReceiptHandle: { shape: 'RaftqString' }, Cause: { shape: 'RaftqDeadLetterCause' } },
+      members: {
+        QueueUrl: { shape: 'RaftqString' },
+        ReceiptHandle: { shape: 'RaftqString' },
+        Cause: { shape: 'RaftqDeadLetterCause' },
+      },
     },
     RaftqMoveMessageToDeadLetterQueueResult: {
       type: 'structure',

@@ -5,7 +5,10 @@
  * or exact names. Names that match nothing are ignored, as AWS ignores them.
  */
 
-export function selectSystemAttributes(attributes: Readonly<Record<string, string>>, names: readonly string[]): Record<string, string> {
+export function selectSystemAttributes(
+  attributes: Readonly<Record<string, string>>,
+  names: readonly string[],
+): Record<string, string> {
   if (names.length === 0) return {};
   if (names.includes('All')) return { ...attributes };
   const out: Record<string, string> = {};
@@ -16,7 +19,10 @@ export function selectSystemAttributes(attributes: Readonly<Record<string, strin
   return out;
 }
 
-export function selectMessageAttributes<T>(attributes: Readonly<Record<string, T>>, names: readonly string[]): Record<string, T> {
+export function selectMessageAttributes<T>(
+  attributes: Readonly<Record<string, T>>,
+  names: readonly string[],
+): Record<string, T> {
   if (names.length === 0) return {};
   if (names.includes('All') || names.includes('.*')) return { ...attributes };
   const prefixes = names.filter((n) => n.endsWith('.*')).map((n) => n.slice(0, -1));

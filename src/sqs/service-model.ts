@@ -16,7 +16,12 @@ export interface ShapeRef {
 }
 
 export type Shape =
-  | { readonly type: 'structure'; readonly required?: readonly string[]; readonly members: Readonly<Record<string, ShapeRef>>; readonly exception?: boolean }
+  | {
+      readonly type: 'structure';
+      readonly required?: readonly string[];
+      readonly members: Readonly<Record<string, ShapeRef>>;
+      readonly exception?: boolean;
+    }
   | { readonly type: 'list'; readonly member: ShapeRef; readonly flattened?: boolean }
   | { readonly type: 'map'; readonly key: ShapeRef; readonly value: ShapeRef; readonly flattened?: boolean }
   | { readonly type: 'string'; readonly enum?: readonly string[] }
@@ -45,9 +50,15 @@ export class SqsServiceModel {
   private readonly shapes = new Map<string, Shape>();
 
   constructor(raw: unknown) {
-    if (typeof raw !== 'object' || raw === null) throw new ServiceModelError('The SQS service model is not a JSON object');
-    const model = raw as { metadata?: Record<string, unknown>; operations?: Record<string, Record<string, unknown>>; shapes?: Record<string, Shape> };
-    if (!model.metadata || !model.operations || !model.shapes) throw new ServiceModelError('The SQS service model lacks metadata, operations or shapes');
+    if (typeof raw !== 'object' || raw === null)
+      throw new ServiceModelError('The SQS service model is not a JSON object');
+    const model = raw as {
+      metadata?: Record<string, unknown>;
+      operations?: Record<string, Record<string, unknown>>;
+      shapes?: Record<string, Shape>;
+    };
+    if (!model.metadata || !model.operations || !model.shapes)
+      throw new ServiceModelError('The SQS service model lacks metadata, operations or shapes');
     this.targetPrefix = String(model.metadata['targetPrefix'] ?? 'AmazonSQS');
     this.apiVersion = String(model.metadata['apiVersion'] ?? '2012-11-05');
     for (const [name, shape] of Object.entries(model.shapes)) this.shapes.set(name, shape);
@@ -60,7 +71,8 @@ export class SqsServiceModel {
     for (const op of raftqExtensionModel.operations) this.extensionOperations.set(op.name, op);
     for (const op of this.operations.values()) {
       for (const shapeName of [op.inputShape, op.outputShape]) {
-        if (shapeName !== undefined && !this.shapes.has(shapeName)) throw new ServiceModelError(`Operation ${op.name} names a missing shape ${shapeName}`);
+        if (shapeName !== undefined && !this.shapes.has(shapeName))
+          throw new ServiceModelError(`Operation ${op.name} names a missing shape ${shapeName}`);
       }
     }
   }
@@ -100,7 +112,9 @@ export function resolveSqsServiceModelPath(env: NodeJS.ProcessEnv = process.env)
   if (override !== undefined && override !== '') return resolve(override);
   const bundled = join(repositoryRoot(), 'model', 'sqs-shapes.json');
   if (existsSync(bundled)) return bundled;
-  throw new ServiceModelError(`The SQS service model was not found at ${bundled}; set RAFTQ_SQS_SERVICE_MODEL to a service-2.json`);
+  throw new ServiceModelError(
+    `The SQS service model was not found at ${bundled}; set RAFTQ_SQS_SERVICE_MODEL to a service-2.json`,
+  );
 }
 
 /** The directory holding raftq's package.json, found from this file (src/ or dist/src/). */

@@ -55,7 +55,8 @@ export class SigV4Verifier {
     const headers = collectHeaders(request.rawHeaders);
     const parts = parseSignature(headers, queryPairs);
     const secret = this.credentials.get(parts.accessKeyId);
-    if (secret === undefined) throw new SqsApiError('InvalidClientTokenId', 'The security token included in the request is invalid.');
+    if (secret === undefined)
+      throw new SqsApiError('InvalidClientTokenId', 'The security token included in the request is invalid.');
     this.checkTime(parts);
 
     const canonicalQuery = canonicalQueryString(queryPairs, parts.isPresigned);
@@ -66,34 +67,69 @@ export class SigV4Verifier {
     const provided = Buffer.from(parts.signature, 'hex');
     for (const canonicalPath of candidatePaths(rawPath)) {
       for (const payloadHash of payloadHashes) {
-        const canonicalRequest = [request.method.toUpperCase(), canonicalPath, canonicalQuery, canonicalHeaders, parts.signedHeaders.join(';'), payloadHash].join('\n');
-        const stringToSign = [algorithm, parts.amzDate, scope, sha256Hex(Buffer.from(canonicalRequest, 'utf8'))].join('\n');
+        const canonicalRequest = [
+          request.method.toUpperCase(),
+          canonicalPath,
+          canonicalQuery,
+          canonicalHeaders,
+          parts.signedHeaders.join(';'),
+          payloadHash,
+        ].join('\n');
+        const stringToSign = [algorithm, parts.amzDate, scope, sha256Hex(Buffer.from(canonicalRequest, 'utf8'))].join(
+          '\n',
+        );
         const expected = createHmac('sha256', key).update(stringToSign, 'utf8').digest();
-        if (provided.length === expected.length && timingSafeEqual(provided, expected)) return { accessKeyId: parts.accessKeyId };
+        if (provided.length === expected.length && timingSafeEqual(provided, expected))
+          return { accessKeyId: parts.accessKeyId };
       }
     }
-    throw new SqsApiError('SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.');
+    throw new SqsApiError(
+      'SignatureDoesNotMatch',
+      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
+    );
   }
 
   private checkTime(parts: SignatureParts): void {
     const signedAtMs = parseAmzDate(parts.amzDate);
-    if (signedAtMs === undefined) throw new SqsApiError('IncompleteSignature', `X-Amz-Date ${parts.amzDate} is not of the form YYYYMMDD'T'HHMMSS'Z'.`);
-    if (parts.amzDate.slice(0, 8) !== parts.date) throw new SqsApiError('SignatureDoesNotMatch', `The credential scope date ${parts.date} does not match X-Amz-Date ${parts.amzDate}.`);
+    if (signedAtMs === undefined)
+      throw new SqsApiError(
+        'IncompleteSignature',
+        `X-Amz-Date ${parts.amzDate} is not of the form YYYYMMDD'T'HHMMSS'Z'.`,
+      );
+    if (parts.amzDate.slice(0, 8) !== parts.date)
+      throw new SqsApiError(
+        'SignatureDoesNotMatch',
+        `The credential scope date ${parts.date} does not match X-Amz-Date ${parts.amzDate}.`,
+      );
     const nowMs = this.clock.nowMs();
     const skewMs = raftqLimits.sigV4ClockSkewMsMax.value;
     if (parts.isPresigned) {
       const expiresMs = (parts.expiresSeconds ?? 0) * 1000;
-      if (signedAtMs - skewMs > nowMs) throw new SqsApiError('SignatureDoesNotMatch', `The presigned request is dated ${parts.amzDate}, in the future.`);
-      if (nowMs > signedAtMs + expiresMs) throw new SqsApiError('RequestExpired', `The presigned request expired at ${new Date(signedAtMs + expiresMs).toISOString()}.`);
+      if (signedAtMs - skewMs > nowMs)
+        throw new SqsApiError(
+          'SignatureDoesNotMatch',
+          `The presigned request is dated ${parts.amzDate}, in the future.`,
+        );
+      if (nowMs > signedAtMs + expiresMs)
+        throw new SqsApiError(
+          'RequestExpired',
+          `The presigned request expired at ${new Date(signedAtMs + expiresMs).toISOString()}.`,
+        );
       return;
     }
     // Worded as SQS words them: people and tools recognise clock skew by these messages.
     const skewMinutes = skewMs / 60_000;
     if (signedAtMs < nowMs - skewMs) {
-      throw new SqsApiError('SignatureDoesNotMatch', `Signature expired: ${parts.amzDate} is now earlier than ${formatAmzDate(nowMs - skewMs)} (${formatAmzDate(nowMs)} - ${skewMinutes} min.)`);
+      throw new SqsApiError(
+        'SignatureDoesNotMatch',
+        `Signature expired: ${parts.amzDate} is now earlier than ${formatAmzDate(nowMs - skewMs)} (${formatAmzDate(nowMs)} - ${skewMinutes} min.)`,
+      );
     }
     if (signedAtMs > nowMs + skewMs) {
-      throw new SqsApiError('SignatureDoesNotMatch', `Signature not yet current: ${parts.amzDate} is still later than ${formatAmzDate(nowMs + skewMs)} (${formatAmzDate(nowMs)} + ${skewMinutes} min.)`);
+      throw new SqsApiError(
+        'SignatureDoesNotMatch',
+        `Signature not yet current: ${parts.amzDate} is still later than ${formatAmzDate(nowMs + skewMs)} (${formatAmzDate(nowMs)} + ${skewMinutes} min.)`,
+      );
     }
   }
 
@@ -125,24 +161,46 @@ function parseSignature(headers: ReadonlyMap<string, string>, queryPairs: readon
   const query = new Map(queryPairs);
   const authorization = headers.get('authorization');
   if (authorization !== undefined) {
-    if (!authorization.startsWith(`${algorithm} `)) throw new SqsApiError('IncompleteSignature', `Only ${algorithm} signatures are supported.`);
+    if (!authorization.startsWith(`${algorithm} `))
+      throw new SqsApiError('IncompleteSignature', `Only ${algorithm} signatures are supported.`);
     const fields = new Map<string, string>();
     for (const part of authorization.slice(algorithm.length + 1).split(',')) {
       const eq = part.indexOf('=');
       if (eq > 0) fields.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
     }
     const amzDate = headers.get('x-amz-date') ?? dateHeaderAsAmzDate(headers.get('date'));
-    return buildParts(fields.get('Credential'), fields.get('SignedHeaders'), fields.get('Signature'), amzDate, false, undefined);
+    return buildParts(
+      fields.get('Credential'),
+      fields.get('SignedHeaders'),
+      fields.get('Signature'),
+      amzDate,
+      false,
+      undefined,
+    );
   }
   if (query.has('X-Amz-Algorithm') || query.has('X-Amz-Signature')) {
-    if (query.get('X-Amz-Algorithm') !== algorithm) throw new SqsApiError('IncompleteSignature', `Only ${algorithm} signatures are supported.`);
+    if (query.get('X-Amz-Algorithm') !== algorithm)
+      throw new SqsApiError('IncompleteSignature', `Only ${algorithm} signatures are supported.`);
     const expires = Number(query.get('X-Amz-Expires'));
     if (!Number.isInteger(expires) || expires < 1 || expires > raftqLimits.presignedUrlExpirySecondsMax.value) {
-      throw new SqsApiError('IncompleteSignature', `X-Amz-Expires must be an integer between 1 and ${raftqLimits.presignedUrlExpirySecondsMax.value} seconds.`);
+      throw new SqsApiError(
+        'IncompleteSignature',
+        `X-Amz-Expires must be an integer between 1 and ${raftqLimits.presignedUrlExpirySecondsMax.value} seconds.`,
+      );
     }
-    return buildParts(query.get('X-Amz-Credential'), query.get('X-Amz-SignedHeaders'), query.get('X-Amz-Signature'), query.get('X-Amz-Date'), true, expires);
+    return buildParts(
+      query.get('X-Amz-Credential'),
+      query.get('X-Amz-SignedHeaders'),
+      query.get('X-Amz-Signature'),
+      query.get('X-Amz-Date'),
+      true,
+      expires,
+    );
   }
-  throw new SqsApiError('MissingAuthenticationToken', 'Request is missing Authentication Token: sign it with AWS Signature Version 4.');
+  throw new SqsApiError(
+    'MissingAuthenticationToken',
+    'Request is missing Authentication Token: sign it with AWS Signature Version 4.',
+  );
 }
 
 function buildParts(
@@ -156,16 +214,35 @@ function buildParts(
   if (credential === undefined || signedHeaders === undefined || signature === undefined) {
     throw new SqsApiError('IncompleteSignature', 'The signature must contain Credential, SignedHeaders and Signature.');
   }
-  if (amzDate === undefined) throw new SqsApiError('IncompleteSignature', 'The request must contain an X-Amz-Date (or Date) header or parameter.');
+  if (amzDate === undefined)
+    throw new SqsApiError(
+      'IncompleteSignature',
+      'The request must contain an X-Amz-Date (or Date) header or parameter.',
+    );
   const scope = credential.split('/');
   if (scope.length !== 5 || scope[4] !== 'aws4_request' || scope.some((s) => s === '')) {
-    throw new SqsApiError('IncompleteSignature', `The credential ${credential} is not of the form ACCESS_KEY/DATE/REGION/SERVICE/aws4_request.`);
+    throw new SqsApiError(
+      'IncompleteSignature',
+      `The credential ${credential} is not of the form ACCESS_KEY/DATE/REGION/SERVICE/aws4_request.`,
+    );
   }
-  if (!/^[0-9a-f]{64}$/i.test(signature)) throw new SqsApiError('IncompleteSignature', 'The signature must be 64 hexadecimal digits.');
+  if (!/^[0-9a-f]{64}$/i.test(signature))
+    throw new SqsApiError('IncompleteSignature', 'The signature must be 64 hexadecimal digits.');
   const headerNames = signedHeaders.split(';').map((h) => h.trim().toLowerCase());
-  if (!headerNames.includes('host')) throw new SqsApiError('IncompleteSignature', 'The signed headers must include host.');
+  if (!headerNames.includes('host'))
+    throw new SqsApiError('IncompleteSignature', 'The signed headers must include host.');
   const [accessKeyId, date, region, service] = scope as [string, string, string, string, string];
-  return { accessKeyId, date, region, service, signedHeaders: headerNames, signature: signature.toLowerCase(), amzDate, isPresigned, expiresSeconds };
+  return {
+    accessKeyId,
+    date,
+    region,
+    service,
+    signedHeaders: headerNames,
+    signature: signature.toLowerCase(),
+    amzDate,
+    isPresigned,
+    expiresSeconds,
+  };
 }
 
 /** Lower-cased header name → values joined with commas, each trimmed with inner runs of spaces collapsed. */
@@ -235,11 +312,18 @@ function normalizeSegments(path: string): string[] {
   return out.length === 1 ? ['', ''] : out;
 }
 
-function candidatePayloadHashes(headers: ReadonlyMap<string, string>, body: Uint8Array, isPresigned: boolean): string[] {
+function candidatePayloadHashes(
+  headers: ReadonlyMap<string, string>,
+  body: Uint8Array,
+  isPresigned: boolean,
+): string[] {
   const declared = headers.get('x-amz-content-sha256');
   if (declared !== undefined) {
     if (declared !== 'UNSIGNED-PAYLOAD' && declared.toLowerCase() !== sha256Hex(body)) {
-      throw new SqsApiError('SignatureDoesNotMatch', 'The x-amz-content-sha256 header does not match the SHA-256 of the request body.');
+      throw new SqsApiError(
+        'SignatureDoesNotMatch',
+        'The x-amz-content-sha256 header does not match the SHA-256 of the request body.',
+      );
     }
     return [declared];
   }
@@ -264,7 +348,10 @@ export function parseAmzDate(amzDate: string): number | undefined {
 }
 
 export function formatAmzDate(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 function dateHeaderAsAmzDate(date: string | undefined): string | undefined {

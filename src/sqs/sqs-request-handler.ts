@@ -3,8 +3,21 @@ import { raftqLimits, sqsLimits } from '../base/limits.js';
 import type { QueueOperations } from '../queue/queue-operations.js';
 import type { ActionContext, ActionHandler } from './action-context.js';
 import { SqsApiError, toSqsApiError } from './errors.js';
-import { decodeJsonRequest, encodeJsonError, encodeJsonResponse, jsonBodyText, jsonContentType } from './json-protocol.js';
-import { decodeQueryRequest, encodeXmlError, encodeXmlResponse, formBodyText, parseFormParameters, xmlContentType } from './query-protocol.js';
+import {
+  decodeJsonRequest,
+  encodeJsonError,
+  encodeJsonResponse,
+  jsonBodyText,
+  jsonContentType,
+} from './json-protocol.js';
+import {
+  decodeQueryRequest,
+  encodeXmlError,
+  encodeXmlResponse,
+  formBodyText,
+  parseFormParameters,
+  xmlContentType,
+} from './query-protocol.js';
 import { buildQueueUrl, queueNameFromPath } from './queue-url.js';
 import type { ModelStructure, Operation, SqsServiceModel } from './service-model.js';
 import type { SigV4Verifier } from './sigv4-verifier.js';
@@ -70,7 +83,13 @@ export class SqsRequestHandler {
   async handle(request: GatewayRequest, signal: AbortSignal): Promise<GatewayResponse> {
     const startedAtMs = performance.now();
     const response = await this.respond(request, signal);
-    this.options.observer?.({ action: response.action, queueName: response.queueName, status: response.status, code: response.code ?? 'OK', durationMs: performance.now() - startedAtMs });
+    this.options.observer?.({
+      action: response.action,
+      queueName: response.queueName,
+      status: response.status,
+      code: response.code ?? 'OK',
+      durationMs: performance.now() - startedAtMs,
+    });
     return response;
   }
 
@@ -84,7 +103,11 @@ export class SqsRequestHandler {
     let action: string | undefined;
     let queueName: string | undefined;
     try {
-      if (request.method !== 'POST' && request.method !== 'GET') throw new SqsApiError('MethodNotAllowed', `The HTTP method ${request.method} is not allowed; SQS requests are POST (or GET for the query protocol).`);
+      if (request.method !== 'POST' && request.method !== 'GET')
+        throw new SqsApiError(
+          'MethodNotAllowed',
+          `The HTTP method ${request.method} is not allowed; SQS requests are POST (or GET for the query protocol).`,
+        );
       const queryIndex = request.rawUrl.indexOf('?');
       const path = queryIndex < 0 ? request.rawUrl : request.rawUrl.slice(0, queryIndex);
       const urlParams = parseFormParameters(queryIndex < 0 ? '' : request.rawUrl.slice(queryIndex + 1));
@@ -94,9 +117,13 @@ export class SqsRequestHandler {
       if (protocol === 'json') {
         action = jsonAction(target ?? '', this.options.model.targetPrefix);
       } else {
-        params = request.method === 'POST' ? mergeParams(urlParams, parseFormParameters(formBodyText(request.body))) : urlParams;
+        params =
+          request.method === 'POST'
+            ? mergeParams(urlParams, parseFormParameters(formBodyText(request.body)))
+            : urlParams;
         action = params.get('Action');
-        if (action === undefined || action === '') throw new SqsApiError('MissingAction', 'The request must contain the parameter Action.');
+        if (action === undefined || action === '')
+          throw new SqsApiError('MissingAction', 'The request must contain the parameter Action.');
       }
       const { operation, handler } = this.requireAction(action, protocol);
       const input =
@@ -107,12 +134,29 @@ export class SqsRequestHandler {
       this.fillQueueUrlFromPath(operation.inputShape, input, path, queueUrl);
       this.checkRequiredMembers(operation.inputShape, input);
       queueName = queueNameOfInput(input);
-      const output = await this.runWithDeadline(action, signal, (actionSignal) => handler(this.actionContext(headers, queueUrl, senderId, actionSignal), input));
+      const output = await this.runWithDeadline(action, signal, (actionSignal) =>
+        handler(this.actionContext(headers, queueUrl, senderId, actionSignal), input),
+      );
       return protocol === 'json'
-        ? { status: 200, headers: { 'content-type': jsonContentType, 'x-amzn-requestid': requestId }, body: encodeJsonResponse(this.options.model, operation.outputShape, output), action, ...(queueName === undefined ? {} : { queueName }) }
-        : { status: 200, headers: { 'content-type': xmlContentType, 'x-amzn-requestid': requestId }, body: encodeXmlResponse(this.options.model, action, operation.outputShape, output, requestId), action, ...(queueName === undefined ? {} : { queueName }) };
+        ? {
+            status: 200,
+            headers: { 'content-type': jsonContentType, 'x-amzn-requestid': requestId },
+            body: encodeJsonResponse(this.options.model, operation.outputShape, output),
+            action,
+            ...(queueName === undefined ? {} : { queueName }),
+          }
+        : {
+            status: 200,
+            headers: { 'content-type': xmlContentType, 'x-amzn-requestid': requestId },
+            body: encodeXmlResponse(this.options.model, action, operation.outputShape, output, requestId),
+            action,
+            ...(queueName === undefined ? {} : { queueName }),
+          };
     } catch (err) {
-      return { ...this.errorResponse(err, protocol, requestId, action), ...(queueName === undefined ? {} : { queueName }) };
+      return {
+        ...this.errorResponse(err, protocol, requestId, action),
+        ...(queueName === undefined ? {} : { queueName }),
+      };
     }
   }
 
@@ -126,7 +170,10 @@ export class SqsRequestHandler {
     const operation = this.options.model.operation(action);
     const handler = gatewayActions[action];
     if (operation === undefined || handler === undefined) {
-      throw new SqsApiError(protocol === 'json' ? 'UnknownOperationException' : 'InvalidAction', `The action ${action.slice(0, 128)} is not valid for this endpoint.`);
+      throw new SqsApiError(
+        protocol === 'json' ? 'UnknownOperationException' : 'InvalidAction',
+        `The action ${action.slice(0, 128)} is not valid for this endpoint.`,
+      );
     }
     return { operation, handler };
   }
@@ -139,7 +186,12 @@ export class SqsRequestHandler {
     return (queueName) => buildQueueUrl({ host, accountId, queueName, scheme });
   }
 
-  private actionContext(headers: ReadonlyMap<string, string>, queueUrl: (queueName: string) => string, senderId: string, signal: AbortSignal): ActionContext {
+  private actionContext(
+    headers: ReadonlyMap<string, string>,
+    queueUrl: (queueName: string) => string,
+    senderId: string,
+    signal: AbortSignal,
+  ): ActionContext {
     const traceHeader = headers.get('x-amzn-trace-id');
     return {
       queueService: this.options.queueService,
@@ -152,7 +204,12 @@ export class SqsRequestHandler {
   }
 
   /** The query protocol may address the queue by the request path instead of a QueueUrl parameter. */
-  private fillQueueUrlFromPath(inputShape: string | undefined, input: ModelStructure, path: string, queueUrl: (queueName: string) => string): void {
+  private fillQueueUrlFromPath(
+    inputShape: string | undefined,
+    input: ModelStructure,
+    path: string,
+    queueUrl: (queueName: string) => string,
+  ): void {
     if (inputShape === undefined || input['QueueUrl'] !== undefined) return;
     const shape = this.options.model.shape(inputShape);
     if (shape.type !== 'structure' || shape.members['QueueUrl'] === undefined) return;
@@ -171,7 +228,8 @@ export class SqsRequestHandler {
       if (ref === undefined) continue;
       const memberType = this.options.model.shape(ref.shape).type;
       if (memberType === 'list' || memberType === 'map') continue;
-      if (input[member] === undefined || input[member] === '') throw new SqsApiError('MissingParameter', `The request must contain the parameter ${member}.`);
+      if (input[member] === undefined || input[member] === '')
+        throw new SqsApiError('MissingParameter', `The request must contain the parameter ${member}.`);
     }
   }
 
@@ -180,7 +238,11 @@ export class SqsRequestHandler {
    * gatewayRequestTimeoutMs) is answered with a retryable 503 and its work is aborted, so no
    * client ever hangs on a cluster without a leader.
    */
-  private async runWithDeadline(action: string, signal: AbortSignal, run: (signal: AbortSignal) => Promise<ModelStructure>): Promise<ModelStructure> {
+  private async runWithDeadline(
+    action: string,
+    signal: AbortSignal,
+    run: (signal: AbortSignal) => Promise<ModelStructure>,
+  ): Promise<ModelStructure> {
     const waitSeconds = action === 'ReceiveMessage' ? sqsLimits.receiveWaitSecondsMax.value : 0;
     const deadlineMs = waitSeconds * 1000 + raftqLimits.gatewayRequestTimeoutMs.value;
     const controller = new AbortController();
@@ -191,7 +253,12 @@ export class SqsRequestHandler {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort(new Error('deadline'));
-        reject(new SqsApiError('ServiceUnavailable', `${action} did not complete within ${deadlineMs} ms (no leader, or the cluster is overloaded); its outcome is unknown. Retry the request.`));
+        reject(
+          new SqsApiError(
+            'ServiceUnavailable',
+            `${action} did not complete within ${deadlineMs} ms (no leader, or the cluster is overloaded); its outcome is unknown. Retry the request.`,
+          ),
+        );
       }, deadlineMs);
     });
     try {
@@ -202,19 +269,40 @@ export class SqsRequestHandler {
     }
   }
 
-  private errorResponse(err: unknown, protocol: Protocol, requestId: string, action: string | undefined): GatewayResponse {
+  private errorResponse(
+    err: unknown,
+    protocol: Protocol,
+    requestId: string,
+    action: string | undefined,
+  ): GatewayResponse {
     const apiError = toSqsApiError(err);
     if (apiError.definition.fault === 'Receiver') {
-      this.options.logger.error({ err: apiError.cause ?? apiError, action, requestId, code: apiError.code }, `SQS ${action ?? 'request'} failed: ${apiError.message}`);
+      this.options.logger.error(
+        { err: apiError.cause ?? apiError, action, requestId, code: apiError.code },
+        `SQS ${action ?? 'request'} failed: ${apiError.message}`,
+      );
     }
-    const encoded = protocol === 'json' ? encodeJsonError(apiError.definition, apiError.message) : encodeXmlError(apiError.definition, apiError.message, requestId);
-    return { status: encoded.status, headers: { ...encoded.headers, 'x-amzn-requestid': requestId }, body: encoded.body, code: apiError.code, ...(action !== undefined ? { action } : {}) };
+    const encoded =
+      protocol === 'json'
+        ? encodeJsonError(apiError.definition, apiError.message)
+        : encodeXmlError(apiError.definition, apiError.message, requestId);
+    return {
+      status: encoded.status,
+      headers: { ...encoded.headers, 'x-amzn-requestid': requestId },
+      body: encoded.body,
+      code: apiError.code,
+      ...(action !== undefined ? { action } : {}),
+    };
   }
 }
 
 function jsonAction(target: string, prefix: string): string {
   const dot = target.indexOf('.');
-  if (dot < 0 || target.slice(0, dot) !== prefix) throw new SqsApiError('UnknownOperationException', `The X-Amz-Target ${target.slice(0, 128)} is not valid for this endpoint; expected ${prefix}.<Action>.`);
+  if (dot < 0 || target.slice(0, dot) !== prefix)
+    throw new SqsApiError(
+      'UnknownOperationException',
+      `The X-Amz-Target ${target.slice(0, 128)} is not valid for this endpoint; expected ${prefix}.<Action>.`,
+    );
   return target.slice(dot + 1);
 }
 

@@ -54,9 +54,15 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
   if (options.credentialsFile !== undefined) {
     const credentials = loadCredentialsFile(options.credentialsFile);
     verifier = new SigV4Verifier(credentials, clock);
-    options.logger.info({ credentialsFile: options.credentialsFile, accessKeys: credentials.size }, 'SQS gateway verifies SigV4 signatures');
+    options.logger.info(
+      { credentialsFile: options.credentialsFile, accessKeys: credentials.size },
+      'SQS gateway verifies SigV4 signatures',
+    );
   } else {
-    options.logger.warn({}, 'SQS gateway accepts any caller: no --credentials-file, so SigV4 signatures are not verified');
+    options.logger.warn(
+      {},
+      'SQS gateway accepts any caller: no --credentials-file, so SigV4 signatures are not verified',
+    );
   }
 
   const inFlight = new Set<AbortController>();
@@ -64,7 +70,14 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
   let isClosing = false;
   const serverOptions = { keepAliveTimeout: 60_000, headersTimeout: 65_000, requestTimeout: 0 };
   // An https.Server has every http.Server method used here; only its constructor differs.
-  const server: Server = options.tls === undefined ? createServer(serverOptions) : (createHttpsServer({ ...serverOptions, cert: options.tls.certPem, key: options.tls.keyPem }) as unknown as Server);
+  const server: Server =
+    options.tls === undefined
+      ? createServer(serverOptions)
+      : (createHttpsServer({
+          ...serverOptions,
+          cert: options.tls.certPem,
+          key: options.tls.keyPem,
+        }) as unknown as Server);
   const handlerRef: { current?: SqsRequestHandler } = {};
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -141,7 +154,10 @@ async function serveRequest(
       res.writeHead(503, { 'content-length': '0' }).end();
       return;
     }
-    const response = await current.handle({ method: req.method ?? 'GET', rawUrl: req.url ?? '/', rawHeaders: req.rawHeaders, body }, controller.signal);
+    const response = await current.handle(
+      { method: req.method ?? 'GET', rawUrl: req.url ?? '/', rawHeaders: req.rawHeaders, body },
+      controller.signal,
+    );
     if (res.destroyed) return;
     const payload = Buffer.from(response.body, 'utf8');
     res.writeHead(response.status, { ...response.headers, 'content-length': String(payload.byteLength) });
@@ -200,10 +216,17 @@ async function respondTooLarge(req: IncomingMessage, res: ServerResponse, signal
   const message = `The request body is larger than ${raftqLimits.httpRequestBytesMax.value} bytes.`;
   const requestId = randomUUID();
   // The same protocol choice as the request handler's: a target, or a JSON-typed body.
-  const isJson = req.headers['x-amz-target'] !== undefined || (req.headers['content-type'] ?? '').startsWith('application/x-amz-json');
+  const isJson =
+    req.headers['x-amz-target'] !== undefined ||
+    (req.headers['content-type'] ?? '').startsWith('application/x-amz-json');
   const encoded = isJson ? encodeJsonError(definition, message) : encodeXmlError(definition, message, requestId);
   const payload = Buffer.from(encoded.body, 'utf8');
-  res.writeHead(encoded.status, { ...encoded.headers, 'x-amzn-requestid': requestId, 'content-length': String(payload.byteLength), connection: 'close' });
+  res.writeHead(encoded.status, {
+    ...encoded.headers,
+    'x-amzn-requestid': requestId,
+    'content-length': String(payload.byteLength),
+    connection: 'close',
+  });
   res.write(payload);
   if (await discardRestOfBody(req, signal)) {
     await new Promise<void>((resolve) => {
@@ -252,7 +275,10 @@ function discardRestOfBody(req: IncomingMessage, signal: AbortSignal): Promise<b
 /** True if `promise` settled within `timeoutMs`. */
 async function waitBounded(promise: Promise<unknown>, timeoutMs: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const isSettled = await Promise.race([promise.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
+  const isSettled = await Promise.race([
+    promise.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+  ]);
   if (timer !== undefined) clearTimeout(timer);
   return isSettled;
 }

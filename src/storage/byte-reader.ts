@@ -35,7 +35,8 @@ export class ByteReader {
 
   /** `length` bytes as a view into the source (no copy). */
   bytes(length: number): Uint8Array {
-    if (this.offset + length > this.source.length) throw new ByteReaderError(this.offset, `${length} bytes expected, input ends first`);
+    if (this.offset + length > this.source.length)
+      throw new ByteReaderError(this.offset, `${length} bytes expected, input ends first`);
     const view = this.source.subarray(this.offset, this.offset + length);
     this.offset += length;
     return view;

@@ -74,5 +74,11 @@ export function writeU32be(target: Uint8Array, offset: number, value: number): v
 }
 
 export function readU32be(source: Uint8Array, offset: number): number {
-  return (((source[offset] ?? 0) << 24) | ((source[offset + 1] ?? 0) << 16) | ((source[offset + 2] ?? 0) << 8) | (source[offset + 3] ?? 0)) >>> 0;
+  return (
+    (((source[offset] ?? 0) << 24) |
+      ((source[offset + 1] ?? 0) << 16) |
+      ((source[offset + 2] ?? 0) << 8) |
+      (source[offset + 3] ?? 0)) >>>
+    0
+  );
 }

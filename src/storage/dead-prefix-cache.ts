@@ -69,7 +69,10 @@ export class DeadPrefixCache {
    * Ends a scan that found [pending.gte, end) dead (with markers up to newestMarkerTs) after
    * skipping `deadKeys` keys, possibly continuing a prefix it started from.
    */
-  finishScan(pending: PendingDeadPrefix, found: { end: Uint8Array; newestMarkerTs: number; deadKeys: number } | undefined): void {
+  finishScan(
+    pending: PendingDeadPrefix,
+    found: { end: Uint8Array; newestMarkerTs: number; deadKeys: number } | undefined,
+  ): void {
     this.pending.delete(pending);
     if (found === undefined || found.deadKeys < this.options.deadKeysMin) return;
     let end = found.end;
@@ -81,7 +84,11 @@ export class DeadPrefixCache {
       const oldest = this.prefixes.keys().next();
       if (oldest.done !== true) this.prefixes.delete(oldest.value);
     }
-    this.prefixes.set(id, { gte: pending.gte.slice(), end: end.slice(), newestMarkerTs: Math.max(found.newestMarkerTs, pending.newestMarkerTs) });
+    this.prefixes.set(id, {
+      gte: pending.gte.slice(),
+      end: end.slice(),
+      newestMarkerTs: Math.max(found.newestMarkerTs, pending.newestMarkerTs),
+    });
   }
 
   /** Called by the apply path with every version it wrote, before lastCommitTs moves past them. */
@@ -97,7 +104,8 @@ export class DeadPrefixCache {
       for (const pending of this.pending) {
         if (compareBytes(version.key, pending.gte) < 0) continue;
         if (version.value === undefined) pending.newestMarkerTs = Math.max(pending.newestMarkerTs, version.commitTsUs);
-        else if (pending.firstPutKey === undefined || compareBytes(version.key, pending.firstPutKey) < 0) pending.firstPutKey = version.key.slice();
+        else if (pending.firstPutKey === undefined || compareBytes(version.key, pending.firstPutKey) < 0)
+          pending.firstPutKey = version.key.slice();
       }
     }
   }

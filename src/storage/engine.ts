@@ -69,7 +69,11 @@ export class EngineClosedError extends RaftqError {
 }
 
 /** Reads up to `entriesMax` entries of a range through one iterator, then closes it. */
-export async function readRange(reader: EngineReader, options: EngineIteratorOptions, entriesMax: number): Promise<EngineEntry[]> {
+export async function readRange(
+  reader: EngineReader,
+  options: EngineIteratorOptions,
+  entriesMax: number,
+): Promise<EngineEntry[]> {
   const iterator = reader.iterator(options);
   try {
     const entries: EngineEntry[] = [];

@@ -79,11 +79,13 @@ export function appendKey(writer: ByteWriter, tuple: KeyTuple): void {
 
 function appendElement(writer: ByteWriter, element: KeyElement, index: number): void {
   if (typeof element === 'string') {
-    if (hasLoneSurrogate(element)) throw new KeyEncodingError(index, 'the string has a lone surrogate, which has no UTF-8 encoding');
+    if (hasLoneSurrogate(element))
+      throw new KeyEncodingError(index, 'the string has a lone surrogate, which has no UTF-8 encoding');
     writer.byte(tagString);
     appendEscaped(writer, utf8Encoder.encode(element));
   } else if (typeof element === 'number') {
-    if (!Number.isSafeInteger(element) || element < 0) throw new KeyEncodingError(index, `${element} is not a non-negative safe integer (use a bigint above 2^53-1)`);
+    if (!Number.isSafeInteger(element) || element < 0)
+      throw new KeyEncodingError(index, `${element} is not a non-negative safe integer (use a bigint above 2^53-1)`);
     appendInteger(writer, BigInt(element));
   } else if (typeof element === 'bigint') {
     if (element < 0n || element > maxU64) throw new KeyEncodingError(index, `${element} is outside [0, 2^64-1]`);
@@ -154,7 +156,8 @@ export function decodeKeyFrom(key: Uint8Array, start: number): KeyElement[] {
       const lengthBytes = tag - tagIntZero;
       const end = offset + 1 + lengthBytes;
       if (end > key.length) throw new KeyDecodingError(offset, 'an integer element is cut short');
-      if (lengthBytes > 0 && key[offset + 1] === 0) throw new KeyDecodingError(offset, 'an integer element has a leading zero byte');
+      if (lengthBytes > 0 && key[offset + 1] === 0)
+        throw new KeyDecodingError(offset, 'an integer element has a leading zero byte');
       elements.push(readInteger(key, offset + 1, end));
       offset = end;
     } else {

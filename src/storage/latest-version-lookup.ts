@@ -6,7 +6,15 @@
 import type { Engine } from './engine.js';
 import { bytesEqual, compareBytes } from './key-codec.js';
 import { noVersionTs, type NewestVersionCache } from './newest-version-cache.js';
-import { commitTsOf, decodeVersionValue, isDeletionMarker, logicalKeyOf, userSpaceStart, versionSuffixBytes, versionsStart } from './version-key.js';
+import {
+  commitTsOf,
+  decodeVersionValue,
+  isDeletionMarker,
+  logicalKeyOf,
+  userSpaceStart,
+  versionSuffixBytes,
+  versionsStart,
+} from './version-key.js';
 
 /** The newest version of a key: its commit timestamp, and whether it is a value or a deletion marker. */
 export interface LatestVersion {
@@ -24,7 +32,10 @@ export interface LatestVersionSources {
 /** Iterators one lookup seeks with at once (LevelDB's reads run on libuv's 4 threads). */
 const latestLookupIteratorsMax = 4;
 
-export async function latestVersionsOfKeys(sources: LatestVersionSources, keys: readonly Uint8Array[]): Promise<Array<LatestVersion | undefined>> {
+export async function latestVersionsOfKeys(
+  sources: LatestVersionSources,
+  keys: readonly Uint8Array[],
+): Promise<Array<LatestVersion | undefined>> {
   const results: Array<LatestVersion | undefined> = new Array<LatestVersion | undefined>(keys.length).fill(undefined);
   const misses: number[] = [];
   keys.forEach((key, i) => {
@@ -40,7 +51,12 @@ export async function latestVersionsOfKeys(sources: LatestVersionSources, keys: 
   return results;
 }
 
-async function lookUpLatest(sources: LatestVersionSources, keys: readonly Uint8Array[], indexes: readonly number[], results: Array<LatestVersion | undefined>): Promise<void> {
+async function lookUpLatest(
+  sources: LatestVersionSources,
+  keys: readonly Uint8Array[],
+  indexes: readonly number[],
+  results: Array<LatestVersion | undefined>,
+): Promise<void> {
   const writesBefore = sources.writeCount();
   const iterator = sources.engine.iterator({ gte: userSpaceStart });
   try {
@@ -48,10 +64,15 @@ async function lookUpLatest(sources: LatestVersionSources, keys: readonly Uint8A
       const key = keys[i] as Uint8Array;
       iterator.seek(versionsStart(key));
       const [newest] = await iterator.next(1);
-      if (newest !== undefined && newest.key.length === key.length + versionSuffixBytes && bytesEqual(logicalKeyOf(newest.key), key)) {
+      if (
+        newest !== undefined &&
+        newest.key.length === key.length + versionSuffixBytes &&
+        bytesEqual(logicalKeyOf(newest.key), key)
+      ) {
         results[i] = { commitTsUs: commitTsOf(newest.key), isValue: !isDeletionMarker(newest.value) };
         // Still the newest only if nothing was written since the iterator was opened.
-        if (sources.writeCount() === writesBefore) sources.newestVersions.remember(key, commitTsOf(newest.key), decodeVersionValue(newest.value));
+        if (sources.writeCount() === writesBefore)
+          sources.newestVersions.remember(key, commitTsOf(newest.key), decodeVersionValue(newest.value));
       }
     }
   } finally {

@@ -85,7 +85,10 @@ export class LevelEngine implements Engine {
 
   iterator(options: EngineIteratorOptions): EngineIterator {
     this.checkOpen('open an iterator');
-    return new LevelEngineIterator(this.db.iterator<Uint8Array, Uint8Array>(iteratorOptions(options, undefined)), options);
+    return new LevelEngineIterator(
+      this.db.iterator<Uint8Array, Uint8Array>(iteratorOptions(options, undefined)),
+      options,
+    );
   }
 
   async write(writes: readonly EngineWrite[], options: { readonly sync: boolean }): Promise<void> {
@@ -176,7 +179,8 @@ class LevelEngineIterator implements EngineIterator {
     private readonly inner: LevelIterator,
     private readonly options: EngineIteratorOptions,
   ) {
-    this.isExhausted = options.gte !== undefined && options.lt !== undefined && compareBytes(options.gte, options.lt) >= 0;
+    this.isExhausted =
+      options.gte !== undefined && options.lt !== undefined && compareBytes(options.gte, options.lt) >= 0;
   }
 
   async next(entriesMax: number): Promise<EngineEntry[]> {
@@ -231,7 +235,10 @@ class LevelEngineSnapshot implements EngineSnapshot {
 
   iterator(options: EngineIteratorOptions): EngineIterator {
     this.checkLive('open an iterator');
-    return new LevelEngineIterator(this.db.iterator<Uint8Array, Uint8Array>(iteratorOptions(options, this.inner)), options);
+    return new LevelEngineIterator(
+      this.db.iterator<Uint8Array, Uint8Array>(iteratorOptions(options, this.inner)),
+      options,
+    );
   }
 
   async release(): Promise<void> {

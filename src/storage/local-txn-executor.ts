@@ -60,7 +60,10 @@ export class LocalTxnExecutor implements TxnExecutor {
   private async applyOne(txn: Txn): Promise<TxnOutcome> {
     const { store } = this.options;
     const leaderStampTsUs = Math.floor(this.options.clock.nowMs() * 1000);
-    const entryTxn = (this.options.isEncodingRoundTrip ?? true) ? (decodeTxnBatch(encodeTxnBatch({ leaderStampTsUs, txns: [txn] })).txns[0] as Txn) : txn;
+    const entryTxn =
+      (this.options.isEncodingRoundTrip ?? true)
+        ? (decodeTxnBatch(encodeTxnBatch({ leaderStampTsUs, txns: [txn] })).txns[0] as Txn)
+        : txn;
     const result = await applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTsUs, txns: [entryTxn] }], {
       rules: this.options.rules ?? defaultTxnApplyRules,
       sync: this.options.sync ?? false,
@@ -75,7 +78,8 @@ export class LocalTxnExecutor implements TxnExecutor {
           failures.push(err);
         }
       }
-      if (failures.length > 0) throw new AggregateError(failures, 'An onApplied listener failed after the transaction was applied');
+      if (failures.length > 0)
+        throw new AggregateError(failures, 'An onApplied listener failed after the transaction was applied');
     }
     return outcome;
   }

@@ -43,7 +43,11 @@ export class MemoryEngine implements Engine {
 
   /** Counts of batches written, for tests that check a caller's sync policy. */
   get stats(): { readonly syncedBatches: number; readonly unsyncedBatches: number; readonly entries: number } {
-    return { syncedBatches: this.syncedWriteCount, unsyncedBatches: this.unsyncedWriteCount, entries: this.current.size };
+    return {
+      syncedBatches: this.syncedWriteCount,
+      unsyncedBatches: this.unsyncedWriteCount,
+      entries: this.current.size,
+    };
   }
 
   async get(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -168,7 +172,8 @@ class MemorySnapshot implements EngineSnapshot {
   }
 
   private check(what: string): void {
-    if (this.isReleased || !this.isEngineValid(this.incarnation)) throw new EngineClosedError(`${what} on a released or lost snapshot`);
+    if (this.isReleased || !this.isEngineValid(this.incarnation))
+      throw new EngineClosedError(`${what} on a released or lost snapshot`);
   }
 }
 
@@ -182,7 +187,9 @@ class MemoryIterator implements EngineIterator {
     private readonly options: EngineIteratorOptions,
     private readonly isValid: () => boolean,
   ) {
-    this.position = options.reverse ? this.lastAtOrBefore(options.lt, { isInclusive: false }) : this.firstAtOrAfter(options.gte);
+    this.position = options.reverse
+      ? this.lastAtOrBefore(options.lt, { isInclusive: false })
+      : this.firstAtOrAfter(options.gte);
   }
 
   async next(entriesMax: number): Promise<EngineEntry[]> {
@@ -203,9 +210,12 @@ class MemoryIterator implements EngineIterator {
   seek(target: Uint8Array): void {
     if (this.options.reverse) {
       const isBoundedByLt = this.options.lt !== undefined && compareBytes(this.options.lt, target) <= 0;
-      this.position = isBoundedByLt ? this.lastAtOrBefore(this.options.lt, { isInclusive: false }) : this.lastAtOrBefore(target, { isInclusive: true });
+      this.position = isBoundedByLt
+        ? this.lastAtOrBefore(this.options.lt, { isInclusive: false })
+        : this.lastAtOrBefore(target, { isInclusive: true });
     } else {
-      const lower = this.options.gte !== undefined && compareBytes(this.options.gte, target) > 0 ? this.options.gte : target;
+      const lower =
+        this.options.gte !== undefined && compareBytes(this.options.gte, target) > 0 ? this.options.gte : target;
       this.position = this.firstAtOrAfter(lower);
     }
   }

@@ -9,7 +9,9 @@ export class ReadBelowWatermarkError extends RetryableError {
     readonly readTs: number,
     readonly watermarkTs: number,
   ) {
-    super(`Cannot read at ts ${readTs}: versions below ${watermarkTs} may have been garbage collected; read again at a newer view`);
+    super(
+      `Cannot read at ts ${readTs}: versions below ${watermarkTs} may have been garbage collected; read again at a newer view`,
+    );
   }
 }
 

@@ -34,7 +34,17 @@ import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion, systemR
 import type { KeyRange, KeyValue, ReadView } from './txn.js';
 import { VersionCollector, type GcStats, type GcStepReport } from './version-collector.js';
 import { scanForward, scanReverse, type DeadRun } from './version-scan.js';
-import { commitTsOf, decodeVersionValue, encodeVersionKey, encodeVersionValue, logicalKeyOf, physicalBounds, userSpaceStart, versionsEnd, versionsStart } from './version-key.js';
+import {
+  commitTsOf,
+  decodeVersionValue,
+  encodeVersionKey,
+  encodeVersionValue,
+  logicalKeyOf,
+  physicalBounds,
+  userSpaceStart,
+  versionsEnd,
+  versionsStart,
+} from './version-key.js';
 
 export interface VersionWrite {
   readonly key: Uint8Array;
@@ -110,19 +120,26 @@ export class MvccStore {
       prefixesMax: options.deadPrefixesMax ?? raftqLimits.deadPrefixesMax.value,
       deadKeysMin: options.deadPrefixKeysMin ?? raftqLimits.deadPrefixKeysMin.value,
     });
-    this.newestVersions = new NewestVersionCache(options.newestVersionCache ?? {
-      entriesMax: raftqLimits.newestVersionCacheEntriesMax.value,
-      bytesMax: raftqLimits.newestVersionCacheBytesMax.value,
-      valueBytesMax: raftqLimits.newestVersionCacheValueBytesMax.value,
-    });
+    this.newestVersions = new NewestVersionCache(
+      options.newestVersionCache ?? {
+        entriesMax: raftqLimits.newestVersionCacheEntriesMax.value,
+        bytesMax: raftqLimits.newestVersionCacheBytesMax.value,
+        valueBytesMax: raftqLimits.newestVersionCacheValueBytesMax.value,
+      },
+    );
   }
 
   static async open(engine: Engine, options: MvccStoreOptions = {}): Promise<MvccStore> {
     const historyMs = options.historyMs ?? raftqLimits.mvccHistoryMs.value;
-    assert(Number.isSafeInteger(historyMs) && historyMs >= 0, `historyMs must be a non-negative integer, got ${historyMs}`);
+    assert(
+      Number.isSafeInteger(historyMs) && historyMs >= 0,
+      `historyMs must be a non-negative integer, got ${historyMs}`,
+    );
     const format = await engine.get(formatRowKey);
     if (format === undefined) {
-      await engine.write([{ kind: 'put', key: formatRowKey, value: Uint8Array.of(stateFormatVersion) }], { sync: true });
+      await engine.write([{ kind: 'put', key: formatRowKey, value: Uint8Array.of(stateFormatVersion) }], {
+        sync: true,
+      });
     } else if (format[0] !== stateFormatVersion) {
       throw new StateFormatError(format[0] ?? -1);
     }
@@ -171,7 +188,8 @@ export class MvccStore {
     this.checkReadable(ts);
     const newest = this.newestVersions.lookup(key);
     // A copy: the caller may keep or change what it reads.
-    if (newest !== undefined && newest.commitTsUs <= ts && (newest.value !== undefined || !newest.isValue)) return newest.value?.slice();
+    if (newest !== undefined && newest.commitTsUs <= ts && (newest.value !== undefined || !newest.isValue))
+      return newest.value?.slice();
     // A read at or above the last commit, with no batch written while it read, finds the key's
     // newest version, or that it has none: the cache learns it (as an OCC lookup would), so the
     // validation of the transaction that read it, and the next reads, skip the engine.
@@ -182,7 +200,8 @@ export class MvccStore {
     try {
       const [found] = await iterator.next(1);
       value = found === undefined ? undefined : decodeVersionValue(found.value);
-      if (isNewestRead && this.writeCount === writesBefore) this.newestVersions.remember(key, found === undefined ? noVersionTs : commitTsOf(found.key), value);
+      if (isNewestRead && this.writeCount === writesBefore)
+        this.newestVersions.remember(key, found === undefined ? noVersionTs : commitTsOf(found.key), value);
     } finally {
       await iterator.close();
     }
@@ -193,8 +212,13 @@ export class MvccStore {
   /** Up to `limit` live keys of [gte, lt) as of `ts`, in key order (descending with `reverse`). */
   async scanAt(range: KeyRange, ts: number, options: ScanOptions): Promise<KeyValue[]> {
     this.checkReadable(ts);
-    assert(Number.isSafeInteger(options.limit) && options.limit > 0, `scan limit must be a positive integer, got ${options.limit}`);
-    const rows = options.reverse ? await this.scanReverseAt(range, ts, options.limit) : await this.scanForwardAt(range, ts, options.limit);
+    assert(
+      Number.isSafeInteger(options.limit) && options.limit > 0,
+      `scan limit must be a positive integer, got ${options.limit}`,
+    );
+    const rows = options.reverse
+      ? await this.scanReverseAt(range, ts, options.limit)
+      : await this.scanForwardAt(range, ts, options.limit);
     this.checkReadable(ts);
     return rows;
   }
@@ -220,7 +244,12 @@ export class MvccStore {
       try {
         const scan = await scanForward(iterator, { gte: start, lt: range.lt }, ts, limit);
         found = scan.deadRun;
-        if (known !== undefined) found = { ...found, deadKeys: Number.MAX_SAFE_INTEGER, newestMarkerTs: Math.max(found.newestMarkerTs, known.newestMarkerTs) };
+        if (known !== undefined)
+          found = {
+            ...found,
+            deadKeys: Number.MAX_SAFE_INTEGER,
+            newestMarkerTs: Math.max(found.newestMarkerTs, known.newestMarkerTs),
+          };
         return scan.rows;
       } finally {
         await iterator.close();
@@ -251,7 +280,10 @@ export class MvccStore {
 
   /** Like latestCommitTsOfKeys, and whether each newest version is a value (not a deletion marker). */
   latestVersionsOfKeys(keys: readonly Uint8Array[]): Promise<Array<LatestVersion | undefined>> {
-    return latestVersionsOfKeys({ engine: this.engine, newestVersions: this.newestVersions, writeCount: () => this.writeCount }, keys);
+    return latestVersionsOfKeys(
+      { engine: this.engine, newestVersions: this.newestVersions, writeCount: () => this.writeCount },
+      keys,
+    );
   }
 
   async getSystemRow(key: Uint8Array): Promise<Uint8Array | undefined> {
@@ -260,12 +292,18 @@ export class MvccStore {
   }
 
   async getSystemRows(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
-    assert(keys.every((key) => key[0] === systemRowMarker), 'system rows start with 0x00');
+    assert(
+      keys.every((key) => key[0] === systemRowMarker),
+      'system rows start with 0x00',
+    );
     return this.engine.getMany(keys);
   }
 
   async scanSystemRows(range: KeyRange, limit: number): Promise<EngineEntry[]> {
-    assert(range.gte[0] === systemRowMarker && compareBytes(range.lt, userSpaceStart) <= 0, 'a system scan stays below user space');
+    assert(
+      range.gte[0] === systemRowMarker && compareBytes(range.lt, userSpaceStart) <= 0,
+      'a system scan stays below user space',
+    );
     return readRange(this.engine, { gte: range.gte, lt: range.lt }, limit);
   }
 
@@ -274,14 +312,18 @@ export class MvccStore {
    * reads what it needs and returns the batch, which is written as one engine batch with the
    * applied row. The in-memory applied index and lastCommitTs move only once the write is done.
    */
-  async applyExclusive<T>(build: () => Promise<{ batch: AppliedBatch; result: T }>, options: { readonly sync: boolean }): Promise<T> {
+  async applyExclusive<T>(
+    build: () => Promise<{ batch: AppliedBatch; result: T }>,
+    options: { readonly sync: boolean },
+  ): Promise<T> {
     return this.exclusive(async () => {
       const { batch, result } = await build();
       const writes = this.engineWritesOf(batch);
       await this.engine.write(writes, { sync: options.sync });
       this.deadPrefixes.noteWrites(batch.versions);
       this.writeCount += 1;
-      for (const version of batch.versions) this.newestVersions.remember(version.key, version.commitTsUs, version.value);
+      for (const version of batch.versions)
+        this.newestVersions.remember(version.key, version.commitTsUs, version.value);
       this.appliedIndexValue = batch.appliedIndex;
       this.lastCommitTsValue = batch.lastCommitTs;
       this.horizon = batch.horizon;
@@ -295,13 +337,18 @@ export class MvccStore {
     assert(Number.isSafeInteger(rowsMax) && rowsMax > 0, `rowsMax must be a positive integer, got ${rowsMax}`);
     return this.exclusive(async () => {
       const horizonTs = this.horizonTs;
-      const watermarkTs = Math.max(this.readFloorTsValue, horizonTs, Math.min(this.openViews.oldestTs() ?? this.lastCommitTsValue, this.lastCommitTsValue));
+      const watermarkTs = Math.max(
+        this.readFloorTsValue,
+        horizonTs,
+        Math.min(this.openViews.oldestTs() ?? this.lastCommitTsValue, this.lastCommitTsValue),
+      );
       // Raise the floor before removing anything, so a read racing with the removal fails instead of seeing a partial state.
       this.readFloorTsValue = watermarkTs;
       return this.collector.step({ rowsMax, watermarkTs, horizonTs }, (removals) => {
         this.writeCount += 1;
         // A removed newest deletion marker leaves its key without versions: the cache must say so too.
-        for (const physical of removals) this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
+        for (const physical of removals)
+          this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
       });
     });
   }
@@ -326,16 +373,32 @@ export class MvccStore {
   }
 
   private engineWritesOf(batch: AppliedBatch): EngineWrite[] {
-    assert(batch.appliedIndex > this.appliedIndexValue, `applied index must grow: ${batch.appliedIndex} after ${this.appliedIndexValue}`);
-    assert(batch.lastCommitTs >= this.lastCommitTsValue, `lastCommitTs must not go back: ${batch.lastCommitTs} after ${this.lastCommitTsValue}`);
+    assert(
+      batch.appliedIndex > this.appliedIndexValue,
+      `applied index must grow: ${batch.appliedIndex} after ${this.appliedIndexValue}`,
+    );
+    assert(
+      batch.lastCommitTs >= this.lastCommitTsValue,
+      `lastCommitTs must not go back: ${batch.lastCommitTs} after ${this.lastCommitTsValue}`,
+    );
     const writes: EngineWrite[] = [];
     for (const version of batch.versions) {
       assert(version.key.length > 0 && isWellFormedKey(version.key), 'a version key must be a non-empty encoded tuple');
-      assert(version.commitTsUs > this.lastCommitTsValue && version.commitTsUs <= batch.lastCommitTs, `version commitTsUs ${version.commitTsUs} outside (${this.lastCommitTsValue}, ${batch.lastCommitTs}]`);
-      writes.push({ kind: 'put', key: encodeVersionKey(version.key, version.commitTsUs), value: encodeVersionValue(version.value) });
+      assert(
+        version.commitTsUs > this.lastCommitTsValue && version.commitTsUs <= batch.lastCommitTs,
+        `version commitTsUs ${version.commitTsUs} outside (${this.lastCommitTsValue}, ${batch.lastCommitTs}]`,
+      );
+      writes.push({
+        kind: 'put',
+        key: encodeVersionKey(version.key, version.commitTsUs),
+        value: encodeVersionValue(version.value),
+      });
     }
     for (const write of batch.systemWrites) {
-      assert(write.key[0] === systemRowMarker && !isStoreOwnedRow(write.key), 'system writes go to system rows other than format, applied and horizon');
+      assert(
+        write.key[0] === systemRowMarker && !isStoreOwnedRow(write.key),
+        'system writes go to system rows other than format, applied and horizon',
+      );
       writes.push(write);
     }
     writes.push({ kind: 'put', key: appliedRowKey, value: encodeAppliedRow(batch.appliedIndex, batch.lastCommitTs) });

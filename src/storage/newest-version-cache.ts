@@ -56,7 +56,10 @@ export class NewestVersionCache {
   private missCount = 0;
 
   constructor(private readonly options: NewestVersionCacheOptions) {
-    assert(options.entriesMax > 0 && options.bytesMax > 0 && options.valueBytesMax >= 0, 'cache bounds must be positive');
+    assert(
+      options.entriesMax > 0 && options.bytesMax > 0 && options.valueBytesMax >= 0,
+      'cache bounds must be positive',
+    );
   }
 
   get size(): number {
@@ -95,11 +98,18 @@ export class NewestVersionCache {
     const id = keyId(key);
     const previous = this.entries.get(id);
     if (previous !== undefined) {
-      assert(commitTsUs >= previous.commitTsUs, `newest version of a key cannot go back from ${previous.commitTsUs} to ${commitTsUs}`);
+      assert(
+        commitTsUs >= previous.commitTsUs,
+        `newest version of a key cannot go back from ${previous.commitTsUs} to ${commitTsUs}`,
+      );
       this.forget(id, previous);
     }
     const isKept = value !== undefined && value.byteLength <= this.options.valueBytesMax;
-    const entry: NewestVersion = { commitTsUs, isValue: value !== undefined, value: isKept ? value.slice() : undefined };
+    const entry: NewestVersion = {
+      commitTsUs,
+      isValue: value !== undefined,
+      value: isKept ? value.slice() : undefined,
+    };
     this.entries.set(id, entry);
     this.bytes += this.costOf(id, entry);
     this.evict();

@@ -30,7 +30,13 @@ import { compareBytes } from './key-codec.js';
 import type { MvccStore, VersionWrite } from './mvcc-store.js';
 import { systemKey, txnExpiryRowKey, txnExpiryRows, txnRowKey } from './system-keys.js';
 import type { Txn, TxnOutcome, TxnWrite } from './txn.js';
-import { decodeTxnExpiryRowKey, decodeTxnIdRecord, encodeTxnIdRecord, isTxnIdExpired, type TxnIdRecord } from './txn-id-table.js';
+import {
+  decodeTxnExpiryRowKey,
+  decodeTxnIdRecord,
+  encodeTxnIdRecord,
+  isTxnIdExpired,
+  type TxnIdRecord,
+} from './txn-id-table.js';
 
 export interface ApplyEntry {
   readonly index: number;
@@ -77,21 +83,51 @@ export interface ApplyEntriesOptions {
   readonly rules?: TxnApplyRules;
 }
 
-export async function applyEntries(store: MvccStore, entries: readonly ApplyEntry[], options: ApplyEntriesOptions = {}): Promise<ApplyEntriesResult> {
-  if (entries.length === 0) return { outcomes: [], writes: [], liveKeyChanges: [], versionsWritten: 0, appliedIndex: store.appliedIndex, lastCommitTs: store.lastCommitTs };
+export async function applyEntries(
+  store: MvccStore,
+  entries: readonly ApplyEntry[],
+  options: ApplyEntriesOptions = {},
+): Promise<ApplyEntriesResult> {
+  if (entries.length === 0)
+    return {
+      outcomes: [],
+      writes: [],
+      liveKeyChanges: [],
+      versionsWritten: 0,
+      appliedIndex: store.appliedIndex,
+      lastCommitTs: store.lastCommitTs,
+    };
   const rules = options.rules ?? defaultTxnApplyRules;
   return store.applyExclusive(
     async () => {
-      entries.forEach((entry, i) => assert(entry.index === store.appliedIndex + 1 + i, `entries must follow the applied index ${store.appliedIndex} without gaps; got index ${entry.index} at position ${i}`));
+      entries.forEach((entry, i) =>
+        assert(
+          entry.index === store.appliedIndex + 1 + i,
+          `entries must follow the applied index ${store.appliedIndex} without gaps; got index ${entry.index} at position ${i}`,
+        ),
+      );
       const step = new ApplyStep(store, rules);
       await step.prefetch(entries);
       const outcomes: TxnOutcome[][] = [];
       for (const entry of entries) outcomes.push(await step.applyEntry(entry));
       txnExpiryFloorMs.set(store, step.expiryFloorMs);
       const last = entries[entries.length - 1] as ApplyEntry;
-      const result: ApplyEntriesResult = { outcomes, writes: step.writes, liveKeyChanges: step.liveKeyChanges, versionsWritten: step.versionsWritten, appliedIndex: last.index, lastCommitTs: step.lastCommitTs };
+      const result: ApplyEntriesResult = {
+        outcomes,
+        writes: step.writes,
+        liveKeyChanges: step.liveKeyChanges,
+        versionsWritten: step.versionsWritten,
+        appliedIndex: last.index,
+        lastCommitTs: step.lastCommitTs,
+      };
       return {
-        batch: { versions: step.versions, systemWrites: step.systemWrites, appliedIndex: last.index, lastCommitTs: step.lastCommitTs, horizon: step.horizon },
+        batch: {
+          versions: step.versions,
+          systemWrites: step.systemWrites,
+          appliedIndex: last.index,
+          lastCommitTs: step.lastCommitTs,
+          horizon: step.horizon,
+        },
         result,
       };
     },
@@ -176,7 +212,10 @@ class ApplyStep {
     }
     const keyList = [...keys.values()];
     const idList = [...txnIds];
-    const [latest, records] = await Promise.all([this.store.latestVersionsOfKeys(keyList), this.store.getSystemRows(idList.map(txnRowKey))]);
+    const [latest, records] = await Promise.all([
+      this.store.latestVersionsOfKeys(keyList),
+      this.store.getSystemRows(idList.map(txnRowKey)),
+    ]);
     keyList.forEach((key, i) => {
       const id = keyId(key);
       this.latestCommitTs.set(id, latest[i]?.commitTsUs);
@@ -189,7 +228,10 @@ class ApplyStep {
   }
 
   async applyEntry(entry: ApplyEntry): Promise<TxnOutcome[]> {
-    assert(Number.isSafeInteger(entry.leaderStampTsUs) && entry.leaderStampTsUs >= 0, `leaderStampTsUs must be a non-negative safe integer, got ${entry.leaderStampTsUs}`);
+    assert(
+      Number.isSafeInteger(entry.leaderStampTsUs) && entry.leaderStampTsUs >= 0,
+      `leaderStampTsUs must be a non-negative safe integer, got ${entry.leaderStampTsUs}`,
+    );
     const entryTimeMs = Math.floor(Math.max(entry.leaderStampTsUs, this.lastCommitTs) / 1000);
     await this.expireTxnIds(entryTimeMs);
     return entry.txns.map((txn) => this.applyTxn(txn, entry.leaderStampTsUs, entryTimeMs));
@@ -197,7 +239,8 @@ class ApplyStep {
 
   private applyTxn(txn: Txn, leaderStampTsUs: number, entryTimeMs: number): TxnOutcome {
     const known = this.txnIds.get(txn.txnId);
-    if (known !== undefined && !isTxnIdExpired(known.recordedAtMs, entryTimeMs, this.rules.txnIdRetentionMs)) return known.outcome;
+    if (known !== undefined && !isTxnIdExpired(known.recordedAtMs, entryTimeMs, this.rules.txnIdRetentionMs))
+      return known.outcome;
     const outcome = this.decide(txn, leaderStampTsUs);
     if (outcome.kind === 'committed') this.commit(txn, outcome.commitTsUs);
     this.record(txn.txnId, { recordedAtMs: entryTimeMs, outcome }, known);
@@ -206,14 +249,17 @@ class ApplyStep {
 
   private decide(txn: Txn, leaderStampTsUs: number): TxnOutcome {
     const skewUs = txn.nowMs * 1000 - leaderStampTsUs;
-    if (Math.abs(skewUs) > this.rules.clockSkewMsMax * 1000) return { kind: 'clock-skew', skewMs: Math.trunc(skewUs / 1000) };
+    if (Math.abs(skewUs) > this.rules.clockSkewMsMax * 1000)
+      return { kind: 'clock-skew', skewMs: Math.trunc(skewUs / 1000) };
     const horizonTs = this.horizon.horizonAt(this.lastCommitTs);
     if (txn.startTsUs < horizonTs) return { kind: 'too-old', watermarkTs: horizonTs };
     const firstKey = txn.readKeys[0] ?? txn.writes[0]?.key ?? new Uint8Array(0);
     if (txn.startTsUs > this.lastCommitTs) return { kind: 'conflict', key: firstKey };
-    const validatedReadKeys = this.store.faults.skipReadValidation === true ? withoutFirstReadOnlyKey(txn) : txn.readKeys;
+    const validatedReadKeys =
+      this.store.faults.skipReadValidation === true ? withoutFirstReadOnlyKey(txn) : txn.readKeys;
     for (const key of validatedReadKeys) if (this.isNewerThan(key, txn.startTsUs)) return { kind: 'conflict', key };
-    for (const write of txn.writes) if (this.isNewerThan(write.key, txn.startTsUs)) return { kind: 'conflict', key: write.key };
+    for (const write of txn.writes)
+      if (this.isNewerThan(write.key, txn.startTsUs)) return { kind: 'conflict', key: write.key };
     return { kind: 'committed', commitTsUs: Math.max(this.lastCommitTs + 1, leaderStampTsUs) };
   }
 
@@ -265,7 +311,8 @@ class ApplyStep {
     const rowsWanted = rowsMax + this.deletedExpiryRows.size;
     const engineRows = await this.store.scanSystemRows(range, rowsWanted);
     for (const row of engineRows) {
-      if (!this.deletedExpiryRows.has(keyId(row.key))) candidates.push({ ...decodeTxnExpiryRowKey(row.key), rowKey: row.key });
+      if (!this.deletedExpiryRows.has(keyId(row.key)))
+        candidates.push({ ...decodeTxnExpiryRowKey(row.key), rowKey: row.key });
     }
     candidates.sort((a, b) => compareBytes(a.rowKey, b.rowKey));
     const isBelowCutoffCleared = engineRows.length < rowsWanted && candidates.length <= rowsMax;
@@ -291,7 +338,10 @@ class ApplyStep {
     let oldestMs = Number.POSITIVE_INFINITY;
     for (const row of this.insertedExpiryRows.values()) oldestMs = Math.min(oldestMs, row.recordedAtMs);
     const rowsWanted = this.deletedExpiryRows.size + 1;
-    const engineRows = await this.store.scanSystemRows({ gte: systemKey(['txn-expiry', cutoffMs]), lt: txnExpiryRows.lt }, rowsWanted);
+    const engineRows = await this.store.scanSystemRows(
+      { gte: systemKey(['txn-expiry', cutoffMs]), lt: txnExpiryRows.lt },
+      rowsWanted,
+    );
     const kept = engineRows.find((row) => !this.deletedExpiryRows.has(keyId(row.key)));
     if (kept !== undefined) return Math.min(oldestMs, decodeTxnExpiryRowKey(kept.key).recordedAtMs);
     return engineRows.length < rowsWanted ? oldestMs : cutoffMs;

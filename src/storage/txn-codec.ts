@@ -93,15 +93,19 @@ export function decodeTxn(data: Uint8Array): Txn {
 
 /** Throws TxnInvalidError when the apply step could not take `txn` as it is. */
 export function validateTxn(txn: Txn): void {
-  if (typeof txn.txnId !== 'string' || txn.txnId.length === 0) throw new TxnInvalidError(String(txn.txnId), 'txnId must be a non-empty string');
+  if (typeof txn.txnId !== 'string' || txn.txnId.length === 0)
+    throw new TxnInvalidError(String(txn.txnId), 'txnId must be a non-empty string');
   checkSafeCount(txn.startTsUs, 'startTsUs', txn.txnId);
   checkSafeCount(txn.nowMs, 'nowMs', txn.txnId);
   for (const key of txn.readKeys) checkKey(key, txn.txnId);
   for (const write of txn.writes) {
     checkKey(write.key, txn.txnId);
-    if (write.kind !== 'put' && write.kind !== 'delete') throw new TxnInvalidError(txn.txnId, `unknown write kind ${String((write as { kind: unknown }).kind)}`);
-    if (write.kind === 'put' && !(write.value instanceof Uint8Array)) throw new TxnInvalidError(txn.txnId, 'a put needs a Uint8Array value');
-    if (write.kind === 'put' && write.isNewKey !== undefined && write.isNewKey !== true) throw new TxnInvalidError(txn.txnId, 'isNewKey is either true or absent');
+    if (write.kind !== 'put' && write.kind !== 'delete')
+      throw new TxnInvalidError(txn.txnId, `unknown write kind ${String((write as { kind: unknown }).kind)}`);
+    if (write.kind === 'put' && !(write.value instanceof Uint8Array))
+      throw new TxnInvalidError(txn.txnId, 'a put needs a Uint8Array value');
+    if (write.kind === 'put' && write.isNewKey !== undefined && write.isNewKey !== true)
+      throw new TxnInvalidError(txn.txnId, 'isNewKey is either true or absent');
   }
 }
 
@@ -119,7 +123,9 @@ function appendTxn(writer: ByteWriter, txn: Txn): void {
   }
   writer.varint(txn.writes.length);
   for (const write of txn.writes) {
-    writer.byte(write.kind === 'delete' ? writeKindDelete : write.isNewKey === true ? writeKindPutNewKey : writeKindPut);
+    writer.byte(
+      write.kind === 'delete' ? writeKindDelete : write.isNewKey === true ? writeKindPutNewKey : writeKindPut,
+    );
     writer.varint(write.key.length);
     writer.bytes(write.key);
     if (write.kind === 'put') {
@@ -142,7 +148,8 @@ function readTxn(reader: ByteReader): Txn {
     const kind = reader.byte();
     const key = readKey(reader, txnId);
     if (kind === writeKindPut) writes.push({ kind: 'put', key, value: reader.bytes(reader.varint()) });
-    else if (kind === writeKindPutNewKey) writes.push({ kind: 'put', key, value: reader.bytes(reader.varint()), isNewKey: true });
+    else if (kind === writeKindPutNewKey)
+      writes.push({ kind: 'put', key, value: reader.bytes(reader.varint()), isNewKey: true });
     else if (kind === writeKindDelete) writes.push({ kind: 'delete', key });
     else throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a write of unknown kind ${kind}`);
   }
@@ -152,7 +159,8 @@ function readTxn(reader: ByteReader): Txn {
 
 function readKey(reader: ByteReader, txnId: string): Uint8Array {
   const key = reader.bytes(reader.varint());
-  if (key.length === 0 || !isWellFormedKey(key)) throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a key that is not an encoded tuple`);
+  if (key.length === 0 || !isWellFormedKey(key))
+    throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a key that is not an encoded tuple`);
   return key;
 }
 
@@ -170,9 +178,11 @@ function decodeWith<T>(data: Uint8Array, read: (reader: ByteReader) => T): T {
 }
 
 function checkSafeCount(value: number, name: string, txnId: string): void {
-  if (!Number.isSafeInteger(value) || value < 0) throw new TxnInvalidError(txnId, `${name} must be a non-negative safe integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new TxnInvalidError(txnId, `${name} must be a non-negative safe integer, got ${value}`);
 }
 
 function checkKey(key: Uint8Array, txnId: string): void {
-  if (!(key instanceof Uint8Array) || key.length === 0 || !isWellFormedKey(key)) throw new TxnInvalidError(txnId, 'every key must be a non-empty encoded tuple (key-codec.ts)');
+  if (!(key instanceof Uint8Array) || key.length === 0 || !isWellFormedKey(key))
+    throw new TxnInvalidError(txnId, 'every key must be a non-empty encoded tuple (key-codec.ts)');
 }

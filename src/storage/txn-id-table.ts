@@ -81,6 +81,9 @@ export function isTxnIdExpired(recordedAtMs: number, entryTimeMs: number, retent
 /** (recordedAtMs, txnId) of a ("txn-expiry", recordedAtMs, txnId) system row key. */
 export function decodeTxnExpiryRowKey(key: Uint8Array): { recordedAtMs: number; txnId: string } {
   const [family, recordedAtMs, txnId] = decodeKey(key.subarray(1));
-  assert(family === 'txn-expiry' && typeof recordedAtMs === 'number' && typeof txnId === 'string', 'not a txn expiry row');
+  assert(
+    family === 'txn-expiry' && typeof recordedAtMs === 'number' && typeof txnId === 'string',
+    'not a txn expiry row',
+  );
   return { recordedAtMs, txnId };
 }

@@ -39,7 +39,12 @@ export interface GcStepBounds {
 export class VersionCollector {
   private resumeAt: Uint8Array = userSpaceStart;
   private keyState: GcKeyState = initialGcKeyState;
-  private statsValue: GcStats = { passesCompleted: 0, versionsRemoved: 0, deletionMarkersRemoved: 0, lastPass: undefined };
+  private statsValue: GcStats = {
+    passesCompleted: 0,
+    versionsRemoved: 0,
+    deletionMarkersRemoved: 0,
+    lastPass: undefined,
+  };
   private passCounts = { liveVersions: 0, deadVersions: 0 };
 
   constructor(private readonly engine: Engine) {}
@@ -84,8 +89,16 @@ export class VersionCollector {
     };
   }
 
-  private countStep(liveVersions: number, deadVersions: number, deletionMarkersRemoved: number, isPassComplete: boolean): void {
-    this.passCounts = { liveVersions: this.passCounts.liveVersions + liveVersions, deadVersions: this.passCounts.deadVersions + deadVersions };
+  private countStep(
+    liveVersions: number,
+    deadVersions: number,
+    deletionMarkersRemoved: number,
+    isPassComplete: boolean,
+  ): void {
+    this.passCounts = {
+      liveVersions: this.passCounts.liveVersions + liveVersions,
+      deadVersions: this.passCounts.deadVersions + deadVersions,
+    };
     const stats = this.statsValue;
     this.statsValue = {
       passesCompleted: stats.passesCompleted + (isPassComplete ? 1 : 0),

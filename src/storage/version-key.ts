@@ -31,7 +31,10 @@ const twoPow32 = 0x1_0000_0000;
 export const userSpaceStart = Uint8Array.of(0x01);
 
 export function encodeVersionKey(key: Uint8Array, commitTsUs: number): Uint8Array {
-  assert(Number.isSafeInteger(commitTsUs) && commitTsUs >= 0, `commitTsUs must be a non-negative safe integer, got ${commitTsUs}`);
+  assert(
+    Number.isSafeInteger(commitTsUs) && commitTsUs >= 0,
+    `commitTsUs must be a non-negative safe integer, got ${commitTsUs}`,
+  );
   const physical = new Uint8Array(key.length + versionSuffixBytes);
   physical.set(key);
   physical[key.length] = separator;
@@ -57,7 +60,10 @@ export function versionsEnd(key: Uint8Array): Uint8Array {
 }
 
 export function logicalKeyOf(physical: Uint8Array): Uint8Array {
-  assert(physical.length > versionSuffixBytes && physical[physical.length - versionSuffixBytes] === separator, 'not a version key');
+  assert(
+    physical.length > versionSuffixBytes && physical[physical.length - versionSuffixBytes] === separator,
+    'not a version key',
+  );
   return physical.subarray(0, physical.length - versionSuffixBytes);
 }
 
@@ -77,7 +83,10 @@ export function encodeVersionValue(value: Uint8Array | undefined): Uint8Array {
 /** The value of a stored version, or undefined for a deletion marker. */
 export function decodeVersionValue(stored: Uint8Array): Uint8Array | undefined {
   const marker = stored[0];
-  assert(marker === markerValue || marker === markerDeletion, 'a version value must start with a value or deletion marker');
+  assert(
+    marker === markerValue || marker === markerDeletion,
+    'a version value must start with a value or deletion marker',
+  );
   return marker === markerValue ? stored.subarray(1) : undefined;
 }
 
@@ -95,10 +104,17 @@ export function isDeletionMarker(stored: Uint8Array): boolean {
  * The upper bound is `lt` or the largest such bound; for every other `lt` it is `lt` itself, so a
  * reverse scan starts right at the end of its range.
  */
-export function physicalBounds(range: { readonly gte: Uint8Array; readonly lt: Uint8Array }): { gte: Uint8Array; lt: Uint8Array } {
+export function physicalBounds(range: { readonly gte: Uint8Array; readonly lt: Uint8Array }): {
+  gte: Uint8Array;
+  lt: Uint8Array;
+} {
   const gte = range.gte.length === 0 || (range.gte[0] as number) < 0x01 ? userSpaceStart : range.gte;
   let lt = range.lt;
-  for (let offset = elementEnd(range.lt, 0); offset > 0 && offset < range.lt.length; offset = elementEnd(range.lt, offset)) {
+  for (
+    let offset = elementEnd(range.lt, 0);
+    offset > 0 && offset < range.lt.length;
+    offset = elementEnd(range.lt, offset)
+  ) {
     if (range.lt[offset] !== separator) continue;
     const bound = new Uint8Array(offset + 10);
     bound.set(range.lt.subarray(0, offset));

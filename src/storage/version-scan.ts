@@ -15,7 +15,12 @@ export interface DeadRun {
   readonly deadKeys: number;
 }
 
-export async function scanForward(iterator: EngineIterator, range: KeyRange, ts: number, limit: number): Promise<{ rows: KeyValue[]; deadRun: DeadRun }> {
+export async function scanForward(
+  iterator: EngineIterator,
+  range: KeyRange,
+  ts: number,
+  limit: number,
+): Promise<{ rows: KeyValue[]; deadRun: DeadRun }> {
   const rows: KeyValue[] = [];
   let currentKey: Uint8Array | undefined;
   let isCurrentResolved = false;
@@ -60,7 +65,12 @@ export async function scanForward(iterator: EngineIterator, range: KeyRange, ts:
   }
 }
 
-export async function scanReverse(iterator: EngineIterator, range: KeyRange, ts: number, limit: number): Promise<KeyValue[]> {
+export async function scanReverse(
+  iterator: EngineIterator,
+  range: KeyRange,
+  ts: number,
+  limit: number,
+): Promise<KeyValue[]> {
   const rows: KeyValue[] = [];
   let currentKey: Uint8Array | undefined;
   let visible: EngineEntry | undefined;

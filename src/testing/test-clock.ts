@@ -27,7 +27,9 @@ interface PendingTimer {
 export class ManualTestClock implements TestClock {
   readonly isManual = true;
   private readonly clock: ManualClock;
-  private readonly timers = new MinHeap<PendingTimer>((a, b) => a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.sequence < b.sequence));
+  private readonly timers = new MinHeap<PendingTimer>(
+    (a, b) => a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.sequence < b.sequence),
+  );
   /** Timers due now run on the next turn of the event loop, as a real zero-delay timer would. */
   private readonly immediates = new Set<NodeJS.Immediate>();
   private sequence = 0;
@@ -52,7 +54,12 @@ export class ManualTestClock implements TestClock {
         this.immediates.delete(immediate);
       };
     }
-    const timer: PendingTimer = { dueMs: this.clock.nowMs() + delayMs, sequence: this.sequence++, fn, isCancelled: false };
+    const timer: PendingTimer = {
+      dueMs: this.clock.nowMs() + delayMs,
+      sequence: this.sequence++,
+      fn,
+      isCancelled: false,
+    };
     this.timers.push(timer);
     return () => {
       timer.isCancelled = true;
@@ -60,7 +67,8 @@ export class ManualTestClock implements TestClock {
   }
 
   advance(deltaMs: number): void {
-    if (!Number.isFinite(deltaMs) || deltaMs < 0) throw new RangeError(`advanceClock takes a finite number of ms >= 0, got ${deltaMs}`);
+    if (!Number.isFinite(deltaMs) || deltaMs < 0)
+      throw new RangeError(`advanceClock takes a finite number of ms >= 0, got ${deltaMs}`);
     const targetMs = this.clock.nowMs() + deltaMs;
     // A timer fired on the way may set another one that is also due before the target: the heap
     // is read again after each, so it fires too, in its turn.
@@ -102,7 +110,9 @@ export class RealTestClock implements TestClock {
   }
 
   advance(): void {
-    throw new Error('advanceClock needs the manual clock: this test node runs on the real clock (startTestNode({ clock: "real" }))');
+    throw new Error(
+      'advanceClock needs the manual clock: this test node runs on the real clock (startTestNode({ clock: "real" }))',
+    );
   }
 
   cancelAll(): void {

@@ -69,10 +69,14 @@ interface Executor {
 }
 
 export async function startTestNode(options: TestNodeOptions = {}): Promise<TestNode> {
-  const clock: TestClock = options.clock === 'real' ? new RealTestClock() : new ManualTestClock(options.startAtMs ?? Date.now());
+  const clock: TestClock =
+    options.clock === 'real' ? new RealTestClock() : new ManualTestClock(options.startAtMs ?? Date.now());
   const logger = pino({ level: options.logLevel ?? 'silent', base: { node: testNodeId } });
   let fatalError: unknown;
-  const backend = options.dataDir === undefined ? await openMemoryExecutor(clock) : await openClusterExecutor(options.dataDir, clock, logger, (error) => (fatalError ??= error));
+  const backend =
+    options.dataDir === undefined
+      ? await openMemoryExecutor(clock)
+      : await openClusterExecutor(options.dataDir, clock, logger, (error) => (fatalError ??= error));
   const queueLogger = logger.child({ layer: 'queue' });
   const queueService = new QueueService({
     executor: backend.executor,
@@ -80,7 +84,10 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Test
     region: 'us-east-1',
     scheduler: clock,
     newId: () => randomUUID(),
-    logger: { info: (fields, message) => queueLogger.info(fields, message), warn: (fields, message) => queueLogger.warn(fields, message) },
+    logger: {
+      info: (fields, message) => queueLogger.info(fields, message),
+      warn: (fields, message) => queueLogger.warn(fields, message),
+    },
   });
   let server: SqsServer;
   try {
@@ -98,7 +105,11 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Test
     throw error;
   }
   const endpoint = `http://127.0.0.1:${server.port}`;
-  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  const client = new SQSClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
 
   const upkeepAbort = new AbortController();
   let upkeepTail: Promise<void> = Promise.resolve();
@@ -114,13 +125,16 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Test
     });
     return upkeepTail;
   };
-  const upkeepTimer = clock.isManual ? undefined : setInterval(() => void runUpkeep(), options.reaperIntervalMs ?? reaperIntervalMsDefault);
+  const upkeepTimer = clock.isManual
+    ? undefined
+    : setInterval(() => void runUpkeep(), options.reaperIntervalMs ?? reaperIntervalMsDefault);
 
   let stopped: Promise<void> | undefined;
   return {
     endpoint,
     client,
-    queueUrl: (name) => buildQueueUrl({ host: `127.0.0.1:${server.port}`, accountId: defaultAccountId, queueName: name }),
+    queueUrl: (name) =>
+      buildQueueUrl({ host: `127.0.0.1:${server.port}`, accountId: defaultAccountId, queueName: name }),
     nowMs: () => backend.executor.nowMs(),
     async advanceClock(ms) {
       if (stopped !== undefined) throw new Error('advanceClock on a stopped test node');
@@ -150,9 +164,20 @@ async function openMemoryExecutor(clock: TestClock): Promise<Executor> {
   return { executor: new LocalTxnExecutor({ store, clock }), close: () => engine.close() };
 }
 
-async function openClusterExecutor(dataDir: string, clock: TestClock, logger: Logger, onFatal: (error: unknown) => void): Promise<Executor> {
+async function openClusterExecutor(
+  dataDir: string,
+  clock: TestClock,
+  logger: Logger,
+  onFatal: (error: unknown) => void,
+): Promise<Executor> {
   // Port 0 everywhere: the one voter never dials its own address, and nothing else does.
-  const config = validateNodeConfig({ ...nodeConfigDefaults(), id: testNodeId, dataDir, raftListen: '127.0.0.1:0', peers: { [testNodeId]: '127.0.0.1:0' } });
+  const config = validateNodeConfig({
+    ...nodeConfigDefaults(),
+    id: testNodeId,
+    dataDir,
+    raftListen: '127.0.0.1:0',
+    peers: { [testNodeId]: '127.0.0.1:0' },
+  });
   const node = await ClusterNode.open({ config, logger, wallClock: clock, onFatal, isProcessMetricsOn: false });
   try {
     await node.waitForLeader(leaderWaitMs);

@@ -32,17 +32,21 @@ describe('raftq status --cluster', () => {
     follower = ['n1', 'n2', 'n3'].find((id) => id !== leader) as string;
     followerAdmin = `127.0.0.1:${cluster.spec(follower).adminPort}`;
     // The leader has heard from both followers once a heartbeat round went by.
-    await waitFor(async () => {
-      const view = (await cluster.admin(follower, 'GET', '/cluster')).json as { members: MemberJson[] };
-      return view.members.filter((m) => m.id !== leader).every((m) => typeof m.lastContactMs === 'number');
-    }, 20_000, 'the leader to have heard from both followers');
+    await waitFor(
+      async () => {
+        const view = (await cluster.admin(follower, 'GET', '/cluster')).json as { members: MemberJson[] };
+        return view.members.filter((m) => m.id !== leader).every((m) => typeof m.lastContactMs === 'number');
+      },
+      20_000,
+      'the leader to have heard from both followers',
+    );
   }, 60_000);
 
   afterAll(async () => {
     await cluster?.close();
   });
 
-  it('prints one row per member, with the roles, the leader\'s term and a last contact for each follower', async () => {
+  it("prints one row per member, with the roles, the leader's term and a last contact for each follower", async () => {
     const { term } = await cluster.status(leader);
     const run = await runCli(['status', '--cluster', '--admin', followerAdmin]);
     expect(run.stderr).toBe('');
@@ -51,7 +55,18 @@ describe('raftq status --cluster', () => {
     expect(lines[0]).toContain(`leader ${leader}, term ${term}`);
     expect(lines[0]).toContain(`as ${leader} (the leader) sees them`);
     const header = (lines[1] ?? '').split(/\s{2,}/);
-    expect(header).toEqual(['ID', 'ADDRESS', 'ROLE', 'TERM', 'COMMIT', 'APPLIED', 'LAG', 'MATCH', 'LAST CONTACT', 'HEALTH']);
+    expect(header).toEqual([
+      'ID',
+      'ADDRESS',
+      'ROLE',
+      'TERM',
+      'COMMIT',
+      'APPLIED',
+      'LAG',
+      'MATCH',
+      'LAST CONTACT',
+      'HEALTH',
+    ]);
     const rows = lines.slice(2).map((line) => line.trim().split(/\s{2,}/));
     expect(rows.map((row) => row[0])).toEqual(['n1', 'n2', 'n3'].map((id) => (id === follower ? `${id}*` : id)));
     for (const row of rows) {
@@ -66,13 +81,21 @@ describe('raftq status --cluster', () => {
     }
   }, 60_000);
 
-  it('--output json gives GET /cluster\'s answer, with the leader\'s view of every member', async () => {
+  it("--output json gives GET /cluster's answer, with the leader's view of every member", async () => {
     const run = await runCli(['status', '--cluster', '--output', 'json', '--admin', followerAdmin]);
     expect(run.code).toBe(0);
-    const printed = JSON.parse(run.stdout) as { id: string; leader: string; progressFrom: string; members: MemberJson[] };
+    const printed = JSON.parse(run.stdout) as {
+      id: string;
+      leader: string;
+      progressFrom: string;
+      members: MemberJson[];
+    };
     const api = (await cluster.admin(follower, 'GET', '/cluster')).json as typeof printed;
     // Last contact moves between two calls; everything else of a quiet cluster stays.
-    const steady = (view: typeof printed) => ({ ...view, members: view.members.map(({ lastContactMs: _ms, ...rest }) => rest) });
+    const steady = (view: typeof printed) => ({
+      ...view,
+      members: view.members.map(({ lastContactMs: _ms, ...rest }) => rest),
+    });
     expect(steady(printed)).toEqual(steady(api));
     expect(printed.id).toBe(follower);
     expect(printed.progressFrom).toBe(leader);

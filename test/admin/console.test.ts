@@ -34,20 +34,41 @@ describe('the web console, in a browser', () => {
   const urls = new Map<string, string>();
 
   const call = async (method: string, path: string, on = 'n1'): Promise<any> => {
-    const response = await fetch(`http://${admins.get(on)}${path}`, { method, headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(`http://${admins.get(on)}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(30_000),
+    });
     expect(response.status, `${method} ${path}`).toBe(200);
     return response.json();
   };
   const createQueue = async (name: string, attributes: Record<string, string> = {}) => {
-    urls.set(name, (await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl as string);
+    urls.set(
+      name,
+      (await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl as string,
+    );
   };
-  const send = (name: string, body: string, extra: { DelaySeconds?: number; MessageGroupId?: string; MessageDeduplicationId?: string } = {}) =>
-    sqs.send(new SendMessageCommand({ QueueUrl: urls.get(name), MessageBody: body, ...extra }));
+  const send = (
+    name: string,
+    body: string,
+    extra: { DelaySeconds?: number; MessageGroupId?: string; MessageDeduplicationId?: string } = {},
+  ) => sqs.send(new SendMessageCommand({ QueueUrl: urls.get(name), MessageBody: body, ...extra }));
   const receive = (name: string, visibilityTimeout: number) =>
-    sqs.send(new ReceiveMessageCommand({ QueueUrl: urls.get(name), MaxNumberOfMessages: 1, WaitTimeSeconds: 0, VisibilityTimeout: visibilityTimeout }));
+    sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: urls.get(name),
+        MaxNumberOfMessages: 1,
+        WaitTimeSeconds: 0,
+        VisibilityTimeout: visibilityTimeout,
+      }),
+    );
   /** The text of each cell of the table row marked `data-KEY="value"`, header cell first. */
-  const rowCells = (attribute: string, value: string) => page.locator(`tr[${attribute}="${value}"]`).locator('th, td').allTextContents();
-  const queueOrder = async () => page.locator('#queues-table tbody tr[data-queue]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-queue')));
+  const rowCells = (attribute: string, value: string) =>
+    page.locator(`tr[${attribute}="${value}"]`).locator('th, td').allTextContents();
+  const queueOrder = async () =>
+    page
+      .locator('#queues-table tbody tr[data-queue]')
+      .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-queue')));
   // Expressions evaluated in the page are strings: this project's types hold no DOM.
   const focusedId = () => page.evaluate<string | undefined>('document.activeElement?.id');
   const screenshot = async (name: string) => {
@@ -58,16 +79,23 @@ describe('the web console, in a browser', () => {
   /** Polls the page until `read` gives `expected`; the console refreshes every few seconds. */
   const eventually = async <T>(read: () => Promise<T>, expected: T, what: string) => {
     let last: T | undefined;
-    await waitFor(async () => {
-      last = await read();
-      return JSON.stringify(last) === JSON.stringify(expected);
-    }, 30_000, what).catch((error: Error) => {
+    await waitFor(
+      async () => {
+        last = await read();
+        return JSON.stringify(last) === JSON.stringify(expected);
+      },
+      30_000,
+      what,
+    ).catch((error: Error) => {
       throw new Error(`${error.message}; last seen ${JSON.stringify(last)}`);
     });
   };
 
   beforeAll(async () => {
-    if (!existsSync(chromiumPath)) throw new Error(`no browser at ${chromiumPath}: install Debian's chromium (.ci/install-system-deps) or set RAFTQ_CHROMIUM`);
+    if (!existsSync(chromiumPath))
+      throw new Error(
+        `no browser at ${chromiumPath}: install Debian's chromium (.ci/install-system-deps) or set RAFTQ_CHROMIUM`,
+      );
     const ports = new Map<string, { sqs: string; admin: string; raft: string }>();
     for (const id of ['n1', 'n2', 'n3']) {
       const [sqsPort, adminPort, raftPort] = (await freePorts(3)) as [number, number, number];
@@ -78,14 +106,33 @@ describe('the web console, in a browser', () => {
     // n3 is a member that never starts: two of three are a quorum, and the console shows it unreachable.
     for (const id of ['n1', 'n2']) {
       const p = ports.get(id) as { sqs: string; admin: string; raft: string };
-      const argv = [mainScript, 'serve', '--id', id, '--data-dir', join(dir.path, id), '--sqs-listen', p.sqs, '--admin-listen', p.admin, '--raft-listen', p.raft, '--peers', peers, '--admin-token', token];
+      const argv = [
+        mainScript,
+        'serve',
+        '--id',
+        id,
+        '--data-dir',
+        join(dir.path, id),
+        '--sqs-listen',
+        p.sqs,
+        '--admin-listen',
+        p.admin,
+        '--raft-listen',
+        p.raft,
+        '--peers',
+        peers,
+        '--admin-token',
+        token,
+      ];
       nodes.set(id, new NodeProcess(id, argv, process.env, join(dir.path, `${id}.log`), p.admin));
     }
     await Promise.all([...nodes.values()].map((node) => node.waitReady(60_000)));
     sqs = sqsClient(`http://${ports.get('n1')?.sqs}`);
 
     await createQueue('work-dlq');
-    await createQueue('work', { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf('work-dlq'), maxReceiveCount: 1 }) });
+    await createQueue('work', {
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf('work-dlq'), maxReceiveCount: 1 }),
+    });
     await createQueue('alpha');
     await createQueue('orders.fifo', { FifoQueue: 'true', ContentBasedDeduplication: 'true' });
     // "first" is received once and left visible; the next receive moves it to work-dlq.
@@ -127,7 +174,11 @@ describe('the web console, in a browser', () => {
     // Typed by keyboard: the field has the focus when the prompt opens.
     await page.keyboard.type('not-the-token');
     await page.keyboard.press('Enter');
-    await eventually(() => page.locator('#token-error').textContent(), 'The node refused that token.', 'the refusal to show');
+    await eventually(
+      () => page.locator('#token-error').textContent(),
+      'The node refused that token.',
+      'the refusal to show',
+    );
     await expect.poll(() => dialog.isVisible()).toBe(true);
     // Escape does not get rid of it, even twice.
     await page.keyboard.press('Escape');
@@ -182,7 +233,14 @@ describe('the web console, in a browser', () => {
     await page.locator('#queues-table tr[data-queue="orders.fifo"]').waitFor();
     expect(await queueOrder()).toEqual(['alpha', 'orders.fifo', 'work', 'work-dlq']);
     const [name, type, visible, inFlight, delayed, oldest, deadLetter] = await rowCells('data-queue', 'work');
-    expect([name, type, visible, inFlight, delayed, deadLetter]).toEqual(['work', 'standard', '1', '1', '1', 'work-dlq']);
+    expect([name, type, visible, inFlight, delayed, deadLetter]).toEqual([
+      'work',
+      'standard',
+      '1',
+      '1',
+      '1',
+      'work-dlq',
+    ]);
     expect(oldest).toMatch(/^\d+(s|m\d\ds)$/);
     expect((await rowCells('data-queue', 'work-dlq')).slice(0, 5)).toEqual(['work-dlq', 'standard', '1', '0', '0']);
     expect((await rowCells('data-queue', 'orders.fifo')).slice(0, 3)).toEqual(['orders.fifo', 'fifo', '2']);
@@ -207,7 +265,9 @@ describe('the web console, in a browser', () => {
     await page.keyboard.press('Enter');
     expect(await queueOrder()).toEqual(['work', 'work-dlq', 'orders.fifo', 'alpha']);
     expect(await page.locator('th:has(button[data-sort="visible"])').getAttribute('aria-sort')).toBe('ascending');
-    expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('data-sort') ?? null")).toBe('visible');
+    expect(await page.evaluate<string | null>("document.activeElement?.getAttribute('data-sort') ?? null")).toBe(
+      'visible',
+    );
     await page.keyboard.press('Enter');
     expect(await queueOrder()).toEqual(['alpha', 'orders.fifo', 'work', 'work-dlq']);
     expect(await page.locator('th:has(button[data-sort="visible"])').getAttribute('aria-sort')).toBe('descending');
@@ -230,14 +290,18 @@ describe('the web console, in a browser', () => {
     // The hostile body is text: no element came of it and none of its script ran.
     expect(await page.locator('#messages-table img, #messages-table script, #messages-table b').count()).toBe(0);
     expect(await page.evaluate<number | undefined>('window.__injected')).toBeUndefined();
-    const states = await page.locator('#messages-table tbody tr').evaluateAll((rows) => rows.map((row) => row.children[1]?.textContent));
+    const states = await page
+      .locator('#messages-table tbody tr')
+      .evaluateAll((rows) => rows.map((row) => row.children[1]?.textContent));
     expect(states.sort()).toEqual(['delayed', 'inflight', 'visible']);
     expect(await page.locator('[data-count="visible"]').textContent()).toBe('1');
     expect(await page.locator('[data-count="inFlight"]').textContent()).toBe('1');
     expect(await page.locator('[data-count="delayed"]').textContent()).toBe('1');
     // Links between the queue and its dead-letter queue, and the attributes as GetQueueAttributes gives them.
     expect(await page.locator('#queue-relations a').allTextContents()).toEqual(['work-dlq']);
-    expect(await page.locator('#queue-attributes-table tr[data-key="RedrivePolicy"] td').textContent()).toContain(arnOf('work-dlq'));
+    expect(await page.locator('#queue-attributes-table tr[data-key="RedrivePolicy"] td').textContent()).toContain(
+      arnOf('work-dlq'),
+    );
     await page.locator('#peek-button').click();
     await page.locator('#messages-table').waitFor();
     // Peeking twice received nothing: counts and receive counts as before.
@@ -257,12 +321,24 @@ describe('the web console, in a browser', () => {
     await page.keyboard.press('Tab');
     expect(await focusedId()).toBe('send-button');
     await page.keyboard.press('Enter');
-    await waitFor(async () => ((await page.locator('#action-status').textContent()) ?? '').startsWith('Sent message '), 30_000, 'the send');
-    const messageId = ((await page.locator('#action-status').textContent()) as string).slice('Sent message '.length, -1);
+    await waitFor(
+      async () => ((await page.locator('#action-status').textContent()) ?? '').startsWith('Sent message '),
+      30_000,
+      'the send',
+    );
+    const messageId = ((await page.locator('#action-status').textContent()) as string).slice(
+      'Sent message '.length,
+      -1,
+    );
     await page.locator(`#messages-table tr[data-message-id="${messageId}"]`).waitFor();
-    expect(await page.locator(`tr[data-message-id="${messageId}"] pre.body`).textContent()).toBe('from the console <i>x</i>');
+    expect(await page.locator(`tr[data-message-id="${messageId}"] pre.body`).textContent()).toBe(
+      'from the console <i>x</i>',
+    );
     const peeked = await call('GET', '/queues/alpha/messages?limit=10');
-    expect(peeked.messages.find((m: any) => m.messageId === messageId)).toMatchObject({ body: 'from the console <i>x</i>', senderId: 'raftq-admin' });
+    expect(peeked.messages.find((m: any) => m.messageId === messageId)).toMatchObject({
+      body: 'from the console <i>x</i>',
+      senderId: 'raftq-admin',
+    });
     expect(await page.locator('[data-count="visible"]').textContent()).toBe('4');
   });
 
@@ -270,7 +346,9 @@ describe('the web console, in a browser', () => {
     await page.locator('#purge-button').click();
     const dialog = page.locator('#confirm-dialog');
     await dialog.waitFor({ state: 'visible' });
-    expect(await page.locator('#confirm-text').textContent()).toBe('Purge alpha? This deletes its 4 messages and cannot be undone.');
+    expect(await page.locator('#confirm-text').textContent()).toBe(
+      'Purge alpha? This deletes its 4 messages and cannot be undone.',
+    );
     // Cancel has the focus: Enter there purges nothing.
     expect(await focusedId()).toBe('confirm-cancel');
     await page.keyboard.press('Enter');
@@ -289,7 +367,11 @@ describe('the web console, in a browser', () => {
     await page.locator('#confirm-ok').click();
     await eventually(() => page.locator('#action-status').textContent(), 'Purged alpha.', 'the purge');
     expect((await call('GET', '/queues/alpha')).visible).toBe(0);
-    await eventually(() => page.locator('#peeked-messages').textContent(), 'The queue holds no message.', 'the empty peek');
+    await eventually(
+      () => page.locator('#peeked-messages').textContent(),
+      'The queue holds no message.',
+      'the empty peek',
+    );
     expect(await page.locator('[data-count="visible"]').textContent()).toBe('0');
   });
 
@@ -299,11 +381,19 @@ describe('the web console, in a browser', () => {
     expect(await page.locator('#queue-relations a').allTextContents()).toEqual(['work']);
     expect(await page.locator('#messages-table pre.body').allTextContents()).toEqual(['first']);
     await page.locator('#redrive-button').click();
-    await eventually(() => page.locator('#action-status').textContent(), 'Redrive of work-dlq started.', 'the redrive to start');
+    await eventually(
+      () => page.locator('#action-status').textContent(),
+      'Redrive of work-dlq started.',
+      'the redrive to start',
+    );
     await waitFor(async () => (await call('GET', '/queues/work-dlq')).visible === 0, 30_000, 'work-dlq to empty');
     const work = await call('GET', '/queues/work/messages?limit=10');
     expect(work.messages.map((m: any) => m.body)).toContain('first');
-    await eventually(() => page.locator('[data-count="visible"]').textContent(), '0', 'the page to show work-dlq empty');
+    await eventually(
+      () => page.locator('[data-count="visible"]').textContent(),
+      '0',
+      'the page to show work-dlq empty',
+    );
   });
 
   it('GET /cluster answers the members with their health, behind the token', async () => {

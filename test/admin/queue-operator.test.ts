@@ -34,12 +34,21 @@ describe('the queues, seen by an operator', () => {
   /** The receipt handle of the message left in flight in "work". */
   let inFlightHandle = '';
 
-  const call = async (method: string, path: string, options: { body?: unknown; auth?: string | null } = {}): Promise<{ status: number; json: any }> => {
+  const call = async (
+    method: string,
+    path: string,
+    options: { body?: unknown; auth?: string | null } = {},
+  ): Promise<{ status: number; json: any }> => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     const auth = options.auth === undefined ? token : options.auth;
     if (auth !== null) headers['authorization'] = `Bearer ${auth}`;
     const hasBody = options.body !== undefined && method !== 'GET';
-    const response = await fetch(`http://${admin}${path}`, { method, headers, ...(hasBody ? { body: JSON.stringify(options.body) } : {}), signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(`http://${admin}${path}`, {
+      method,
+      headers,
+      ...(hasBody ? { body: JSON.stringify(options.body) } : {}),
+      signal: AbortSignal.timeout(30_000),
+    });
     const text = await response.text();
     return { status: response.status, json: text === '' ? null : JSON.parse(text) };
   };
@@ -54,7 +63,8 @@ describe('the queues, seen by an operator', () => {
       if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
       const labelText = line.startsWith(`${name}{`) ? line.slice(name.length + 1, line.indexOf('}')) : '';
       const present = labelText === '' ? [] : labelText.split(',');
-      if (wanted.length === present.length && wanted.every((w) => present.includes(w))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+      if (wanted.length === present.length && wanted.every((w) => present.includes(w)))
+        return Number(line.slice(line.lastIndexOf(' ') + 1));
     }
     return undefined;
   };
@@ -65,15 +75,38 @@ describe('the queues, seen by an operator', () => {
   };
   const url = (name: string) => urls.get(name) as string;
   const receive = (name: string, options: { max?: number; visibilityTimeout?: number } = {}) =>
-    sqs.send(new ReceiveMessageCommand({ QueueUrl: url(name), MaxNumberOfMessages: options.max ?? 1, WaitTimeSeconds: 0, MessageSystemAttributeNames: ['All'], ...(options.visibilityTimeout === undefined ? {} : { VisibilityTimeout: options.visibilityTimeout }) }));
+    sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url(name),
+        MaxNumberOfMessages: options.max ?? 1,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ['All'],
+        ...(options.visibilityTimeout === undefined ? {} : { VisibilityTimeout: options.visibilityTimeout }),
+      }),
+    );
 
   beforeAll(async () => {
     const [sqsPort, adminPort, raftPort] = (await freePorts(3)) as [number, number, number];
     admin = `127.0.0.1:${adminPort}`;
     sqsEndpoint = `http://127.0.0.1:${sqsPort}`;
     const argv = [
-      mainScript, 'serve', '--id', 'n1', '--data-dir', join(dir.path, 'n1'), '--sqs-listen', `127.0.0.1:${sqsPort}`, '--admin-listen', admin,
-      '--raft-listen', `127.0.0.1:${raftPort}`, '--admin-token', token, '--access-log', '--reaper-interval-ms', '200',
+      mainScript,
+      'serve',
+      '--id',
+      'n1',
+      '--data-dir',
+      join(dir.path, 'n1'),
+      '--sqs-listen',
+      `127.0.0.1:${sqsPort}`,
+      '--admin-listen',
+      admin,
+      '--raft-listen',
+      `127.0.0.1:${raftPort}`,
+      '--admin-token',
+      token,
+      '--access-log',
+      '--reaper-interval-ms',
+      '200',
     ];
     node = new NodeProcess('n1', argv, process.env, join(dir.path, 'n1.log'), admin);
     await node.waitReady();
@@ -81,16 +114,21 @@ describe('the queues, seen by an operator', () => {
 
     // The known workload the counts and metrics below are checked against.
     await createQueue('dlq');
-    await createQueue('work', { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf('dlq'), maxReceiveCount: 1 }) });
+    await createQueue('work', {
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf('dlq'), maxReceiveCount: 1 }),
+    });
     await createQueue('orphan-dlq');
-    await createQueue('orphan', { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf('orphan-dlq'), maxReceiveCount: 1 }) });
+    await createQueue('orphan', {
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf('orphan-dlq'), maxReceiveCount: 1 }),
+    });
     await sqs.send(new DeleteQueueCommand({ QueueUrl: url('orphan-dlq') }));
     // "first": received once and left visible, then due on the next receive, which moves it to
     // "dlq" and so answers nothing (an empty receive).
     await sqs.send(new SendMessageCommand({ QueueUrl: url('work'), MessageBody: 'first' }));
     expect((await receive('work', { visibilityTimeout: 0 })).Messages?.[0]?.Body).toBe('first');
     expect((await receive('work', { visibilityTimeout: 600 })).Messages ?? []).toHaveLength(0);
-    for (const body of ['second', 'third']) await sqs.send(new SendMessageCommand({ QueueUrl: url('work'), MessageBody: body }));
+    for (const body of ['second', 'third'])
+      await sqs.send(new SendMessageCommand({ QueueUrl: url('work'), MessageBody: body }));
     await sqs.send(new SendMessageCommand({ QueueUrl: url('work'), MessageBody: 'later', DelaySeconds: 900 }));
     // "second" is received and kept in flight.
     const second = await receive('work', { visibilityTimeout: 600 });
@@ -114,7 +152,14 @@ describe('the queues, seen by an operator', () => {
   });
 
   it('refuses every queue call without the admin token, or with a wrong one', async () => {
-    for (const [method, path] of [['GET', '/queues'], ['GET', '/queues/work'], ['GET', '/queues/work/messages'], ['POST', '/queues/work/purge'], ['POST', '/queues/dlq/redrive'], ['POST', '/queues/work/messages']] as const) {
+    for (const [method, path] of [
+      ['GET', '/queues'],
+      ['GET', '/queues/work'],
+      ['GET', '/queues/work/messages'],
+      ['POST', '/queues/work/purge'],
+      ['POST', '/queues/dlq/redrive'],
+      ['POST', '/queues/work/messages'],
+    ] as const) {
       expect((await call(method, path, { auth: null, body: { body: 'x' } })).status, `${method} ${path}`).toBe(401);
       expect((await call(method, path, { auth: 'wrong', body: { body: 'x' } })).status, `${method} ${path}`).toBe(401);
     }
@@ -123,7 +168,13 @@ describe('the queues, seen by an operator', () => {
   });
 
   it('answers 404 for a queue that does not exist, on every queue call', async () => {
-    for (const [method, path] of [['GET', '/queues/nowhere'], ['GET', '/queues/nowhere/messages'], ['POST', '/queues/nowhere/purge'], ['POST', '/queues/nowhere/redrive'], ['POST', '/queues/nowhere/messages']] as const) {
+    for (const [method, path] of [
+      ['GET', '/queues/nowhere'],
+      ['GET', '/queues/nowhere/messages'],
+      ['POST', '/queues/nowhere/purge'],
+      ['POST', '/queues/nowhere/redrive'],
+      ['POST', '/queues/nowhere/messages'],
+    ] as const) {
       const answer = await call(method, path, { body: { body: 'x' } });
       expect(answer.status, `${method} ${path}`).toBe(404);
       expect(answer.json.error).toContain('QueueDoesNotExist');
@@ -135,7 +186,14 @@ describe('the queues, seen by an operator', () => {
     expect(answer.status).toBe(200);
     const byName = new Map((answer.json.queues as any[]).map((q) => [q.name, q]));
     expect([...byName.keys()]).toEqual(['dlq', 'orphan', 'work']);
-    expect(byName.get('work')).toMatchObject({ type: 'standard', visible: 1, inFlight: 1, delayed: 1, deadLetterTarget: 'dlq', countsExact: true });
+    expect(byName.get('work')).toMatchObject({
+      type: 'standard',
+      visible: 1,
+      inFlight: 1,
+      delayed: 1,
+      deadLetterTarget: 'dlq',
+      countsExact: true,
+    });
     expect(byName.get('dlq')).toMatchObject({ visible: 1, inFlight: 0, delayed: 0, deadLetterTarget: null });
     expect(byName.get('orphan')).toMatchObject({ visible: 0, inFlight: 1, deadLetterTarget: 'orphan-dlq' });
     expect(byName.get('work').oldestMessageAgeSeconds).toBeGreaterThanOrEqual(0);
@@ -144,7 +202,15 @@ describe('the queues, seen by an operator', () => {
   it('GET /queues/NAME gives attributes, counts, tags, the queues it is the dead-letter queue of, and running move tasks', async () => {
     const answer = await call('GET', '/queues/dlq');
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ name: 'dlq', type: 'standard', visible: 1, arn: arnOf('dlq'), tags: {}, deadLetterSourceQueues: ['work'], moveTasks: [] });
+    expect(answer.json).toMatchObject({
+      name: 'dlq',
+      type: 'standard',
+      visible: 1,
+      arn: arnOf('dlq'),
+      tags: {},
+      deadLetterSourceQueues: ['work'],
+      moveTasks: [],
+    });
     expect(answer.json.attributes.ApproximateNumberOfMessages).toBe('1');
     expect((await call('GET', '/queues/work')).json.attributes.RedrivePolicy).toContain(arnOf('dlq'));
   });
@@ -166,7 +232,13 @@ describe('the queues, seen by an operator', () => {
     const after = (await call('GET', '/queues/work')).json;
     expect([after.visible, after.inFlight, after.delayed]).toEqual([before.visible, before.inFlight, before.delayed]);
     // The in-flight message is still held by its receive (its receipt handle still works) ...
-    await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url('work'), ReceiptHandle: inFlightHandle, VisibilityTimeout: 600 }));
+    await sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: url('work'),
+        ReceiptHandle: inFlightHandle,
+        VisibilityTimeout: 600,
+      }),
+    );
     // ... and the visible one was never received: its first receive counts 1.
     const received = await receive('work', { visibilityTimeout: 0 });
     expect(received.Messages?.[0]?.Body).toBe('third');
@@ -176,10 +248,11 @@ describe('the queues, seen by an operator', () => {
     expect(dead).toHaveLength(1);
     expect(dead[0]).toMatchObject({ body: 'first', state: 'visible', deadLetterSourceArn: arnOf('work') });
     expect((await call('GET', '/queues/work/messages?limit=1')).json.messages).toHaveLength(1);
-    for (const limit of ['0', '101', 'x']) expect((await call('GET', `/queues/work/messages?limit=${limit}`)).status).toBe(400);
+    for (const limit of ['0', '101', 'x'])
+      expect((await call('GET', `/queues/work/messages?limit=${limit}`)).status).toBe(400);
   });
 
-  it('exports per-queue and per-action metrics with the workload\'s figures, under Prometheus names', async () => {
+  it("exports per-queue and per-action metrics with the workload's figures, under Prometheus names", async () => {
     const text = await metrics();
     expect(sample(text, 'raftq_queues')).toBe(3);
     expect(sample(text, 'raftq_queue_messages', { queue: 'work', state: 'visible' })).toBe(1);
@@ -194,7 +267,12 @@ describe('the queues, seen by an operator', () => {
     expect(sample(text, 'raftq_queue_empty_receives_total', { queue: 'work' })).toBe(1);
     expect(sample(text, 'raftq_sqs_requests_total', { action: 'SendMessage', code: 'OK' })).toBe(5);
     expect(sample(text, 'raftq_sqs_requests_total', { action: 'CreateQueue', code: 'OK' })).toBe(4);
-    expect(sample(text, 'raftq_sqs_requests_total', { action: 'GetQueueUrl', code: 'AWS.SimpleQueueService.NonExistentQueue' })).toBe(1);
+    expect(
+      sample(text, 'raftq_sqs_requests_total', {
+        action: 'GetQueueUrl',
+        code: 'AWS.SimpleQueueService.NonExistentQueue',
+      }),
+    ).toBe(1);
     expect(sample(text, 'raftq_sqs_request_duration_seconds_count', { action: 'SendMessage' })).toBe(5);
     expect(text).toMatch(/^# TYPE raftq_cluster_clock_offset_seconds gauge$/m);
     expect(text).toMatch(/^# TYPE raftq_peer_dropped_messages_total counter$/m);
@@ -204,9 +282,16 @@ describe('the queues, seen by an operator', () => {
 
   it('--access-log writes one JSON line per SQS request', async () => {
     await waitFor(() => readFileSync(node.logFile, 'utf8').includes('"GetQueueUrl"'), 10_000, 'the access log line');
-    const lines = readFileSync(node.logFile, 'utf8').split('\n').filter((line) => line.includes('"layer":"access"')).map((line) => JSON.parse(line));
+    const lines = readFileSync(node.logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"layer":"access"'))
+      .map((line) => JSON.parse(line));
     expect(lines.filter((l) => l.action === 'SendMessage')).toHaveLength(5);
-    expect(lines.find((l) => l.action === 'GetQueueUrl')).toMatchObject({ queue: 'nowhere', status: 400, code: 'AWS.SimpleQueueService.NonExistentQueue' });
+    expect(lines.find((l) => l.action === 'GetQueueUrl')).toMatchObject({
+      queue: 'nowhere',
+      status: 400,
+      code: 'AWS.SimpleQueueService.NonExistentQueue',
+    });
     expect(lines.find((l) => l.action === 'SendMessage')).toMatchObject({ queue: 'work', status: 200, code: 'OK' });
     expect(typeof lines[0].ms).toBe('number');
   });
@@ -216,8 +301,12 @@ describe('the queues, seen by an operator', () => {
     const dashboard = JSON.parse(readFileSync(join(repoRoot, 'deploy/grafana/raftq-dashboard.json'), 'utf8'));
     const alerts = parse(readFileSync(join(repoRoot, 'deploy/prometheus/alerts.yml'), 'utf8'));
     const expressions: Array<[string, string]> = [
-      ...(dashboard.panels as any[]).flatMap((panel) => (panel.targets as any[]).map((t): [string, string] => [panel.title, t.expr])),
-      ...(alerts.groups as any[]).flatMap((group) => (group.rules as any[]).map((rule): [string, string] => [rule.alert, rule.expr])),
+      ...(dashboard.panels as any[]).flatMap((panel) =>
+        (panel.targets as any[]).map((t): [string, string] => [panel.title, t.expr]),
+      ),
+      ...(alerts.groups as any[]).flatMap((group) =>
+        (group.rules as any[]).map((rule): [string, string] => [rule.alert, rule.expr]),
+      ),
     ];
     const named = new Set<string>();
     for (const [where, expr] of expressions) {
@@ -227,14 +316,29 @@ describe('the queues, seen by an operator', () => {
         expect(exported, `${where}: ${name}`).toContain(family);
       }
     }
-    for (const family of ['raftq_queue_messages', 'raftq_queue_oldest_message_age_seconds', 'raftq_queue_dead_lettered_total', 'raftq_queue_redrive_skipped_total', 'raftq_sqs_requests_total', 'raftq_sqs_request_duration_seconds', 'raftq_raft_commit_index']) {
+    for (const family of [
+      'raftq_queue_messages',
+      'raftq_queue_oldest_message_age_seconds',
+      'raftq_queue_dead_lettered_total',
+      'raftq_queue_redrive_skipped_total',
+      'raftq_sqs_requests_total',
+      'raftq_sqs_request_duration_seconds',
+      'raftq_raft_commit_index',
+    ]) {
       expect(named, family).toContain(family);
     }
     const alertNames = (alerts.groups as any[]).flatMap((group) => (group.rules as any[]).map((rule) => rule.alert));
-    expect(alertNames).toEqual(expect.arrayContaining(['RaftqQueueBacklogGrowing', 'RaftqQueueOldMessage', 'RaftqDeadLettering', 'RaftqRedriveSkipped']));
+    expect(alertNames).toEqual(
+      expect.arrayContaining([
+        'RaftqQueueBacklogGrowing',
+        'RaftqQueueOldMessage',
+        'RaftqDeadLettering',
+        'RaftqRedriveSkipped',
+      ]),
+    );
   });
 
-  it('raftq queues prints a table by default and the API\'s JSON with --output json', async () => {
+  it("raftq queues prints a table by default and the API's JSON with --output json", async () => {
     const table = await cli(['queues']);
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.trimEnd().split('\n');
@@ -257,7 +361,9 @@ describe('the queues, seen by an operator', () => {
   it('raftq peek shows messages in a table or as JSON without receiving them', async () => {
     const table = await cli(['peek', 'dlq']);
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout).toMatch(/^MESSAGE ID\s+STATE\s+RECEIVES\s+SENT\s+GROUP\s+BODY\n\S+\s+visible\s+0\s+\S+\s+-\s+first\n$/);
+    expect(table.stdout).toMatch(
+      /^MESSAGE ID\s+STATE\s+RECEIVES\s+SENT\s+GROUP\s+BODY\n\S+\s+visible\s+0\s+\S+\s+-\s+first\n$/,
+    );
     const json = await cli(['peek', 'work', '--limit', '2', '--output', 'json']);
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout).messages).toHaveLength(2);
@@ -271,12 +377,20 @@ describe('the queues, seen by an operator', () => {
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout).toMatch(/^sent \S+ to orphan\n$/);
     const peeked = (await call('GET', '/queues/orphan/messages')).json.messages as any[];
-    expect(peeked.find((m) => m.body === 'hello from the cli')).toMatchObject({ state: 'visible', receiveCount: 0, senderId: 'raftq-admin' });
+    expect(peeked.find((m) => m.body === 'hello from the cli')).toMatchObject({
+      state: 'visible',
+      receiveCount: 0,
+      senderId: 'raftq-admin',
+    });
 
     const redriven = await cli(['redrive', 'dlq']);
     expect(redriven.code, redriven.stderr).toBe(0);
     expect(redriven.stdout).toMatch(/^redrive of dlq started: task \S+\n$/);
-    await waitFor(async () => (await call('GET', '/queues/dlq')).json.visible === 0, 30_000, 'the dead-letter queue to empty');
+    await waitFor(
+      async () => (await call('GET', '/queues/dlq')).json.visible === 0,
+      30_000,
+      'the dead-letter queue to empty',
+    );
     const back = (await call('GET', '/queues/work/messages?limit=10')).json.messages as any[];
     expect(back.map((m) => m.body)).toContain('first');
     const notDeadLetterQueue = await cli(['redrive', 'orphan']);
@@ -295,10 +409,16 @@ describe('the queues, seen by an operator', () => {
     const before = (await call('GET', '/queues/orphan')).json.visible;
     expect((await call('POST', '/queues/orphan/messages', { body: {} })).status).toBe(400);
     expect((await call('POST', '/queues/orphan/messages', { body: { body: '' } })).status).toBe(400);
-    expect((await call('POST', '/queues/orphan/messages', { body: { body: 'x', delaySeconds: 901 } })).status).toBe(400);
+    expect((await call('POST', '/queues/orphan/messages', { body: { body: 'x', delaySeconds: 901 } })).status).toBe(
+      400,
+    );
     // A deduplication id belongs to FIFO queues only.
-    expect((await call('POST', '/queues/orphan/messages', { body: { body: 'x', messageDeduplicationId: 'd' } })).status).toBe(400);
-    expect((await call('POST', '/queues/orphan/messages', { body: { body: 'x', attributes: { 'bad name!': 'v' } } })).status).toBe(400);
+    expect(
+      (await call('POST', '/queues/orphan/messages', { body: { body: 'x', messageDeduplicationId: 'd' } })).status,
+    ).toBe(400);
+    expect(
+      (await call('POST', '/queues/orphan/messages', { body: { body: 'x', attributes: { 'bad name!': 'v' } } })).status,
+    ).toBe(400);
     expect((await call('GET', '/queues/orphan')).json.visible).toBe(before);
   });
 

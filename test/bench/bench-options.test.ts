@@ -43,14 +43,21 @@ describe('bench options and the matrix', () => {
 
   it('every system states its durability, and the NATS one says it is weaker', () => {
     for (const system of systemCatalog) expect(system.durability.length).toBeGreaterThan(10);
-    expect(systemCatalog.find((s) => s.id === 'nats')?.durability).toMatch(/weaker durability: 2\.9 syncs about once a minute/);
+    expect(systemCatalog.find((s) => s.id === 'nats')?.durability).toMatch(
+      /weaker durability: 2\.9 syncs about once a minute/,
+    );
   });
 });
 
 describe('the quick matrix', () => {
   it('keeps batch 1 for produce only, and --batch-sizes brings the others back', () => {
     const quick = expandMatrix(parseBenchOptions(['--quick'], '/r').matrix).map(cellKey);
-    expect(quick).toEqual(['produce-1KiB-b1-c32', 'produce-1KiB-b10-c32', 'consume-1KiB-b10-c32', 'produce-consume-1KiB-b10-c32']);
+    expect(quick).toEqual([
+      'produce-1KiB-b1-c32',
+      'produce-1KiB-b10-c32',
+      'consume-1KiB-b10-c32',
+      'produce-consume-1KiB-b10-c32',
+    ]);
     const withBatch1 = expandMatrix(parseBenchOptions(['--quick', '--batch-sizes', '1'], '/r').matrix).map(cellKey);
     expect(withBatch1).toEqual(['produce-1KiB-b1-c32', 'consume-1KiB-b1-c32', 'produce-consume-1KiB-b1-c32']);
   });

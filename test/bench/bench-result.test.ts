@@ -21,33 +21,70 @@ describe('the result file shape', () => {
   });
 
   it('rejects a result of another schema version', () => {
-    expect(benchResultProblems(mutated((j) => { j.schemaVersion = 99; }))).toContain('schemaVersion: expected 1');
+    expect(
+      benchResultProblems(
+        mutated((j) => {
+          j.schemaVersion = 99;
+        }),
+      ),
+    ).toContain('schemaVersion: expected 1');
   });
 
   it('rejects a cell whose system is not among the systems of the run', () => {
-    expect(benchResultProblems(mutated((j) => { j.cells[0].system = 'kafka'; }))).toContain('cells[0].system: not one of the systems');
+    expect(
+      benchResultProblems(
+        mutated((j) => {
+          j.cells[0].system = 'kafka';
+        }),
+      ),
+    ).toContain('cells[0].system: not one of the systems');
   });
 
   it('rejects negative or missing figures', () => {
-    expect(benchResultProblems(mutated((j) => { j.cells[1].throughputMsgsPerSecond = -1; })))
-      .toContain('cells[1].throughputMsgsPerSecond: expected a non-negative number');
-    expect(benchResultProblems(mutated((j) => { delete j.cells[0].clientCpuSeconds; })))
-      .toContain('cells[0].clientCpuSeconds: expected a non-negative number');
+    expect(
+      benchResultProblems(
+        mutated((j) => {
+          j.cells[1].throughputMsgsPerSecond = -1;
+        }),
+      ),
+    ).toContain('cells[1].throughputMsgsPerSecond: expected a non-negative number');
+    expect(
+      benchResultProblems(
+        mutated((j) => {
+          delete j.cells[0].clientCpuSeconds;
+        }),
+      ),
+    ).toContain('cells[0].clientCpuSeconds: expected a non-negative number');
   });
 
   it('rejects latency percentiles that are out of order', () => {
-    expect(benchResultProblems(mutated((j) => { j.cells[0].latency.produce.p99Ms = 0.5; })))
-      .toContain('cells[0].latency.produce: percentiles out of order');
+    expect(
+      benchResultProblems(
+        mutated((j) => {
+          j.cells[0].latency.produce.p99Ms = 0.5;
+        }),
+      ),
+    ).toContain('cells[0].latency.produce: percentiles out of order');
   });
 
   it('requires a reason for every system that did not run', () => {
-    expect(benchResultProblems(mutated((j) => { delete j.systems[2].reason; })))
-      .toContain('systems[2].reason: a skipped or failed system says why');
+    expect(
+      benchResultProblems(
+        mutated((j) => {
+          delete j.systems[2].reason;
+        }),
+      ),
+    ).toContain('systems[2].reason: a skipped or failed system says why');
   });
 
   it('rejects a ratio row naming an unknown system or holding a non-number', () => {
-    expect(benchResultProblems(mutated((j) => { j.ratios[0].ratio = 'fast'; })))
-      .toContain('ratios[0]: expected {cellKey, subject, peer, ratio} of known systems');
+    expect(
+      benchResultProblems(
+        mutated((j) => {
+          j.ratios[0].ratio = 'fast';
+        }),
+      ),
+    ).toContain('ratios[0]: expected {cellKey, subject, peer, ratio} of known systems');
   });
 
   it('rejects what is not an object at all', () => {

@@ -1,10 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { DocMarkersMissingError, generatedEnd, generatedStart, renderGeneratedSection, replaceGeneratedSection } from '../../bench/report/benchmarks-doc.js';
+import {
+  DocMarkersMissingError,
+  generatedEnd,
+  generatedStart,
+  renderGeneratedSection,
+  replaceGeneratedSection,
+} from '../../bench/report/benchmarks-doc.js';
 import { computeRatios } from '../../bench/report/ratio-table.js';
 import { benchResult, measurement, produce1k } from './fixtures.js';
 
 describe('the generated block of docs/BENCHMARKS.md', () => {
-  const doc = ['# Benchmarks', '', '## Other section', 'kept', '', '## Side by side', 'prose', generatedStart, 'old table', generatedEnd, 'after', ''].join('\n');
+  const doc = [
+    '# Benchmarks',
+    '',
+    '## Other section',
+    'kept',
+    '',
+    '## Side by side',
+    'prose',
+    generatedStart,
+    'old table',
+    generatedEnd,
+    'after',
+    '',
+  ].join('\n');
 
   it('replaces only what lies between the markers', () => {
     const updated = replaceGeneratedSection(doc, 'new table');
@@ -20,7 +39,10 @@ describe('the generated block of docs/BENCHMARKS.md', () => {
 
   it('the generated block names the systems, their durability, skips with reasons, and the ratios', () => {
     const cells = [measurement('raftq-3', produce1k, 6_000), measurement('rabbitmq', produce1k, 4_000)];
-    const text = renderGeneratedSection({ ...benchResult(cells), ratios: computeRatios(cells, ['raftq-3']) }, 'bench/results/x.json');
+    const text = renderGeneratedSection(
+      { ...benchResult(cells), ratios: computeRatios(cells, ['raftq-3']) },
+      'bench/results/x.json',
+    );
     expect(text).toContain('bench/results/x.json');
     expect(text).toContain('skipped: apt-get install etcd-server failed');
     expect(text).toContain('| produce-1KiB-b10-c32 | raftq-3 | 1.50× |');

@@ -1,15 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { categoryOf, summarizeCpuProfile, type CpuProfile } from '../../bench/profile/cpu-profile-summary.js';
 
-const frame = (id: number, functionName: string, url: string, children: number[] = []) =>
-  ({ id, callFrame: { functionName, url, lineNumber: 0 }, children });
+const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({
+  id,
+  callFrame: { functionName, url, lineNumber: 0 },
+  children,
+});
 
 describe('CPU profile summaries', () => {
   it('files each frame under the layer its code belongs to', () => {
     expect(categoryOf(frame(1, '_nextv', 'file:///work/main/node_modules/classic-level/iterator.js'))).toBe('leveldb');
-    expect(categoryOf(frame(1, 'getAt', 'file:///work/main/dist/src/storage/mvcc-store.js'))).toBe('mvcc / txn / key codec');
+    expect(categoryOf(frame(1, 'getAt', 'file:///work/main/dist/src/storage/mvcc-store.js'))).toBe(
+      'mvcc / txn / key codec',
+    );
     expect(categoryOf(frame(1, 'verify', 'file:///work/main/dist/src/sqs/sigv4-verifier.js'))).toBe('sigv4');
-    expect(categoryOf(frame(1, 'decodeJsonRequest', 'file:///work/main/dist/src/sqs/json-protocol.js'))).toBe('sqs gateway (parse, validate, encode)');
+    expect(categoryOf(frame(1, 'decodeJsonRequest', 'file:///work/main/dist/src/sqs/json-protocol.js'))).toBe(
+      'sqs gateway (parse, validate, encode)',
+    );
     expect(categoryOf(frame(1, 'step', 'file:///work/main/dist/src/raft/raw-node.js'))).toBe('raft core');
     expect(categoryOf(frame(1, '(garbage collector)', ''))).toBe('garbage collection');
     expect(categoryOf(frame(1, '(idle)', ''))).toBe('idle');
@@ -28,7 +35,10 @@ describe('CPU profile summaries', () => {
     };
     const summary = summarizeCpuProfile(profile);
     expect(summary.busyMs).toBe(10);
-    expect(summary.byCategory.map((c) => [c.name, c.selfMs])).toEqual([['leveldb', 6], ['queue logic', 4]]);
+    expect(summary.byCategory.map((c) => [c.name, c.selfMs])).toEqual([
+      ['leveldb', 6],
+      ['queue logic', 4],
+    ]);
     expect(summary.byCategory[0]?.share).toBeCloseTo(0.6);
     expect(summary.byFunction[0]?.name).toBe('_get classic-level/index.js:1');
   });
@@ -45,7 +55,13 @@ describe('CPU profile summaries', () => {
       samples: [4, 3, 5],
       timeDeltas: [2_000, 1_000, 4_000],
     };
-    expect(summarizeCpuProfile(profile).byCategory.map((c) => [c.name, c.selfMs])).toEqual([['other code', 6], ['other node internals', 1]]);
-    expect(summarizeCpuProfile(profile, { byCaller: true }).byCategory.map((c) => [c.name, c.selfMs])).toEqual([['other code', 4], ['leveldb', 3]]);
+    expect(summarizeCpuProfile(profile).byCategory.map((c) => [c.name, c.selfMs])).toEqual([
+      ['other code', 6],
+      ['other node internals', 1],
+    ]);
+    expect(summarizeCpuProfile(profile, { byCaller: true }).byCategory.map((c) => [c.name, c.selfMs])).toEqual([
+      ['other code', 4],
+      ['leveldb', 3],
+    ]);
   });
 });

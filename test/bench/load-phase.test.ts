@@ -36,7 +36,10 @@ async function startFakeSqs(mode: 'ok' | 'failing'): Promise<FakeSqs> {
       const body = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, any>;
       let answer: object = {};
       if (action === 'SendMessage') sentBodies.push(body.MessageBody as string);
-      if (action === 'SendMessageBatch') { for (const e of body.Entries) sentBodies.push(e.MessageBody); answer = { Successful: [], Failed: [] }; }
+      if (action === 'SendMessageBatch') {
+        for (const e of body.Entries) sentBodies.push(e.MessageBody);
+        answer = { Successful: [], Failed: [] };
+      }
       if (action === 'ReceiveMessage') {
         const taken = sentBodies.splice(0, body.MaxNumberOfMessages as number);
         answer = { Messages: taken.map((Body, i) => ({ MessageId: `m${i}`, ReceiptHandle: `r${i}`, Body })) };
@@ -56,10 +59,20 @@ function plan(fake: FakeSqs, overrides: Partial<PhasePlan>): PhasePlan {
     driver: {
       target: { kind: 'sqs', endpoints: [fake.endpoint], isNoop: false },
       queue: { name: 'q', url: `${fake.endpoint}/000000000000/q` },
-      messageBytes: 100, batchSize: 10, partitions: 1, receiveWaitSeconds: 0,
+      messageBytes: 100,
+      batchSize: 10,
+      partitions: 1,
+      receiveWaitSeconds: 0,
     },
-    producers: 3, consumers: 0, workerProcesses: 2, warmupMs: 0, windowMsMax: 60_000,
-    recordsEndToEnd: false, producerLeadMessagesMax: null, serverPids: [process.pid], workerEntry,
+    producers: 3,
+    consumers: 0,
+    workerProcesses: 2,
+    warmupMs: 0,
+    windowMsMax: 60_000,
+    recordsEndToEnd: false,
+    producerLeadMessagesMax: null,
+    serverPids: [process.pid],
+    workerEntry,
     ...overrides,
   };
 }
@@ -89,10 +102,15 @@ describe('a load phase over worker processes', () => {
 
   it('producers and consumers together measure end-to-end latency from the stamped bodies', async () => {
     fake = await startFakeSqs('ok');
-    const outcome = await runLoadPhase(plan(fake, {
-      producers: 2, consumers: 2, recordsEndToEnd: true, producerLeadMessagesMax: 40,
-      isDone: (t) => t.consumed >= 400,
-    }));
+    const outcome = await runLoadPhase(
+      plan(fake, {
+        producers: 2,
+        consumers: 2,
+        recordsEndToEnd: true,
+        producerLeadMessagesMax: 40,
+        isDone: (t) => t.consumed >= 400,
+      }),
+    );
     expect(outcome.totals.consumed).toBeGreaterThanOrEqual(400);
     expect(outcome.consume.totalCount).toBeGreaterThan(0);
     expect(outcome.endToEnd.totalCount).toBe(outcome.consumedInWindow);

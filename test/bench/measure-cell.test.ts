@@ -9,9 +9,18 @@ function outcome(overrides: Partial<PhaseOutcome>): PhaseOutcome {
   const produce = newLatencyHistogram();
   recordLatencyMicros(produce, 2_000);
   return {
-    windowSeconds: 4, totals: { produced: 0, consumed: 0, errors: 0 }, producedInWindow: 0, consumedInWindow: 0, emptyReceives: 0,
-    produce, consume: newLatencyHistogram(), endToEnd: newLatencyHistogram(),
-    serverCpuSeconds: 3, clientCpuSeconds: 2, workerProcesses: 2, ...overrides,
+    windowSeconds: 4,
+    totals: { produced: 0, consumed: 0, errors: 0 },
+    producedInWindow: 0,
+    consumedInWindow: 0,
+    emptyReceives: 0,
+    produce,
+    consume: newLatencyHistogram(),
+    endToEnd: newLatencyHistogram(),
+    serverCpuSeconds: 3,
+    clientCpuSeconds: 2,
+    workerProcesses: 2,
+    ...overrides,
   };
 }
 
@@ -28,12 +37,20 @@ describe('turning a phase into a cell measurement', () => {
   });
 
   it('a consume cell counts consumed messages, not produced ones', () => {
-    const cell = summarizeOutcome('etcd', { ...produce, workload: 'consume' }, outcome({ producedInWindow: 99_999, consumedInWindow: 8_000 }));
+    const cell = summarizeOutcome(
+      'etcd',
+      { ...produce, workload: 'consume' },
+      outcome({ producedInWindow: 99_999, consumedInWindow: 8_000 }),
+    );
     expect(cell.throughputMsgsPerSecond).toBe(2_000);
   });
 
   it('marks a figure client-bound when the client processes were nearly saturated', () => {
-    const busy = summarizeOutcome('noop-http', produce, outcome({ producedInWindow: 1, clientCpuSeconds: 2 * 4 * clientBoundCpuShare }));
+    const busy = summarizeOutcome(
+      'noop-http',
+      produce,
+      outcome({ producedInWindow: 1, clientCpuSeconds: 2 * 4 * clientBoundCpuShare }),
+    );
     const idle = summarizeOutcome('noop-http', produce, outcome({ producedInWindow: 1, clientCpuSeconds: 1 }));
     expect(busy.isClientBound).toBe(true);
     expect(busy.clientCpuShare).toBeCloseTo(clientBoundCpuShare);
@@ -41,7 +58,14 @@ describe('turning a phase into a cell measurement', () => {
   });
 
   it('a window in which nothing moved is a failure that keeps the first error', () => {
-    const cell = summarizeOutcome('raftq-3', produce, outcome({ firstError: 'LoadOperationError: SendMessageBatch: HTTP 503', totals: { produced: 0, consumed: 0, errors: 7 } }));
+    const cell = summarizeOutcome(
+      'raftq-3',
+      produce,
+      outcome({
+        firstError: 'LoadOperationError: SendMessageBatch: HTTP 503',
+        totals: { produced: 0, consumed: 0, errors: 7 },
+      }),
+    );
     expect(cell.status).toBe('failed');
     expect(cell.reason).toContain('HTTP 503');
     expect(cell.errors).toBe(7);
@@ -49,19 +73,30 @@ describe('turning a phase into a cell measurement', () => {
   });
 
   it('splits a produce-consume cell between producers and consumers, at least one each', () => {
-    expect(slotsOf({ ...produce, workload: 'produce-consume', concurrency: 32 })).toEqual({ producers: 16, consumers: 16 });
-    expect(slotsOf({ ...produce, workload: 'produce-consume', concurrency: 1 })).toEqual({ producers: 1, consumers: 1 });
+    expect(slotsOf({ ...produce, workload: 'produce-consume', concurrency: 32 })).toEqual({
+      producers: 16,
+      consumers: 16,
+    });
+    expect(slotsOf({ ...produce, workload: 'produce-consume', concurrency: 1 })).toEqual({
+      producers: 1,
+      consumers: 1,
+    });
     expect(slotsOf({ ...produce, workload: 'consume', concurrency: 8 })).toEqual({ producers: 0, consumers: 8 });
   });
 
   it('prefills consume cells only, with fewer messages when they are large', () => {
     expect(prefillCount(produce, quickTiming)).toBe(0);
     expect(prefillCount({ ...produce, workload: 'consume' }, quickTiming)).toBe(quickTiming.prefillMessagesMax);
-    expect(prefillCount({ ...produce, workload: 'consume', messageBytes: 65_536 }, fullTiming)).toBe(fullTiming.prefillBytesMax / 65_536);
+    expect(prefillCount({ ...produce, workload: 'consume', messageBytes: 65_536 }, fullTiming)).toBe(
+      fullTiming.prefillBytesMax / 65_536,
+    );
   });
 
   it('deals slots over worker processes round-robin, every slot exactly once', () => {
-    expect(dealSlots(5, 2)).toEqual([[0, 2, 4], [1, 3]]);
+    expect(dealSlots(5, 2)).toEqual([
+      [0, 2, 4],
+      [1, 3],
+    ]);
     expect(dealSlots(1, 2)).toEqual([[0], []]);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { bodyTemplate, nowEpochMicros, readTimestampMicros, timestampDigits, writeTimestamp } from '../../bench/load/message-body.js';
+import {
+  bodyTemplate,
+  nowEpochMicros,
+  readTimestampMicros,
+  timestampDigits,
+  writeTimestamp,
+} from '../../bench/load/message-body.js';
 import { buildSendTemplate, parseJsonResponse } from '../../bench/load/sqs-driver.js';
 import { etcdPartitionPrefix, prefixRangeEnd } from '../../bench/load/etcd-driver.js';
 
@@ -18,7 +24,8 @@ describe('message bodies and pre-built requests', () => {
   it('the timestamp survives base64 when encoded apart from the rest of the body', () => {
     const body = bodyTemplate(100);
     writeTimestamp(body, 0, 1_700_000_000_123_456);
-    const split = body.subarray(0, timestampDigits).toString('base64') + body.subarray(timestampDigits).toString('base64');
+    const split =
+      body.subarray(0, timestampDigits).toString('base64') + body.subarray(timestampDigits).toString('base64');
     expect(split).toBe(body.toString('base64'));
     expect(readTimestampMicros(Buffer.from(split.slice(0, 24), 'base64'))).toBe(1_700_000_000_123_456);
   });
@@ -36,9 +43,13 @@ describe('message bodies and pre-built requests', () => {
     const template = buildSendTemplate('http://h/1/q', 65_536, 10);
     expect(template.timestampOffsets).toHaveLength(10);
     template.timestampOffsets.forEach((offset, i) => writeTimestamp(template.request, offset, 1_000 + i));
-    const parsed = JSON.parse(template.request.toString('latin1')) as { Entries: { Id: string; MessageBody: string }[] };
+    const parsed = JSON.parse(template.request.toString('latin1')) as {
+      Entries: { Id: string; MessageBody: string }[];
+    };
     expect(new Set(parsed.Entries.map((e) => e.Id)).size).toBe(10);
-    expect(parsed.Entries.map((e) => readTimestampMicros(e.MessageBody))).toEqual(Array.from({ length: 10 }, (_, i) => 1_000 + i));
+    expect(parsed.Entries.map((e) => readTimestampMicros(e.MessageBody))).toEqual(
+      Array.from({ length: 10 }, (_, i) => 1_000 + i),
+    );
     expect(parsed.Entries.every((e) => e.MessageBody.length === 65_536)).toBe(true);
   });
 

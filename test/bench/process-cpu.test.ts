@@ -26,7 +26,9 @@ describe('server CPU from /proc', () => {
   });
 
   it('sees the CPU a real child process burns', async () => {
-    const child = spawn(process.execPath, ['-e', 'const end = Date.now() + 300; while (Date.now() < end);'], { stdio: 'ignore' });
+    const child = spawn(process.execPath, ['-e', 'const end = Date.now() + 300; while (Date.now() < end);'], {
+      stdio: 'ignore',
+    });
     const pid = child.pid as number;
     let seconds = 0;
     // Read while the child still runs: a process that has exited is gone from /proc.

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { computeRatios, formatRatio, formatRatioMarkdown, formatRatioTable, geometricMeanRatio } from '../../bench/report/ratio-table.js';
+import {
+  computeRatios,
+  formatRatio,
+  formatRatioMarkdown,
+  formatRatioTable,
+  geometricMeanRatio,
+} from '../../bench/report/ratio-table.js';
 import { consume1k, measurement, produce1k } from './fixtures.js';
 
 describe('the raftq ÷ peer ratio table', () => {
@@ -26,34 +32,47 @@ describe('the raftq ÷ peer ratio table', () => {
     const rows = computeRatios(cells, ['raftq-1', 'raftq-3']);
     expect(rows.some((r) => r.peer.startsWith('raftq'))).toBe(false);
     // raftq-1 has no consume measurement, etcd none of consume: no such rows.
-    expect(rows.some((r) => r.cellKey.startsWith('consume') && (r.subject === 'raftq-1' || r.peer === 'etcd'))).toBe(false);
+    expect(rows.some((r) => r.cellKey.startsWith('consume') && (r.subject === 'raftq-1' || r.peer === 'etcd'))).toBe(
+      false,
+    );
     expect(rows).toHaveLength(5);
   });
 
   it('a failed side gives no ratio rather than zero or infinity', () => {
-    const rows = computeRatios([
-      measurement('raftq-3', produce1k, 5_000),
-      measurement('rabbitmq', produce1k, 0, { status: 'failed', reason: 'did not start' }),
-    ], ['raftq-3']);
+    const rows = computeRatios(
+      [
+        measurement('raftq-3', produce1k, 5_000),
+        measurement('rabbitmq', produce1k, 0, { status: 'failed', reason: 'did not start' }),
+      ],
+      ['raftq-3'],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]?.ratio).toBeNull();
     expect(formatRatioTable(rows)).toContain('—');
   });
 
   it('carries the client-bound mark of either side into the row and the table', () => {
-    const rows = computeRatios([
-      measurement('raftq-1', produce1k, 20_000, { isClientBound: true, clientCpuShare: 0.95 }),
-      measurement('noop-http', produce1k, 30_000),
-    ], ['raftq-1']);
+    const rows = computeRatios(
+      [
+        measurement('raftq-1', produce1k, 20_000, { isClientBound: true, clientCpuShare: 0.95 }),
+        measurement('noop-http', produce1k, 30_000),
+      ],
+      ['raftq-1'],
+    );
     expect(rows[0]?.isClientBound).toBe(true);
     expect(formatRatioTable(rows)).toContain('0.667×*');
   });
 
   it('sums a pair up as the geometric mean of its ratios', () => {
-    const rows = computeRatios([
-      measurement('raftq-3', produce1k, 8_000), measurement('rabbitmq', produce1k, 2_000),
-      measurement('raftq-3', consume1k, 1_000), measurement('rabbitmq', consume1k, 4_000),
-    ], ['raftq-3']);
+    const rows = computeRatios(
+      [
+        measurement('raftq-3', produce1k, 8_000),
+        measurement('rabbitmq', produce1k, 2_000),
+        measurement('raftq-3', consume1k, 1_000),
+        measurement('rabbitmq', consume1k, 4_000),
+      ],
+      ['raftq-3'],
+    );
     expect(geometricMeanRatio(rows)).toBeCloseTo(1); // √(4 × 0.25)
     expect(geometricMeanRatio([])).toBeNull();
   });

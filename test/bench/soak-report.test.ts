@@ -3,7 +3,24 @@ import { parseMetrics } from '../../bench/soak/soak-cluster.js';
 import { leveling, minuteLatencies, soakVerdict, type SoakSample } from '../../bench/soak/soak-report.js';
 
 function sample(tSeconds: number, liveRows: number, stateBytes: number): SoakSample {
-  return { tSeconds, liveRows, stateBytes, stateBytesMax: stateBytes, deadVersions: 0, tombstonedRows: 0, rowsByFamily: {}, gcPasses: 0, compactions: 0, sent: 0, received: 0, errors: 0, receiveP50Ms: 1, receiveP99Ms: 2, loadAverage: 1, nodeCpuMsPerMessage: 0.1 };
+  return {
+    tSeconds,
+    liveRows,
+    stateBytes,
+    stateBytesMax: stateBytes,
+    deadVersions: 0,
+    tombstonedRows: 0,
+    rowsByFamily: {},
+    gcPasses: 0,
+    compactions: 0,
+    sent: 0,
+    received: 0,
+    errors: 0,
+    receiveP50Ms: 1,
+    receiveP99Ms: 2,
+    loadAverage: 1,
+    nodeCpuMsPerMessage: 0.1,
+  };
 }
 
 describe('soak verdict', () => {
@@ -24,12 +41,22 @@ describe('soak verdict', () => {
     const verdict = soakVerdict(samples, latencies, 121);
     expect(verdict.p50Ratio).toBe(2);
     expect(verdict.isLatencyWithinBound).toBe(false);
-    const steady = soakVerdict(samples, latencies.map((l) => ({ ...l, ms: 3 })), 121);
+    const steady = soakVerdict(
+      samples,
+      latencies.map((l) => ({ ...l, ms: 3 })),
+      121,
+    );
     expect(steady.isLatencyWithinBound).toBe(true);
   });
 
   it('reads live keys, dead versions and tombstoned rows from /metrics text', () => {
-    const text = ['raftq_state_rows{family="data"} 5', 'raftq_state_rows{family="vis"} 7', 'raftq_state_versions{kind="dead"} 11', 'raftq_reaper_tombstoned_rows 3', 'raftq_state_gc_passes_total 2'].join('\n');
+    const text = [
+      'raftq_state_rows{family="data"} 5',
+      'raftq_state_rows{family="vis"} 7',
+      'raftq_state_versions{kind="dead"} 11',
+      'raftq_reaper_tombstoned_rows 3',
+      'raftq_state_gc_passes_total 2',
+    ].join('\n');
     expect(parseMetrics(text)).toMatchObject({ liveRows: 12, deadVersions: 11, tombstonedRows: 3, gcPasses: 2 });
   });
 });

@@ -10,7 +10,10 @@ describe('SVG charts', () => {
       title: 'produce <1KiB> & friends',
       yLabel: 'messages / s',
       groups: ['concurrency 1', 'concurrency 16'],
-      series: [{ name: 'raftq "3"', values: [100, 2_000] }, { name: "o'peer", values: [null, 1_500] }],
+      series: [
+        { name: 'raftq "3"', values: [100, 2_000] },
+        { name: "o'peer", values: [null, 1_500] },
+      ],
     });
     expect(xmlProblems(svg)).toEqual([]);
     expect(svg).toContain('produce &lt;1KiB&gt; &amp; friends');
@@ -25,10 +28,17 @@ describe('SVG charts', () => {
 
   it('draws one bar per value that exists, with heights proportional to the values', () => {
     const svg = renderBarChart({
-      title: 't', yLabel: 'y', groups: ['a', 'b'],
-      series: [{ name: 's1', values: [1_000, 500] }, { name: 's2', values: [null, 250] }],
+      title: 't',
+      yLabel: 'y',
+      groups: ['a', 'b'],
+      series: [
+        { name: 's1', values: [1_000, 500] },
+        { name: 's2', values: [null, 250] },
+      ],
     });
-    const bars = [...svg.matchAll(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)" fill="#\w+"><title>/g)].map((m) => Number(m[1]));
+    const bars = [
+      ...svg.matchAll(/<rect x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)" fill="#\w+"><title>/g),
+    ].map((m) => Number(m[1]));
     expect(bars).toHaveLength(3);
     const [tallest = 0, half = 0, quarter = 0] = bars;
     expect(half / tallest).toBeCloseTo(0.5, 2);
@@ -43,12 +53,15 @@ describe('SVG charts', () => {
   });
 
   it('renders one chart per workload, leaving out systems that did not measure it', () => {
-    const charts = renderWorkloadCharts([
-      measurement('raftq-1', produce1k, 5_000),
-      measurement('rabbitmq', produce1k, 4_000),
-      measurement('raftq-1', { ...produce1k, concurrency: 1 }, 900),
-      measurement('raftq-1', { ...produce1k, workload: 'consume' }, 3_000),
-    ], ['raftq-1', 'raftq-3', 'rabbitmq']);
+    const charts = renderWorkloadCharts(
+      [
+        measurement('raftq-1', produce1k, 5_000),
+        measurement('rabbitmq', produce1k, 4_000),
+        measurement('raftq-1', { ...produce1k, concurrency: 1 }, 900),
+        measurement('raftq-1', { ...produce1k, workload: 'consume' }, 3_000),
+      ],
+      ['raftq-1', 'raftq-3', 'rabbitmq'],
+    );
     expect(charts.map((c) => c.workloadKey)).toEqual(['produce-1KiB-b10', 'consume-1KiB-b10']);
     const produce = charts[0]?.svg ?? '';
     expect(xmlProblems(produce)).toEqual([]);

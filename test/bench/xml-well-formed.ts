@@ -5,11 +5,18 @@
 export function xmlProblems(xml: string): string[] {
   const problems: string[] = [];
   const open: string[] = [];
-  const token = /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[\w:.-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<|&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[\da-fA-F]+);)/g;
-  for (let m; (m = token.exec(xml)); ) {
+  const token =
+    /<(\/?)([A-Za-z][\w:.-]*)((?:\s+[\w:.-]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<|&(?!(?:amp|lt|gt|quot|apos|#\d+|#x[\da-fA-F]+);)/g;
+  for (let m; (m = token.exec(xml));) {
     const [whole, closing, name, , selfClosing] = m;
-    if (whole === '<') { problems.push(`malformed tag at ${m.index}: ${xml.slice(m.index, m.index + 30)}`); continue; }
-    if (whole.startsWith('&')) { problems.push(`bare & at ${m.index}`); continue; }
+    if (whole === '<') {
+      problems.push(`malformed tag at ${m.index}: ${xml.slice(m.index, m.index + 30)}`);
+      continue;
+    }
+    if (whole.startsWith('&')) {
+      problems.push(`bare & at ${m.index}`);
+      continue;
+    }
     if (name === undefined) continue;
     if (closing === '/') {
       const expected = open.pop();

@@ -9,7 +9,9 @@ import { makeTempDir } from '../support/temp-dir.js';
 
 describe('the Node.js version raftq needs', () => {
   it('refuses what lacks zlib.crc32 with one sentence naming both versions, and takes 20.15 and later', () => {
-    expect(nodeVersionProblem('20.14.0')).toBe('Node.js 20.15.0 or newer is needed (for zlib.crc32); this is Node.js 20.14.0');
+    expect(nodeVersionProblem('20.14.0')).toBe(
+      'Node.js 20.15.0 or newer is needed (for zlib.crc32); this is Node.js 20.14.0',
+    );
     expect(nodeVersionProblem('18.20.4')).toMatch(/^Node\.js 20\.15\.0 or newer is needed/);
     expect(nodeVersionProblem('20.15.0')).toBeNull();
     expect(nodeVersionProblem('20.19.2')).toBeNull();
@@ -17,8 +19,10 @@ describe('the Node.js version raftq needs', () => {
     expect(nodeVersionProblem(process.versions.node)).toBeNull();
   });
 
-  it('is what package.json\'s engines says', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
+  it("is what package.json's engines says", () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      engines: { node: string };
+    };
     expect(pkg.engines.node).toBe(`>=${nodeVersionMinimum.replace(/\.0$/, '')}`);
   });
 });
@@ -31,9 +35,22 @@ describe('raftq on an older Node.js', () => {
       const olderNode = 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"20.14.0"})';
       const dataDir = join(dir.path, 'data');
       const [sqsPort, adminPort, raftPort] = await freePorts(3);
-      const listens = ['--sqs-listen', `127.0.0.1:${sqsPort}`, '--admin-listen', `127.0.0.1:${adminPort}`, '--raft-listen', `127.0.0.1:${raftPort}`];
-      const result = spawnSync(process.execPath, ['--import', olderNode, mainScript, 'serve', '--data-dir', dataDir, ...listens], { encoding: 'utf8', timeout: 30_000 });
-      expect(result.stderr).toBe('raftq: Node.js 20.15.0 or newer is needed (for zlib.crc32); this is Node.js 20.14.0\n');
+      const listens = [
+        '--sqs-listen',
+        `127.0.0.1:${sqsPort}`,
+        '--admin-listen',
+        `127.0.0.1:${adminPort}`,
+        '--raft-listen',
+        `127.0.0.1:${raftPort}`,
+      ];
+      const result = spawnSync(
+        process.execPath,
+        ['--import', olderNode, mainScript, 'serve', '--data-dir', dataDir, ...listens],
+        { encoding: 'utf8', timeout: 30_000 },
+      );
+      expect(result.stderr).toBe(
+        'raftq: Node.js 20.15.0 or newer is needed (for zlib.crc32); this is Node.js 20.14.0\n',
+      );
       expect(result.status).toBe(1);
       expect(existsSync(dataDir)).toBe(false);
     } finally {

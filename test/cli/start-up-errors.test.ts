@@ -55,8 +55,14 @@ describe('raftq serve on an address already in use', () => {
       const blocker = await listenOn(port);
       try {
         const address = `127.0.0.1:${port}`;
-        const result = await runCli(await serveArgs(join(dir.path, `taken-${flag}`), { [flag]: address }), process.env, 30_000);
-        expect(raftqLine(result.stderr)).toBe(`raftq: --${flag} ${address}: the address is already in use (EADDRINUSE): another raftq node or another program listens there; stop it, or choose another port`);
+        const result = await runCli(
+          await serveArgs(join(dir.path, `taken-${flag}`), { [flag]: address }),
+          process.env,
+          30_000,
+        );
+        expect(raftqLine(result.stderr)).toBe(
+          `raftq: --${flag} ${address}: the address is already in use (EADDRINUSE): another raftq node or another program listens there; stop it, or choose another port`,
+        );
         expect(result.code).toBe(1);
         expectNoStackTrace(result.stderr);
       } finally {
@@ -66,12 +72,22 @@ describe('raftq serve on an address already in use', () => {
   }
 
   it('is told apart from failures that are not about the address', () => {
-    const notFound = Object.assign(new Error('ENOENT: no such file or directory, open \'/x/cert.pem\''), { code: 'ENOENT', syscall: 'open' });
+    const notFound = Object.assign(new Error("ENOENT: no such file or directory, open '/x/cert.pem'"), {
+      code: 'ENOENT',
+      syscall: 'open',
+    });
     expect(listenFailure('sqs-listen', '127.0.0.1:1', notFound)).toBeNull();
-    const denied = Object.assign(new Error('EACCES: permission denied, mkdir \'/data\''), { code: 'EACCES', syscall: 'mkdir' });
+    const denied = Object.assign(new Error("EACCES: permission denied, mkdir '/data'"), {
+      code: 'EACCES',
+      syscall: 'mkdir',
+    });
     expect(listenFailure('raft-listen', '127.0.0.1:1', denied)).toBeNull();
-    const grpcBind = new Error('No address added out of total 1 resolved errors: [listen EADDRNOTAVAIL: address not available 10.9.9.9:9326]');
-    expect(listenFailure('raft-listen', '10.9.9.9:9326', grpcBind)?.message).toBe('--raft-listen 10.9.9.9:9326: no network interface of this machine has that address (EADDRNOTAVAIL)');
+    const grpcBind = new Error(
+      'No address added out of total 1 resolved errors: [listen EADDRNOTAVAIL: address not available 10.9.9.9:9326]',
+    );
+    expect(listenFailure('raft-listen', '10.9.9.9:9326', grpcBind)?.message).toBe(
+      '--raft-listen 10.9.9.9:9326: no network interface of this machine has that address (EADDRNOTAVAIL)',
+    );
   });
 });
 
@@ -110,7 +126,9 @@ describe('raftq serve on a data directory it cannot use', () => {
     const file = join(dir.path, 'a-file');
     writeFileSync(file, '');
     const result = await runCli(await serveArgs(join(file, 'data')), process.env, 30_000);
-    expect(raftqLine(result.stderr)).toBe(`raftq: --data-dir ${join(file, 'data')}: a part of its path is a file, not a directory`);
+    expect(raftqLine(result.stderr)).toBe(
+      `raftq: --data-dir ${join(file, 'data')}: a part of its path is a file, not a directory`,
+    );
     expect(result.code).toBe(1);
   });
 });
@@ -119,7 +137,9 @@ describe('raftq status against a node that is down', () => {
   it('says which address it tried and that nothing answered, and exits 1', async () => {
     const admin = `127.0.0.1:${await freePort()}`;
     const result = await runCli(['status', '--admin', admin], process.env, 30_000);
-    expect(result.stderr).toBe(`raftq: nothing answered at ${admin} (connection refused): is the node running, and is ${admin} its --admin-listen? Give --admin HOST:PORT of a running node\n`);
+    expect(result.stderr).toBe(
+      `raftq: nothing answered at ${admin} (connection refused): is the node running, and is ${admin} its --admin-listen? Give --admin HOST:PORT of a running node\n`,
+    );
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
   });

@@ -2,7 +2,15 @@ import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
 import type { Delivery } from '../../src/client/index.js';
-import { createQueuePair, deferred, queueCounts, receiveOnce, startClientFixture, within, type ClientFixture } from './support/client-fixture.js';
+import {
+  createQueuePair,
+  deferred,
+  queueCounts,
+  receiveOnce,
+  startClientFixture,
+  within,
+  type ClientFixture,
+} from './support/client-fixture.js';
 import { GroupOrderRecorder } from './support/group-order-recorder.js';
 import { startConsumer } from './support/running-consumer.js';
 
@@ -27,7 +35,11 @@ class FlakyDownstreamError extends Error {
 }
 
 /** Sends `groupCount` × `messagesPerGroup` messages, groups interleaved; body "group:index". Returns each group's SequenceNumbers by index. */
-async function sendGroups(queueUrl: string, groupCount: number, messagesPerGroup: number): Promise<Map<string, bigint[]>> {
+async function sendGroups(
+  queueUrl: string,
+  groupCount: number,
+  messagesPerGroup: number,
+): Promise<Map<string, bigint[]>> {
   const entries: Array<{ groupId: string; index: number }> = [];
   for (let index = 0; index < messagesPerGroup; index++) {
     for (let group = 0; group < groupCount; group++) entries.push({ groupId: `g${group}`, index });
@@ -38,7 +50,12 @@ async function sendGroups(queueUrl: string, groupCount: number, messagesPerGroup
     const output = await fixture.sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
-        Entries: batch.map(({ groupId, index }, i) => ({ Id: String(i), MessageBody: `${groupId}:${index}`, MessageGroupId: groupId, MessageDeduplicationId: `${groupId}-${index}` })),
+        Entries: batch.map(({ groupId, index }, i) => ({
+          Id: String(i),
+          MessageBody: `${groupId}:${index}`,
+          MessageGroupId: groupId,
+          MessageDeduplicationId: `${groupId}-${index}`,
+        })),
       }),
     );
     expect(output.Failed ?? []).toEqual([]);
@@ -54,7 +71,14 @@ async function sendGroups(queueUrl: string, groupCount: number, messagesPerGroup
 
 async function sendToGroup(queueUrl: string, groupId: string, bodies: readonly string[]): Promise<void> {
   for (const body of bodies) {
-    await fixture.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: groupId, MessageDeduplicationId: body }));
+    await fixture.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: queueUrl,
+        MessageBody: body,
+        MessageGroupId: groupId,
+        MessageDeduplicationId: body,
+      }),
+    );
   }
 }
 
@@ -88,7 +112,9 @@ describe('consume() on a FIFO queue', () => {
       handler: async (delivery) => {
         const { groupId, index } = parseBody(delivery);
         expect(delivery.message.messageGroupId).toBe(groupId);
-        expect(BigInt(delivery.message.attributes['SequenceNumber'] as string)).toBe(sequenceNumbers.get(groupId)?.[index]);
+        expect(BigInt(delivery.message.attributes['SequenceNumber'] as string)).toBe(
+          sequenceNumbers.get(groupId)?.[index],
+        );
         recorder.started(groupId, index);
         const delayMs = 5 + prng.intBelow(41);
         const isFailing = prng.intBelow(10) === 0;
@@ -117,7 +143,11 @@ describe('consume() on a FIFO queue', () => {
   }, 90_000);
 
   it('keeps the lease of messages waiting their turn in a group, so they never become visible while an earlier one runs', async () => {
-    const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5, isFifo: true, visibilityTimeoutSeconds: 2 });
+    const { queueUrl } = await createQueuePair(fixture.sqs, {
+      maxReceiveCount: 5,
+      isFifo: true,
+      visibilityTimeoutSeconds: 2,
+    });
     await sendToGroup(queueUrl, 'slow', ['first', 'second', 'third']);
     const firstStarted = deferred();
     const releaseFirst = deferred();
@@ -133,7 +163,11 @@ describe('consume() on a FIFO queue', () => {
           firstStarted.resolve();
           await releaseFirst.promise;
         }
-        handled.push({ body: delivery.message.body, receiveCount: delivery.receiveCount, isLeaseLost: delivery.lease.signal.aborted });
+        handled.push({
+          body: delivery.message.body,
+          receiveCount: delivery.receiveCount,
+          isLeaseLost: delivery.lease.signal.aborted,
+        });
         if (delivery.message.body === 'third') thirdDone.resolve();
       },
     });
@@ -143,7 +177,9 @@ describe('consume() on a FIFO queue', () => {
     const looks: Array<{ visible: number; notVisible: number }> = [];
     const other = fixture.newClient();
     for (let poll = 0; poll < 3; poll++) {
-      await receiveOnce(other, queueUrl, { waitTimeSeconds: 2, visibilityTimeoutSeconds: 30 }).then((stolen) => expect(stolen).toEqual([]));
+      await receiveOnce(other, queueUrl, { waitTimeSeconds: 2, visibilityTimeoutSeconds: 30 }).then((stolen) =>
+        expect(stolen).toEqual([]),
+      );
       looks.push(await queueCounts(fixture.sqs, queueUrl));
     }
     releaseFirst.resolve();
@@ -162,7 +198,7 @@ describe('consume() on a FIFO queue', () => {
     expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 0, notVisible: 0 });
   });
 
-  it('sends a group\'s later messages back unprocessed when one fails, so that the failed one runs first again after its retry delay', async () => {
+  it("sends a group's later messages back unprocessed when one fails, so that the failed one runs first again after its retry delay", async () => {
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5, isFifo: true });
     await sendToGroup(queueUrl, 'retried', ['a', 'b', 'c']);
     const calls: string[] = [];
@@ -187,7 +223,7 @@ describe('consume() on a FIFO queue', () => {
     expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 0, notVisible: 0 });
   });
 
-  it('sends a group\'s later messages back when a handled message cannot be deleted, so that its repeat still comes first', async () => {
+  it("sends a group's later messages back when a handled message cannot be deleted, so that its repeat still comes first", async () => {
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5, isFifo: true });
     await sendToGroup(queueUrl, 'undeletable', ['a', 'b', 'c']);
     // The first acknowledgement is refused as the sender's fault (no repeat): a stays on the queue.
@@ -198,7 +234,12 @@ describe('consume() on a FIFO queue', () => {
         if (context.commandName !== 'DeleteMessageBatchCommand' || !isFirstDelete) return next(args);
         isFirstDelete = false;
         const entries = (args.input as { Entries: Array<{ Id: string }> }).Entries;
-        const Failed = entries.map(({ Id }) => ({ Id, Code: 'ReceiptHandleIsInvalid', SenderFault: true, Message: 'refused by the test' }));
+        const Failed = entries.map(({ Id }) => ({
+          Id,
+          Code: 'ReceiptHandleIsInvalid',
+          SenderFault: true,
+          Message: 'refused by the test',
+        }));
         return { output: { Successful: [], Failed, $metadata: {} }, response: {} } as Awaited<ReturnType<typeof next>>;
       },
       { step: 'initialize', name: 'refuseFirstDelete' },
@@ -263,4 +304,3 @@ describe('consume() on a FIFO queue', () => {
     expect(calls).toEqual(['a']);
   });
 });
-

@@ -5,8 +5,23 @@ import { fileURLToPath } from 'node:url';
 import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetterCauseAttributeName, decodeDeadLetterCauseRecord } from '../../src/base/dead-letter-cause.js';
-import { ClientOptionsError, consume, DeadLetterQueueMissingError, doNotRetry, QueueFailedError, type Delivery } from '../../src/client/index.js';
-import { createQueuePair, deferred, queueCounts, receiveOnce, startClientFixture, within, type ClientFixture } from './support/client-fixture.js';
+import {
+  ClientOptionsError,
+  consume,
+  DeadLetterQueueMissingError,
+  doNotRetry,
+  QueueFailedError,
+  type Delivery,
+} from '../../src/client/index.js';
+import {
+  createQueuePair,
+  deferred,
+  queueCounts,
+  receiveOnce,
+  startClientFixture,
+  within,
+  type ClientFixture,
+} from './support/client-fixture.js';
 import { pollUntilNonEmpty, startConsumer } from './support/running-consumer.js';
 import { startTestNode } from '../../src/testing/index.js';
 import { observedClient } from '../testing/support/test-node-helpers.js';
@@ -61,14 +76,23 @@ describe('consume()', () => {
 
   it('redelivers a message whose consumer process was killed mid-handler, with its receive count incremented', async () => {
     const script = fileURLToPath(new URL('./support/crash-consumer.mjs', import.meta.url));
-    expect(existsSync(fileURLToPath(new URL('../../dist/src/client/index.js', import.meta.url))), 'the crash test runs the built library: npm run build').toBe(true);
+    expect(
+      existsSync(fileURLToPath(new URL('../../dist/src/client/index.js', import.meta.url))),
+      'the crash test runs the built library: npm run build',
+    ).toBe(true);
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 5 });
     const messageId = await send(queueUrl, 'crash me');
-    const child = spawn(process.execPath, [script, fixture.endpoint.endpoint, queueUrl, '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script, fixture.endpoint.endpoint, queueUrl, '2'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     try {
       const lines = createInterface({ input: child.stdout! });
-      const firstLine = await within(new Promise<string>((resolve) => lines.once('line', resolve)), 20_000, 'the child handler start');
+      const firstLine = await within(
+        new Promise<string>((resolve) => lines.once('line', resolve)),
+        20_000,
+        'the child handler start',
+      );
       expect(JSON.parse(firstLine)).toEqual({ started: messageId, receiveCount: 1, body: 'crash me' });
     } finally {
       child.kill('SIGKILL');
@@ -76,7 +100,12 @@ describe('consume()', () => {
     }
 
     const redelivered = deferred<Delivery>();
-    const consumer = startConsumer({ queueUrl, client: fixture.sqs, visibilityTimeoutSeconds: 5, handler: (d) => redelivered.resolve(d) });
+    const consumer = startConsumer({
+      queueUrl,
+      client: fixture.sqs,
+      visibilityTimeoutSeconds: 5,
+      handler: (d) => redelivered.resolve(d),
+    });
     const delivery = await within(redelivered.promise, 15_000, 'the redelivery');
     await consumer.stop();
     expect(delivery.message.messageId).toBe(messageId);
@@ -101,7 +130,11 @@ describe('consume()', () => {
       },
     });
     await within(lastAttempt.promise, 15_000, 'the third delivery');
-    const [copy] = await within(pollUntilNonEmpty(() => receiveOnce(fixture.sqs, deadLetterQueueUrl, { waitTimeSeconds: 1 })), 15_000, 'the dead letter');
+    const [copy] = await within(
+      pollUntilNonEmpty(() => receiveOnce(fixture.sqs, deadLetterQueueUrl, { waitTimeSeconds: 1 })),
+      15_000,
+      'the dead letter',
+    );
     await consumer.stop();
 
     expect(counts).toEqual([1, 2, 3]);
@@ -109,7 +142,9 @@ describe('consume()', () => {
     expect(copy?.MessageId).toBe(messageId);
     expect(copy?.Body).toBe('poison');
     expect(copy?.Attributes?.['DeadLetterQueueSourceArn']).toBe(queueArn);
-    const record = decodeDeadLetterCauseRecord(copy?.MessageAttributes?.[deadLetterCauseAttributeName]?.StringValue ?? '');
+    const record = decodeDeadLetterCauseRecord(
+      copy?.MessageAttributes?.[deadLetterCauseAttributeName]?.StringValue ?? '',
+    );
     expect(record?.cause).toEqual({ name: 'OrderRejectedError', code: 'E_REJECTED', message: 'order 17 has no lines' });
     expect(record?.receiveCount).toBe(3);
     expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 0, notVisible: 0 });
@@ -132,10 +167,16 @@ describe('consume()', () => {
         }
       },
     });
-    const [copy] = await within(pollUntilNonEmpty(() => receiveOnce(fixture.sqs, deadLetterQueueUrl, { waitTimeSeconds: 1 })), 15_000, 'the dead letter');
+    const [copy] = await within(
+      pollUntilNonEmpty(() => receiveOnce(fixture.sqs, deadLetterQueueUrl, { waitTimeSeconds: 1 })),
+      15_000,
+      'the dead letter',
+    );
     await consumer.stop();
     expect(calls).toBe(1);
-    const record = decodeDeadLetterCauseRecord(copy?.MessageAttributes?.[deadLetterCauseAttributeName]?.StringValue ?? '');
+    const record = decodeDeadLetterCauseRecord(
+      copy?.MessageAttributes?.[deadLetterCauseAttributeName]?.StringValue ?? '',
+    );
     expect(record?.cause.name).toBe('SyntaxError');
     expect(record?.receiveCount).toBe(1);
     expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 0, notVisible: 0 });
@@ -163,7 +204,8 @@ describe('consume()', () => {
     const other = fixture.newClient();
     const stolen: string[] = [];
     for (let poll = 0; poll < 3; poll++) {
-      for (const message of await receiveOnce(other, queueUrl, { waitTimeSeconds: 2, visibilityTimeoutSeconds: 30 })) stolen.push(message.MessageId as string);
+      for (const message of await receiveOnce(other, queueUrl, { waitTimeSeconds: 2, visibilityTimeoutSeconds: 30 }))
+        stolen.push(message.MessageId as string);
     }
     release.resolve();
     await finished.promise;
@@ -197,11 +239,19 @@ describe('consume()', () => {
       try {
         for (const [i, gapMs] of expectedGapsMs.entries()) {
           // The retry delay of delivery i+1 is set once its ChangeMessageVisibility is answered.
-          await within(observed.until(() => observed.answered('ChangeMessageVisibilityCommand') >= i + 1), 10_000, `retry ${i + 1} to be set`);
+          await within(
+            observed.until(() => observed.answered('ChangeMessageVisibilityCommand') >= i + 1),
+            10_000,
+            `retry ${i + 1} to be set`,
+          );
           await node.advanceClock(gapMs - 1);
           expect(deliveredAtMs).toHaveLength(i + 1);
           await node.advanceClock(1);
-          await within(observed.until(() => deliveredAtMs.length >= i + 2), 10_000, `delivery ${i + 2}`);
+          await within(
+            observed.until(() => deliveredAtMs.length >= i + 2),
+            10_000,
+            `delivery ${i + 2}`,
+          );
         }
       } finally {
         await consumer.stop();
@@ -264,7 +314,11 @@ describe('consume()', () => {
     consumer.abort();
     await within(consumer.finished, 10_000, 'consume() resolving');
     expect(delivery.lease.signal.aborted).toBe(true);
-    const [again] = await within(pollUntilNonEmpty(() => receiveOnce(fixture.sqs, queueUrl, { waitTimeSeconds: 2 })), 10_000, 'the message coming back');
+    const [again] = await within(
+      pollUntilNonEmpty(() => receiveOnce(fixture.sqs, queueUrl, { waitTimeSeconds: 2 })),
+      10_000,
+      'the message coming back',
+    );
     expect(again?.MessageId).toBe(messageId);
     expect(again?.Attributes?.['ApproximateReceiveCount']).toBe('2');
   });
@@ -307,7 +361,8 @@ describe('consume()', () => {
     const deleteBatchSizes: number[] = [];
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        if (context.commandName === 'DeleteMessageBatchCommand') deleteBatchSizes.push((args.input as { Entries: unknown[] }).Entries.length);
+        if (context.commandName === 'DeleteMessageBatchCommand')
+          deleteBatchSizes.push((args.input as { Entries: unknown[] }).Entries.length);
         if (context.commandName === 'DeleteMessageCommand') deleteBatchSizes.push(-1);
         return next(args);
       },
@@ -336,12 +391,18 @@ describe('consume()', () => {
     const signal = new AbortController().signal;
     const handler = () => {};
     const missingUrl = `${fixture.endpoint.endpoint}/000000000000/no-such-queue-${process.pid}`;
-    await expect(consume({ queueUrl: missingUrl, client: fixture.sqs, signal, handlerIsIdempotent: true, handler })).rejects.toBeInstanceOf(QueueFailedError);
+    await expect(
+      consume({ queueUrl: missingUrl, client: fixture.sqs, signal, handlerIsIdempotent: true, handler }),
+    ).rejects.toBeInstanceOf(QueueFailedError);
 
     const plain = await fixture.sqs.send(new CreateQueueCommand({ QueueName: `plain-${process.pid}` }));
-    await expect(consume({ queueUrl: plain.QueueUrl as string, client: fixture.sqs, signal, handlerIsIdempotent: true, handler })).rejects.toBeInstanceOf(DeadLetterQueueMissingError);
+    await expect(
+      consume({ queueUrl: plain.QueueUrl as string, client: fixture.sqs, signal, handlerIsIdempotent: true, handler }),
+    ).rejects.toBeInstanceOf(DeadLetterQueueMissingError);
 
     const { queueUrl } = await createQueuePair(fixture.sqs, { maxReceiveCount: 3, visibilityTimeoutSeconds: 0 });
-    await expect(consume({ queueUrl, client: fixture.sqs, signal, handlerIsIdempotent: true, handler })).rejects.toBeInstanceOf(ClientOptionsError);
+    await expect(
+      consume({ queueUrl, client: fixture.sqs, signal, handlerIsIdempotent: true, handler }),
+    ).rejects.toBeInstanceOf(ClientOptionsError);
   });
 });

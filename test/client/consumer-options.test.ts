@@ -2,12 +2,24 @@ import { describe, expect, it } from 'vitest';
 import { raftqLimits } from '../../src/base/limits.js';
 import { resolveConsumerOptions, type ConsumeOptions } from '../../src/client/consumer-options.js';
 import { deadLetterCauseOf } from '../../src/client/dead-letter-cause-of.js';
-import { ClientOptionsError, consume, createProducer, deadLetters, doNotRetry, isNotRetryable } from '../../src/client/index.js';
+import {
+  ClientOptionsError,
+  consume,
+  createProducer,
+  deadLetters,
+  doNotRetry,
+  isNotRetryable,
+} from '../../src/client/index.js';
 import { retryDelayMsFor, retryDelaySecondsFor } from '../../src/client/retry-delay.js';
 
 /** What the library refuses or clamps before it sends anything, and the pure rules it applies. */
 
-const base: ConsumeOptions = { queueUrl: 'http://127.0.0.1:1/000000000000/q', handler: () => {}, handlerIsIdempotent: true, signal: new AbortController().signal };
+const base: ConsumeOptions = {
+  queueUrl: 'http://127.0.0.1:1/000000000000/q',
+  handler: () => {},
+  handlerIsIdempotent: true,
+  signal: new AbortController().signal,
+};
 
 function refusal(options: Partial<Record<keyof ConsumeOptions, unknown>>): ClientOptionsError {
   try {
@@ -34,7 +46,8 @@ describe('consume() options', () => {
   });
 
   it('refuses a visibility timeout that is negative, fractional or past 12 hours', () => {
-    for (const value of [-1, 1.5, 43_201, Number.NaN]) expect(refusal({ visibilityTimeoutSeconds: value }).option).toBe('visibilityTimeoutSeconds');
+    for (const value of [-1, 1.5, 43_201, Number.NaN])
+      expect(refusal({ visibilityTimeoutSeconds: value }).option).toBe('visibilityTimeoutSeconds');
     expect(resolveConsumerOptions({ ...base, visibilityTimeoutSeconds: 43_200 }).visibilityTimeoutSeconds).toBe(43_200);
   });
 
@@ -69,8 +82,12 @@ describe('consume() options', () => {
 
   it('refuses a producer linger out of bounds and a dead-letter listing past its maximum', async () => {
     expect(() => createProducer({ queueUrl: base.queueUrl, lingerMs: -1 })).toThrow(ClientOptionsError);
-    expect(() => createProducer({ queueUrl: base.queueUrl, lingerMs: raftqLimits.producerLingerMsMax.value + 1 })).toThrow(ClientOptionsError);
-    await expect(deadLetters({ queueUrl: base.queueUrl, max: raftqLimits.deadLettersListedMax.value + 1 })).rejects.toBeInstanceOf(ClientOptionsError);
+    expect(() =>
+      createProducer({ queueUrl: base.queueUrl, lingerMs: raftqLimits.producerLingerMsMax.value + 1 }),
+    ).toThrow(ClientOptionsError);
+    await expect(
+      deadLetters({ queueUrl: base.queueUrl, max: raftqLimits.deadLettersListedMax.value + 1 }),
+    ).rejects.toBeInstanceOf(ClientOptionsError);
   });
 });
 
@@ -81,7 +98,9 @@ describe('retry delays', () => {
 
   it('double from retryDelayMs with each delivery and stop at the ceiling', () => {
     const policy = { retryDelayMs: 1_000, retryDelayMsMax: 5_000 };
-    expect([1, 2, 3, 4, 5, 100].map((n) => retryDelayMsFor(policy, n))).toEqual([1_000, 2_000, 4_000, 5_000, 5_000, 5_000]);
+    expect([1, 2, 3, 4, 5, 100].map((n) => retryDelayMsFor(policy, n))).toEqual([
+      1_000, 2_000, 4_000, 5_000, 5_000, 5_000,
+    ]);
   });
 
   it('become whole seconds of visibility, rounded up, never past 12 hours', () => {
@@ -101,7 +120,7 @@ describe('doNotRetry and the dead-letter cause', () => {
     expect(isNotRetryable('a string')).toBe(false);
   });
 
-  it('records the wrapped error\'s name, code and message, never its stack or its own causes', () => {
+  it("records the wrapped error's name, code and message, never its stack or its own causes", () => {
     const secret = new Error('password=hunter2');
     const error = Object.assign(new RangeError('amount out of range', { cause: secret }), { code: 'E_AMOUNT' });
     const cause = deadLetterCauseOf(doNotRetry(error));
@@ -110,13 +129,18 @@ describe('doNotRetry and the dead-letter cause', () => {
     expect(JSON.stringify(cause)).not.toContain('at ');
   });
 
-  it('prefers an error\'s publicMessage to its message', () => {
-    const error = Object.assign(new Error('row 17 of customers (alice@example.com) failed'), { publicMessage: 'a customer row failed' });
+  it("prefers an error's publicMessage to its message", () => {
+    const error = Object.assign(new Error('row 17 of customers (alice@example.com) failed'), {
+      publicMessage: 'a customer row failed',
+    });
     expect(deadLetterCauseOf(error).message).toBe('a customer row failed');
   });
 
   it('describes a thrown non-Error by its type only, and doNotRetry() of nothing as NotRetryable', () => {
-    expect(deadLetterCauseOf({ card: '4111' })).toEqual({ name: 'NonErrorThrown', message: 'The handler threw a value of type object instead of an Error' });
+    expect(deadLetterCauseOf({ card: '4111' })).toEqual({
+      name: 'NonErrorThrown',
+      message: 'The handler threw a value of type object instead of an Error',
+    });
     expect(deadLetterCauseOf(doNotRetry(undefined)).name).toBe('NotRetryable');
   });
 

@@ -10,7 +10,16 @@ import {
   type DeadLetter,
 } from '../../src/client/index.js';
 import { hasDeadLetterExtension } from '../../src/client/dead-letter-move.js';
-import { createQueuePair, deferred, queueCounts, receiveOnce, startClientFixture, within, type ClientFixture, type QueuePair } from './support/client-fixture.js';
+import {
+  createQueuePair,
+  deferred,
+  queueCounts,
+  receiveOnce,
+  startClientFixture,
+  within,
+  type ClientFixture,
+  type QueuePair,
+} from './support/client-fixture.js';
 import { startPlainSqsProxy, type PlainSqsProxy } from './support/plain-sqs-proxy.js';
 import { pollUntilNonEmpty, startConsumer } from './support/running-consumer.js';
 
@@ -61,7 +70,8 @@ async function deadLetterAll(client: SQSClient, pair: QueuePair, bodies: string[
   // The last verdict follows the last handler; wait until the source queue is empty.
   await within(
     (async () => {
-      while ((await queueCounts(client, pair.queueUrl)).notVisible > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      while ((await queueCounts(client, pair.queueUrl)).notVisible > 0)
+        await new Promise((resolve) => setTimeout(resolve, 50));
     })(),
     10_000,
     'the source queue emptying',
@@ -78,7 +88,11 @@ describe('deadLetters()', () => {
     const first = await deadLetters({ queueUrl: pair.queueUrl, client: fixture.sqs });
     expect(first.map((d) => d.body).sort()).toEqual(['order-1', 'order-2']);
     for (const dead of first) {
-      expect(dead.cause).toEqual({ name: 'PaymentDeclinedError', code: 'E_DECLINED', message: `payment for ${dead.body} declined` });
+      expect(dead.cause).toEqual({
+        name: 'PaymentDeclinedError',
+        code: 'E_DECLINED',
+        message: `payment for ${dead.body} declined`,
+      });
       expect(dead.receiveCount).toBe(1);
       expect(dead.sourceMessageId).toBe(dead.messageId);
       expect(dead.messageAttributes).toEqual({});
@@ -98,7 +112,10 @@ describe('deadLetters()', () => {
     let dead: DeadLetter[] = [];
     await within(
       (async () => {
-        while ((await receiveOnce(fixture.sqs, pair.queueUrl, { waitTimeSeconds: 1 })).length === 0 && dead.length === 0) {
+        while (
+          (await receiveOnce(fixture.sqs, pair.queueUrl, { waitTimeSeconds: 1 })).length === 0 &&
+          dead.length === 0
+        ) {
           dead = await deadLetters({ queueUrl: pair.queueUrl, client: fixture.sqs });
         }
       })(),
@@ -114,14 +131,18 @@ describe('deadLetters()', () => {
   it('lists only the dead letters that came from the queue asked about', async () => {
     const pair = await createQueuePair(fixture.sqs, { maxReceiveCount: 3 });
     await deadLetterAll(fixture.sqs, pair, ['mine']);
-    await fixture.sqs.send(new SendMessageCommand({ QueueUrl: pair.deadLetterQueueUrl, MessageBody: 'put there by hand' }));
+    await fixture.sqs.send(
+      new SendMessageCommand({ QueueUrl: pair.deadLetterQueueUrl, MessageBody: 'put there by hand' }),
+    );
     const dead = await deadLetters({ queueUrl: pair.queueUrl, client: fixture.sqs });
     expect(dead.map((d) => d.body)).toEqual(['mine']);
   });
 
   it('refuses a source queue without a RedrivePolicy', async () => {
     const pair = await createQueuePair(fixture.sqs, { maxReceiveCount: 3 });
-    await expect(deadLetters({ queueUrl: pair.deadLetterQueueUrl, client: fixture.sqs })).rejects.toBeInstanceOf(DeadLetterQueueMissingError);
+    await expect(deadLetters({ queueUrl: pair.deadLetterQueueUrl, client: fixture.sqs })).rejects.toBeInstanceOf(
+      DeadLetterQueueMissingError,
+    );
   });
 });
 
@@ -148,15 +169,21 @@ describe('replayDeadLetter() and deleteDeadLetter()', () => {
     const dead = await deadLetters({ queueUrl: pair.queueUrl, client: fixture.sqs });
     const junk = dead.find((d) => d.body === 'junk') as DeadLetter;
     await deleteDeadLetter({ queueUrl: pair.queueUrl, messageId: junk.messageId, client: fixture.sqs });
-    expect((await deadLetters({ queueUrl: pair.queueUrl, client: fixture.sqs })).map((d) => d.body)).toEqual(['evidence']);
+    expect((await deadLetters({ queueUrl: pair.queueUrl, client: fixture.sqs })).map((d) => d.body)).toEqual([
+      'evidence',
+    ]);
     expect(await queueCounts(fixture.sqs, pair.deadLetterQueueUrl)).toEqual({ visible: 1, notVisible: 0 });
   });
 
   it('refuses an id the dead-letter queue does not hold, and changes nothing', async () => {
     const pair = await createQueuePair(fixture.sqs, { maxReceiveCount: 3 });
     await deadLetterAll(fixture.sqs, pair, ['present']);
-    await expect(replayDeadLetter({ queueUrl: pair.queueUrl, messageId: 'no-such-id', client: fixture.sqs })).rejects.toBeInstanceOf(DeadLetterNotFoundError);
-    await expect(deleteDeadLetter({ queueUrl: pair.queueUrl, messageId: 'no-such-id', client: fixture.sqs })).rejects.toBeInstanceOf(DeadLetterNotFoundError);
+    await expect(
+      replayDeadLetter({ queueUrl: pair.queueUrl, messageId: 'no-such-id', client: fixture.sqs }),
+    ).rejects.toBeInstanceOf(DeadLetterNotFoundError);
+    await expect(
+      deleteDeadLetter({ queueUrl: pair.queueUrl, messageId: 'no-such-id', client: fixture.sqs }),
+    ).rejects.toBeInstanceOf(DeadLetterNotFoundError);
     expect(await queueCounts(fixture.sqs, pair.deadLetterQueueUrl)).toEqual({ visible: 1, notVisible: 0 });
     expect(await queueCounts(fixture.sqs, pair.queueUrl)).toEqual({ visible: 0, notVisible: 0 });
   });
@@ -174,7 +201,11 @@ describe('against an SQS without the raftq extension', () => {
     const dead = await deadLetters({ queueUrl: pair.queueUrl, client });
     expect(dead.map((d) => d.body).sort()).toEqual(['copied-1', 'copied-2', 'copied-3']);
     for (const letter of dead) {
-      expect(letter.cause).toEqual({ name: 'PaymentDeclinedError', code: 'E_DECLINED', message: `payment for ${letter.body} declined` });
+      expect(letter.cause).toEqual({
+        name: 'PaymentDeclinedError',
+        code: 'E_DECLINED',
+        message: `payment for ${letter.body} declined`,
+      });
       // A copy is a new message: its id differs from the source's, which the cause keeps.
       expect(letter.sourceMessageId).not.toBe(letter.messageId);
       expect(letter.receiveCount).toBe(1);
@@ -186,7 +217,14 @@ describe('against an SQS without the raftq extension', () => {
   it('on a FIFO pair keeps the message group in the copy', async () => {
     const client = fixture.newClient(proxy.endpoint);
     const pair = await createQueuePair(client, { maxReceiveCount: 3, isFifo: true });
-    await client.send(new SendMessageCommand({ QueueUrl: pair.queueUrl, MessageBody: 'fifo poison', MessageGroupId: 'customer-9', MessageDeduplicationId: 'd1' }));
+    await client.send(
+      new SendMessageCommand({
+        QueueUrl: pair.queueUrl,
+        MessageBody: 'fifo poison',
+        MessageGroupId: 'customer-9',
+        MessageDeduplicationId: 'd1',
+      }),
+    );
     const handled = deferred();
     const consumer = startConsumer({
       queueUrl: pair.queueUrl,
@@ -198,7 +236,11 @@ describe('against an SQS without the raftq extension', () => {
       },
     });
     await within(handled.promise, 10_000, 'the FIFO delivery');
-    const dead = await within(pollUntilNonEmpty(() => deadLetters({ queueUrl: pair.queueUrl, client })), 15_000, 'the FIFO dead letter');
+    const dead = await within(
+      pollUntilNonEmpty(() => deadLetters({ queueUrl: pair.queueUrl, client })),
+      15_000,
+      'the FIFO dead letter',
+    );
     await consumer.stop();
     expect(dead[0]?.body).toBe('fifo poison');
     expect(dead[0]?.messageGroupId).toBe('customer-9');

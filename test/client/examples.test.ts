@@ -60,7 +60,10 @@ describe('the example programs', () => {
     const consumer = run('consumer', []);
     try {
       await within(
-        consumer.until((lines) => lines.filter((l) => l.endsWith(': fulfilled')).length === 9 && lines.some((l) => l.includes(': failed ('))),
+        consumer.until(
+          (lines) =>
+            lines.filter((l) => l.endsWith(': fulfilled')).length === 9 && lines.some((l) => l.includes(': failed (')),
+        ),
         30_000,
         'nine orders fulfilled and one failed',
       );
@@ -69,7 +72,9 @@ describe('the example programs', () => {
     } finally {
       consumer.child.kill('SIGKILL');
     }
-    expect(consumer.lines.filter((l) => l.startsWith('dead letter '))).toEqual([expect.stringMatching(/^dead letter \S+: SyntaxError: .+ \(delivery 1\)$/)]);
+    expect(consumer.lines.filter((l) => l.startsWith('dead letter '))).toEqual([
+      expect.stringMatching(/^dead letter \S+: SyntaxError: .+ \(delivery 1\)$/),
+    ]);
     expect(consumer.lines.at(-1)).toBe('stopped after fulfilling 9 orders');
   });
 });

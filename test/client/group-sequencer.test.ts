@@ -69,7 +69,13 @@ describe('GroupSequencer', () => {
 
   it('runs different groups side by side, and each message without a group in a lane of its own', async () => {
     const { sequencer, finish, running, lanesEnded } = harness();
-    sequencer.add([message('a-1', 'a', 1), message('b-1', 'b', 2), message('a-2', 'a', 3), message('x', undefined), message('y', undefined)]);
+    sequencer.add([
+      message('a-1', 'a', 1),
+      message('b-1', 'b', 2),
+      message('a-2', 'a', 3),
+      message('x', undefined),
+      message('y', undefined),
+    ]);
     await settle();
     expect(running()).toEqual(['a-1', 'b-1', 'x', 'y']);
     expect(sequencer.laneCount).toBe(4);
@@ -83,7 +89,13 @@ describe('GroupSequencer', () => {
 
   it('releases the rest of a group in one call when a message does not complete, and leaves other groups alone', async () => {
     const { sequencer, log, finish, running, lanesEnded } = harness();
-    sequencer.add([message('a-1', 'a', 1), message('a-2', 'a', 2), message('a-3', 'a', 3), message('b-1', 'b', 4), message('b-2', 'b', 5)]);
+    sequencer.add([
+      message('a-1', 'a', 1),
+      message('a-2', 'a', 2),
+      message('a-3', 'a', 3),
+      message('b-1', 'b', 4),
+      message('b-2', 'b', 5),
+    ]);
     await settle();
     await finish('a-1', false);
     expect(log).toEqual(['run a-1', 'run b-1', 'release a-2,a-3']);
@@ -93,7 +105,7 @@ describe('GroupSequencer', () => {
     expect(running()).toEqual(['b-2']);
   });
 
-  it('does not release anything when the message that failed was its group\'s last', async () => {
+  it("does not release anything when the message that failed was its group's last", async () => {
     const { sequencer, log, finish } = harness();
     sequencer.add([message('a-1', 'a', 1)]);
     await settle();
@@ -102,7 +114,7 @@ describe('GroupSequencer', () => {
     expect(sequencer.laneCount).toBe(0);
   });
 
-  it('appends messages of a group it already holds to that group\'s lane', async () => {
+  it("appends messages of a group it already holds to that group's lane", async () => {
     const { sequencer, log, finish, running } = harness();
     sequencer.add([message('a-1', 'a', 1)]);
     await settle();

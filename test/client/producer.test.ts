@@ -1,4 +1,9 @@
-import { CreateQueueCommand, type SendMessageBatchCommandOutput, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  type SendMessageBatchCommandOutput,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProducer, ProducerClosedError, ProducerSendError } from '../../src/client/index.js';
 import { queueCounts, receiveOnce, startClientFixture, type ClientFixture } from './support/client-fixture.js';
@@ -22,7 +27,9 @@ let queueNumber = 0;
 
 async function createQueue(options: { isFifo?: boolean } = {}): Promise<string> {
   const name = `producer-${process.pid}-${queueNumber++}${options.isFifo === true ? '.fifo' : ''}`;
-  const { QueueUrl } = await fixture.sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: options.isFifo === true ? { FifoQueue: 'true' } : {} }));
+  const { QueueUrl } = await fixture.sqs.send(
+    new CreateQueueCommand({ QueueName: name, Attributes: options.isFifo === true ? { FifoQueue: 'true' } : {} }),
+  );
   return QueueUrl as string;
 }
 
@@ -31,13 +38,21 @@ interface BatchLog {
 }
 
 /** A client that records every SendMessageBatch, and lets `alter` rewrite answers or throw. */
-function observedClient(alter?: (call: number, entries: SendMessageBatchRequestEntry[], output: SendMessageBatchCommandOutput | undefined) => void): { client: SQSClient; log: BatchLog } {
+function observedClient(
+  alter?: (
+    call: number,
+    entries: SendMessageBatchRequestEntry[],
+    output: SendMessageBatchCommandOutput | undefined,
+  ) => void,
+): { client: SQSClient; log: BatchLog } {
   const client = fixture.newClient();
   const log: BatchLog = { batches: [] };
   client.middlewareStack.add(
     (next, context) => async (args) => {
       if (context.commandName !== 'SendMessageBatchCommand') return next(args);
-      const entries = ((args.input as { Entries?: SendMessageBatchRequestEntry[] }).Entries ?? []).map((e) => ({ ...e }));
+      const entries = ((args.input as { Entries?: SendMessageBatchRequestEntry[] }).Entries ?? []).map((e) => ({
+        ...e,
+      }));
       log.batches.push(entries);
       const call = log.batches.length;
       alter?.(call, entries, undefined);
@@ -66,7 +81,10 @@ describe('createProducer()', () => {
     const queueUrl = await createQueue();
     const { client, log } = observedClient();
     const producer = createProducer({ queueUrl, client, lingerMs: 5 });
-    const { messageId } = await producer.send({ body: 'alone', messageAttributes: { kind: { DataType: 'String', StringValue: 'solo' } } });
+    const { messageId } = await producer.send({
+      body: 'alone',
+      messageAttributes: { kind: { DataType: 'String', StringValue: 'solo' } },
+    });
     expect(log.batches).toHaveLength(1);
     const [received] = await receiveOnce(fixture.sqs, queueUrl);
     expect(received?.MessageId).toBe(messageId);
@@ -78,7 +96,9 @@ describe('createProducer()', () => {
   it('passes FIFO group and deduplication ids through: a duplicate id is stored once, a group keeps its order', async () => {
     const queueUrl = await createQueue({ isFifo: true });
     const producer = createProducer({ queueUrl, client: fixture.sqs, lingerMs: 20 });
-    const sends = ['a', 'b', 'c', 'd'].map((body) => producer.send({ body, messageGroupId: 'g1', messageDeduplicationId: `id-${body}` }));
+    const sends = ['a', 'b', 'c', 'd'].map((body) =>
+      producer.send({ body, messageGroupId: 'g1', messageDeduplicationId: `id-${body}` }),
+    );
     const duplicate = producer.send({ body: 'a again', messageGroupId: 'g1', messageDeduplicationId: 'id-a' });
     const results = await Promise.all([...sends, duplicate]);
     await producer.close();
@@ -95,10 +115,17 @@ describe('createProducer()', () => {
       if (call !== 1 || output === undefined) return;
       const victim = entries[1]?.Id;
       output.Successful = (output.Successful ?? []).filter((s) => s.Id !== victim);
-      output.Failed = [...(output.Failed ?? []), { Id: victim, SenderFault: false, Code: 'InternalError', Message: 'injected' }];
+      output.Failed = [
+        ...(output.Failed ?? []),
+        { Id: victim, SenderFault: false, Code: 'InternalError', Message: 'injected' },
+      ];
     });
     const producer = createProducer({ queueUrl, client, lingerMs: 20 });
-    const results = await Promise.all(['x', 'y', 'z'].map((body) => producer.send({ body, messageGroupId: 'g', messageDeduplicationId: `dedup-${body}` })));
+    const results = await Promise.all(
+      ['x', 'y', 'z'].map((body) =>
+        producer.send({ body, messageGroupId: 'g', messageDeduplicationId: `dedup-${body}` }),
+      ),
+    );
     await producer.close();
     expect(log.batches).toHaveLength(2);
     const original = log.batches[0]?.[1];
@@ -107,15 +134,21 @@ describe('createProducer()', () => {
     expect(await queueCounts(fixture.sqs, queueUrl)).toEqual({ visible: 3, notVisible: 0 });
   });
 
-  it('retries a whole batch that failed transiently, and rejects only the entry that was the sender\'s fault', async () => {
+  it("retries a whole batch that failed transiently, and rejects only the entry that was the sender's fault", async () => {
     const queueUrl = await createQueue({ isFifo: true });
     const { client, log } = observedClient((call, _entries, output) => {
-      if (call === 1 && output === undefined) throw Object.assign(new Error('injected outage'), { name: 'ServiceUnavailable', $fault: 'server' });
+      if (call === 1 && output === undefined)
+        throw Object.assign(new Error('injected outage'), { name: 'ServiceUnavailable', $fault: 'server' });
     });
     const producer = createProducer({ queueUrl, client, lingerMs: 20 });
     const good = producer.send({ body: 'grouped', messageGroupId: 'g', messageDeduplicationId: 'd1' });
     // An attribute value in the field its type does not take: refused for this entry alone.
-    const bad = producer.send({ body: 'wrong attribute', messageGroupId: 'g', messageDeduplicationId: 'd2', messageAttributes: { a: { DataType: 'Binary', StringValue: 'text' } } });
+    const bad = producer.send({
+      body: 'wrong attribute',
+      messageGroupId: 'g',
+      messageDeduplicationId: 'd2',
+      messageAttributes: { a: { DataType: 'Binary', StringValue: 'text' } },
+    });
     await expect(good).resolves.toMatchObject({ messageId: expect.any(String) });
     const error = await bad.then(
       () => undefined,

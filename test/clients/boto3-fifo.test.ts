@@ -24,7 +24,11 @@ async function runSuite(protocol: 'query' | 'json'): Promise<string> {
     RAFTQ_EXPECT_PROTOCOL: protocol,
     ...(protocol === 'json' ? { AWS_DATA_PATH: botocoreDataPath } : {}),
   });
-  const result = await runProcess(pythonPath, ['-m', 'pytest', '-q', '-rs', '-p', 'no:cacheprovider', 'test/clients/python/test_boto3_fifo.py'], { env, timeoutMs: 150_000 });
+  const result = await runProcess(
+    pythonPath,
+    ['-m', 'pytest', '-q', '-rs', '-p', 'no:cacheprovider', 'test/clients/python/test_boto3_fifo.py'],
+    { env, timeoutMs: 150_000 },
+  );
   expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
   return result.stdout;
 }

@@ -28,14 +28,23 @@ afterAll(async () => {
   credentialsDir.cleanup();
 });
 
-async function runPytest(protocol: 'query' | 'json', suite = 'test_boto3_sqs.py', endpoint = gateway.endpoint, extraEnv: Record<string, string> = {}): Promise<void> {
+async function runPytest(
+  protocol: 'query' | 'json',
+  suite = 'test_boto3_sqs.py',
+  endpoint = gateway.endpoint,
+  extraEnv: Record<string, string> = {},
+): Promise<void> {
   const env = awsClientEnv({
     RAFTQ_SQS_ENDPOINT: endpoint,
     RAFTQ_EXPECT_PROTOCOL: protocol,
     ...(protocol === 'json' ? { AWS_DATA_PATH: botocoreDataPath } : {}),
     ...extraEnv,
   });
-  const result = await runProcess(pythonPath, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `test/clients/python/${suite}`], { env });
+  const result = await runProcess(
+    pythonPath,
+    ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `test/clients/python/${suite}`],
+    { env },
+  );
   expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
   expect(result.stdout).toMatch(/\d+ passed/);
 }
@@ -49,7 +58,13 @@ describe('boto3 from Debian', () => {
     await runPytest('json');
   });
 
-  it.each(['query', 'json'] as const)('signs %s requests that a node with a credentials file verifies', async (protocol) => {
-    await runPytest(protocol, 'test_boto3_sigv4.py', signedGateway.endpoint, { AWS_ACCESS_KEY_ID: signingKey.accessKeyId, AWS_SECRET_ACCESS_KEY: signingKey.secretAccessKey });
-  });
+  it.each(['query', 'json'] as const)(
+    'signs %s requests that a node with a credentials file verifies',
+    async (protocol) => {
+      await runPytest(protocol, 'test_boto3_sigv4.py', signedGateway.endpoint, {
+        AWS_ACCESS_KEY_ID: signingKey.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: signingKey.secretAccessKey,
+      });
+    },
+  );
 });

@@ -19,7 +19,9 @@ export class DeliveryAbandoner {
     for (const message of batch) {
       const group = message.Attributes?.MessageGroupId ?? '';
       this.deliveryCount++;
-      const isAbandoned = abandonedGroups.has(group) || (message.Attributes?.ApproximateReceiveCount === '1' && this.deliveryCount % this.everyNth === 0);
+      const isAbandoned =
+        abandonedGroups.has(group) ||
+        (message.Attributes?.ApproximateReceiveCount === '1' && this.deliveryCount % this.everyNth === 0);
       if (isAbandoned) abandonedGroups.add(group);
       else handled.push(message);
     }

@@ -1,4 +1,12 @@
-import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessCluster, waitFor } from '../integration/cluster-harness.js';
 import { sdkClient } from '../sqs/support/sdk-fixture.js';
@@ -43,13 +51,24 @@ describe.skipIf(!hasBuiltCli())('FIFO order across a failover to a node whose cl
       const answer = await cluster.admin(id, 'POST', '/debug/clock-offset', { offsetMs: clockBehindMs });
       expect(answer.status).toBe(200);
     }
-    await client(oldLeader).send(new CreateQueueCommand({ QueueName: 'clock.fifo', Attributes: { FifoQueue: 'true', VisibilityTimeout: '30' } }));
-    const urlVia = async (id: string) => (await client(id).send(new GetQueueUrlCommand({ QueueName: 'clock.fifo' }))).QueueUrl as string;
+    await client(oldLeader).send(
+      new CreateQueueCommand({ QueueName: 'clock.fifo', Attributes: { FifoQueue: 'true', VisibilityTimeout: '30' } }),
+    );
+    const urlVia = async (id: string) =>
+      (await client(id).send(new GetQueueUrlCommand({ QueueName: 'clock.fifo' }))).QueueUrl as string;
 
     const sentOrder: Array<{ body: string; sequenceNumber: bigint }> = [];
     const sendBatch = async (id: string, bodies: readonly string[]) => {
       const out = await client(id).send(
-        new SendMessageBatchCommand({ QueueUrl: await urlVia(id), Entries: bodies.map((b, i) => ({ Id: `e${i}`, MessageBody: b, MessageGroupId: 'g', MessageDeduplicationId: b })) }),
+        new SendMessageBatchCommand({
+          QueueUrl: await urlVia(id),
+          Entries: bodies.map((b, i) => ({
+            Id: `e${i}`,
+            MessageBody: b,
+            MessageGroupId: 'g',
+            MessageDeduplicationId: b,
+          })),
+        }),
       );
       expect(out.Failed ?? []).toEqual([]);
       for (const [i, body] of bodies.entries()) {
@@ -58,7 +77,14 @@ describe.skipIf(!hasBuiltCli())('FIFO order across a failover to a node whose cl
       }
     };
     const sendOne = async (id: string, body: string) => {
-      const out = await client(id).send(new SendMessageCommand({ QueueUrl: await urlVia(id), MessageBody: body, MessageGroupId: 'g', MessageDeduplicationId: body }));
+      const out = await client(id).send(
+        new SendMessageCommand({
+          QueueUrl: await urlVia(id),
+          MessageBody: body,
+          MessageGroupId: 'g',
+          MessageDeduplicationId: body,
+        }),
+      );
       sentOrder.push({ body, sequenceNumber: BigInt(out.SequenceNumber as string) });
     };
 
@@ -83,19 +109,34 @@ describe.skipIf(!hasBuiltCli())('FIFO order across a failover to a node whose cl
     await sendOne(followers.find((id) => id !== newLeader) as string, 'e1');
 
     for (let i = 1; i < sentOrder.length; i++) {
-      expect((sentOrder[i] as { sequenceNumber: bigint }).sequenceNumber > (sentOrder[i - 1] as { sequenceNumber: bigint }).sequenceNumber).toBe(true);
+      expect(
+        (sentOrder[i] as { sequenceNumber: bigint }).sequenceNumber >
+          (sentOrder[i - 1] as { sequenceNumber: bigint }).sequenceNumber,
+      ).toBe(true);
     }
     const delivered: string[] = [];
     const sentAtMs = new Map<string, number>();
     const url = await urlVia(newLeader);
     await waitFor(
       async () => {
-        const out = await client(newLeader).send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'] }));
+        const out = await client(newLeader).send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+          }),
+        );
         const messages = out.Messages ?? [];
         delivered.push(...messages.map((m) => m.Body as string));
         for (const m of messages) sentAtMs.set(m.Body as string, Number(m.Attributes?.SentTimestamp));
         if (messages.length > 0) {
-          await client(newLeader).send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle as string })) }));
+          await client(newLeader).send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: url,
+              Entries: messages.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle as string })),
+            }),
+          );
         }
         return delivered.length >= sentOrder.length;
       },

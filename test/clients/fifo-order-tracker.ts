@@ -49,13 +49,21 @@ export class FifoOrderTracker {
         continue;
       }
       // Compared as numbers: AWS returns SequenceNumber as a fixed-width decimal string.
-      if (message.sequenceNumber === undefined || BigInt(message.sequenceNumber) !== sent.sequenceNumber || message.groupId !== sent.groupId) {
-        this.problems.push(`${message.messageId} came back as ${message.groupId}/${message.sequenceNumber}, sent as ${sent.groupId}/${sent.sequenceNumber}`);
+      if (
+        message.sequenceNumber === undefined ||
+        BigInt(message.sequenceNumber) !== sent.sequenceNumber ||
+        message.groupId !== sent.groupId
+      ) {
+        this.problems.push(
+          `${message.messageId} came back as ${message.groupId}/${message.sequenceNumber}, sent as ${sent.groupId}/${sent.sequenceNumber}`,
+        );
       }
       for (const earlier of this.groups.get(sent.groupId) ?? []) {
         if (earlier.sequenceNumber >= sent.sequenceNumber) break;
         if (this.deleteStarted.has(earlier.messageId) || earlierInBatch.has(earlier.messageId)) continue;
-        this.problems.push(`${sent.groupId}: ${sent.sequenceNumber} was delivered while ${earlier.sequenceNumber} was not deleted`);
+        this.problems.push(
+          `${sent.groupId}: ${sent.sequenceNumber} was delivered while ${earlier.sequenceNumber} was not deleted`,
+        );
       }
       earlierInBatch.add(message.messageId);
     }

@@ -41,9 +41,17 @@ export interface ProcessResult {
 }
 
 /** Runs a process to completion (bounded), collecting its output. */
-export function runProcess(command: string, args: readonly string[], options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number }): Promise<ProcessResult> {
+export function runProcess(
+  command: string,
+  args: readonly string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number },
+): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env, cwd: options.cwd ?? repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      env: options.env,
+      cwd: options.cwd ?? repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

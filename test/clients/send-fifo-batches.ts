@@ -12,20 +12,35 @@ export interface FifoEntry {
  * each sent message with the SequenceNumber the queue returned. A failed entry throws: the order
  * checks that follow would be meaningless with a message missing.
  */
-export async function sendFifoBatches(sqs: SQSClient, queueUrl: string, entries: readonly FifoEntry[], tracker: FifoOrderTracker): Promise<void> {
+export async function sendFifoBatches(
+  sqs: SQSClient,
+  queueUrl: string,
+  entries: readonly FifoEntry[],
+  tracker: FifoOrderTracker,
+): Promise<void> {
   for (let start = 0; start < entries.length; start += 10) {
     const chunk = entries.slice(start, start + 10);
     const out = await sqs.send(
       new SendMessageBatchCommand({
         QueueUrl: queueUrl,
-        Entries: chunk.map((e, i) => ({ Id: `e${i}`, MessageBody: e.body, MessageGroupId: e.group, MessageDeduplicationId: e.body })),
+        Entries: chunk.map((e, i) => ({
+          Id: `e${i}`,
+          MessageBody: e.body,
+          MessageGroupId: e.group,
+          MessageDeduplicationId: e.body,
+        })),
       }),
     );
     const failed = out.Failed ?? [];
-    if (failed.length > 0) throw new Error(`SendMessageBatch refused ${failed.length} entries: ${JSON.stringify(failed)}`);
+    if (failed.length > 0)
+      throw new Error(`SendMessageBatch refused ${failed.length} entries: ${JSON.stringify(failed)}`);
     for (const result of out.Successful ?? []) {
       const sent = chunk[Number(result.Id?.slice(1))];
-      tracker.noteSent({ messageId: result.MessageId as string, groupId: sent?.group as string, sequenceNumber: BigInt(result.SequenceNumber as string) });
+      tracker.noteSent({
+        messageId: result.MessageId as string,
+        groupId: sent?.group as string,
+        sequenceNumber: BigInt(result.SequenceNumber as string),
+      });
     }
   }
 }

@@ -24,7 +24,12 @@ afterAll(async () => {
 
 describe('sqs-consumer on a FIFO queue', () => {
   it('8 consumers over 50 groups handle every group in SequenceNumber order, abandoned messages coming back first', async () => {
-    const { QueueUrl } = await fixture.sqs.send(new CreateQueueCommand({ QueueName: 'consumer-order.fifo', Attributes: { FifoQueue: 'true', VisibilityTimeout: '2' } }));
+    const { QueueUrl } = await fixture.sqs.send(
+      new CreateQueueCommand({
+        QueueName: 'consumer-order.fifo',
+        Attributes: { FifoQueue: 'true', VisibilityTimeout: '2' },
+      }),
+    );
     const queueUrl = QueueUrl as string;
     const tracker = new FifoOrderTracker();
     const entries = Array.from({ length: 200 }, (_, i) => ({ group: `g${i % 50}`, body: `m${i}` }));
@@ -45,14 +50,28 @@ describe('sqs-consumer on a FIFO queue', () => {
     };
     const consumers = Array.from({ length: 8 }, () =>
       // The library warns that it does not promise FIFO order itself: this test checks the order it saw.
-      Consumer.create({ queueUrl, sqs: fixture.sqs, batchSize: 10, waitTimeSeconds: 1, messageSystemAttributeNames: ['All'], attributeNames: ['All'], suppressFifoWarning: true, handleMessageBatch }),
+      Consumer.create({
+        queueUrl,
+        sqs: fixture.sqs,
+        batchSize: 10,
+        waitTimeSeconds: 1,
+        messageSystemAttributeNames: ['All'],
+        attributeNames: ['All'],
+        suppressFifoWarning: true,
+        handleMessageBatch,
+      }),
     );
     for (const consumer of consumers) {
       consumer.on('error', (err) => errors.push(err));
       consumer.on('processing_error', (err) => errors.push(err));
       consumer.start();
     }
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`only ${tracker.deletedCount} of ${tracker.sentCount} handled`)), 90_000).unref());
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(
+        () => reject(new Error(`only ${tracker.deletedCount} of ${tracker.sentCount} handled`)),
+        90_000,
+      ).unref(),
+    );
     try {
       await Promise.race([done, timeout]);
     } finally {
@@ -71,7 +90,9 @@ describe('sqs-consumer on a FIFO queue', () => {
     expect(tracker.problems).toEqual([]);
     expect(tracker.undelivered()).toEqual([]);
     expect(tracker.redeliveries).toBeGreaterThan(0);
-    const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    const { Attributes } = await fixture.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+    );
     expect(Attributes?.['ApproximateNumberOfMessages']).toBe('0');
   }, 120_000);
 });

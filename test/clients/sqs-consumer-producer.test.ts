@@ -23,7 +23,9 @@ afterAll(async () => {
 
 describe('sqs-producer and sqs-consumer', () => {
   it(`move ${messageCount} messages with none lost`, async () => {
-    const { QueueUrl } = await fixture.sqs.send(new CreateQueueCommand({ QueueName: 'consumer-producer', Attributes: { VisibilityTimeout: '30' } }));
+    const { QueueUrl } = await fixture.sqs.send(
+      new CreateQueueCommand({ QueueName: 'consumer-producer', Attributes: { VisibilityTimeout: '30' } }),
+    );
     const queueUrl = QueueUrl as string;
     const producer = Producer.create({ queueUrl, sqs: fixture.sqs, batchSize: 10 });
 
@@ -55,13 +57,19 @@ describe('sqs-producer and sqs-consumer', () => {
       const chunk = Array.from({ length: Math.min(100, messageCount - start) }, (_, i) => {
         const seq = String(start + i);
         sentIds.push(seq);
-        return { id: `m${seq}`, body: `message ${seq}`, messageAttributes: { seq: { DataType: 'String', StringValue: seq } } };
+        return {
+          id: `m${seq}`,
+          body: `message ${seq}`,
+          messageAttributes: { seq: { DataType: 'String', StringValue: seq } },
+        };
       });
       const results = await producer.send(chunk);
       expect(results).toHaveLength(chunk.length);
     }
 
-    const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`only ${seen.size} of ${messageCount} messages consumed`)), 90_000).unref());
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`only ${seen.size} of ${messageCount} messages consumed`)), 90_000).unref(),
+    );
     await Promise.race([allSeen, timeout]);
     await new Promise<void>((resolve) => {
       consumer.once('stopped', () => resolve());
@@ -72,7 +80,9 @@ describe('sqs-producer and sqs-consumer', () => {
     const missing = sentIds.filter((id) => !seen.has(id));
     expect(missing).toEqual([]);
     expect(seen.size).toBe(messageCount);
-    const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
+    const { Attributes } = await fixture.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
+    );
     expect(Attributes?.['ApproximateNumberOfMessages']).toBe('0');
   }, 120_000);
 });

@@ -1,4 +1,12 @@
-import { CreateQueueCommand, DeleteMessageBatchCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageBatchCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProcessCluster } from '../integration/cluster-harness.js';
 import { sdkClient } from '../sqs/support/sdk-fixture.js';
@@ -33,10 +41,13 @@ describe.skipIf(!hasBuiltCli())('three nodes behind SQS clients', () => {
     const leader = await cluster.leader();
     const ids = [...cluster.specs.keys()];
     const follower = ids.find((id) => id !== leader) as string;
-    await client(follower).send(new CreateQueueCommand({ QueueName: 'failover', Attributes: { VisibilityTimeout: '20' } }));
+    await client(follower).send(
+      new CreateQueueCommand({ QueueName: 'failover', Attributes: { VisibilityTimeout: '20' } }),
+    );
     // Each client addresses the queue through its own node (the SDK sends to the QueueUrl's host).
     const urls = new Map<string, string>();
-    for (const id of ids) urls.set(id, (await client(id).send(new GetQueueUrlCommand({ QueueName: 'failover' }))).QueueUrl as string);
+    for (const id of ids)
+      urls.set(id, (await client(id).send(new GetQueueUrlCommand({ QueueName: 'failover' }))).QueueUrl as string);
 
     const acknowledged = new Set<string>();
     let failedSends = 0;
@@ -48,7 +59,9 @@ describe.skipIf(!hasBuiltCli())('three nodes behind SQS clients', () => {
             try {
               if (i % 5 === 0) {
                 const entries = [0, 1, 2].map((k) => ({ Id: `e${k}`, MessageBody: `${body}-b${k}` }));
-                const result = await client(id).send(new SendMessageBatchCommand({ QueueUrl: urls.get(id), Entries: entries }));
+                const result = await client(id).send(
+                  new SendMessageBatchCommand({ QueueUrl: urls.get(id), Entries: entries }),
+                );
                 for (const ok of result.Successful ?? []) acknowledged.add(`${body}-b${(ok.Id ?? '').slice(1)}`);
               } else {
                 await client(id).send(new SendMessageCommand({ QueueUrl: urls.get(id), MessageBody: body }));
@@ -76,17 +89,26 @@ describe.skipIf(!hasBuiltCli())('three nodes behind SQS clients', () => {
     while ([...acknowledged].some((b) => !received.has(b)) && Date.now() < deadlineMs) {
       await Promise.all(
         survivors.map(async (id) => {
-          const { Messages = [] } = await client(id).send(new ReceiveMessageCommand({ QueueUrl: urls.get(id), MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+          const { Messages = [] } = await client(id).send(
+            new ReceiveMessageCommand({ QueueUrl: urls.get(id), MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+          );
           for (const m of Messages) received.add(m.Body as string);
           if (Messages.length > 0) {
-            await client(id).send(new DeleteMessageBatchCommand({ QueueUrl: urls.get(id), Entries: Messages.map((m, k) => ({ Id: `d${k}`, ReceiptHandle: m.ReceiptHandle })) }));
+            await client(id).send(
+              new DeleteMessageBatchCommand({
+                QueueUrl: urls.get(id),
+                Entries: Messages.map((m, k) => ({ Id: `d${k}`, ReceiptHandle: m.ReceiptHandle })),
+              }),
+            );
           }
         }),
       );
     }
 
     const lost = [...acknowledged].filter((b) => !received.has(b));
-    console.log(`three-node failover: ${acknowledged.size} acknowledged, ${failedSends} sends failed, ${received.size} distinct received`);
+    console.log(
+      `three-node failover: ${acknowledged.size} acknowledged, ${failedSends} sends failed, ${received.size} distinct received`,
+    );
     expect(lost).toEqual([]);
     expect(acknowledged.size).toBeGreaterThan(sendsPerPhase);
     expect(failedSends).toBeLessThan(sendsPerPhase);
@@ -97,7 +119,12 @@ describe.skipIf(!hasBuiltCli())('a node that lost its quorum', () => {
   it('answers SQS requests with a retryable 503, never hanging', async () => {
     const quorumless = await ProcessCluster.start(3);
     const [survivor, ...others] = [...quorumless.specs.keys()] as [string, ...string[]];
-    const sqs = new SQSClient({ endpoint: `http://127.0.0.1:${quorumless.spec(survivor).sqsPort}`, region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, maxAttempts: 1 });
+    const sqs = new SQSClient({
+      endpoint: `http://127.0.0.1:${quorumless.spec(survivor).sqsPort}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      maxAttempts: 1,
+    });
     try {
       const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'alone' }));
       for (const id of others) await quorumless.kill(id);

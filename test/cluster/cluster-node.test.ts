@@ -27,7 +27,11 @@ describe('ClusterNode (three nodes in one process)', () => {
     expect(new TextDecoder().decode(await view.get(encodeKey(['t', 'n2'])))).toBe('from n2');
     view.release();
     const target = leader.appliedIndex();
-    await waitUntil(() => [...cluster!.nodes.values()].every((n) => n.appliedIndex() >= target), 5_000, 'every node to apply');
+    await waitUntil(
+      () => [...cluster!.nodes.values()].every((n) => n.appliedIndex() >= target),
+      5_000,
+      'every node to apply',
+    );
     const digests = await Promise.all([...cluster.nodes.values()].map(async (n) => (await n.status()).stateDigest));
     expect(new Set(digests).size).toBe(1);
   });
@@ -38,7 +42,10 @@ describe('ClusterNode (three nodes in one process)', () => {
     const follower = [...cluster.nodes.values()].find((n) => !n.isLeader())!;
     const txn = await putTxn(follower, 'same-id', 'k', 'v1');
     const first = await follower.commit(txn);
-    const again = await follower.commit({ ...txn, writes: [{ kind: 'put', key: encodeKey(['t', 'k']), value: new TextEncoder().encode('v2') }] });
+    const again = await follower.commit({
+      ...txn,
+      writes: [{ kind: 'put', key: encodeKey(['t', 'k']), value: new TextEncoder().encode('v2') }],
+    });
     expect(again).toEqual(first);
     const view = await follower.readView({ linearizable: true });
     expect(new TextDecoder().decode(await view.get(encodeKey(['t', 'k'])))).toBe('v1');
@@ -63,7 +70,7 @@ describe('ClusterNode (three nodes in one process)', () => {
     expect(Date.now() - started).toBeLessThan(raftLimits.proposalTimeoutMs.value + 2_000);
   });
 
-  it('shifts one node\'s cluster clock by an injected offset, and the apply step rejects its skewed txns', async () => {
+  it("shifts one node's cluster clock by an injected offset, and the apply step rejects its skewed txns", async () => {
     cluster = await InProcessCluster.start(3);
     const leader = await cluster.leader();
     const follower = [...cluster.nodes.values()].find((n) => !n.isLeader())!;

@@ -24,9 +24,23 @@ describe('forwarded transactions', () => {
       ],
     };
     const received = throughTheWire(txn);
-    expect(received.writes.map((write) => ({ ...write, key: [...write.key], ...(write.kind === 'put' ? { value: [...write.value] } : {}) }))).toEqual(
-      txn.writes.map((write) => ({ ...write, key: [...write.key], ...(write.kind === 'put' ? { value: [...write.value] } : {}) })),
+    expect(
+      received.writes.map((write) => ({
+        ...write,
+        key: [...write.key],
+        ...(write.kind === 'put' ? { value: [...write.value] } : {}),
+      })),
+    ).toEqual(
+      txn.writes.map((write) => ({
+        ...write,
+        key: [...write.key],
+        ...(write.kind === 'put' ? { value: [...write.value] } : {}),
+      })),
     );
-    expect({ ...received, writes: [], readKeys: received.readKeys.map((key) => [...key]) }).toEqual({ ...txn, writes: [], readKeys: txn.readKeys.map((key) => [...key]) });
+    expect({ ...received, writes: [], readKeys: received.readKeys.map((key) => [...key]) }).toEqual({
+      ...txn,
+      writes: [],
+      readKeys: txn.readKeys.map((key) => [...key]),
+    });
   });
 });

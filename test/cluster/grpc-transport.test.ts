@@ -9,8 +9,19 @@ const silent = pino({ level: 'silent' });
 
 function heartbeat(from: string, to: string, term: number): RaftMessage {
   return {
-    type: MessageType.Heartbeat, from, to, term, index: 0, logTerm: 0, entries: [], commit: term, reject: false,
-    rejectHint: 0, rejectHintTerm: 0, snapshot: null, context: new Uint8Array(0),
+    type: MessageType.Heartbeat,
+    from,
+    to,
+    term,
+    index: 0,
+    logTerm: 0,
+    entries: [],
+    commit: term,
+    reject: false,
+    rejectHint: 0,
+    rejectHintTerm: 0,
+    snapshot: null,
+    context: new Uint8Array(0),
   };
 }
 
@@ -49,10 +60,11 @@ function recorder(): Recorder {
     received,
     fromAddresses,
     warnings: [],
-    waitFor: (count) => new Promise<void>((resolve) => {
-      if (received.length >= count) return resolve();
-      waiter = { count, resolve };
-    }),
+    waitFor: (count) =>
+      new Promise<void>((resolve) => {
+        if (received.length >= count) return resolve();
+        waiter = { count, resolve };
+      }),
   };
 }
 
@@ -62,9 +74,22 @@ describe('GrpcTransport', () => {
     await Promise.all(open.splice(0).map((t) => t.close()));
   });
 
-  async function start(id: string, security: TransportSecurity, rec: Recorder, logger = silent): Promise<GrpcTransport> {
+  async function start(
+    id: string,
+    security: TransportSecurity,
+    rec: Recorder,
+    logger = silent,
+  ): Promise<GrpcTransport> {
     const port = await freePort();
-    const transport = await GrpcTransport.start({ selfId: id, groupId: 1, listenAddress: `127.0.0.1:${port}`, security, handlers: rec.handlers, logger, jitter: () => 0.5 });
+    const transport = await GrpcTransport.start({
+      selfId: id,
+      groupId: 1,
+      listenAddress: `127.0.0.1:${port}`,
+      security,
+      handlers: rec.handlers,
+      logger,
+      jitter: () => 0.5,
+    });
     open.push(transport);
     return transport;
   }
@@ -81,13 +106,22 @@ describe('GrpcTransport', () => {
     expect(bRec.received[0]?.type).toBe(MessageType.Heartbeat);
   });
 
-  it("hands each Raft message over with the address its sender announces (none when it has none)", async () => {
+  it('hands each Raft message over with the address its sender announces (none when it has none)', async () => {
     const security = { clusterSecret: 's3cret', tls: null };
     const bRec = recorder();
     const b = await start('b', security, bRec);
     let announced = '';
     const aPort = await freePort();
-    const a = await GrpcTransport.start({ selfId: 'a', groupId: 1, listenAddress: `127.0.0.1:${aPort}`, security, handlers: recorder().handlers, logger: silent, jitter: () => 0.5, announcedAddress: () => announced });
+    const a = await GrpcTransport.start({
+      selfId: 'a',
+      groupId: 1,
+      listenAddress: `127.0.0.1:${aPort}`,
+      security,
+      handlers: recorder().handlers,
+      logger: silent,
+      jitter: () => 0.5,
+      announcedAddress: () => announced,
+    });
     open.push(a);
     a.setPeer('b', `127.0.0.1:${b.port}`);
     a.sendRaft(heartbeat('a', 'b', 1));
@@ -124,7 +158,9 @@ describe('GrpcTransport', () => {
     rightA.sendRaft(heartbeat('a2', 'b', 9));
     await bRec.waitFor(1);
     expect(bRec.received.map((m) => m.from)).toEqual(['a2']);
-    expect(lines.some((line) => line.includes('wrong or missing cluster secret') && line.includes('"senderId":"a"'))).toBe(true);
+    expect(
+      lines.some((line) => line.includes('wrong or missing cluster secret') && line.includes('"senderId":"a"')),
+    ).toBe(true);
   });
 
   it('drops messages beyond the send queue bound while the peer is down', async () => {
@@ -147,7 +183,15 @@ describe('GrpcTransport', () => {
     a.setPeer('b', `127.0.0.1:${port}`);
     a.sendRaft(heartbeat('a', 'b', 1));
     const bRec = recorder();
-    const b = await GrpcTransport.start({ selfId: 'b', groupId: 1, listenAddress: `127.0.0.1:${port}`, security, handlers: bRec.handlers, logger: silent, jitter: () => 0.5 });
+    const b = await GrpcTransport.start({
+      selfId: 'b',
+      groupId: 1,
+      listenAddress: `127.0.0.1:${port}`,
+      security,
+      handlers: bRec.handlers,
+      logger: silent,
+      jitter: () => 0.5,
+    });
     open.push(b);
     // Raft keeps sending (heartbeats): keep offering messages until one arrives.
     const arrived = bRec.waitFor(1);
@@ -160,18 +204,36 @@ describe('GrpcTransport', () => {
 
   it('talks over mutual TLS, and refuses a peer whose certificate another CA signed', async () => {
     const fixture = (name: string): string => new URL(`./fixtures/tls/${name}`, import.meta.url).pathname;
-    const trusted = { clusterSecret: 'k', tls: loadTlsFiles({ certFile: fixture('node.pem'), keyFile: fixture('node-key.pem'), caFile: fixture('ca.pem') }) };
+    const trusted = {
+      clusterSecret: 'k',
+      tls: loadTlsFiles({ certFile: fixture('node.pem'), keyFile: fixture('node-key.pem'), caFile: fixture('ca.pem') }),
+    };
     const bRec = recorder();
     const b = await start('b', trusted, bRec);
     const a = await start('a', trusted, recorder());
     a.setPeer('b', `127.0.0.1:${b.port}`);
     expect((await a.call('b', 'readIndex', { groupId: 1, from: 'a' }, 5_000)).readIndex).toBe(42);
-    const rogue = await start('rogue', { clusterSecret: 'k', tls: loadTlsFiles({ certFile: fixture('rogue.pem'), keyFile: fixture('rogue-key.pem'), caFile: fixture('ca.pem') }) }, recorder());
+    const rogue = await start(
+      'rogue',
+      {
+        clusterSecret: 'k',
+        tls: loadTlsFiles({
+          certFile: fixture('rogue.pem'),
+          keyFile: fixture('rogue-key.pem'),
+          caFile: fixture('ca.pem'),
+        }),
+      },
+      recorder(),
+    );
     rogue.setPeer('b', `127.0.0.1:${b.port}`);
-    const failure = await rogue.call('b', 'readIndex', { groupId: 1, from: 'rogue' }, 3_000).catch((error: unknown) => error);
+    const failure = await rogue
+      .call('b', 'readIndex', { groupId: 1, from: 'rogue' }, 3_000)
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(PeerCallError);
     const plain = await start('plain', { clusterSecret: 'k', tls: null }, recorder());
     plain.setPeer('b', `127.0.0.1:${b.port}`);
-    expect(await plain.call('b', 'readIndex', { groupId: 1, from: 'plain' }, 3_000).catch((error: unknown) => error)).toBeInstanceOf(PeerCallError);
+    expect(
+      await plain.call('b', 'readIndex', { groupId: 1, from: 'plain' }, 3_000).catch((error: unknown) => error),
+    ).toBeInstanceOf(PeerCallError);
   });
 });

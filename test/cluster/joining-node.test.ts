@@ -27,8 +27,19 @@ describe('a node started with --join', () => {
     const joiner = await cluster.startNode('n4', { join: true, raftListen: address });
     expect(joiner.isMember()).toBe(false);
 
-    const txn = { txnId: 'via-joiner', startTsUs: 0, nowMs: joiner.nowMs(), readKeys: [], writes: [{ kind: 'put' as const, key: encodeKey(['t', 'k']), value: new Uint8Array([1]) }] };
-    const attempts: (() => Promise<unknown>)[] = [() => joiner.commit(txn), () => joiner.readView({ linearizable: true }), () => joiner.readView({ linearizable: false }), () => joiner.readIndex()];
+    const txn = {
+      txnId: 'via-joiner',
+      startTsUs: 0,
+      nowMs: joiner.nowMs(),
+      readKeys: [],
+      writes: [{ kind: 'put' as const, key: encodeKey(['t', 'k']), value: new Uint8Array([1]) }],
+    };
+    const attempts: (() => Promise<unknown>)[] = [
+      () => joiner.commit(txn),
+      () => joiner.readView({ linearizable: true }),
+      () => joiner.readView({ linearizable: false }),
+      () => joiner.readIndex(),
+    ];
     for (const attempt of attempts) {
       const result = await errorOf(attempt);
       expect(result).toBeInstanceOf(NotMemberError);

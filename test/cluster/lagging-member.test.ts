@@ -25,7 +25,11 @@ describe('a member that missed the addition of another', () => {
     const restarted = await cluster.startNode(lagging);
     expect(restarted.membership().addresses['n4']).toBeUndefined();
     // It can catch up only by answering n4, whose address it has not applied yet.
-    await waitUntil(() => restarted.membership().confState.voters.includes('n4'), 15_000, `${lagging} to apply the addition of n4`);
+    await waitUntil(
+      () => restarted.membership().confState.voters.includes('n4'),
+      15_000,
+      `${lagging} to apply the addition of n4`,
+    );
     expect(restarted.membership().addresses['n4']).toBe(address);
     await waitUntil(() => restarted.appliedIndex() >= joiner.appliedIndex(), 10_000, `${lagging} to catch up with n4`);
   });

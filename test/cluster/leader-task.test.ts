@@ -44,7 +44,11 @@ describe('leader task', () => {
     const node = new FakeNode();
     let runs = 0;
     const backlogRuns = 5;
-    const task = new LeaderTask(node, { intervalMs: 60_000, run: async () => ({ hasMoreWork: ++runs < backlogRuns }), onError: () => {} });
+    const task = new LeaderTask(node, {
+      intervalMs: 60_000,
+      run: async () => ({ hasMoreWork: ++runs < backlogRuns }),
+      onError: () => {},
+    });
     task.start();
     node.setLeader(true);
     // 20 ms in all, far below the interval: only the immediate re-runs can happen.

@@ -40,7 +40,8 @@ describe('inspectLevelWal', () => {
     cleanups.push(dir.cleanup);
     const path = join(dir.path, 'raft');
     const store = await LevelLogStore.open(path, bootstrap);
-    for (let index = 1; index <= count; index++) await store.persist({ term: 1, vote: '', commit: Math.max(0, index - 2) }, [bigEntry(index)]);
+    for (let index = 1; index <= count; index++)
+      await store.persist({ term: 1, vote: '', commit: Math.max(0, index - 2) }, [bigEntry(index)]);
     await store.close();
     return path;
   }
@@ -80,6 +81,11 @@ describe('inspectLevelWal', () => {
   });
 
   it('finds nothing to inspect in a directory that does not exist', () => {
-    expect(inspectLevelWal('/nonexistent/raft', utf8.encode('hs'))).toEqual({ damage: null, lastWatchedValue: null, batchesRead: 0, filesRead: 0 });
+    expect(inspectLevelWal('/nonexistent/raft', utf8.encode('hs'))).toEqual({
+      damage: null,
+      lastWatchedValue: null,
+      batchesRead: 0,
+      filesRead: 0,
+    });
   });
 });

@@ -9,7 +9,11 @@ import { EntryType, type Entry, type HardState } from '../../src/raft/types.js';
 import { damageLogTail } from '../../jepsen-like/nemesis/log-tail-damage.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
-const bootstrap = { confState: { voters: ['n1', 'n2', 'n3'], learners: [] }, index: 0, addresses: { n1: 'a:1', n2: 'a:2', n3: 'a:3' } };
+const bootstrap = {
+  confState: { voters: ['n1', 'n2', 'n3'], learners: [] },
+  index: 0,
+  addresses: { n1: 'a:1', n2: 'a:2', n3: 'a:3' },
+};
 const utf8 = new TextEncoder();
 
 function entry(index: number, term: number): Entry {
@@ -35,7 +39,10 @@ async function writeLog(path: string, count: number, options: { term?: number; l
   await store.close();
 }
 
-async function withRawDb(path: string, change: (db: ClassicLevel<Uint8Array, Uint8Array>) => Promise<void>): Promise<void> {
+async function withRawDb(
+  path: string,
+  change: (db: ClassicLevel<Uint8Array, Uint8Array>) => Promise<void>,
+): Promise<void> {
   const db = new ClassicLevel<Uint8Array, Uint8Array>(path, { keyEncoding: 'view', valueEncoding: 'view' });
   await db.open();
   try {
@@ -97,7 +104,7 @@ describe('a damaged Raft log tail', () => {
     await store.close();
   });
 
-  it('with flipped bytes (the harness\'s flip) is detected even though LevelDB drops the damaged record silently', async () => {
+  it("with flipped bytes (the harness's flip) is detected even though LevelDB drops the damaged record silently", async () => {
     const { dataDir, path } = freshDataDir();
     await writeLog(path, 40);
     damageLogTail(dataDir, 'flip', 300, new SeededPrng(11));

@@ -21,7 +21,9 @@ const handler: OpHandler = async (kind, args, { signal }) => {
   if (kind === 1) return encoder.encode(decoder.decode(args).toUpperCase());
   if (kind === 2) throw new MissingThingError('The specified queue does not exist: q');
   // kind 3: a long poll, until its caller cancels it.
-  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  await new Promise<void>((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
   return encoder.encode('woke');
 };
 
@@ -55,20 +57,38 @@ describe('the operation stream', () => {
     await Promise.all(open.splice(0).map((t) => t.close()));
   });
 
-  async function pair(options: { isLeader: boolean }): Promise<{ client: OpStreamClient; leader: GrpcTransport; server: OpStreamServer; batchesSeen: () => number }> {
+  async function pair(options: {
+    isLeader: boolean;
+  }): Promise<{ client: OpStreamClient; leader: GrpcTransport; server: OpStreamServer; batchesSeen: () => number }> {
     let batches = 0;
-    const server = new OpStreamServer({ groupId: 1, metrics: new NodeMetrics(), isLeader: () => options.isLeader, isStopping: () => false, leaderHint: () => 'n9' });
+    const server = new OpStreamServer({
+      groupId: 1,
+      metrics: new NodeMetrics(),
+      isLeader: () => options.isLeader,
+      isStopping: () => false,
+      leaderHint: () => 'n9',
+    });
     server.setHandler(handler);
     const security = { clusterSecret: 'k', tls: null };
     const leader = await GrpcTransport.start({
-      selfId: 'b', groupId: 1, listenAddress: `127.0.0.1:${await freePort()}`, security, logger: pino({ level: 'silent' }), jitter: () => 0.5,
+      selfId: 'b',
+      groupId: 1,
+      listenAddress: `127.0.0.1:${await freePort()}`,
+      security,
+      logger: pino({ level: 'silent' }),
+      jitter: () => 0.5,
       handlers: stubHandlers((call) => {
         call.on('data', () => batches++);
         server.serve(call);
       }),
     });
     const follower = await GrpcTransport.start({
-      selfId: 'a', groupId: 1, listenAddress: `127.0.0.1:${await freePort()}`, security, logger: pino({ level: 'silent' }), jitter: () => 0.5,
+      selfId: 'a',
+      groupId: 1,
+      listenAddress: `127.0.0.1:${await freePort()}`,
+      security,
+      logger: pino({ level: 'silent' }),
+      jitter: () => 0.5,
       handlers: stubHandlers((call) => call.end()),
     });
     open.push(follower, leader);
@@ -81,7 +101,9 @@ describe('the operation stream', () => {
     const { client, batchesSeen } = await pair({ isLeader: true });
     const words = Array.from({ length: 50 }, (_, i) => `word${i}`);
     const answers = await Promise.all(words.map((word) => client.call('b', 1, encoder.encode(word), { waitMs: 0 })));
-    expect(answers.map((a) => (a.kind === 'result' ? decoder.decode(a.result) : a.kind))).toEqual(words.map((w) => w.toUpperCase()));
+    expect(answers.map((a) => (a.kind === 'result' ? decoder.decode(a.result) : a.kind))).toEqual(
+      words.map((w) => w.toUpperCase()),
+    );
     expect(batchesSeen()).toBe(1);
   });
 
@@ -89,21 +111,30 @@ describe('the operation stream', () => {
     const { client, batchesSeen } = await pair({ isLeader: true });
     const large = Array.from({ length: 6 }, (_, i) => encoder.encode(String(i).repeat(1_500_000)));
     const answers = await Promise.all(large.map((args) => client.call('b', 1, args, { waitMs: 0 })));
-    expect(answers.map((a) => (a.kind === 'result' ? a.result.byteLength : 0))).toEqual(large.map((args) => args.byteLength));
+    expect(answers.map((a) => (a.kind === 'result' ? a.result.byteLength : 0))).toEqual(
+      large.map((args) => args.byteLength),
+    );
     // Two 1.5 MB calls fit under opBatchBytesMax (4 MiB); a third would not.
     expect(batchesSeen()).toBe(3);
   });
 
-  it('brings back the leader\'s error with its code, message and retryability', async () => {
+  it("brings back the leader's error with its code, message and retryability", async () => {
     const { client } = await pair({ isLeader: true });
     const failure = await client.call('b', 2, new Uint8Array(0), { waitMs: 0 }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RemoteOperationError);
-    expect(failure).toMatchObject({ code: 'QueueDoesNotExist', message: 'The specified queue does not exist: q', isRetryable: false });
+    expect(failure).toMatchObject({
+      code: 'QueueDoesNotExist',
+      message: 'The specified queue does not exist: q',
+      isRetryable: false,
+    });
   });
 
   it('answers "not leader" without running anything on a node that does not lead', async () => {
     const { client } = await pair({ isLeader: false });
-    expect(await client.call('b', 1, encoder.encode('x'), { waitMs: 0 })).toEqual({ kind: 'not-leader', leaderHint: 'n9' });
+    expect(await client.call('b', 1, encoder.encode('x'), { waitMs: 0 })).toEqual({
+      kind: 'not-leader',
+      leaderHint: 'n9',
+    });
   });
 
   it('ends a long poll on the leader when its caller cancels it, and still answers', async () => {

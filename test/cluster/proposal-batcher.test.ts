@@ -3,7 +3,13 @@ import { ProposalBatcher } from '../../src/cluster/proposal-batcher.js';
 import type { Txn } from '../../src/storage/txn.js';
 
 function txn(id: number, valueBytes: number): Txn {
-  return { txnId: `t${id}`, startTsUs: 0, nowMs: 0, readKeys: [], writes: [{ kind: 'put', key: Uint8Array.of(1, 2), value: new Uint8Array(valueBytes) }] };
+  return {
+    txnId: `t${id}`,
+    startTsUs: 0,
+    nowMs: 0,
+    readKeys: [],
+    writes: [{ kind: 'put', key: Uint8Array.of(1, 2), value: new Uint8Array(valueBytes) }],
+  };
 }
 
 describe('ProposalBatcher', () => {

@@ -1,10 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { raftq } from '../../src/gen/proto.js';
-import { decodeRaftEnvelope, encodeEntry, encodeRaftEnvelope, raftMessageFromWire, raftMessageToWire } from '../../src/cluster/raft-codec.js';
+import {
+  decodeRaftEnvelope,
+  encodeEntry,
+  encodeRaftEnvelope,
+  raftMessageFromWire,
+  raftMessageToWire,
+} from '../../src/cluster/raft-codec.js';
 import { EntryType, MessageType, type Entry, type RaftMessage } from '../../src/raft/types.js';
 
 function entry(index: number, bytes: number): Entry {
-  return { term: 3, index, type: EntryType.Normal, data: Uint8Array.from({ length: bytes }, (_, i) => (i * 7 + index) % 256) };
+  return {
+    term: 3,
+    index,
+    type: EntryType.Normal,
+    data: Uint8Array.from({ length: bytes }, (_, i) => (i * 7 + index) % 256),
+  };
 }
 
 function appendMessage(entries: Entry[]): RaftMessage {
@@ -28,7 +39,11 @@ function appendMessage(entries: Entry[]): RaftMessage {
 /** The message with every byte field as a plain array (protobufjs decodes empty bytes as a Buffer). */
 function plain(message: RaftMessage | null | undefined): unknown {
   if (message === null || message === undefined) return message;
-  return { ...message, context: [...message.context], entries: message.entries.map((e) => ({ ...e, data: [...e.data] })) };
+  return {
+    ...message,
+    context: [...message.context],
+    entries: message.entries.map((e) => ({ ...e, data: [...e.data] })),
+  };
 }
 
 describe('raft-codec envelopes', () => {
@@ -47,7 +62,11 @@ describe('raft-codec envelopes', () => {
     const message = appendMessage([entry(42, 5)]);
     const fieldByField = raftq.raft.RaftEnvelope.encode({ groupId: 1, message: raftMessageToWire(message) }).finish();
     expect(plain(decodeRaftEnvelope(fieldByField).message)).toEqual(plain(message));
-    expect(decodeRaftEnvelope(raftq.raft.RaftEnvelope.encode({ groupId: 1 }).finish())).toEqual({ groupId: 1, fromAddress: '', message: null });
+    expect(decodeRaftEnvelope(raftq.raft.RaftEnvelope.encode({ groupId: 1 }).finish())).toEqual({
+      groupId: 1,
+      fromAddress: '',
+      message: null,
+    });
     expect(() => decodeRaftEnvelope(Uint8Array.of(0x12, 0x05, 0x01))).toThrow();
   });
 

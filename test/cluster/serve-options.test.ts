@@ -20,8 +20,20 @@ describe('raftq serve flags', () => {
 
   it('takes the documented flags', () => {
     const options = resolveServeOptions(
-      ['--id', 'n2', '--data-dir', '/tmp/x', '--sqs-listen', '127.0.0.1:9334', '--admin-listen=127.0.0.1:9335', '--raft-listen', '127.0.0.1:9336',
-        '--peers', 'n1=127.0.0.1:9326,n2=127.0.0.1:9336,n3=127.0.0.1:9346', '--debug-endpoints'],
+      [
+        '--id',
+        'n2',
+        '--data-dir',
+        '/tmp/x',
+        '--sqs-listen',
+        '127.0.0.1:9334',
+        '--admin-listen=127.0.0.1:9335',
+        '--raft-listen',
+        '127.0.0.1:9336',
+        '--peers',
+        'n1=127.0.0.1:9326,n2=127.0.0.1:9336,n3=127.0.0.1:9346',
+        '--debug-endpoints',
+      ],
       {},
     );
     expect(options.node).toMatchObject({ id: 'n2', dataDir: '/tmp/x', raftListen: '127.0.0.1:9336' });
@@ -35,8 +47,20 @@ describe('raftq serve flags', () => {
     const dir = makeTempDir('config');
     try {
       const file = join(dir.path, 'node.json');
-      writeFileSync(file, JSON.stringify({ id: 'from-file', sqsListen: '127.0.0.1:1111', 'admin-listen': '127.0.0.1:2222', peers: { 'from-file': '127.0.0.1:3333' }, raftListen: '127.0.0.1:3333' }));
-      const options = resolveServeOptions(['--config', file, '--admin-listen', '127.0.0.1:4444'], { RAFTQ_SQS_LISTEN: '127.0.0.1:5555', RAFTQ_CLUSTER_SECRET: 's' });
+      writeFileSync(
+        file,
+        JSON.stringify({
+          id: 'from-file',
+          sqsListen: '127.0.0.1:1111',
+          'admin-listen': '127.0.0.1:2222',
+          peers: { 'from-file': '127.0.0.1:3333' },
+          raftListen: '127.0.0.1:3333',
+        }),
+      );
+      const options = resolveServeOptions(['--config', file, '--admin-listen', '127.0.0.1:4444'], {
+        RAFTQ_SQS_LISTEN: '127.0.0.1:5555',
+        RAFTQ_CLUSTER_SECRET: 's',
+      });
       expect(options.node.id).toBe('from-file');
       expect(options.sqsListen).toBe('127.0.0.1:5555');
       expect(options.adminListen).toBe('127.0.0.1:4444');

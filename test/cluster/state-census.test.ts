@@ -28,15 +28,34 @@ const keyPool = [
   globalKeys.queueIndex('q'),
   ...[1, 2].flatMap((gen) => {
     const keys = new GenerationKeys('q', gen);
-    return [keys.data(0, 'a'), keys.data(0, 'b'), keys.visibility(0, 5, 1n, 'a'), keys.age(0, 5, 'a'), keys.dedup(0, '', 'd'), globalKeys.tombstone('q', gen)];
+    return [
+      keys.data(0, 'a'),
+      keys.data(0, 'b'),
+      keys.visibility(0, 5, 1n, 'a'),
+      keys.age(0, 5, 'a'),
+      keys.dedup(0, '', 'd'),
+      globalKeys.tombstone('q', gen),
+    ];
   }),
 ];
 
-const opsArb = fc.array(fc.array(fc.record({ key: fc.integer({ min: 0, max: keyPool.length - 1 }), isPut: fc.boolean() }), { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 25 });
+const opsArb = fc.array(
+  fc.array(fc.record({ key: fc.integer({ min: 0, max: keyPool.length - 1 }), isPut: fc.boolean() }), {
+    minLength: 1,
+    maxLength: 5,
+  }),
+  { minLength: 1, maxLength: 25 },
+);
 
 async function applyWrites(state: StateStore, census: StateCensus, writes: TxnWrite[], n: number): Promise<void> {
   const mvcc = state.mvcc;
-  const result = await applyEntries(mvcc, [{ index: mvcc.appliedIndex + 1, leaderStampTsUs: 1_000_000_000 + n * 1000, txns: [{ txnId: `t${n}`, startTsUs: mvcc.lastCommitTs, nowMs: 1_000_000 + n, readKeys: [], writes }] }]);
+  const result = await applyEntries(mvcc, [
+    {
+      index: mvcc.appliedIndex + 1,
+      leaderStampTsUs: 1_000_000_000 + n * 1000,
+      txns: [{ txnId: `t${n}`, startTsUs: mvcc.lastCommitTs, nowMs: 1_000_000 + n, readKeys: [], writes }],
+    },
+  ]);
   census.onApplied({ liveKeyChanges: result.liveKeyChanges, versionsWritten: result.versionsWritten });
 }
 
@@ -69,7 +88,9 @@ describe('state census', () => {
           const fresh = new StateCensus({ classify: classifyStateKey });
           fresh.onStateOpened(state);
           await fresh.countDone;
-          expect(Object.fromEntries(census.rowsByFamily() ?? [])).toEqual(Object.fromEntries(fresh.rowsByFamily() ?? []));
+          expect(Object.fromEntries(census.rowsByFamily() ?? [])).toEqual(
+            Object.fromEntries(fresh.rowsByFamily() ?? []),
+          );
           expect(census.tombstonedRows()).toBe(fresh.tombstonedRows());
           const versions = census.versions();
           expect(versions).toEqual(fresh.versions());
@@ -90,12 +111,36 @@ describe('state census', () => {
       await census.countDone;
       const gen1 = new GenerationKeys('q', 1);
       const put = (key: Uint8Array): TxnWrite => ({ kind: 'put', key, value: Uint8Array.of(1) });
-      await applyWrites(state, census, [put(queueKeys.meta('q')), put(gen1.data(0, 'a')), put(gen1.visibility(0, 1, 1n, 'a')), put(gen1.age(0, 1, 'a'))], 0);
+      await applyWrites(
+        state,
+        census,
+        [
+          put(queueKeys.meta('q')),
+          put(gen1.data(0, 'a')),
+          put(gen1.visibility(0, 1, 1n, 'a')),
+          put(gen1.age(0, 1, 'a')),
+        ],
+        0,
+      );
       expect(census.tombstonedRows()).toBe(0);
       await applyWrites(state, census, [put(globalKeys.tombstone('q', 1))], 1);
       expect(census.tombstonedRows()).toBe(3);
-      expect(Object.fromEntries(census.rowsByFamily() ?? [])).toEqual({ meta: 1, data: 1, vis: 1, age: 1, tombstone: 1 });
-      await applyWrites(state, census, [{ kind: 'delete', key: gen1.data(0, 'a') }, { kind: 'delete', key: gen1.age(0, 1, 'a') }], 2);
+      expect(Object.fromEntries(census.rowsByFamily() ?? [])).toEqual({
+        meta: 1,
+        data: 1,
+        vis: 1,
+        age: 1,
+        tombstone: 1,
+      });
+      await applyWrites(
+        state,
+        census,
+        [
+          { kind: 'delete', key: gen1.data(0, 'a') },
+          { kind: 'delete', key: gen1.age(0, 1, 'a') },
+        ],
+        2,
+      );
       expect(census.tombstonedRows()).toBe(1);
       expect(census.versions()).toEqual({ live: 3, dead: 4 });
     } finally {

@@ -8,7 +8,12 @@ import { physicalBounds } from '../../src/storage/version-key.js';
 function harness() {
   let nowMs = 1_000_000;
   const compacted: Array<{ gte: string; lt: string }> = [];
-  const state = { engine: { compactRange: async (gte: Uint8Array, lt: Uint8Array) => void compacted.push({ gte: Buffer.from(gte).toString('hex'), lt: Buffer.from(lt).toString('hex') }) } } as unknown as StateStore;
+  const state = {
+    engine: {
+      compactRange: async (gte: Uint8Array, lt: Uint8Array) =>
+        void compacted.push({ gte: Buffer.from(gte).toString('hex'), lt: Buffer.from(lt).toString('hex') }),
+    },
+  } as unknown as StateStore;
   const compactor = new StateCompactor({ generationRange: generationRangeOf, nowMs: () => nowMs });
   compactor.useState(state);
   const expectedRange = (id: string) => {
@@ -33,7 +38,8 @@ describe('state compactor', () => {
 
   it('compacts a live generation after enough deletes, and at most one range per interval', async () => {
     const { compactor, compacted, expectedRange, advanceMs } = harness();
-    for (let i = 0; i < raftLimits.stateCompactionDeletesMin.value - 1; i++) compactor.noteRowRemoved({ family: 'vis', generationId: 'busy/3' });
+    for (let i = 0; i < raftLimits.stateCompactionDeletesMin.value - 1; i++)
+      compactor.noteRowRemoved({ family: 'vis', generationId: 'busy/3' });
     compactor.noteRowRemoved({ family: 'tombstone', generationId: 'other/1' });
     advanceMs(1);
     compactor.noteRowRemoved({ family: 'vis', generationId: 'busy/3' });

@@ -7,7 +7,11 @@ import { EntryType } from '../../src/raft/types.js';
 import { LevelEngine } from '../../src/storage/level-engine.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
-const membership = { confState: { voters: ['n1', 'n2', 'n3'], learners: [] }, index: 0, addresses: { n1: 'a:1', n2: 'a:2', n3: 'a:3' } };
+const membership = {
+  confState: { voters: ['n1', 'n2', 'n3'], learners: [] },
+  index: 0,
+  addresses: { n1: 'a:1', n2: 'a:2', n3: 'a:3' },
+};
 const marker = { meta: { index: 40, term: 2, confState: membership.confState }, addresses: membership.addresses };
 const tag = Uint8Array.of(0x01, 0x42);
 
@@ -41,7 +45,10 @@ describe('swapping a received snapshot in', () => {
     await writeDb(paths.live, 'old');
     await writeDb(paths.incoming, 'new');
     const log = await LevelLogStore.open(join(dataDir, 'raft'), membership);
-    await log.persist({ term: 1, vote: 'n1', commit: 3 }, [1, 2, 3].map((index) => ({ index, term: 1, type: EntryType.Normal, data: new Uint8Array(0) })));
+    await log.persist(
+      { term: 1, vote: 'n1', commit: 3 },
+      [1, 2, 3].map((index) => ({ index, term: 1, type: EntryType.Normal, data: new Uint8Array(0) })),
+    );
     return { dataDir, log };
   }
 

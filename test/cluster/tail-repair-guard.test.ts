@@ -3,16 +3,39 @@ import { TailRepairGuard } from '../../src/cluster/tail-repair-guard.js';
 import { MessageType, type RaftMessage } from '../../src/raft/types.js';
 import type { LogTailRepair } from '../../src/cluster/log-tail-repair.js';
 
-const repair: LogTailRepair = { walDamage: { file: '000003.log', offsetBytes: 100, kind: 'truncated-record' }, entryDamage: null, intactLastIndex: 40, keptLastIndex: 30, commitIndexBefore: 30, commitIndexAfter: 30 };
+const repair: LogTailRepair = {
+  walDamage: { file: '000003.log', offsetBytes: 100, kind: 'truncated-record' },
+  entryDamage: null,
+  intactLastIndex: 40,
+  keptLastIndex: 30,
+  commitIndexBefore: 30,
+  commitIndexAfter: 30,
+};
 
 function message(type: MessageType, fields: Partial<RaftMessage> = {}): RaftMessage {
-  return { type, from: 'n1', to: 'n2', term: 3, index: 0, logTerm: 0, entries: [], commit: 0, reject: false, rejectHint: 0, rejectHintTerm: 0, snapshot: null, context: new Uint8Array(0), ...fields };
+  return {
+    type,
+    from: 'n1',
+    to: 'n2',
+    term: 3,
+    index: 0,
+    logTerm: 0,
+    entries: [],
+    commit: 0,
+    reject: false,
+    rejectHint: 0,
+    rejectHintTerm: 0,
+    snapshot: null,
+    context: new Uint8Array(0),
+    ...fields,
+  };
 }
 
 describe('TailRepairGuard', () => {
   it('drops vote, pre-vote and TimeoutNow requests while repairing, and lets them through once repaired', () => {
     const guard = new TailRepairGuard(repair, 2);
-    for (const type of [MessageType.Vote, MessageType.PreVote, MessageType.TimeoutNow]) expect(guard.admit(message(type), 30)).toBeNull();
+    for (const type of [MessageType.Vote, MessageType.PreVote, MessageType.TimeoutNow])
+      expect(guard.admit(message(type), 30)).toBeNull();
     expect(guard.admit(message(MessageType.App, { commit: 45 }), 30)).not.toBeNull();
     guard.tick();
     guard.tick();
@@ -26,13 +49,13 @@ describe('TailRepairGuard', () => {
     expect(new TailRepairGuard(null, 2).tick()).toBe(true);
   });
 
-  it('keeps a heartbeat\'s commit index within the log, repairing or not', () => {
+  it("keeps a heartbeat's commit index within the log, repairing or not", () => {
     const guard = new TailRepairGuard(null, 2);
     expect(guard.admit(message(MessageType.Heartbeat, { commit: 50 }), 30)?.commit).toBe(30);
     expect(guard.admit(message(MessageType.Heartbeat, { commit: 20 }), 30)?.commit).toBe(20);
   });
 
-  it('finishes only with a leader, after the settling ticks, holding every entry up to the leader\'s commit index', () => {
+  it("finishes only with a leader, after the settling ticks, holding every entry up to the leader's commit index", () => {
     const guard = new TailRepairGuard(repair, 3);
     guard.admit(message(MessageType.Heartbeat, { commit: 60 }), 30);
     expect(guard.maybeFinish({ lastIndex: 60, leader: 'n1' })).toBe(false); // too early

@@ -53,22 +53,35 @@ async function errorOf(request: Promise<unknown>): Promise<ReportedError | undef
   );
 }
 
-async function createQueue(name: string, attributes: Record<string, string> = {}): Promise<{ url: string; arn: string }> {
-  const url = (await fixture.sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl as string;
-  const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+async function createQueue(
+  name: string,
+  attributes: Record<string, string> = {},
+): Promise<{ url: string; arn: string }> {
+  const url = (await fixture.sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes })))
+    .QueueUrl as string;
+  const { Attributes } = await fixture.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  );
   return { url, arn: Attributes?.['QueueArn'] as string };
 }
 
 /** A dead-letter queue and one source queue whose RedrivePolicy names it. */
-async function createDeadLetterPair(prefix: string): Promise<{ dlq: { url: string; arn: string }; source: { url: string; arn: string } }> {
+async function createDeadLetterPair(
+  prefix: string,
+): Promise<{ dlq: { url: string; arn: string }; source: { url: string; arn: string } }> {
   const dlq = await createQueue(`${prefix}-dlq`);
-  const source = await createQueue(`${prefix}-source`, { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: 3 }) });
+  const source = await createQueue(`${prefix}-source`, {
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: 3 }),
+  });
   return { dlq, source };
 }
 
 async function sendMessages(queueUrl: string, count: number): Promise<void> {
   for (let first = 0; first < count; first += 10) {
-    const entries = Array.from({ length: Math.min(10, count - first) }, (_, i) => ({ Id: `m${first + i}`, MessageBody: `body ${first + i}` }));
+    const entries = Array.from({ length: Math.min(10, count - first) }, (_, i) => ({
+      Id: `m${first + i}`,
+      MessageBody: `body ${first + i}`,
+    }));
     const { Failed } = await fixture.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
     expect(Failed ?? []).toEqual([]);
   }
@@ -86,7 +99,7 @@ async function settledTaskStatus(sourceArn: string): Promise<string | undefined>
 }
 
 describe('StartMessageMoveTask refusals', () => {
-  it('refuses a source that is not any queue\'s dead-letter queue with UnsupportedOperation', async () => {
+  it("refuses a source that is not any queue's dead-letter queue with UnsupportedOperation", async () => {
     const plain = await createQueue('compat-move-plain');
     const err = await errorOf(fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: plain.arn })));
     expect(err).toMatchObject({ name: 'UnsupportedOperation', status: 400 });
@@ -100,7 +113,13 @@ describe('StartMessageMoveTask refusals', () => {
     // The messages were sent to the dead-letter queue directly, so they name no source to return
     // to: the task is given its destination, or its first step would fail it at once.
     await sendMessages(dlq.url, 30);
-    const first = await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, DestinationArn: source.arn, MaxNumberOfMessagesPerSecond: 1 }));
+    const first = await fixture.sqs.send(
+      new StartMessageMoveTaskCommand({
+        SourceArn: dlq.arn,
+        DestinationArn: source.arn,
+        MaxNumberOfMessagesPerSecond: 1,
+      }),
+    );
     expect(first.TaskHandle).toEqual(expect.any(String));
     const err = await errorOf(fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn })));
     expect(err).toMatchObject({ name: 'UnsupportedOperation', status: 400 });
@@ -117,17 +136,24 @@ describe('StartMessageMoveTask refusals', () => {
     expect(err).toMatchObject({ name: 'ResourceNotFoundException', status: 404 });
   });
 
-  it.each([0, 501])('refuses MaxNumberOfMessagesPerSecond %i with InvalidParameterValue and starts nothing', async (rate) => {
-    const { dlq } = await createDeadLetterPair(`compat-move-rate-refused-${rate}`);
-    const err = await errorOf(fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: rate })));
-    expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
-    const { Results } = await fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
-    expect(Results ?? []).toEqual([]);
-  });
+  it.each([0, 501])(
+    'refuses MaxNumberOfMessagesPerSecond %i with InvalidParameterValue and starts nothing',
+    async (rate) => {
+      const { dlq } = await createDeadLetterPair(`compat-move-rate-refused-${rate}`);
+      const err = await errorOf(
+        fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: rate })),
+      );
+      expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
+      const { Results } = await fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
+      expect(Results ?? []).toEqual([]);
+    },
+  );
 
   it.each([1, 500])('accepts MaxNumberOfMessagesPerSecond %i and records it on the task', async (rate) => {
     const { dlq } = await createDeadLetterPair(`compat-move-rate-accepted-${rate}`);
-    const started = await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: rate }));
+    const started = await fixture.sqs.send(
+      new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: rate }),
+    );
     expect(started.TaskHandle).toEqual(expect.any(String));
     const { Results } = await fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlq.arn }));
     expect(Results?.[0]?.MaxNumberOfMessagesPerSecond).toBe(rate);
@@ -142,12 +168,16 @@ describe('ListMessageMoveTasks MaxResults', () => {
   });
 
   it.each([0, 11])('refuses MaxResults %i with InvalidParameterValue', async (maxResults) => {
-    const err = await errorOf(fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: maxResults })));
+    const err = await errorOf(
+      fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: maxResults })),
+    );
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
   });
 
   it.each([1, 10])('accepts MaxResults %i', async (maxResults) => {
-    expect(await errorOf(fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: maxResults })))).toBeUndefined();
+    expect(
+      await errorOf(fixture.sqs.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: maxResults }))),
+    ).toBeUndefined();
   });
 });
 
@@ -165,7 +195,9 @@ describe('CancelMessageMoveTask refusals', () => {
   it('refuses to cancel a CANCELLED task with UnsupportedOperation', async () => {
     const { dlq } = await createDeadLetterPair('compat-cancel-cancelled');
     await sendMessages(dlq.url, 30);
-    const { TaskHandle } = await fixture.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: 1 }));
+    const { TaskHandle } = await fixture.sqs.send(
+      new StartMessageMoveTaskCommand({ SourceArn: dlq.arn, MaxNumberOfMessagesPerSecond: 1 }),
+    );
     expect(await errorOf(fixture.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })))).toBeUndefined();
     const err = await errorOf(fixture.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle })));
     expect(err).toMatchObject({ name: 'UnsupportedOperation', status: 400 });
@@ -173,7 +205,9 @@ describe('CancelMessageMoveTask refusals', () => {
   });
 
   it('answers a task handle it never issued with ResourceNotFoundException, HTTP 404', async () => {
-    const err = await errorOf(fixture.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle: 'no-such-task-handle' })));
+    const err = await errorOf(
+      fixture.sqs.send(new CancelMessageMoveTaskCommand({ TaskHandle: 'no-such-task-handle' })),
+    );
     expect(err).toMatchObject({ name: 'ResourceNotFoundException', status: 404 });
   });
 });
@@ -188,11 +222,14 @@ describe('ListDeadLetterSourceQueues paging', () => {
     dlqUrl = dlq.url;
     const redrivePolicy = JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: 5 });
     sourceUrls = [];
-    for (let i = 0; i < sourceCount; i++) sourceUrls.push((await createQueue(`compat-dlsq-source-${i}`, { RedrivePolicy: redrivePolicy })).url);
+    for (let i = 0; i < sourceCount; i++)
+      sourceUrls.push((await createQueue(`compat-dlsq-source-${i}`, { RedrivePolicy: redrivePolicy })).url);
   });
 
   it.each([0, 1001])('refuses MaxResults %i with InvalidParameterValue', async (maxResults) => {
-    const err = await errorOf(fixture.sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl, MaxResults: maxResults })));
+    const err = await errorOf(
+      fixture.sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl, MaxResults: maxResults })),
+    );
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
   });
 
@@ -201,7 +238,13 @@ describe('ListDeadLetterSourceQueues paging', () => {
     let nextToken: string | undefined;
     let pages = 0;
     do {
-      const page = await fixture.sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl, MaxResults: 2, ...(nextToken !== undefined ? { NextToken: nextToken } : {}) }));
+      const page = await fixture.sqs.send(
+        new ListDeadLetterSourceQueuesCommand({
+          QueueUrl: dlqUrl,
+          MaxResults: 2,
+          ...(nextToken !== undefined ? { NextToken: nextToken } : {}),
+        }),
+      );
       expect(page.queueUrls?.length ?? 0).toBeLessThanOrEqual(2);
       seen.push(...(page.queueUrls ?? []));
       nextToken = page.NextToken;
@@ -212,7 +255,15 @@ describe('ListDeadLetterSourceQueues paging', () => {
   });
 
   it('refuses a NextToken it never issued with InvalidParameterValue', async () => {
-    const err = await errorOf(fixture.sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl, MaxResults: 2, NextToken: 'a token from somewhere else!' })));
+    const err = await errorOf(
+      fixture.sqs.send(
+        new ListDeadLetterSourceQueuesCommand({
+          QueueUrl: dlqUrl,
+          MaxResults: 2,
+          NextToken: 'a token from somewhere else!',
+        }),
+      ),
+    );
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
   });
 });
@@ -226,7 +277,9 @@ describe('RedriveAllowPolicy validation', () => {
   });
 
   async function currentPolicy(): Promise<string | undefined> {
-    const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedriveAllowPolicy'] }));
+    const { Attributes } = await fixture.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedriveAllowPolicy'] }),
+    );
     return Attributes?.['RedriveAllowPolicy'];
   }
 
@@ -236,12 +289,19 @@ describe('RedriveAllowPolicy validation', () => {
     ['an unknown redrivePermission', JSON.stringify({ redrivePermission: 'allowSome' })],
     ['byQueue without sourceQueueArns', JSON.stringify({ redrivePermission: 'byQueue' })],
     ['more than 10 sourceQueueArns', JSON.stringify({ redrivePermission: 'byQueue', sourceQueueArns: elevenArns })],
-    ['sourceQueueArns with allowAll', JSON.stringify({ redrivePermission: 'allowAll', sourceQueueArns: elevenArns.slice(0, 1) })],
+    [
+      'sourceQueueArns with allowAll',
+      JSON.stringify({ redrivePermission: 'allowAll', sourceQueueArns: elevenArns.slice(0, 1) }),
+    ],
   ];
 
   it.each(refused)('refuses %s with InvalidAttributeValue and keeps the old policy', async (_case, policy) => {
     expect(await currentPolicy()).toBe(oldPolicy);
-    const err = await errorOf(fixture.sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { RedriveAllowPolicy: policy } })));
+    const err = await errorOf(
+      fixture.sqs.send(
+        new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { RedriveAllowPolicy: policy } }),
+      ),
+    );
     expect(err).toMatchObject({ name: 'InvalidAttributeValue', Code: 'InvalidAttributeValue', status: 400 });
     expect(await currentPolicy()).toBe(oldPolicy);
   });
@@ -254,27 +314,63 @@ describe('FIFO send and receive', () => {
     fifoUrl = (await createQueue('compat-fifo-checks.fifo', { FifoQueue: 'true' })).url;
   });
 
-  it('refuses a message without MessageGroupId with MissingParameter and AWS\'s message', async () => {
-    const err = await errorOf(fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'no group', MessageDeduplicationId: 'd-no-group' })));
-    expect(err).toMatchObject({ name: 'MissingParameter', Code: 'MissingParameter', status: 400, message: 'The request must contain the parameter MessageGroupId.' });
+  it("refuses a message without MessageGroupId with MissingParameter and AWS's message", async () => {
+    const err = await errorOf(
+      fixture.sqs.send(
+        new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'no group', MessageDeduplicationId: 'd-no-group' }),
+      ),
+    );
+    expect(err).toMatchObject({
+      name: 'MissingParameter',
+      Code: 'MissingParameter',
+      status: 400,
+      message: 'The request must contain the parameter MessageGroupId.',
+    });
   });
 
   it('refuses a message without a deduplication id on a queue without content-based deduplication with InvalidParameterValue', async () => {
-    const err = await errorOf(fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'no dedup', MessageGroupId: 'g' })));
+    const err = await errorOf(
+      fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'no dedup', MessageGroupId: 'g' })),
+    );
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
   });
 
   it('refuses a 129-character MessageGroupId and accepts a 128-character one', async () => {
-    const err = await errorOf(fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'long group', MessageGroupId: 'g'.repeat(129), MessageDeduplicationId: 'd-129' })));
+    const err = await errorOf(
+      fixture.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: fifoUrl,
+          MessageBody: 'long group',
+          MessageGroupId: 'g'.repeat(129),
+          MessageDeduplicationId: 'd-129',
+        }),
+      ),
+    );
     expect(err).toMatchObject({ name: 'InvalidParameterValue', Code: 'InvalidParameterValue', status: 400 });
-    const sent = fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: 'long group', MessageGroupId: 'g'.repeat(128), MessageDeduplicationId: 'd-128' }));
+    const sent = fixture.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: fifoUrl,
+        MessageBody: 'long group',
+        MessageGroupId: 'g'.repeat(128),
+        MessageDeduplicationId: 'd-128',
+      }),
+    );
     expect(await errorOf(sent)).toBeUndefined();
   });
 
   it('gives a received message its MessageGroupId, a 20-digit SequenceNumber and its MessageDeduplicationId when asked for All', async () => {
     const fifo = await createQueue('compat-fifo-attributes.fifo', { FifoQueue: 'true' });
-    const sent = await fixture.sqs.send(new SendMessageCommand({ QueueUrl: fifo.url, MessageBody: 'ordered', MessageGroupId: 'group-a', MessageDeduplicationId: 'dedup-a' }));
-    const { Messages } = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: fifo.url, MessageSystemAttributeNames: ['All'], WaitTimeSeconds: 1 }));
+    const sent = await fixture.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: fifo.url,
+        MessageBody: 'ordered',
+        MessageGroupId: 'group-a',
+        MessageDeduplicationId: 'dedup-a',
+      }),
+    );
+    const { Messages } = await fixture.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: fifo.url, MessageSystemAttributeNames: ['All'], WaitTimeSeconds: 1 }),
+    );
     expect(Messages).toHaveLength(1);
     const attributes = Messages?.[0]?.Attributes ?? {};
     expect(attributes['MessageGroupId']).toBe('group-a');

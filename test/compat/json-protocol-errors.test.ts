@@ -18,9 +18,16 @@ afterAll(async () => {
   await endpoint?.close();
 });
 
-async function post(headers: Record<string, string>, body: string): Promise<{ status: number; queryError: string | null; json: { __type?: string; message?: string } }> {
+async function post(
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; queryError: string | null; json: { __type?: string; message?: string } }> {
   const res = await fetch(`${endpoint.endpoint}/`, { method: 'POST', headers, body });
-  return { status: res.status, queryError: res.headers.get('x-amzn-query-error'), json: (await res.json()) as { __type?: string } };
+  return {
+    status: res.status,
+    queryError: res.headers.get('x-amzn-query-error'),
+    json: (await res.json()) as { __type?: string },
+  };
 }
 
 const jsonHeaders = { 'content-type': 'application/x-amz-json-1.0' };
@@ -46,10 +53,16 @@ describe('JSON protocol errors before an action', () => {
   });
 
   it('answers a body that is not JSON with SerializationException and no side effect', async () => {
-    const res = await post({ ...jsonHeaders, 'x-amz-target': 'AmazonSQS.CreateQueue' }, '{"QueueName": "compat-not-json"');
+    const res = await post(
+      { ...jsonHeaders, 'x-amz-target': 'AmazonSQS.CreateQueue' },
+      '{"QueueName": "compat-not-json"',
+    );
     expect(res.status).toBe(400);
     expect(res.json.__type?.split('#').pop()).toBe('SerializationException');
-    const list = await post({ ...jsonHeaders, 'x-amz-target': 'AmazonSQS.ListQueues' }, '{"QueueNamePrefix": "compat-not-json"}');
+    const list = await post(
+      { ...jsonHeaders, 'x-amz-target': 'AmazonSQS.ListQueues' },
+      '{"QueueNamePrefix": "compat-not-json"}',
+    );
     expect(list.json).toEqual({});
   });
 

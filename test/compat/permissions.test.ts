@@ -14,7 +14,12 @@ let queueUrl: string;
 
 beforeAll(async () => {
   endpoint = await startSqsEndpoint();
-  sqs = new SQSClient({ endpoint: endpoint.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDCOMPAT', secretAccessKey: 'secret' }, maxAttempts: 1 });
+  sqs = new SQSClient({
+    endpoint: endpoint.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'AKIDCOMPAT', secretAccessKey: 'secret' },
+    maxAttempts: 1,
+  });
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'compat-permissions' }))).QueueUrl as string;
 });
 
@@ -23,15 +28,29 @@ afterAll(async () => {
   await endpoint?.close();
 });
 
-async function addPermissionError(label: string, actions: string[]): Promise<{ name: string; Code?: string; status?: number; message: string } | undefined> {
-  return sqs.send(new AddPermissionCommand({ QueueUrl: queueUrl, Label: label, AWSAccountIds: ['111122223333'], Actions: actions })).then(
-    () => undefined,
-    (err: Error & { Code?: string; $metadata?: { httpStatusCode?: number } }) => ({ name: err.name, message: err.message, ...(err.Code !== undefined ? { Code: err.Code } : {}), ...(err.$metadata?.httpStatusCode !== undefined ? { status: err.$metadata.httpStatusCode } : {}) }),
-  );
+async function addPermissionError(
+  label: string,
+  actions: string[],
+): Promise<{ name: string; Code?: string; status?: number; message: string } | undefined> {
+  return sqs
+    .send(
+      new AddPermissionCommand({ QueueUrl: queueUrl, Label: label, AWSAccountIds: ['111122223333'], Actions: actions }),
+    )
+    .then(
+      () => undefined,
+      (err: Error & { Code?: string; $metadata?: { httpStatusCode?: number } }) => ({
+        name: err.name,
+        message: err.message,
+        ...(err.Code !== undefined ? { Code: err.Code } : {}),
+        ...(err.$metadata?.httpStatusCode !== undefined ? { status: err.$metadata.httpStatusCode } : {}),
+      }),
+    );
 }
 
 async function policyStatementIds(): Promise<string[]> {
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['Policy'] }));
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['Policy'] }),
+  );
   const policy = Attributes?.['Policy'];
   if (policy === undefined) return [];
   return (JSON.parse(policy) as { Statement: Array<{ Sid: string }> }).Statement.map((s) => s.Sid);
@@ -64,7 +83,14 @@ describe('AddPermission request validation', () => {
   });
 
   it('accepts the action names AWS lists for AddPermission', async () => {
-    const actions = ['SendMessage', 'ReceiveMessage', 'DeleteMessage', 'ChangeMessageVisibility', 'GetQueueAttributes', 'GetQueueUrl'];
+    const actions = [
+      'SendMessage',
+      'ReceiveMessage',
+      'DeleteMessage',
+      'ChangeMessageVisibility',
+      'GetQueueAttributes',
+      'GetQueueUrl',
+    ];
     expect(await addPermissionError('listed-actions', actions)).toBeUndefined();
     expect(await policyStatementIds()).toContain('listed-actions');
   });

@@ -44,15 +44,36 @@ interface QueryAnswer {
 
 async function answer(res: Response): Promise<QueryAnswer> {
   const body = await res.text();
-  return { status: res.status, code: xmlText(body, 'Code'), type: xmlText(body, 'Type'), message: xmlText(body, 'Message'), dateHeader: res.headers.get('date') };
+  return {
+    status: res.status,
+    code: xmlText(body, 'Code'),
+    type: xmlText(body, 'Type'),
+    message: xmlText(body, 'Message'),
+    dateHeader: res.headers.get('date'),
+  };
 }
 
-async function signedListQueues(options: { signingDate: Date; secretAccessKey?: string; accessKeyId?: string }): Promise<QueryAnswer> {
+async function signedListQueues(options: {
+  signingDate: Date;
+  secretAccessKey?: string;
+  accessKeyId?: string;
+}): Promise<QueryAnswer> {
   const url = new URL(signed.endpoint);
-  const signer = sigV4Signer({ accessKeyId: options.accessKeyId ?? signingKey.accessKeyId, secretAccessKey: options.secretAccessKey ?? signingKey.secretAccessKey });
+  const signer = sigV4Signer({
+    accessKeyId: options.accessKeyId ?? signingKey.accessKeyId,
+    secretAccessKey: options.secretAccessKey ?? signingKey.secretAccessKey,
+  });
   const body = 'Action=ListQueues&Version=2012-11-05';
   const request = await signer.sign(
-    { method: 'POST', protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: '/', headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded' }, body },
+    {
+      method: 'POST',
+      protocol: 'http:',
+      hostname: url.hostname,
+      port: Number(url.port),
+      path: '/',
+      headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    },
     { signingDate: options.signingDate },
   );
   return answer(await fetch(`${signed.endpoint}/`, { method: 'POST', headers: request.headers, body }));
@@ -60,7 +81,13 @@ async function signedListQueues(options: { signingDate: Date; secretAccessKey?: 
 
 describe('query protocol errors before an action', () => {
   it('answers a malformed percent escape in a form body with MalformedQueryString, HTTP 404, as AWS lists it', async () => {
-    const res = await answer(await fetch(`${open.endpoint}/`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'Action=ListQueues&QueueNamePrefix=%zz' }));
+    const res = await answer(
+      await fetch(`${open.endpoint}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'Action=ListQueues&QueueNamePrefix=%zz',
+      }),
+    );
     expect(res).toMatchObject({ status: 404, code: 'MalformedQueryString', type: 'Sender' });
   });
 
@@ -89,7 +116,10 @@ describe('SigV4 refusals of a node with a credentials file', () => {
   it('refuses a request signed 20 minutes ago with SignatureDoesNotMatch, HTTP 403, worded "Signature expired: X is now earlier than Y (NOW - 15 min.)"', async () => {
     const res = await signedListQueues({ signingDate: new Date(Date.now() - 20 * 60_000) });
     expect(res).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
-    const match = /^Signature expired: (\d{8}T\d{6}Z) is now earlier than (\d{8}T\d{6}Z) \((\d{8}T\d{6}Z) - 15 min\.\)$/.exec(res.message ?? '');
+    const match =
+      /^Signature expired: (\d{8}T\d{6}Z) is now earlier than (\d{8}T\d{6}Z) \((\d{8}T\d{6}Z) - 15 min\.\)$/.exec(
+        res.message ?? '',
+      );
     expect(match, res.message).not.toBeNull();
     const [, signedAt, earliest, now] = match as unknown as [string, string, string, string];
     expect(signedAt < earliest && earliest < now).toBe(true);
@@ -100,7 +130,10 @@ describe('SigV4 refusals of a node with a credentials file', () => {
   it('refuses a request signed 20 minutes ahead with SignatureDoesNotMatch, worded "Signature not yet current: X is still later than Y (NOW + 15 min.)"', async () => {
     const res = await signedListQueues({ signingDate: new Date(Date.now() + 20 * 60_000) });
     expect(res).toMatchObject({ status: 403, code: 'SignatureDoesNotMatch' });
-    const match = /^Signature not yet current: (\d{8}T\d{6}Z) is still later than (\d{8}T\d{6}Z) \((\d{8}T\d{6}Z) \+ 15 min\.\)$/.exec(res.message ?? '');
+    const match =
+      /^Signature not yet current: (\d{8}T\d{6}Z) is still later than (\d{8}T\d{6}Z) \((\d{8}T\d{6}Z) \+ 15 min\.\)$/.exec(
+        res.message ?? '',
+      );
     expect(match, res.message).not.toBeNull();
     const [, signedAt, latest, now] = match as unknown as [string, string, string, string];
     expect(now < latest && latest < signedAt).toBe(true);

@@ -16,7 +16,11 @@ const header: BackupHeader = { nodeId: 'n2', appliedIndex: 42, createdAtMs: 1_70
 
 async function backupBytes(rows: readonly EngineEntry[], chunkBytes: number): Promise<Buffer> {
   const engine = new MemoryEngine();
-  if (rows.length > 0) await engine.write(rows.map((row) => ({ kind: 'put' as const, key: row.key, value: row.value })), { sync: true });
+  if (rows.length > 0)
+    await engine.write(
+      rows.map((row) => ({ kind: 'put' as const, key: row.key, value: row.value })),
+      { sync: true },
+    );
   const snapshot = engine.snapshot();
   const parts: Uint8Array[] = [];
   for await (const part of encodeBackup(header, snapshot, chunkBytes)) parts.push(part);
@@ -33,38 +37,57 @@ async function decode(bytes: Uint8Array, pieceBytes = 7): Promise<{ header: Back
   let seen: BackupHeader | null = null;
   await decodeBackup(pieces(bytes, pieceBytes), {
     onHeader: (h) => void (seen = h),
-    onRows: async (batch) => void rows.push(...batch.map((row) => ({ key: Uint8Array.from(row.key), value: Uint8Array.from(row.value) }))),
+    onRows: async (batch) =>
+      void rows.push(...batch.map((row) => ({ key: Uint8Array.from(row.key), value: Uint8Array.from(row.value) }))),
   });
   return { header: seen as unknown as BackupHeader, rows };
 }
 
 const rowsArbitrary = fc
-  .uniqueArray(fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 20 }), fc.uint8Array({ maxLength: 60 })), { selector: ([key]) => Buffer.from(key).toString('hex'), maxLength: 40 })
-  .map((pairs) => pairs.map(([key, value]) => ({ key, value })).sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key))));
+  .uniqueArray(fc.tuple(fc.uint8Array({ minLength: 1, maxLength: 20 }), fc.uint8Array({ maxLength: 60 })), {
+    selector: ([key]) => Buffer.from(key).toString('hex'),
+    maxLength: 40,
+  })
+  .map((pairs) =>
+    pairs
+      .map(([key, value]) => ({ key, value }))
+      .sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key))),
+  );
 
 describe('backup format', () => {
   it('a decoded backup holds the header and every row of the frozen view, in key order, whatever the chunk and read sizes', async () => {
     await fc.assert(
-      fc.asyncProperty(rowsArbitrary, fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 64 }), async (rows, chunkBytes, pieceBytes) => {
-        const decoded = await decode(await backupBytes(rows, chunkBytes), pieceBytes);
-        expect(decoded.header).toEqual(header);
-        expect(decoded.rows.map((r) => [Buffer.from(r.key).toString('hex'), Buffer.from(r.value).toString('hex')])).toEqual(
-          rows.map((r) => [Buffer.from(r.key).toString('hex'), Buffer.from(r.value).toString('hex')]),
-        );
-      }),
+      fc.asyncProperty(
+        rowsArbitrary,
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 64 }),
+        async (rows, chunkBytes, pieceBytes) => {
+          const decoded = await decode(await backupBytes(rows, chunkBytes), pieceBytes);
+          expect(decoded.header).toEqual(header);
+          expect(
+            decoded.rows.map((r) => [Buffer.from(r.key).toString('hex'), Buffer.from(r.value).toString('hex')]),
+          ).toEqual(rows.map((r) => [Buffer.from(r.key).toString('hex'), Buffer.from(r.value).toString('hex')]));
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it('a backup cut short anywhere is refused', async () => {
-    const bytes = await backupBytes(Array.from({ length: 30 }, (_, i) => ({ key: Uint8Array.of(1, i), value: new Uint8Array(10).fill(i) })), 64);
+    const bytes = await backupBytes(
+      Array.from({ length: 30 }, (_, i) => ({ key: Uint8Array.of(1, i), value: new Uint8Array(10).fill(i) })),
+      64,
+    );
     for (let cut = 0; cut < bytes.byteLength; cut += 13) {
       await expect(decode(bytes.subarray(0, cut)), `cut at ${cut}`).rejects.toBeInstanceOf(BackupFormatError);
     }
   });
 
   it('a changed byte in the rows is refused by the checksum, and bytes after the end are refused', async () => {
-    const bytes = await backupBytes(Array.from({ length: 5 }, (_, i) => ({ key: Uint8Array.of(2, i), value: Uint8Array.of(i, i, i) })), 1024);
+    const bytes = await backupBytes(
+      Array.from({ length: 5 }, (_, i) => ({ key: Uint8Array.of(2, i), value: Uint8Array.of(i, i, i) })),
+      1024,
+    );
     const headerEnd = bytes.indexOf(0x0a, bytes.indexOf(0x0a) + 1) + 1;
     const altered = Buffer.from(bytes);
     // The last byte of the first row's value, inside the first frame.
@@ -83,7 +106,9 @@ describe('backup format', () => {
       writeFileSync(join(dir.path, 'something'), 'x');
       const file = join(dir.path, 'b.backup');
       writeFileSync(file, await backupBytes([], 64));
-      await expect(restoreBackup({ file, dataDir: dir.path, id: 'n1', raftListen: '127.0.0.1:9326' })).rejects.toBeInstanceOf(RestoreRefusedError);
+      await expect(
+        restoreBackup({ file, dataDir: dir.path, id: 'n1', raftListen: '127.0.0.1:9326' }),
+      ).rejects.toBeInstanceOf(RestoreRefusedError);
     } finally {
       dir.cleanup();
     }

@@ -35,32 +35,63 @@ describe('operating a three-node cluster', () => {
 
   async function allocate(id: string): Promise<Slot> {
     const [sqsPort, adminPort, raftPort] = (await freePorts(3)) as [number, number, number];
-    const slot: Slot = { id, sqs: `127.0.0.1:${sqsPort}`, admin: `127.0.0.1:${adminPort}`, raft: `127.0.0.1:${raftPort}`, dataDir: join(dir.path, id), process: null, isInRotation: false };
+    const slot: Slot = {
+      id,
+      sqs: `127.0.0.1:${sqsPort}`,
+      admin: `127.0.0.1:${adminPort}`,
+      raft: `127.0.0.1:${raftPort}`,
+      dataDir: join(dir.path, id),
+      process: null,
+      isInRotation: false,
+    };
     slots.set(id, slot);
     return slot;
   }
 
   function start(slot: Slot, options: { join?: boolean } = {}): NodeProcess {
-    const argv = [mainScript, 'serve', '--id', slot.id, '--data-dir', slot.dataDir, '--sqs-listen', slot.sqs, '--admin-listen', slot.admin, '--raft-listen', slot.raft, '--peers', founders];
+    const argv = [
+      mainScript,
+      'serve',
+      '--id',
+      slot.id,
+      '--data-dir',
+      slot.dataDir,
+      '--sqs-listen',
+      slot.sqs,
+      '--admin-listen',
+      slot.admin,
+      '--raft-listen',
+      slot.raft,
+      '--peers',
+      founders,
+    ];
     if (options.join === true) argv.push('--join');
     slot.process = new NodeProcess(slot.id, argv, env, join(dir.path, `${slot.id}.log`), slot.admin);
     return slot.process;
   }
 
   function liveEndpoints(): string[] {
-    return [...slots.values()].filter((slot) => slot.isInRotation && slot.process?.isRunning === true).map((slot) => `http://${slot.sqs}`);
+    return [...slots.values()]
+      .filter((slot) => slot.isInRotation && slot.process?.isRunning === true)
+      .map((slot) => `http://${slot.sqs}`);
   }
 
   function running(): NodeProcess[] {
     return [...slots.values()].flatMap((slot) => (slot.process?.isRunning === true ? [slot.process] : []));
   }
 
-  async function converged(): Promise<{ appliedIndex: number; stateDigest: string; members: { id: string; role: string }[] }[]> {
+  async function converged(): Promise<
+    { appliedIndex: number; stateDigest: string; members: { id: string; role: string }[] }[]
+  > {
     let statuses: Awaited<ReturnType<NodeProcess['status']>>[] = [];
-    await waitFor(async () => {
-      statuses = await Promise.all(running().map((node) => node.status()));
-      return new Set(statuses.map((s) => `${s.appliedIndex}/${s.stateDigest}`)).size === 1;
-    }, 30_000, 'the running nodes to apply the same index with the same digest');
+    await waitFor(
+      async () => {
+        statuses = await Promise.all(running().map((node) => node.status()));
+        return new Set(statuses.map((s) => `${s.appliedIndex}/${s.stateDigest}`)).size === 1;
+      },
+      30_000,
+      'the running nodes to apply the same index with the same digest',
+    );
     return statuses;
   }
 
@@ -116,14 +147,18 @@ describe('operating a three-node cluster', () => {
     mkdirSync(replacement.dataDir, { recursive: true });
     start(replacement, { join: true });
     for (let i = 0; i < 30; i++) await sqs.send('replace', `during-${i}`);
-    const addition = await runCli(['members', 'add', `n4=${replacement.raft}`, '--admin', (slots.get('n2') as Slot).admin], env);
+    const addition = await runCli(
+      ['members', 'add', `n4=${replacement.raft}`, '--admin', (slots.get('n2') as Slot).admin],
+      env,
+    );
     expect(addition.code, addition.stderr).toBe(0);
     expect(JSON.parse(addition.stdout).status).toBe('voter');
     await replacement.process?.waitReady();
     replacement.isInRotation = true;
     const statuses = await converged();
     expect(statuses).toHaveLength(3);
-    for (const status of statuses) expect(status.members.map((m) => `${m.id}:${m.role}`).sort()).toEqual(['n1:voter', 'n2:voter', 'n4:voter']);
+    for (const status of statuses)
+      expect(status.members.map((m) => `${m.id}:${m.role}`).sort()).toEqual(['n1:voter', 'n2:voter', 'n4:voter']);
     // The new node serves what was sent before it existed.
     const onlyNew = new FailoverSqs(() => [`http://${replacement.sqs}`]);
     try {
@@ -145,16 +180,41 @@ describe('operating a three-node cluster', () => {
     const file = join(dir.path, 'cluster.backup');
     // Traffic keeps going while the backup streams: the cluster is not stopped.
     const traffic = new BackgroundSends(sqs, 'rolling', 'during-backup');
-    const backup = await runCli(['backup', '--admin', (slots.get(follower?.id ?? '') as Slot).admin, '--out', file], env);
+    const backup = await runCli(
+      ['backup', '--admin', (slots.get(follower?.id ?? '') as Slot).admin, '--out', file],
+      env,
+    );
     await traffic.stop();
     expect(backup.code, backup.stderr).toBe(0);
     const summary = JSON.parse(backup.stdout) as { appliedIndex: number; rows: number };
     expect(summary.appliedIndex).toBeGreaterThan(0);
 
     const restored = await allocate('r1');
-    const restore = await runCli(['restore', file, '--data-dir', restored.dataDir, '--id', 'r1', '--raft-listen', restored.raft], env);
+    const restore = await runCli(
+      ['restore', file, '--data-dir', restored.dataDir, '--id', 'r1', '--raft-listen', restored.raft],
+      env,
+    );
     expect(restore.code, restore.stderr).toBe(0);
-    const node = new NodeProcess('r1', [mainScript, 'serve', '--id', 'r1', '--data-dir', restored.dataDir, '--sqs-listen', restored.sqs, '--admin-listen', restored.admin, '--raft-listen', restored.raft], env, join(dir.path, 'r1.log'), restored.admin);
+    const node = new NodeProcess(
+      'r1',
+      [
+        mainScript,
+        'serve',
+        '--id',
+        'r1',
+        '--data-dir',
+        restored.dataDir,
+        '--sqs-listen',
+        restored.sqs,
+        '--admin-listen',
+        restored.admin,
+        '--raft-listen',
+        restored.raft,
+      ],
+      env,
+      join(dir.path, 'r1.log'),
+      restored.admin,
+    );
     slots.delete('r1');
     const alone = new FailoverSqs(() => [`http://${restored.sqs}`]);
     try {
@@ -164,7 +224,8 @@ describe('operating a three-node cluster', () => {
       expect(status.appliedIndex).toBeGreaterThanOrEqual(summary.appliedIndex);
       const clusterQueues = await sqs.withFailover((client) => client.send(new ListQueuesCommand({})));
       const restoredQueues = await alone.withFailover((client) => client.send(new ListQueuesCommand({})));
-      const names = (urls: string[] | undefined): string[] => (urls ?? []).map((url) => url.split('/').pop() ?? '').sort();
+      const names = (urls: string[] | undefined): string[] =>
+        (urls ?? []).map((url) => url.split('/').pop() ?? '').sort();
       expect(names(restoredQueues.QueueUrls)).toEqual(names(clusterQueues.QueueUrls));
       const seen = await alone.drain('kept', bodies);
       expect([...seen].sort()).toEqual([...bodies].sort());

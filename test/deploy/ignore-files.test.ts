@@ -33,7 +33,12 @@ function dockerIgnoreMatcher(text: string): (path: string) => boolean {
       const pattern = line.replace(/^\/+/, '').replace(/\/+$/, '');
       const source = pattern
         .split('**')
-        .map((part) => part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]'))
+        .map((part) =>
+          part
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '[^/]*')
+            .replace(/\?/g, '[^/]'),
+        )
         .join('.*');
       return new RegExp(`^${source}$`);
     });
@@ -47,12 +52,22 @@ function dockerIgnoreMatcher(text: string): (path: string) => boolean {
   };
 }
 
-const localOutputs = ['data/raft/CURRENT', 'cluster/cluster.json', 'cluster/n1/raft/LOG', 'certs/ca-key.pem', 'certs/n1-key.pem', 'node_modules/pino/package.json', 'dist/src/cli/main.js'];
+const localOutputs = [
+  'data/raft/CURRENT',
+  'cluster/cluster.json',
+  'cluster/n1/raft/LOG',
+  'certs/ca-key.pem',
+  'certs/n1-key.pem',
+  'node_modules/pino/package.json',
+  'dist/src/cli/main.js',
+];
 
 describe('.gitignore', () => {
-  it('keeps certificates, keys and a local cluster\'s directory out of commits, and nothing of the source', () => {
+  it("keeps certificates, keys and a local cluster's directory out of commits, and nothing of the source", () => {
     expect(gitIgnored(localOutputs)).toEqual(new Set(localOutputs));
-    const tracked = execFileSync('git', ['-C', repoRoot, 'ls-files'], { encoding: 'utf8' }).split('\n').filter((line) => line !== '');
+    const tracked = execFileSync('git', ['-C', repoRoot, 'ls-files'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line !== '');
     expect(tracked).toContain('src/cluster/node-stores.ts');
     expect([...gitIgnored(tracked)]).toEqual([]);
   });
@@ -62,11 +77,14 @@ describe('.dockerignore', () => {
   const isExcluded = dockerIgnoreMatcher(readFileSync(`${repoRoot}/.dockerignore`, 'utf8'));
 
   it('sends no local build output, data, cluster directory, certificates or git history to a build', () => {
-    for (const path of [...localOutputs, '.git/HEAD', 'src/gen/proto.js', 'n1.log']) expect(isExcluded(path), path).toBe(true);
+    for (const path of [...localOutputs, '.git/HEAD', 'src/gen/proto.js', 'n1.log'])
+      expect(isExcluded(path), path).toBe(true);
   });
 
   it('sends every tracked file, so the build stage compiles and copies what a clone holds', () => {
-    const tracked = execFileSync('git', ['-C', repoRoot, 'ls-files'], { encoding: 'utf8' }).split('\n').filter((line) => line !== '');
+    const tracked = execFileSync('git', ['-C', repoRoot, 'ls-files'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line !== '');
     expect(tracked.filter((path) => isExcluded(path))).toEqual([]);
     // What the runtime stage copies and the build does not produce comes from the context.
     const built = new Set(['dist', 'node_modules']);
@@ -74,7 +92,10 @@ describe('.dockerignore', () => {
     for (const { source } of stage.copies) {
       const path = source.slice(stage.buildWorkdir.length + 1);
       if (built.has(path)) continue;
-      expect(tracked.some((file) => file === path || file.startsWith(`${path}/`)), path).toBe(true);
+      expect(
+        tracked.some((file) => file === path || file.startsWith(`${path}/`)),
+        path,
+      ).toBe(true);
     }
   });
 });

@@ -5,7 +5,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateQueueCommand, DeleteMessageCommand, GetQueueUrlCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isProcessAlive, readClusterRecord, type ClusterRecord } from '../../src/cli/cluster-command.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -20,10 +26,24 @@ describe('raftq cluster up and down', () => {
     dir.cleanup();
   });
 
-  async function up(count: number, baseDir: string): Promise<{ record: ClusterRecord; stdout: string; basePort: number }> {
+  async function up(
+    count: number,
+    baseDir: string,
+  ): Promise<{ record: ClusterRecord; stdout: string; basePort: number }> {
     const basePort = await freePortRange(10 * count);
-    const answer = await runCli(['cluster', 'up', '--nodes', String(count), '--base-dir', baseDir, '--base-port', String(basePort)]);
-    const record = existsSync(join(baseDir, 'cluster.json')) ? readClusterRecord(join(baseDir, 'cluster.json')) : { nodes: [] };
+    const answer = await runCli([
+      'cluster',
+      'up',
+      '--nodes',
+      String(count),
+      '--base-dir',
+      baseDir,
+      '--base-port',
+      String(basePort),
+    ]);
+    const record = existsSync(join(baseDir, 'cluster.json'))
+      ? readClusterRecord(join(baseDir, 'cluster.json'))
+      : { nodes: [] };
     started.push(...record.nodes.map((node) => node.pid));
     expect(answer.code, answer.stderr).toBe(0);
     return { record, stdout: answer.stdout, basePort };
@@ -50,16 +70,32 @@ describe('raftq cluster up and down', () => {
     try {
       await first?.send(new CreateQueueCommand({ QueueName: 'local' }));
       const urlOn = (node: { sqs: string }): string => `http://${node.sqs}/000000000000/local`;
-      await second?.send(new SendMessageCommand({ QueueUrl: urlOn(record.nodes[1] as { sqs: string }), MessageBody: 'across the cluster' }));
+      await second?.send(
+        new SendMessageCommand({
+          QueueUrl: urlOn(record.nodes[1] as { sqs: string }),
+          MessageBody: 'across the cluster',
+        }),
+      );
       let body: string | undefined;
-      await waitFor(async () => {
-        const answer = await third?.send(new ReceiveMessageCommand({ QueueUrl: urlOn(record.nodes[2] as { sqs: string }), WaitTimeSeconds: 1 }));
-        const message = answer?.Messages?.[0];
-        if (message === undefined) return false;
-        body = message.Body;
-        await third?.send(new DeleteMessageCommand({ QueueUrl: urlOn(record.nodes[2] as { sqs: string }), ReceiptHandle: message.ReceiptHandle }));
-        return true;
-      }, 15_000, 'the message on n3');
+      await waitFor(
+        async () => {
+          const answer = await third?.send(
+            new ReceiveMessageCommand({ QueueUrl: urlOn(record.nodes[2] as { sqs: string }), WaitTimeSeconds: 1 }),
+          );
+          const message = answer?.Messages?.[0];
+          if (message === undefined) return false;
+          body = message.Body;
+          await third?.send(
+            new DeleteMessageCommand({
+              QueueUrl: urlOn(record.nodes[2] as { sqs: string }),
+              ReceiptHandle: message.ReceiptHandle,
+            }),
+          );
+          return true;
+        },
+        15_000,
+        'the message on n3',
+      );
       expect(body).toBe('across the cluster');
     } finally {
       for (const client of [first, second, third]) client?.destroy();
@@ -73,7 +109,16 @@ describe('raftq cluster up and down', () => {
     for (const node of record.nodes) expect(readFileSync(node.logFile, 'utf8')).toContain('"shut down"');
 
     // The data stays: the next `up` from the same directory serves the same queue.
-    const again = await runCli(['cluster', 'up', '--nodes', '3', '--base-dir', baseDir, '--base-port', String(basePort)]);
+    const again = await runCli([
+      'cluster',
+      'up',
+      '--nodes',
+      '3',
+      '--base-dir',
+      baseDir,
+      '--base-port',
+      String(basePort),
+    ]);
     const restarted = readClusterRecord(join(baseDir, 'cluster.json'));
     started.push(...restarted.nodes.map((node) => node.pid));
     expect(again.code, again.stderr).toBe(0);
@@ -91,7 +136,9 @@ describe('raftq cluster up and down', () => {
     const baseDir = join(dir.path, 'five');
     const { record } = await up(5, baseDir);
     expect(record.nodes).toHaveLength(5);
-    const status = (await (await fetch(`http://${record.nodes[4]?.admin}/status`)).json()) as { members: { role: string }[] };
+    const status = (await (await fetch(`http://${record.nodes[4]?.admin}/status`)).json()) as {
+      members: { role: string }[];
+    };
     expect(status.members.filter((m) => m.role === 'voter')).toHaveLength(5);
     const down = await runCli(['cluster', 'down', '--base-dir', baseDir]);
     expect(down.code, down.stderr).toBe(0);
@@ -101,7 +148,16 @@ describe('raftq cluster up and down', () => {
   it('refuses to start a second cluster from a base directory whose cluster still runs', async () => {
     const baseDir = join(dir.path, 'twice');
     const { record } = await up(1, baseDir);
-    const again = await runCli(['cluster', 'up', '--nodes', '1', '--base-dir', baseDir, '--base-port', String(await freePortRange(10))]);
+    const again = await runCli([
+      'cluster',
+      'up',
+      '--nodes',
+      '1',
+      '--base-dir',
+      baseDir,
+      '--base-port',
+      String(await freePortRange(10)),
+    ]);
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/still running/);
     expect((await runCli(['cluster', 'down', '--base-dir', baseDir])).code).toBe(0);

@@ -24,7 +24,8 @@ const alerts: Json = parse(deployFile('prometheus/alerts.yml'));
 
 function jsonArray(args: string): string[] {
   const parsed: unknown = JSON.parse(args);
-  if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string')) throw new Error(`not an exec-form array: ${args}`);
+  if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === 'string'))
+    throw new Error(`not an exec-form array: ${args}`);
   return parsed as string[];
 }
 
@@ -49,7 +50,11 @@ function runHealthcheck(test: string[], adminAddress: string): Promise<number> {
   expect(test[0]).toBe('CMD');
   const [command, ...args] = test.slice(1).map((arg) => arg.replace('127.0.0.1:9325', adminAddress));
   expect(command).toBe('node');
-  return new Promise((resolve) => execFile(process.execPath, args, { timeout: 10_000 }, (error) => resolve(error === null ? 0 : typeof error.code === 'number' ? error.code : 1)));
+  return new Promise((resolve) =>
+    execFile(process.execPath, args, { timeout: 10_000 }, (error) =>
+      resolve(error === null ? 0 : typeof error.code === 'number' ? error.code : 1),
+    ),
+  );
 }
 
 describe('the Dockerfile', () => {
@@ -76,17 +81,26 @@ describe('the image', () => {
     dir.cleanup();
   });
 
-  it('holds what a node reads at run time: its start command, from exactly the runtime stage\'s COPY lines, serves SQS', async () => {
+  it("holds what a node reads at run time: its start command, from exactly the runtime stage's COPY lines, serves SQS", async () => {
     expect(runtimeStageOf(dockerfile).workdir).toBe('/app');
     const appDir = imageAppDir();
     const entrypoint = jsonArray(dockerfile.find((line) => line.instruction === 'ENTRYPOINT')?.args ?? '[]');
     const cmd = jsonArray(dockerfile.find((line) => line.instruction === 'CMD')?.args ?? '[]');
     expect(cmd[0]).toBe('serve');
     const addresses = new AddressMap(() => false);
-    const argv = await Promise.all([...entrypoint.slice(1), ...cmd].map(async (arg) => onThisMachine(await addresses.rewrite(arg, 'image'), dir.path, appDir)));
+    const argv = await Promise.all(
+      [...entrypoint.slice(1), ...cmd].map(async (arg) =>
+        onThisMachine(await addresses.rewrite(arg, 'image'), dir.path, appDir),
+      ),
+    );
     const adminListen = await addresses.rewrite('127.0.0.1:9325', 'image');
     const sqsListen = await addresses.rewrite('0.0.0.0:9324', 'image');
-    const env = { PATH: process.env['PATH'] ?? '', NODE_ENV: 'production', RAFTQ_ADMIN_LISTEN: adminListen, RAFTQ_RAFT_LISTEN: await addresses.rewrite('127.0.0.1:9326', 'image') };
+    const env = {
+      PATH: process.env['PATH'] ?? '',
+      NODE_ENV: 'production',
+      RAFTQ_ADMIN_LISTEN: adminListen,
+      RAFTQ_RAFT_LISTEN: await addresses.rewrite('127.0.0.1:9326', 'image'),
+    };
     node = new NodeProcess('image', argv, env, join(dir.path, 'image.log'), adminListen, { cwd: appDir });
     await node.waitReady();
     expect((await node.status()).role).toBe('leader');
@@ -100,7 +114,8 @@ describe('the image', () => {
       sqs.destroy();
     }
     // The web console's files (copied into dist/ by the build) are in the runtime stage too.
-    for (const path of ['/', '/console/console.js', '/console/dom.js', '/console/console.css']) expect((await fetch(`http://${adminListen}${path}`)).status, path).toBe(200);
+    for (const path of ['/', '/console/console.js', '/console/dom.js', '/console/console.css'])
+      expect((await fetch(`http://${adminListen}${path}`)).status, path).toBe(200);
     expect(await node.stop()).toBe(0);
   });
 });
@@ -123,14 +138,16 @@ describe('the compose file', () => {
       expect(volume.split(':')[1]).toBe('/var/lib/raftq');
       expect(Object.keys(compose.volumes)).toContain(volume.split(':')[0]);
       expect(service.healthcheck.test.join(' ')).toContain('/ready');
-      expect(Number.parseInt(service.stop_grace_period, 10) * 1000).toBeGreaterThanOrEqual(2 * raftLimits.shutdownDrainMs.value);
+      expect(Number.parseInt(service.stop_grace_period, 10) * 1000).toBeGreaterThanOrEqual(
+        2 * raftLimits.shutdownDrainMs.value,
+      );
       expect(service.environment.RAFTQ_PEERS).toBe('n1=n1:9326,n2=n2:9326,n3=n3:9326');
       for (const key of Object.keys(service.environment)) expect(serveEnvNames).toContain(key);
       expect(service.build.dockerfile).toBe('deploy/compose/Dockerfile');
     }
   });
 
-  it('its node commands, run as processes with the image\'s entrypoint, form a cluster that its health check finds ready', async () => {
+  it("its node commands, run as processes with the image's entrypoint, form a cluster that its health check finds ready", async () => {
     const entrypoint = jsonArray(dockerfile.find((line) => line.instruction === 'ENTRYPOINT')?.args ?? '[]');
     expect(entrypoint[0]).toBe('node');
     // Service names resolve to their containers there; here every container is a process on loopback.
@@ -139,12 +156,21 @@ describe('the compose file', () => {
       const env: Record<string, string> = { PATH: process.env['PATH'] ?? '' };
       for (const [key, value] of Object.entries(service.environment as Record<string, string>)) {
         // A container listening on 0.0.0.0 is reached by its service name.
-        const interpolated = value.replace(/\$\{RAFTQ_CLUSTER_SECRET:\?[^}]*\}/, 'compose-secret').replace(/\b0\.0\.0\.0:/g, `${name}:`);
+        const interpolated = value
+          .replace(/\$\{RAFTQ_CLUSTER_SECRET:\?[^}]*\}/, 'compose-secret')
+          .replace(/\b0\.0\.0\.0:/g, `${name}:`);
         expect(interpolated).not.toContain('${');
         env[key] = onThisMachine(await addresses.rewrite(interpolated, name), join(dir.path, name), imageAppDir());
       }
-      const argv = [...entrypoint.slice(1), ...(service.command as string[])].map((arg) => onThisMachine(arg, join(dir.path, name), imageAppDir()));
-      nodes.set(name, new NodeProcess(name, argv, env, join(dir.path, `${name}.log`), env['RAFTQ_ADMIN_LISTEN'] as string, { cwd: imageAppDir() }));
+      const argv = [...entrypoint.slice(1), ...(service.command as string[])].map((arg) =>
+        onThisMachine(arg, join(dir.path, name), imageAppDir()),
+      );
+      nodes.set(
+        name,
+        new NodeProcess(name, argv, env, join(dir.path, `${name}.log`), env['RAFTQ_ADMIN_LISTEN'] as string, {
+          cwd: imageAppDir(),
+        }),
+      );
     }
     await Promise.all([...nodes.values()].map((node) => node.waitReady()));
     const n1 = nodes.get('n1') as NodeProcess;
@@ -160,7 +186,9 @@ describe('the compose file', () => {
     const metricsText = await (await fetch(`http://${n2.adminAddress}/metrics`)).text();
     const exported = new Set([...metricsText.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1] as string));
     const rules = (alerts.groups as Json[]).flatMap((group) => group.rules as Json[]);
-    expect(rules.map((rule) => rule.alert)).toEqual(expect.arrayContaining(['RaftqNoLeader', 'RaftqFollowerLagging', 'RaftqSlowFsync', 'RaftqReaperBacklog']));
+    expect(rules.map((rule) => rule.alert)).toEqual(
+      expect.arrayContaining(['RaftqNoLeader', 'RaftqFollowerLagging', 'RaftqSlowFsync', 'RaftqReaperBacklog']),
+    );
     for (const rule of rules) {
       expect(rule.labels.severity).toMatch(/^(critical|warning)$/);
       for (const [name] of (rule.expr as string).matchAll(/\braftq_[a-z_]+/g)) {
@@ -178,7 +206,8 @@ describe('the Kubernetes manifests', () => {
   const container = pod?.containers[0];
   const envOf = (name: string): Json => (container.env as Json[]).find((e) => e.name === name);
   const podLabels = statefulSet?.spec.template.metadata.labels;
-  const selects = (selector: Json): boolean => Object.entries(selector as Record<string, string>).every(([k, v]) => podLabels[k] === v);
+  const selects = (selector: Json): boolean =>
+    Object.entries(selector as Record<string, string>).every(([k, v]) => podLabels[k] === v);
 
   const podDir = makeTempDir('deploy-kubernetes');
   let podProcess: NodeProcess | null = null;
@@ -192,7 +221,7 @@ describe('the Kubernetes manifests', () => {
     podDir.cleanup();
   });
 
-  it('run three pods whose peers are the headless service\'s DNS names', () => {
+  it("run three pods whose peers are the headless service's DNS names", () => {
     const headless = byKind('Service').find((s) => s.spec.clusterIP === 'None');
     expect(statefulSet.spec.serviceName).toBe(headless.metadata.name);
     expect(headless.spec.publishNotReadyAddresses).toBe(true);
@@ -201,7 +230,10 @@ describe('the Kubernetes manifests', () => {
     expect(envOf('RAFTQ_ID').valueFrom.fieldRef.fieldPath).toBe('metadata.name');
     const name = statefulSet.metadata.name as string;
     const raftPort = (container.ports as Json[]).find((p) => p.name === 'raft').containerPort as number;
-    const expected = Array.from({ length: 3 }, (_, i) => `${name}-${i}=${name}-${i}.${headless.metadata.name}.raftq.svc.cluster.local:${raftPort}`).join(',');
+    const expected = Array.from(
+      { length: 3 },
+      (_, i) => `${name}-${i}=${name}-${i}.${headless.metadata.name}.raftq.svc.cluster.local:${raftPort}`,
+    ).join(',');
     expect(envOf('RAFTQ_PEERS').value).toBe(expected);
     expect(envOf('RAFTQ_RAFT_LISTEN').value).toBe(`0.0.0.0:${raftPort}`);
     for (const e of container.env as Json[]) expect(serveEnvNames).toContain(e.name);
@@ -223,7 +255,7 @@ describe('the Kubernetes manifests', () => {
     expect(envOf('RAFTQ_CLUSTER_SECRET').valueFrom.secretKeyRef.key).toBe('cluster-secret');
   });
 
-  it('point Prometheus\'s scrape annotations at a port and path that answer without a token; the admin port keeps /metrics behind it', async () => {
+  it("point Prometheus's scrape annotations at a port and path that answer without a token; the admin port keeps /metrics behind it", async () => {
     const annotations = statefulSet.spec.template.metadata.annotations as Record<string, string>;
     expect(annotations['prometheus.io/scrape']).toBe('true');
     const scrapePort = Number(annotations['prometheus.io/port']);
@@ -239,20 +271,45 @@ describe('the Kubernetes manifests', () => {
     const env: Record<string, string> = { PATH: process.env['PATH'] ?? '' };
     for (const e of container.env as Json[]) {
       const secretKey = e.valueFrom?.secretKeyRef?.key as string | undefined;
-      const raw: string = e.valueFrom?.fieldRef?.fieldPath === 'metadata.name' ? podName : secretKey === 'admin-token' ? adminToken : secretKey !== undefined ? `k8s-${secretKey}` : e.value;
-      env[e.name] = onThisMachine(await addresses.rewrite(raw.replace(/\b0\.0\.0\.0:/g, `${podHost}:`), podName), dataDir, imageAppDir());
+      const raw: string =
+        e.valueFrom?.fieldRef?.fieldPath === 'metadata.name'
+          ? podName
+          : secretKey === 'admin-token'
+            ? adminToken
+            : secretKey !== undefined
+              ? `k8s-${secretKey}`
+              : e.value;
+      env[e.name] = onThisMachine(
+        await addresses.rewrite(raw.replace(/\b0\.0\.0\.0:/g, `${podHost}:`), podName),
+        dataDir,
+        imageAppDir(),
+      );
     }
     const entrypoint = jsonArray(dockerfile.find((line) => line.instruction === 'ENTRYPOINT')?.args ?? '[]');
-    const argv = [...entrypoint.slice(1), ...(container.args as string[])].map((arg) => onThisMachine(arg, dataDir, imageAppDir()));
-    podProcess = new NodeProcess(podName, argv, env, join(podDir.path, `${podName}.log`), env['RAFTQ_ADMIN_LISTEN'] as string, { cwd: imageAppDir() });
+    const argv = [...entrypoint.slice(1), ...(container.args as string[])].map((arg) =>
+      onThisMachine(arg, dataDir, imageAppDir()),
+    );
+    podProcess = new NodeProcess(
+      podName,
+      argv,
+      env,
+      join(podDir.path, `${podName}.log`),
+      env['RAFTQ_ADMIN_LISTEN'] as string,
+      { cwd: imageAppDir() },
+    );
     const scrapeUrl = `http://${await addresses.rewrite(`${podHost}:${scrapePort}`, podName)}${scrapePath}`;
     // Its peers are not running, so it has no leader: metrics answer all the same.
     let scrape: Response | null = null;
-    await waitFor(async () => {
-      if (!(podProcess as NodeProcess).isRunning) throw new Error(`${podName} exited:\n${(podProcess as NodeProcess).tail()}`);
-      scrape = await fetch(scrapeUrl, { signal: AbortSignal.timeout(3_000) }).catch(() => null);
-      return scrape !== null;
-    }, 30_000, `${podName} to answer on ${scrapeUrl}`);
+    await waitFor(
+      async () => {
+        if (!(podProcess as NodeProcess).isRunning)
+          throw new Error(`${podName} exited:\n${(podProcess as NodeProcess).tail()}`);
+        scrape = await fetch(scrapeUrl, { signal: AbortSignal.timeout(3_000) }).catch(() => null);
+        return scrape !== null;
+      },
+      30_000,
+      `${podName} to answer on ${scrapeUrl}`,
+    );
     const answer = scrape as unknown as Response;
     expect(answer.status).toBe(200);
     expect(await answer.text()).toMatch(/^# TYPE raftq_raft_term gauge$/m);

@@ -28,8 +28,22 @@ describe('the metrics port', () => {
   it('serves /metrics without the token and nothing else; the admin port still wants the token', async () => {
     const [sqs, admin, raft, metrics] = await freePorts(4);
     const token = 'metrics-port-admin-token';
-    const argv = [mainScript, 'serve', '--data-dir', join(dir.path, 'n1'), '--sqs-listen', `127.0.0.1:${sqs}`, '--admin-listen', `127.0.0.1:${admin}`,
-      '--raft-listen', `127.0.0.1:${raft}`, '--metrics-listen', `127.0.0.1:${metrics}`, '--admin-token', token];
+    const argv = [
+      mainScript,
+      'serve',
+      '--data-dir',
+      join(dir.path, 'n1'),
+      '--sqs-listen',
+      `127.0.0.1:${sqs}`,
+      '--admin-listen',
+      `127.0.0.1:${admin}`,
+      '--raft-listen',
+      `127.0.0.1:${raft}`,
+      '--metrics-listen',
+      `127.0.0.1:${metrics}`,
+      '--admin-token',
+      token,
+    ];
     node = new NodeProcess('n1', argv, process.env, join(dir.path, 'n1.log'), `127.0.0.1:${admin}`);
     await node.waitReady();
     const scrape = await fetch(`http://127.0.0.1:${metrics}/metrics`);
@@ -38,10 +52,13 @@ describe('the metrics port', () => {
     const text = await scrape.text();
     expect(text).toMatch(/^raftq_raft_role\{role="leader"\} 1$/m);
     expect(text).toMatch(/^# TYPE raftq_process_cpu_seconds_total counter$/m);
-    for (const path of ['/status', '/backup', '/health', '/metrics/extra']) expect((await fetch(`http://127.0.0.1:${metrics}${path}`)).status, path).toBe(404);
+    for (const path of ['/status', '/backup', '/health', '/metrics/extra'])
+      expect((await fetch(`http://127.0.0.1:${metrics}${path}`)).status, path).toBe(404);
     expect((await fetch(`http://127.0.0.1:${metrics}/metrics`, { method: 'POST' })).status).toBe(405);
     expect((await fetch(`http://127.0.0.1:${admin}/metrics`)).status).toBe(401);
-    expect((await fetch(`http://127.0.0.1:${admin}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(
+      (await fetch(`http://127.0.0.1:${admin}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status,
+    ).toBe(200);
     expect(await node.stop()).toBe(0);
   });
 });

@@ -20,7 +20,13 @@ const stampMs = 1_700_000_000_000;
 const addresses = { n1: '127.0.0.1:1', n2: '127.0.0.1:2', n3: '127.0.0.1:3' };
 
 function putEntry(index: number, key: string): Entry {
-  const txn = { txnId: `put-${key}`, startTsUs: 0, nowMs: stampMs, readKeys: [], writes: [{ kind: 'put' as const, key: encodeKey(['t', key]), value: utf8.encode(key) }] };
+  const txn = {
+    txnId: `put-${key}`,
+    startTsUs: 0,
+    nowMs: stampMs,
+    readKeys: [],
+    writes: [{ kind: 'put' as const, key: encodeKey(['t', key]), value: utf8.encode(key) }],
+  };
   return { index, term: 2, type: EntryType.Normal, data: encodeEntryPayload(stampMs * 1000, [txn]) };
 }
 
@@ -35,7 +41,11 @@ function confEntry(index: number, change: Parameters<typeof encodeConfChange>[0]
  */
 async function survivorDataDir(dataDir: string): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
-  const log = await LevelLogStore.open(join(dataDir, 'raft'), { confState: { voters: ['n1', 'n2', 'n3'], learners: [] }, index: 0, addresses });
+  const log = await LevelLogStore.open(join(dataDir, 'raft'), {
+    confState: { voters: ['n1', 'n2', 'n3'], learners: [] },
+    index: 0,
+    addresses,
+  });
   await log.persist({ term: 2, vote: 'n2', commit: 4 }, [
     { index: 1, term: 2, type: EntryType.Normal, data: new Uint8Array(0) },
     putEntry(2, 'committed-a'),
@@ -64,8 +74,18 @@ describe('raftq recover', () => {
     const raftListen = `127.0.0.1:${await freePort()}`;
     const report = await recoverDataDir({ dataDir, id: 'n1', raftAddress: raftListen });
     expect(report).toMatchObject({
-      id: 'n1', raftAddress: raftListen, term: 2, lastIndex: 6, commitIndex: 4, appliedIndex: 0, uncommittedEntries: 2,
-      votersBefore: ['n1', 'n2', 'n3'], learnersBefore: [], removedMembers: ['n2', 'n3'], tailRepair: null, isChanged: true,
+      id: 'n1',
+      raftAddress: raftListen,
+      term: 2,
+      lastIndex: 6,
+      commitIndex: 4,
+      appliedIndex: 0,
+      uncommittedEntries: 2,
+      votersBefore: ['n1', 'n2', 'n3'],
+      learnersBefore: [],
+      removedMembers: ['n2', 'n3'],
+      tailRepair: null,
+      isChanged: true,
     });
     const text = describeRecovery(report);
     expect(text).toContain('is now a ONE-NODE CLUSTER, n1 its only voter');
@@ -90,11 +110,18 @@ describe('raftq recover', () => {
     expect(started.membership().addresses).toEqual({ n1: raftListen });
     const view = await started.readView({ linearizable: true });
     try {
-      for (const key of ['committed-a', 'committed-b', 'not-seen-committed']) expect(new TextDecoder().decode(await view.get(encodeKey(['t', key])))).toBe(key);
+      for (const key of ['committed-a', 'committed-b', 'not-seen-committed'])
+        expect(new TextDecoder().decode(await view.get(encodeKey(['t', key])))).toBe(key);
     } finally {
       view.release();
     }
-    const outcome = await started.commit({ txnId: 'after', startTsUs: view.ts, nowMs: started.nowMs(), readKeys: [], writes: [{ kind: 'put', key: encodeKey(['t', 'after']), value: utf8.encode('after') }] });
+    const outcome = await started.commit({
+      txnId: 'after',
+      startTsUs: view.ts,
+      nowMs: started.nowMs(),
+      readKeys: [],
+      writes: [{ kind: 'put', key: encodeKey(['t', 'after']), value: utf8.encode('after') }],
+    });
     expect(outcome.kind).toBe('committed');
   });
 
@@ -110,7 +137,11 @@ describe('raftq recover', () => {
   it('refuses while a process holds the data directory, and changes nothing', async () => {
     const dataDir = join(dir.path, 'held');
     await survivorDataDir(dataDir);
-    const held = await LevelLogStore.open(join(dataDir, 'raft'), { confState: { voters: [], learners: [] }, index: 0, addresses: {} });
+    const held = await LevelLogStore.open(join(dataDir, 'raft'), {
+      confState: { voters: [], learners: [] },
+      index: 0,
+      addresses: {},
+    });
     try {
       const error = await recoverDataDir({ dataDir, id: 'n1' }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(RecoverRefusedError);
@@ -119,12 +150,16 @@ describe('raftq recover', () => {
     } finally {
       await held.close();
     }
-    const reopened = await LevelLogStore.open(join(dataDir, 'raft'), { confState: { voters: [], learners: [] }, index: 0, addresses: {} });
+    const reopened = await LevelLogStore.open(join(dataDir, 'raft'), {
+      confState: { voters: [], learners: [] },
+      index: 0,
+      addresses: {},
+    });
     expect(reopened.currentMembership().confState.voters).toEqual(['n1', 'n2', 'n3']);
     await reopened.close();
   });
 
-  it('refuses a directory that is not a node\'s without creating anything in it, and an id its configuration does not name', async () => {
+  it("refuses a directory that is not a node's without creating anything in it, and an id its configuration does not name", async () => {
     const empty = join(dir.path, 'empty');
     mkdirSync(empty);
     await expect(recoverDataDir({ dataDir: empty, id: 'n1' })).rejects.toThrow('it holds no Raft log');

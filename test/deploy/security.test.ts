@@ -31,14 +31,41 @@ describe('a TLS cluster', () => {
   let peers = '';
   let sqs: FailoverSqs;
 
-  function start(id: string, options: { certDir: string; clusterSecret: string; dataDir?: string; extraArgs?: string[] }): NodeProcess {
+  function start(
+    id: string,
+    options: { certDir: string; clusterSecret: string; dataDir?: string; extraArgs?: string[] },
+  ): NodeProcess {
     const p = ports.get(id) as Ports;
     const argv = [
-      mainScript, 'serve', '--id', id, '--data-dir', options.dataDir ?? join(dir.path, id), '--sqs-listen', p.sqs, '--admin-listen', p.admin, '--raft-listen', p.raft, '--peers', peers,
-      '--tls-cert', join(options.certDir, `${id}.pem`), '--tls-key', join(options.certDir, `${id}-key.pem`), '--tls-ca', join(options.certDir, 'ca.pem'),
+      mainScript,
+      'serve',
+      '--id',
+      id,
+      '--data-dir',
+      options.dataDir ?? join(dir.path, id),
+      '--sqs-listen',
+      p.sqs,
+      '--admin-listen',
+      p.admin,
+      '--raft-listen',
+      p.raft,
+      '--peers',
+      peers,
+      '--tls-cert',
+      join(options.certDir, `${id}.pem`),
+      '--tls-key',
+      join(options.certDir, `${id}-key.pem`),
+      '--tls-ca',
+      join(options.certDir, 'ca.pem'),
       ...(options.extraArgs ?? []),
     ];
-    const node = new NodeProcess(id, argv, { ...process.env, RAFTQ_CLUSTER_SECRET: options.clusterSecret }, join(dir.path, `${id}.log`), p.admin);
+    const node = new NodeProcess(
+      id,
+      argv,
+      { ...process.env, RAFTQ_CLUSTER_SECRET: options.clusterSecret },
+      join(dir.path, `${id}.log`),
+      p.admin,
+    );
     nodes.set(id, node);
     return node;
   }
@@ -49,10 +76,24 @@ describe('a TLS cluster', () => {
       ports.set(id, { sqs: `127.0.0.1:${sqsPort}`, admin: `127.0.0.1:${adminPort}`, raft: `127.0.0.1:${raftPort}` });
     }
     peers = [...ports].map(([id, p]) => `${id}=${p.raft}`).join(',');
-    const made = await runCli(['certs', '--out', certs, '--nodes', 'n1=127.0.0.1,localhost;n2=127.0.0.1,localhost;n3=127.0.0.1,localhost']);
+    const made = await runCli([
+      'certs',
+      '--out',
+      certs,
+      '--nodes',
+      'n1=127.0.0.1,localhost;n2=127.0.0.1,localhost;n3=127.0.0.1,localhost',
+    ]);
     expect(made.code, made.stderr).toBe(0);
     // Another CA, with a certificate for n3 that is otherwise just as valid.
-    const rogue = await runCli(['certs', '--out', rogueCerts, '--nodes', 'n3=127.0.0.1,localhost', '--ca-name', 'some other CA']);
+    const rogue = await runCli([
+      'certs',
+      '--out',
+      rogueCerts,
+      '--nodes',
+      'n3=127.0.0.1,localhost',
+      '--ca-name',
+      'some other CA',
+    ]);
     expect(rogue.code, rogue.stderr).toBe(0);
     sqs = new FailoverSqs(() => ['n1', 'n2'].map((id) => `http://${(ports.get(id) as Ports).sqs}`));
   });
@@ -67,21 +108,29 @@ describe('a TLS cluster', () => {
     const text = readFileSync(join(certs, 'n2.pem'), 'utf8');
     expect(text).toContain('BEGIN CERTIFICATE');
     const { execFileSync } = await import('node:child_process');
-    const decoded = execFileSync('openssl', ['x509', '-in', join(certs, 'n2.pem'), '-noout', '-text'], { encoding: 'utf8' });
+    const decoded = execFileSync('openssl', ['x509', '-in', join(certs, 'n2.pem'), '-noout', '-text'], {
+      encoding: 'utf8',
+    });
     expect(decoded).toMatch(/DNS:n2/);
     expect(decoded).toMatch(/IP Address:127\.0\.0\.1/);
     expect(decoded).toMatch(/TLS Web Server Authentication, TLS Web Client Authentication/);
-    const verified = execFileSync('openssl', ['verify', '-CAfile', join(certs, 'ca.pem'), join(certs, 'n2.pem')], { encoding: 'utf8' });
+    const verified = execFileSync('openssl', ['verify', '-CAfile', join(certs, 'ca.pem'), join(certs, 'n2.pem')], {
+      encoding: 'utf8',
+    });
     expect(verified).toContain('OK');
     // Running it again for a new node reuses the CA: the running nodes trust the new certificate.
     const caBefore = readFileSync(join(certs, 'ca.pem'), 'utf8');
     const again = await runCli(['certs', '--out', certs, '--nodes', 'n4=127.0.0.1']);
     expect(again.code, again.stderr).toBe(0);
     expect(readFileSync(join(certs, 'ca.pem'), 'utf8')).toBe(caBefore);
-    expect(execFileSync('openssl', ['verify', '-CAfile', join(certs, 'ca.pem'), join(certs, 'n4.pem')], { encoding: 'utf8' })).toContain('OK');
+    expect(
+      execFileSync('openssl', ['verify', '-CAfile', join(certs, 'ca.pem'), join(certs, 'n4.pem')], {
+        encoding: 'utf8',
+      }),
+    ).toContain('OK');
   });
 
-  it('nodes with certificates of the cluster CA form a cluster; a node with another CA\'s certificate cannot join', async () => {
+  it("nodes with certificates of the cluster CA form a cluster; a node with another CA's certificate cannot join", async () => {
     const n1 = start('n1', { certDir: certs, clusterSecret: secret });
     const n2 = start('n2', { certDir: certs, clusterSecret: secret });
     const rogue = start('n3', { certDir: rogueCerts, clusterSecret: secret });
@@ -91,7 +140,11 @@ describe('a TLS cluster', () => {
     const leaderStatus = await n1.status();
     // The two good nodes committed the traffic; the rogue node has applied nothing of it and
     // knows no leader: its handshakes fail both ways.
-    await waitFor(async () => (await n2.status()).appliedIndex >= leaderStatus.commitIndex, 10_000, 'n2 to apply the traffic');
+    await waitFor(
+      async () => (await n2.status()).appliedIndex >= leaderStatus.commitIndex,
+      10_000,
+      'n2 to apply the traffic',
+    );
     const rogueStatus = await rogue.status();
     expect(rogueStatus.leader).toBe('');
     expect(rogueStatus.appliedIndex).toBeLessThan(leaderStatus.commitIndex);
@@ -103,7 +156,14 @@ describe('a TLS cluster', () => {
   it('a node with the right certificate but a wrong cluster secret is refused, and joins once it has the right one', async () => {
     const n3DataDir = join(dir.path, 'n3-second');
     const wrong = start('n3', { certDir: certs, clusterSecret: 'not-the-secret', dataDir: n3DataDir });
-    await waitFor(() => /refused/i.test(readFileSync(join(dir.path, 'n1.log'), 'utf8') + readFileSync(join(dir.path, 'n2.log'), 'utf8')), 20_000, 'a good node to log that it refused n3');
+    await waitFor(
+      () =>
+        /refused/i.test(
+          readFileSync(join(dir.path, 'n1.log'), 'utf8') + readFileSync(join(dir.path, 'n2.log'), 'utf8'),
+        ),
+      20_000,
+      'a good node to log that it refused n3',
+    );
     const leaderStatus = await (nodes.get('n1') as NodeProcess).status();
     const wrongStatus = await wrong.status();
     expect(wrongStatus.leader).toBe('');
@@ -112,10 +172,17 @@ describe('a TLS cluster', () => {
     // Same data directory, same certificate, the right secret: it catches up.
     const right = start('n3', { certDir: certs, clusterSecret: secret, dataDir: n3DataDir });
     await right.waitReady();
-    await waitFor(async () => {
-      const statuses = await Promise.all(['n1', 'n2', 'n3'].map((id) => (nodes.get(id) as NodeProcess).status()));
-      return new Set(statuses.map((s) => s.stateDigest)).size === 1 && new Set(statuses.map((s) => s.appliedIndex)).size === 1;
-    }, 30_000, 'n3 to catch up');
+    await waitFor(
+      async () => {
+        const statuses = await Promise.all(['n1', 'n2', 'n3'].map((id) => (nodes.get(id) as NodeProcess).status()));
+        return (
+          new Set(statuses.map((s) => s.stateDigest)).size === 1 &&
+          new Set(statuses.map((s) => s.appliedIndex)).size === 1
+        );
+      },
+      30_000,
+      'n3 to catch up',
+    );
   });
 
   it('an admin port with a token answers /health and /ready to anyone and everything else only with the token', async () => {
@@ -130,13 +197,23 @@ describe('a TLS cluster', () => {
     expect((await fetch(`${admin}/status`)).status).toBe(401);
     expect((await fetch(`${admin}/metrics`)).status).toBe(401);
     expect((await fetch(`${admin}/backup`, { headers: { 'x-raftq-cluster-secret': secret } })).status).toBe(401);
-    expect((await fetch(`${admin}/status`, { headers: { authorization: 'Bearer wrong-token-of-same-size' } })).status).toBe(401);
+    expect(
+      (await fetch(`${admin}/status`, { headers: { authorization: 'Bearer wrong-token-of-same-size' } })).status,
+    ).toBe(401);
     expect((await fetch(`${admin}/status`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     const status = await runCli(['status', '--admin', p.admin, '--admin-token', token]);
     expect(status.code, status.stderr).toBe(0);
     expect(JSON.parse(status.stdout).id).toBe('n1');
     // A backup without the cluster secret is refused even with the token.
-    const refused = await runCli(['backup', '--admin', p.admin, '--admin-token', token, '--out', join(dir.path, 'x.backup')]);
+    const refused = await runCli([
+      'backup',
+      '--admin',
+      p.admin,
+      '--admin-token',
+      token,
+      '--out',
+      join(dir.path, 'x.backup'),
+    ]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/401/);
   });
@@ -144,8 +221,22 @@ describe('a TLS cluster', () => {
   it('the SQS endpoint serves HTTPS with --sqs-tls-cert, and its queue URLs say https', async () => {
     const [sqsPort, adminPort, raftPort] = (await freePorts(3)) as [number, number, number];
     const argv = [
-      mainScript, 'serve', '--id', 'h1', '--data-dir', join(dir.path, 'h1'), '--sqs-listen', `127.0.0.1:${sqsPort}`, '--admin-listen', `127.0.0.1:${adminPort}`, '--raft-listen', `127.0.0.1:${raftPort}`,
-      '--sqs-tls-cert', join(certs, 'n1.pem'), '--sqs-tls-key', join(certs, 'n1-key.pem'),
+      mainScript,
+      'serve',
+      '--id',
+      'h1',
+      '--data-dir',
+      join(dir.path, 'h1'),
+      '--sqs-listen',
+      `127.0.0.1:${sqsPort}`,
+      '--admin-listen',
+      `127.0.0.1:${adminPort}`,
+      '--raft-listen',
+      `127.0.0.1:${raftPort}`,
+      '--sqs-tls-cert',
+      join(certs, 'n1.pem'),
+      '--sqs-tls-key',
+      join(certs, 'n1-key.pem'),
     ];
     const node = new NodeProcess('h1', argv, process.env, join(dir.path, 'h1.log'), `127.0.0.1:${adminPort}`);
     nodes.set('h1', node);
@@ -166,14 +257,23 @@ describe('a TLS cluster', () => {
       client.destroy();
     }
     // Plain HTTP to the same port gets no SQS answer.
-    const plain = await fetch(`http://127.0.0.1:${sqsPort}/`, { method: 'POST', body: 'Action=ListQueues' }).then((r) => r.status, () => 'refused');
+    const plain = await fetch(`http://127.0.0.1:${sqsPort}/`, { method: 'POST', body: 'Action=ListQueues' }).then(
+      (r) => r.status,
+      () => 'refused',
+    );
     expect(plain).not.toBe(200);
     await node.stop();
   });
 
   it('serve refuses an admin port beyond loopback without a token', async () => {
     const [adminPort] = (await freePorts(1)) as [number];
-    const answer = await runCli(['serve', '--data-dir', join(dir.path, 'never'), '--admin-listen', `0.0.0.0:${adminPort}`]);
+    const answer = await runCli([
+      'serve',
+      '--data-dir',
+      join(dir.path, 'never'),
+      '--admin-listen',
+      `0.0.0.0:${adminPort}`,
+    ]);
     expect(answer.code).toBe(2);
     expect(answer.stderr).toMatch(/--admin-token/);
   });

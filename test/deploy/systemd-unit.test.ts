@@ -52,11 +52,12 @@ describe('the systemd unit', () => {
 
   it('sets only variables raftq serve reads', () => {
     for (const file of ['cluster.env', 'n1.env', 'n2.env', 'n3.env']) {
-      for (const name of Object.keys(parseEnvFile(deployFile(`systemd/${file}`)))) expect(serveEnvNames, `${file}: ${name}`).toContain(name);
+      for (const name of Object.keys(parseEnvFile(deployFile(`systemd/${file}`))))
+        expect(serveEnvNames, `${file}: ${name}`).toContain(name);
     }
   });
 
-  it('its ExecStart line with each node\'s environment files starts a mutual-TLS cluster whose leader hands over on SIGTERM', async () => {
+  it("its ExecStart line with each node's environment files starts a mutual-TLS cluster whose leader hands over on SIGTERM", async () => {
     const certs = join(dir.path, 'tls');
     const made = await runCli(['certs', '--out', certs, '--nodes', 'n1=127.0.0.1;n2=127.0.0.1;n3=127.0.0.1']);
     expect(made.code, made.stderr).toBe(0);
@@ -69,7 +70,9 @@ describe('the systemd unit', () => {
     for (const id of ['n1', 'n2', 'n3']) {
       const env: Record<string, string> = { PATH: process.env['PATH'] ?? '' };
       for (const [name, value] of Object.entries({ ...clusterEnv, ...parseEnvFile(deployFile(`systemd/${id}.env`)) })) {
-        env[name] = (await addresses.rewrite(value, id)).replace('/etc/raftq/tls', certs).replace('/var/lib/raftq', dir.path);
+        env[name] = (await addresses.rewrite(value, id))
+          .replace('/etc/raftq/tls', certs)
+          .replace('/var/lib/raftq', dir.path);
       }
       expect(env['RAFTQ_TLS_CA']).toBe(join(certs, 'ca.pem'));
       const admin = env['RAFTQ_ADMIN_LISTEN'] as string;
@@ -84,7 +87,11 @@ describe('the systemd unit', () => {
     // escalates to SIGKILL). That the drain fits inside TimeoutStopSec is the unit check above.
     expect(await leader.stop()).toBe(0);
     const survivors = nodes.filter((node) => node !== leader);
-    await waitFor(async () => (await Promise.all(survivors.map((node) => node.status()))).some((s) => s.role === 'leader'), 10_000, 'a survivor to lead');
+    await waitFor(
+      async () => (await Promise.all(survivors.map((node) => node.status()))).some((s) => s.role === 'leader'),
+      10_000,
+      'a survivor to lead',
+    );
     // The hand-over is in the stopped leader's log: it transferred rather than just vanished.
     expect(leader.tail(100)).toMatch(/transfer|hand/i);
   });

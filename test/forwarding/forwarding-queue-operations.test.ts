@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { raftLimits } from '../../src/base/limits.js';
 import { SystemScheduler, type Scheduler } from '../../src/base/scheduler.js';
-import { ForwardedOperationLostError, NoLeaderError, NodeStoppingError, ProposalOutcomeUnknownError, RemoteOperationError } from '../../src/cluster/errors.js';
+import {
+  ForwardedOperationLostError,
+  NoLeaderError,
+  NodeStoppingError,
+  ProposalOutcomeUnknownError,
+  RemoteOperationError,
+} from '../../src/cluster/errors.js';
 import { NodeMetrics } from '../../src/cluster/node-metrics.js';
 import type { OpAnswer, OpCallOptions } from '../../src/cluster/op-stream-client.js';
 import { errorToReply } from '../../src/cluster/op-stream-server.js';
@@ -25,7 +31,12 @@ class ScriptedNode {
   isStopping = false;
   readonly metrics = new NodeMetrics();
   /** The host's timers, with deadlines on Date.now so that the fake timers of a test move them too. */
-  readonly scheduler: Scheduler = { every: (ms, fn) => hostScheduler.every(ms, fn), after: (ms, fn) => hostScheduler.after(ms, fn), immediate: (fn) => hostScheduler.immediate(fn), monotonicMs: () => Date.now() };
+  readonly scheduler: Scheduler = {
+    every: (ms, fn) => hostScheduler.every(ms, fn),
+    after: (ms, fn) => hostScheduler.after(ms, fn),
+    immediate: (fn) => hostScheduler.immediate(fn),
+    monotonicMs: () => Date.now(),
+  };
   readonly attempts: Array<{ leader: string; kind: number }> = [];
   private readonly listeners = new Set<() => void>();
   private released: () => void = () => {};
@@ -67,7 +78,12 @@ class ScriptedNode {
     const step = this.script.shift() ?? 'run';
     const run = async (): Promise<OpAnswer> => {
       try {
-        return { kind: 'result', result: await queueOpHandler(this.leaderService)(kind, args, { signal: options.signal ?? new AbortController().signal }) };
+        return {
+          kind: 'result',
+          result: await queueOpHandler(this.leaderService)(kind, args, {
+            signal: options.signal ?? new AbortController().signal,
+          }),
+        };
       } catch (error) {
         const reply = errorToReply(error);
         throw new RemoteOperationError(reply.errorCode ?? '', reply.errorMessage ?? '', reply.isRetryable === true);
@@ -89,12 +105,18 @@ class ScriptedNode {
   }
 }
 
-async function setUp(script: Step[]): Promise<{ node: ScriptedNode; ops: ForwardingQueueOperations; service: QueueService }> {
+async function setUp(
+  script: Step[],
+): Promise<{ node: ScriptedNode; ops: ForwardingQueueOperations; service: QueueService }> {
   const { service } = makeHarness();
   await service.createQueue({ name: 'q', attributes: {}, tags: {} });
   const node = new ScriptedNode(service, script);
   let ids = 0;
-  const ops = new ForwardingQueueOperations({ local: service, node: node as unknown as ForwardingNode, newId: () => `id-${++ids}` });
+  const ops = new ForwardingQueueOperations({
+    local: service,
+    node: node as unknown as ForwardingNode,
+    newId: () => `id-${++ids}`,
+  });
   return { node, ops, service };
 }
 
@@ -111,7 +133,9 @@ describe('forwarding queue operations from a follower', () => {
       { entryId: 'a', messageId: 'id-1' },
       { entryId: 'b', messageId: 'id-2' },
     ]);
-    expect(await service.getQueueAttributes('q', ['ApproximateNumberOfMessages'])).toEqual({ ApproximateNumberOfMessages: '2' });
+    expect(await service.getQueueAttributes('q', ['ApproximateNumberOfMessages'])).toEqual({
+      ApproximateNumberOfMessages: '2',
+    });
     expect((await receiveAll(service, 'q')).map((m) => m.body).sort()).toEqual(['one', 'two']);
   });
 
@@ -122,9 +146,11 @@ describe('forwarding queue operations from a follower', () => {
     expect(await receiveAll(service, 'q')).toHaveLength(1);
   });
 
-  it('answers with the leader\'s error and does not ask again', async () => {
+  it("answers with the leader's error and does not ask again", async () => {
     const { node, ops } = await setUp([]);
-    const failure = await ops.sendMessages('missing', [entry('a', 'one')], { senderId: 's' }).catch((error: unknown) => error);
+    const failure = await ops
+      .sendMessages('missing', [entry('a', 'one')], { senderId: 's' })
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RemoteOperationError);
     expect(failure).toMatchObject({ code: 'QueueDoesNotExist', isRetryable: false });
     expect(node.attempts).toHaveLength(1);
@@ -132,7 +158,10 @@ describe('forwarding queue operations from a follower', () => {
 
   it('asks the next leader when the leader answers that it is stopping', async () => {
     const stopping = new NodeStoppingError('n1');
-    const { node, ops, service } = await setUp([{ error: new RemoteOperationError(stopping.code, stopping.message, true) }, 'run']);
+    const { node, ops, service } = await setUp([
+      { error: new RemoteOperationError(stopping.code, stopping.message, true) },
+      'run',
+    ]);
     await ops.deleteMessages('q', [{ entryId: '0', receiptHandle: 'x' }]).catch(() => undefined);
     expect(node.attempts).toHaveLength(2);
     expect(await receiveAll(service, 'q')).toHaveLength(0);
@@ -158,7 +187,7 @@ describe('forwarding queue operations from a follower', () => {
     expect(await receiveAll(service, 'q')).toHaveLength(1);
   });
 
-  it('lets a receive wait for the old leader\'s answer when the leader changes', async () => {
+  it("lets a receive wait for the old leader's answer when the leader changes", async () => {
     const { node, ops, service } = await setUp(['run-when-released']);
     await service.sendMessages('q', [entry('a', 'one')], { senderId: 's' });
     const receiving = ops.receiveMessages('q', { maxMessages: 1, waitTimeSeconds: 0 });
@@ -180,7 +209,9 @@ describe('forwarding queue operations from a follower', () => {
     const { node, ops } = await setUp(['lose']);
     const controller = new AbortController();
     controller.abort();
-    expect(await ops.receiveMessages('q', { maxMessages: 1, waitTimeSeconds: 0, signal: controller.signal })).toEqual([]);
+    expect(await ops.receiveMessages('q', { maxMessages: 1, waitTimeSeconds: 0, signal: controller.signal })).toEqual(
+      [],
+    );
     expect(node.attempts).toHaveLength(1);
   });
 

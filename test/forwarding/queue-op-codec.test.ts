@@ -26,7 +26,11 @@ describe('forwarded queue operations as bytes', () => {
         entryId: 'a',
         body: 'héllo \u{1F600}',
         delaySeconds: 0,
-        messageAttributes: { n: { dataType: 'Number.int', stringValue: '5' }, b: { dataType: 'Binary', binaryValue: new Uint8Array([0, 255, 7]) }, e: { dataType: 'String', stringValue: '' } },
+        messageAttributes: {
+          n: { dataType: 'Number.int', stringValue: '5' },
+          b: { dataType: 'Binary', binaryValue: new Uint8Array([0, 255, 7]) },
+          e: { dataType: 'String', stringValue: '' },
+        },
         systemAttributes: { AWSTraceHeader: { dataType: 'String', stringValue: 'Root=1' } },
         messageGroupId: 'g',
         messageDeduplicationId: '',
@@ -56,17 +60,34 @@ describe('forwarded queue operations as bytes', () => {
     const failure = decoded[2] as { entryId: string; error: RemoteOperationError };
     expect(failure.entryId).toBe('c');
     expect(failure.error).toBeInstanceOf(RemoteOperationError);
-    expect({ code: failure.error.code, message: failure.error.message, isRetryable: failure.error.isRetryable }).toEqual({ code: 'MessageTooLong', message: tooLong.message, isRetryable: false });
+    expect({
+      code: failure.error.code,
+      message: failure.error.message,
+      isRetryable: failure.error.isRetryable,
+    }).toEqual({ code: 'MessageTooLong', message: tooLong.message, isRetryable: false });
     // The gateway words it exactly as it words the original.
     const local = toSqsApiError(tooLong);
     const remote = toSqsApiError(failure.error);
-    expect({ name: remote.definition.name, message: remote.message, status: remote.httpStatus }).toEqual({ name: local.definition.name, message: local.message, status: local.httpStatus });
+    expect({ name: remote.definition.name, message: remote.message, status: remote.httpStatus }).toEqual({
+      name: local.definition.name,
+      message: local.message,
+      status: local.httpStatus,
+    });
   });
 
   it('carries a receive, with and without its optional values', () => {
-    const full = { queue: 'q', maxMessages: 10, visibilityTimeoutSeconds: 0, waitTimeSeconds: 20, receiveRequestAttemptId: 'r' };
+    const full = {
+      queue: 'q',
+      maxMessages: 10,
+      visibilityTimeoutSeconds: 0,
+      waitTimeSeconds: 20,
+      receiveRequestAttemptId: 'r',
+    };
     expect(decodeReceiveArgs(encodeReceiveArgs(full))).toEqual(full);
-    expect(decodeReceiveArgs(encodeReceiveArgs({ queue: 'q', maxMessages: 1 }))).toEqual({ queue: 'q', maxMessages: 1 });
+    expect(decodeReceiveArgs(encodeReceiveArgs({ queue: 'q', maxMessages: 1 }))).toEqual({
+      queue: 'q',
+      maxMessages: 1,
+    });
   });
 
   it('carries received messages', () => {
@@ -87,12 +108,22 @@ describe('forwarded queue operations as bytes', () => {
   it('carries deletes and visibility changes and their outcomes', () => {
     const deletes = { queue: 'q', entries: [{ entryId: '0', receiptHandle: 'h' }] };
     expect(decodeDeleteArgs(encodeHandleArgs(deletes))).toEqual(deletes);
-    const changes = { queue: 'q', entries: [{ entryId: '0', receiptHandle: 'h', visibilityTimeoutSeconds: 0 }, { entryId: '1', receiptHandle: 'i', visibilityTimeoutSeconds: 43_200 }] };
+    const changes = {
+      queue: 'q',
+      entries: [
+        { entryId: '0', receiptHandle: 'h', visibilityTimeoutSeconds: 0 },
+        { entryId: '1', receiptHandle: 'i', visibilityTimeoutSeconds: 43_200 },
+      ],
+    };
     expect(decodeChangeVisibilityArgs(encodeHandleArgs(changes))).toEqual(changes);
     const invalid = new ReceiptHandleIsInvalidError('h', 'malformed');
     const outcomes = decodeHandleResult(encodeHandleResult([{ entryId: '0' }, { entryId: '1', error: invalid }]));
     expect(outcomes[0]).toEqual({ entryId: '0' });
     const failure = outcomes[1] as { entryId: string; error: RemoteOperationError };
-    expect([failure.entryId, failure.error.code, failure.error.message]).toEqual(['1', 'ReceiptHandleIsInvalid', invalid.message]);
+    expect([failure.entryId, failure.error.code, failure.error.message]).toEqual([
+      '1',
+      'ReceiptHandleIsInvalid',
+      invalid.message,
+    ]);
   });
 });

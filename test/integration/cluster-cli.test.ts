@@ -35,13 +35,23 @@ describe('raftq cluster up / down', () => {
 
   it('starts a local cluster in the background, returns once it is ready, and stops it with SIGTERM', async () => {
     const base = await freeBasePort();
-    const up = await run(process.execPath, [mainScript, 'cluster', 'up', '--nodes', '1', '--base-dir', dir.path, '--base-port', String(base)], { timeout: 60_000 });
-    expect(up.stdout).toContain(`n1  sqs http://127.0.0.1:${base}  admin http://127.0.0.1:${base + 1}  raft 127.0.0.1:${base + 2}`);
+    const up = await run(
+      process.execPath,
+      [mainScript, 'cluster', 'up', '--nodes', '1', '--base-dir', dir.path, '--base-port', String(base)],
+      { timeout: 60_000 },
+    );
+    expect(up.stdout).toContain(
+      `n1  sqs http://127.0.0.1:${base}  admin http://127.0.0.1:${base + 1}  raft 127.0.0.1:${base + 2}`,
+    );
     const record = JSON.parse(readFileSync(join(dir.path, 'cluster.json'), 'utf8')) as { nodes: { pid: number }[] };
     const pid = record.nodes[0]?.pid as number;
-    const status = JSON.parse((await run(process.execPath, [mainScript, 'status', '--admin', `127.0.0.1:${base + 1}`])).stdout) as { role: string };
+    const status = JSON.parse(
+      (await run(process.execPath, [mainScript, 'status', '--admin', `127.0.0.1:${base + 1}`])).stdout,
+    ) as { role: string };
     expect(status.role).toBe('leader');
-    const down = await run(process.execPath, [mainScript, 'cluster', 'down', '--base-dir', dir.path], { timeout: 30_000 });
+    const down = await run(process.execPath, [mainScript, 'cluster', 'down', '--base-dir', dir.path], {
+      timeout: 30_000,
+    });
     expect(down.stdout).toContain('n1 stopped');
     expect(() => process.kill(pid, 0)).toThrow();
     expect(readFileSync(join(dir.path, 'n1.log'), 'utf8')).toContain('"msg":"shut down"');

@@ -47,7 +47,8 @@ describe(`kill -9 at random moments (seed ${seed}; replay with RAFTQ_CRASH_SEED=
       await delay(prng.intBelow(300));
       await cluster.kill(victim);
       const writtenAtKill = writes;
-      if (isLongOutage) await waitFor(() => writes >= writtenAtKill + 30 || writerError !== null, 30_000, 'writes during the outage');
+      if (isLongOutage)
+        await waitFor(() => writes >= writtenAtKill + 30 || writerError !== null, 30_000, 'writes during the outage');
       else await delay(prng.intBelow(300));
       cluster.spawnNode(victim, { peers: ids });
       if (prng.intBelow(2) === 0) {
@@ -57,7 +58,8 @@ describe(`kill -9 at random moments (seed ${seed}; replay with RAFTQ_CRASH_SEED=
         cluster.spawnNode(victim, { peers: ids });
       }
       await cluster.waitReady(victim);
-      if (process.env['RAFTQ_TEST_VERBOSE']) console.log(`round ${round}: ${victim} ${isLongOutage ? 'long' : 'short'} outage, ${writes} writes`);
+      if (process.env['RAFTQ_TEST_VERBOSE'])
+        console.log(`round ${round}: ${victim} ${isLongOutage ? 'long' : 'short'} outage, ${writes} writes`);
     }
     isWriting = false;
     expect(await writerResult).toBeNull();

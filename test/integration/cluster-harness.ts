@@ -43,7 +43,11 @@ export class ProcessCluster {
   ) {}
 
   /** Starts `count` founding nodes n1..n<count> and waits until each is ready. */
-  static async start(count: number, extraArgs: readonly string[] = [], extraEnv: Readonly<Record<string, string>> = {}): Promise<ProcessCluster> {
+  static async start(
+    count: number,
+    extraArgs: readonly string[] = [],
+    extraEnv: Readonly<Record<string, string>> = {},
+  ): Promise<ProcessCluster> {
     const cluster = new ProcessCluster(extraArgs, extraEnv);
     for (let i = 1; i <= count; i++) await cluster.allocate(`n${i}`);
     const founders = [...cluster.specs.keys()];
@@ -87,13 +91,32 @@ export class ProcessCluster {
   spawnNode(id: string, options: { peers: readonly string[]; join?: boolean; args?: readonly string[] }): ChildProcess {
     const spec = this.spec(id);
     const args = [
-      mainScript, 'serve', '--id', id, '--data-dir', this.dataDir(id),
-      '--sqs-listen', `127.0.0.1:${spec.sqsPort}`, '--admin-listen', `127.0.0.1:${spec.adminPort}`, '--raft-listen', `127.0.0.1:${spec.raftPort}`,
-      '--peers', this.peerList(options.peers), '--debug-endpoints', '--tick-ms', '20',
-      ...(options.join === true ? ['--join'] : []), ...this.extraArgs, ...(options.args ?? []),
+      mainScript,
+      'serve',
+      '--id',
+      id,
+      '--data-dir',
+      this.dataDir(id),
+      '--sqs-listen',
+      `127.0.0.1:${spec.sqsPort}`,
+      '--admin-listen',
+      `127.0.0.1:${spec.adminPort}`,
+      '--raft-listen',
+      `127.0.0.1:${spec.raftPort}`,
+      '--peers',
+      this.peerList(options.peers),
+      '--debug-endpoints',
+      '--tick-ms',
+      '20',
+      ...(options.join === true ? ['--join'] : []),
+      ...this.extraArgs,
+      ...(options.args ?? []),
     ];
     const out = openSync(this.logFile(id), 'a');
-    const child = spawn(process.execPath, args, { stdio: ['ignore', out, out], env: { ...process.env, ...this.extraEnv, RAFTQ_CLUSTER_SECRET: clusterSecret } });
+    const child = spawn(process.execPath, args, {
+      stdio: ['ignore', out, out],
+      env: { ...process.env, ...this.extraEnv, RAFTQ_CLUSTER_SECRET: clusterSecret },
+    });
     closeSync(out);
     this.processes.set(id, child);
     return child;
@@ -138,34 +161,50 @@ export class ProcessCluster {
   }
 
   async waitReady(id: string, timeoutMs = 30_000): Promise<void> {
-    await waitFor(async () => {
-      if (!this.isRunning(id)) throw new Error(this.startFailure(id));
-      return (await this.admin(id, 'GET', '/ready').catch(() => ({ status: 0 }))).status === 200;
-    }, timeoutMs, `${id} to be ready`);
+    await waitFor(
+      async () => {
+        if (!this.isRunning(id)) throw new Error(this.startFailure(id));
+        return (await this.admin(id, 'GET', '/ready').catch(() => ({ status: 0 }))).status === 200;
+      },
+      timeoutMs,
+      `${id} to be ready`,
+    );
   }
 
   /** The id of the node every running node agrees leads, waiting for one. */
   async leader(timeoutMs = 15_000): Promise<string> {
     let leader = '';
-    await waitFor(async () => {
-      const running = [...this.processes.keys()].filter((id) => this.isRunning(id));
-      const statuses = await Promise.all(running.map((id) => this.status(id).catch(() => null)));
-      const leaders = statuses.filter((s) => s !== null && s.role === 'leader').map((s) => (s as NodeStatusJson).id);
-      if (leaders.length !== 1) return false;
-      leader = leaders[0] as string;
-      return true;
-    }, timeoutMs, 'one leader');
+    await waitFor(
+      async () => {
+        const running = [...this.processes.keys()].filter((id) => this.isRunning(id));
+        const statuses = await Promise.all(running.map((id) => this.status(id).catch(() => null)));
+        const leaders = statuses.filter((s) => s !== null && s.role === 'leader').map((s) => (s as NodeStatusJson).id);
+        if (leaders.length !== 1) return false;
+        leader = leaders[0] as string;
+        return true;
+      },
+      timeoutMs,
+      'one leader',
+    );
     return leader;
   }
 
   /** Commits a txn through node `id` that writes ("t", key) = value; retries while the cluster answers 503. */
-  async put(id: string, key: string, value: string, options: { txnId?: string; timeoutMs?: number } = {}): Promise<{ kind: string; commitTs?: number }> {
+  async put(
+    id: string,
+    key: string,
+    value: string,
+    options: { txnId?: string; timeoutMs?: number } = {},
+  ): Promise<{ kind: string; commitTs?: number }> {
     const deadline = Date.now() + (options.timeoutMs ?? 20_000);
     const txnId = options.txnId ?? `${id}-${key}-${Math.random().toString(36).slice(2)}`;
     for (;;) {
-      const answer = await this.admin(id, 'POST', '/debug/txn', { txnId, writes: [{ key: ['t', key], value }] }).catch((error: unknown) => ({ status: 0, json: { error: String(error) } }));
+      const answer = await this.admin(id, 'POST', '/debug/txn', { txnId, writes: [{ key: ['t', key], value }] }).catch(
+        (error: unknown) => ({ status: 0, json: { error: String(error) } }),
+      );
       if (answer.status === 200) return answer.json.outcome;
-      if (Date.now() > deadline) throw new Error(`put ${key} via ${id} kept failing: ${answer.status} ${JSON.stringify(answer.json)}`);
+      if (Date.now() > deadline)
+        throw new Error(`put ${key} via ${id} kept failing: ${answer.status} ${JSON.stringify(answer.json)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -174,16 +213,25 @@ export class ProcessCluster {
    * Commits a put through whichever running node answers, moving on when one is down or answers
    * 503; every attempt carries the same txnId, so the put applies at most once.
    */
-  async putAnywhere(key: string, value: string, options: { timeoutMs?: number; first?: string } = {}): Promise<{ kind: string; via: string }> {
+  async putAnywhere(
+    key: string,
+    value: string,
+    options: { timeoutMs?: number; first?: string } = {},
+  ): Promise<{ kind: string; via: string }> {
     const deadline = Date.now() + (options.timeoutMs ?? 30_000);
     const txnId = `any-${key}-${Math.random().toString(36).slice(2)}`;
     let attempt = 0;
     let lastError = '';
     for (;;) {
       const live = [...this.processes.keys()].filter((id) => this.isRunning(id));
-      const via = attempt === 0 && options.first !== undefined ? options.first : (live[attempt % Math.max(1, live.length)] ?? 'n1');
+      const via =
+        attempt === 0 && options.first !== undefined
+          ? options.first
+          : (live[attempt % Math.max(1, live.length)] ?? 'n1');
       attempt += 1;
-      const answer = await this.admin(via, 'POST', '/debug/txn', { txnId, writes: [{ key: ['t', key], value }] }).catch((error: unknown) => ({ status: 0, json: { error: String(error) } }));
+      const answer = await this.admin(via, 'POST', '/debug/txn', { txnId, writes: [{ key: ['t', key], value }] }).catch(
+        (error: unknown) => ({ status: 0, json: { error: String(error) } }),
+      );
       if (answer.status === 200) return { kind: answer.json.outcome.kind as string, via };
       lastError = `${via}: ${answer.status} ${JSON.stringify(answer.json)}`;
       if (Date.now() > deadline) throw new Error(`put ${key} kept failing; last: ${lastError}`);
@@ -192,22 +240,34 @@ export class ProcessCluster {
   }
 
   async keys(id: string, options: { linearizable: boolean }): Promise<Map<string, string>> {
-    const answer = await this.admin(id, 'GET', `/debug/keys?prefix=${encodeURIComponent(JSON.stringify(['t']))}${options.linearizable ? '&linearizable=1' : ''}`);
+    const answer = await this.admin(
+      id,
+      'GET',
+      `/debug/keys?prefix=${encodeURIComponent(JSON.stringify(['t']))}${options.linearizable ? '&linearizable=1' : ''}`,
+    );
     if (answer.status !== 200) throw new Error(`keys via ${id}: ${answer.status} ${JSON.stringify(answer.json)}`);
-    return new Map((answer.json.keys as { key: string[]; value: string }[]).map((row) => [row.key[1] as string, row.value]));
+    return new Map(
+      (answer.json.keys as { key: string[]; value: string }[]).map((row) => [row.key[1] as string, row.value]),
+    );
   }
 
   /** Waits until every running node applied the same index and reports the same digest. */
   async converged(timeoutMs = 20_000): Promise<NodeStatusJson[]> {
     let statuses: NodeStatusJson[] = [];
-    await waitFor(async () => {
-      const running = [...this.processes.keys()].filter((id) => this.isRunning(id));
-      statuses = await Promise.all(running.map((id) => this.status(id)));
-      const applied = new Set(statuses.map((s) => s.appliedIndex));
-      const digests = new Set(statuses.map((s) => s.stateDigest));
-      const memberships = new Set(statuses.map((s) => JSON.stringify(s.members.map((m) => `${m.id}:${m.role}`).sort())));
-      return applied.size === 1 && digests.size === 1 && memberships.size === 1;
-    }, timeoutMs, 'every node to converge on one applied index, digest and membership');
+    await waitFor(
+      async () => {
+        const running = [...this.processes.keys()].filter((id) => this.isRunning(id));
+        statuses = await Promise.all(running.map((id) => this.status(id)));
+        const applied = new Set(statuses.map((s) => s.appliedIndex));
+        const digests = new Set(statuses.map((s) => s.stateDigest));
+        const memberships = new Set(
+          statuses.map((s) => JSON.stringify(s.members.map((m) => `${m.id}:${m.role}`).sort())),
+        );
+        return applied.size === 1 && digests.size === 1 && memberships.size === 1;
+      },
+      timeoutMs,
+      'every node to converge on one applied index, digest and membership',
+    );
     return statuses;
   }
 
@@ -241,7 +301,11 @@ export class ProcessCluster {
   }
 }
 
-export async function waitFor(predicate: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+export async function waitFor(
+  predicate: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await predicate()) return;
@@ -251,7 +315,12 @@ export async function waitFor(predicate: () => Promise<boolean> | boolean, timeo
 }
 
 /** One SQS call in the JSON protocol to node `id`, bounded so a held request fails the test instead of hanging it. */
-export async function sqsCall(cluster: ProcessCluster, id: string, action: string, input: Record<string, unknown>): Promise<{ status: number; json: any }> {
+export async function sqsCall(
+  cluster: ProcessCluster,
+  id: string,
+  action: string,
+  input: Record<string, unknown>,
+): Promise<{ status: number; json: any }> {
   const response = await fetch(`http://127.0.0.1:${cluster.spec(id).sqsPort}/`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `AmazonSQS.${action}` },

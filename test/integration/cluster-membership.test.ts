@@ -8,10 +8,14 @@ const mainScript = new URL('../../dist/src/cli/main.js', import.meta.url).pathna
 
 /** Runs the raftq CLI against node `id`'s admin port. */
 async function raftq(cluster: ProcessCluster, id: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [mainScript, ...args, '--admin', `127.0.0.1:${cluster.spec(id).adminPort}`], {
-    env: { ...process.env, RAFTQ_CLUSTER_SECRET: clusterSecret },
-    timeout: 90_000,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    [mainScript, ...args, '--admin', `127.0.0.1:${cluster.spec(id).adminPort}`],
+    {
+      env: { ...process.env, RAFTQ_CLUSTER_SECRET: clusterSecret },
+      timeout: 90_000,
+    },
+  );
   return stdout;
 }
 
@@ -31,11 +35,20 @@ describe('membership changes on a cluster of real processes', () => {
     // Ask a follower: the call is forwarded to the leader.
     const leader = await cluster.leader();
     const follower = ['n1', 'n2', 'n3'].find((id) => id !== leader)!;
-    const answer = JSON.parse(await raftq(cluster, follower, 'members', 'add', `n4=127.0.0.1:${spec.raftPort}`)) as { status: string };
+    const answer = JSON.parse(await raftq(cluster, follower, 'members', 'add', `n4=127.0.0.1:${spec.raftPort}`)) as {
+      status: string;
+    };
     expect(answer.status).toBe('voter');
     await cluster.waitReady('n4');
     const statuses = await cluster.converged();
-    for (const status of statuses) expect([status.id, ...status.members.map((m) => `${m.id}:${m.role}`).sort()], JSON.stringify(statuses)).toEqual([status.id, "n1:voter", "n2:voter", "n3:voter", "n4:voter"]);
+    for (const status of statuses)
+      expect([status.id, ...status.members.map((m) => `${m.id}:${m.role}`).sort()], JSON.stringify(statuses)).toEqual([
+        status.id,
+        'n1:voter',
+        'n2:voter',
+        'n3:voter',
+        'n4:voter',
+      ]);
     expect(cluster.logText(leader)).toContain('promoting a caught-up learner to voter');
     const keys = await cluster.keys('n4', { linearizable: true });
     for (let i = 0; i < 30; i++) expect(keys.get(`before-${i}`)).toBe(`${i}`);
@@ -46,7 +59,8 @@ describe('membership changes on a cluster of real processes', () => {
     expect(leaderStatus.firstIndex).toBeGreaterThan(1);
     expect(leaderStatus.firstIndex - 1).toBeLessThan(leaderStatus.snapshotIndex);
     expect(cluster.logText('n4')).toContain('installed a snapshot from the leader');
-    for (const id of ['n1', 'n2', 'n3']) expect(cluster.logText(id)).not.toContain('installed a snapshot from the leader');
+    for (const id of ['n1', 'n2', 'n3'])
+      expect(cluster.logText(id)).not.toContain('installed a snapshot from the leader');
   });
 
   it('transfers leadership on request', async () => {
@@ -60,7 +74,11 @@ describe('membership changes on a cluster of real processes', () => {
     const leader = await cluster.leader();
     const removed = ['n1', 'n2', 'n3', 'n4'].find((id) => id !== leader)!;
     await raftq(cluster, leader, 'members', 'remove', removed);
-    await waitFor(async () => !(await cluster.status(leader)).members.some((m) => m.id === removed), 10_000, `${removed} to leave the configuration`);
+    await waitFor(
+      async () => !(await cluster.status(leader)).members.some((m) => m.id === removed),
+      10_000,
+      `${removed} to leave the configuration`,
+    );
     await cluster.kill(removed);
     const remaining = ['n1', 'n2', 'n3', 'n4'].filter((id) => id !== removed);
     for (const id of remaining) expect((await cluster.put(id, `after-remove-${id}`, id)).kind).toBe('committed');

@@ -10,23 +10,44 @@ const mainScript = new URL('../../dist/src/cli/main.js', import.meta.url).pathna
 /** Runs the raftq CLI; resolves with its exit code and output whatever the code. */
 async function raftqCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [mainScript, ...args], { env: { ...process.env, RAFTQ_CLUSTER_SECRET: clusterSecret }, timeout: 90_000 });
+    const { stdout, stderr } = await run(process.execPath, [mainScript, ...args], {
+      env: { ...process.env, RAFTQ_CLUSTER_SECRET: clusterSecret },
+      timeout: 90_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+    return {
+      code: typeof failed.code === 'number' ? failed.code : -1,
+      stdout: failed.stdout ?? '',
+      stderr: failed.stderr ?? '',
+    };
   }
 }
 
 /** Receives (and keeps invisible) messages through node `id` until `expected` bodies came back. */
-async function receiveAll(cluster: ProcessCluster, id: string, queueUrl: string, expected: number): Promise<Set<string>> {
+async function receiveAll(
+  cluster: ProcessCluster,
+  id: string,
+  queueUrl: string,
+  expected: number,
+): Promise<Set<string>> {
   const bodies = new Set<string>();
-  await waitFor(async () => {
-    const answer = await sqsCall(cluster, id, 'ReceiveMessage', { QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 600, WaitTimeSeconds: 1 });
-    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
-    for (const message of answer.json.Messages ?? []) bodies.add(message.Body as string);
-    return bodies.size >= expected;
-  }, 30_000, `${expected} messages through ${id}`);
+  await waitFor(
+    async () => {
+      const answer = await sqsCall(cluster, id, 'ReceiveMessage', {
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 600,
+        WaitTimeSeconds: 1,
+      });
+      expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+      for (const message of answer.json.Messages ?? []) bodies.add(message.Body as string);
+      return bodies.size >= expected;
+    },
+    30_000,
+    `${expected} messages through ${id}`,
+  );
   return bodies;
 }
 
@@ -74,12 +95,20 @@ describe('recovering from a lost quorum with raftq recover', () => {
     const recovered = await raftqCli('recover', '--data-dir', c.dataDir(survivor), '--id', survivor);
     expect(recovered.code, recovered.stderr).toBe(0);
     const report = JSON.parse(recovered.stdout.split('\n')[0] as string) as Record<string, any>;
-    expect(report).toMatchObject({ id: survivor, raftAddress: `127.0.0.1:${c.spec(survivor).raftPort}`, isChanged: true, removedMembers: lost, votersBefore: ['n1', 'n2', 'n3'] });
+    expect(report).toMatchObject({
+      id: survivor,
+      raftAddress: `127.0.0.1:${c.spec(survivor).raftPort}`,
+      isChanged: true,
+      removedMembers: lost,
+      votersBefore: ['n1', 'n2', 'n3'],
+    });
     expect(report['commitIndex']).toBeGreaterThan(30);
     expect(report['lastIndex']).toBeGreaterThanOrEqual(report['commitIndex']);
     expect(report['appliedIndex']).toBeLessThanOrEqual(report['commitIndex']);
     expect(recovered.stdout).toContain('is now a ONE-NODE CLUSTER');
-    expect(recovered.stdout).toContain(`last index ${report['lastIndex']}, commit index ${report['commitIndex']}, applied index ${report['appliedIndex']}`);
+    expect(recovered.stdout).toContain(
+      `last index ${report['lastIndex']}, commit index ${report['commitIndex']}, applied index ${report['appliedIndex']}`,
+    );
     expect(recovered.stdout).toContain('is LOST');
 
     // It starts as a one-node cluster holding every acknowledged message.
@@ -88,7 +117,9 @@ describe('recovering from a lost quorum with raftq recover', () => {
     const alone = await c.status(survivor);
     expect(alone.role).toBe('leader');
     expect(roles(alone.members)).toEqual([`${survivor}:voter`]);
-    expect([...(await receiveAll(c, survivor, queueUrl, acknowledged.length))].sort()).toEqual([...acknowledged].sort());
+    expect([...(await receiveAll(c, survivor, queueUrl, acknowledged.length))].sort()).toEqual(
+      [...acknowledged].sort(),
+    );
     const after = await sqsCall(c, survivor, 'SendMessage', { QueueUrl: queueUrl, MessageBody: 'after recovery' });
     expect(after.status, JSON.stringify(after.json)).toBe(200);
 
@@ -96,7 +127,13 @@ describe('recovering from a lost quorum with raftq recover', () => {
     for (const id of lost) {
       await c.allocate(id);
       c.spawnNode(id, { peers: [survivor], join: true });
-      const added = await raftqCli('members', 'add', `${id}=127.0.0.1:${c.spec(id).raftPort}`, '--admin', `127.0.0.1:${c.spec(survivor).adminPort}`);
+      const added = await raftqCli(
+        'members',
+        'add',
+        `${id}=127.0.0.1:${c.spec(id).raftPort}`,
+        '--admin',
+        `127.0.0.1:${c.spec(survivor).adminPort}`,
+      );
       expect(added.code, added.stderr).toBe(0);
       expect(JSON.parse(added.stdout)).toMatchObject({ id, status: 'voter' });
       await c.waitReady(id);
@@ -109,7 +146,12 @@ describe('recovering from a lost quorum with raftq recover', () => {
     await c.kill(survivor);
     const newcomer = lost[0] as string;
     await c.leader(30_000);
-    await waitFor(async () => (await sqsCall(c, newcomer, 'SendMessage', { QueueUrl: queueUrl, MessageBody: 'three again' })).status === 200, 30_000, 'a send through a new node');
+    await waitFor(
+      async () =>
+        (await sqsCall(c, newcomer, 'SendMessage', { QueueUrl: queueUrl, MessageBody: 'three again' })).status === 200,
+      30_000,
+      'a send through a new node',
+    );
     // The 30 received earlier are still invisible; the two sent since are there.
     const visible = await receiveAll(c, newcomer, queueUrl, 2);
     expect([...visible].sort()).toEqual(['after recovery', 'three again']);

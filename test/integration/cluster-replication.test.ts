@@ -21,7 +21,9 @@ describe('a three-node cluster of real processes', () => {
       expect(outcome.kind).toBe('committed');
     }
     const statuses = await cluster.converged();
-    expect(statuses.map((s) => s.members.map((m) => `${m.id}:${m.role}`).join(','))).toEqual(Array(3).fill('n1:voter,n2:voter,n3:voter'));
+    expect(statuses.map((s) => s.members.map((m) => `${m.id}:${m.role}`).join(','))).toEqual(
+      Array(3).fill('n1:voter,n2:voter,n3:voter'),
+    );
     for (const id of ['n1', 'n2', 'n3']) {
       const keys = await cluster.keys(id, { linearizable: true });
       expect([...keys.keys()].sort()).toEqual(['first-n1', 'first-n2', 'first-n3']);
@@ -38,7 +40,8 @@ describe('a three-node cluster of real processes', () => {
     expect(outcome.kind).toBe('committed');
     const newLeader = await cluster.leader();
     expect(survivors).toContain(newLeader);
-    for (let i = 0; i < 10; i++) expect((await cluster.put(survivors[i % 2] as string, `during-${i}`, `${i}`)).kind).toBe('committed');
+    for (let i = 0; i < 10; i++)
+      expect((await cluster.put(survivors[i % 2] as string, `during-${i}`, `${i}`)).kind).toBe('committed');
 
     cluster.spawnNode(oldLeader, { peers: ['n1', 'n2', 'n3'] });
     await cluster.waitReady(oldLeader);

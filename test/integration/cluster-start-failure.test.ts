@@ -18,7 +18,9 @@ describe('a node that fails to start in an integration test', () => {
     cluster.spawnNode('n1', { peers: ['n1'] });
     const error = await cluster.waitReady('n1', 20_000).catch((caught: unknown) => caught as Error);
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/node n1 exited during start-up \(exit code \d+\) — a port it was given was taken/);
+    expect((error as Error).message).toMatch(
+      /node n1 exited during start-up \(exit code \d+\) — a port it was given was taken/,
+    );
     expect((error as Error).message).toContain(`sqs ${spec.sqsPort}`);
     expect((error as Error).message).toMatch(/EADDRINUSE/);
   });

@@ -9,10 +9,14 @@ const mainScript = new URL('../../dist/src/cli/main.js', import.meta.url).pathna
 
 /** Runs the raftq CLI against node `id`'s admin port and parses its JSON answer. */
 async function raftq(cluster: ProcessCluster, id: string, ...args: string[]): Promise<any> {
-  const { stdout } = await run(process.execPath, [mainScript, ...args, '--admin', `127.0.0.1:${cluster.spec(id).adminPort}`], {
-    env: { ...process.env, RAFTQ_CLUSTER_SECRET: clusterSecret },
-    timeout: 90_000,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    [mainScript, ...args, '--admin', `127.0.0.1:${cluster.spec(id).adminPort}`],
+    {
+      env: { ...process.env, RAFTQ_CLUSTER_SECRET: clusterSecret },
+      timeout: 90_000,
+    },
+  );
   return JSON.parse(stdout);
 }
 
@@ -89,6 +93,8 @@ describe.concurrent('adding a member that is not there', () => {
     await expectSqsServes(cluster, follower, 'three-nodes');
 
     expect(await raftq(cluster, follower, 'members', 'remove', 'n4')).toEqual({ id: 'n4', removed: true });
-    expect(roles((await cluster.status(leader)).members)).toEqual([`${leader}:voter`, `${follower}:voter`, `${other}:voter`].sort());
+    expect(roles((await cluster.status(leader)).members)).toEqual(
+      [`${leader}:voter`, `${follower}:voter`, `${other}:voter`].sort(),
+    );
   }, 150_000);
 });

@@ -5,7 +5,13 @@
  * and the new leader finishing the job — with every message still within retention delivered
  * afterwards, on the queue that was purged and on one that was not.
  */
-import { CreateQueueCommand, PurgeQueueCommand, ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  PurgeQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,14 +35,21 @@ const clients = new Map<string, SQSClient>();
 function client(id: string): SQSClient {
   const existing = clients.get(id);
   if (existing !== undefined) return existing;
-  const created = new SQSClient({ endpoint: `http://127.0.0.1:${cluster.spec(id).sqsPort}`, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 8 });
+  const created = new SQSClient({
+    endpoint: `http://127.0.0.1:${cluster.spec(id).sqsPort}`,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' },
+    maxAttempts: 8,
+  });
   clients.set(id, created);
   return created;
 }
 
 /** A metric's value from a node's /metrics (undefined when absent or the node does not answer). */
 async function metric(id: string, line: string): Promise<number | undefined> {
-  const response = await fetch(`http://127.0.0.1:${cluster.spec(id).adminPort}/metrics`, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+  const response = await fetch(`http://127.0.0.1:${cluster.spec(id).adminPort}/metrics`, {
+    signal: AbortSignal.timeout(5_000),
+  }).catch(() => undefined);
   if (response === undefined || response.status !== 200) return undefined;
   const text = await response.text();
   const found = text.split('\n').find((l) => l.startsWith(`${line} `));
@@ -49,7 +62,10 @@ async function sendBodies(id: string, queueUrl: string, prefix: string, count: n
   await Promise.all(
     [0, 1, 2, 3].map(async (lane) => {
       for (let b = lane; b < batches; b += 4) {
-        const entries = Array.from({ length: Math.min(10, count - b * 10) }, (_, i) => ({ Id: `e${i}`, MessageBody: `${prefix}-${b * 10 + i}` }));
+        const entries = Array.from({ length: Math.min(10, count - b * 10) }, (_, i) => ({
+          Id: `e${i}`,
+          MessageBody: `${prefix}-${b * 10 + i}`,
+        }));
         const result = await client(id).send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
         expect(result.Failed ?? []).toEqual([]);
       }
@@ -60,7 +76,14 @@ async function sendBodies(id: string, queueUrl: string, prefix: string, count: n
 async function receiveAllBodies(id: string, queueUrl: string): Promise<string[]> {
   const bodies: string[] = [];
   for (;;) {
-    const answer = await client(id).send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 300, WaitTimeSeconds: 1 }));
+    const answer = await client(id).send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 300,
+        WaitTimeSeconds: 1,
+      }),
+    );
     const messages = answer.Messages ?? [];
     if (messages.length === 0) return bodies;
     bodies.push(...messages.map((m) => m.Body ?? ''));
@@ -104,14 +127,22 @@ describe.skipIf(!hasBuiltCli())('the reaper when the leader dies mid-sweep', () 
     await sendBodies(leader, churnUrl, 'old', purgedMessages);
     await client(leader).send(new PurgeQueueCommand({ QueueUrl: churnUrl }));
     await sendBodies(leader, churnUrl, 'new', keptMessages);
-    await waitFor(async () => ((await metric(leader, 'raftq_reaper_tombstoned_rows')) ?? 0) >= 3 * purgedMessages, 30_000, 'the census to count the purged generation');
+    await waitFor(
+      async () => ((await metric(leader, 'raftq_reaper_tombstoned_rows')) ?? 0) >= 3 * purgedMessages,
+      30_000,
+      'the census to count the purged generation',
+    );
     const tombstonedAtPurge = (await metric(leader, 'raftq_reaper_tombstoned_rows')) as number;
     expect(await metric(leader, 'raftq_reaper_rows_total{family="tombstoned"}')).toBeUndefined();
 
     // One sweep a node, then held: the leader reaps one chunk of the purged generation and stops
     // there. (Should leadership move meanwhile, whichever node reaped is the one part-way.)
     writeFileSync(sweepsFile, '1');
-    const reaper = await firstNode(async (id) => ((await metric(id, 'raftq_reaper_rows_total{family="tombstoned"}')) ?? 0) > 0, 60_000, 'a leader to reap one chunk');
+    const reaper = await firstNode(
+      async (id) => ((await metric(id, 'raftq_reaper_rows_total{family="tombstoned"}')) ?? 0) > 0,
+      60_000,
+      'a leader to reap one chunk',
+    );
     const remaining = async () => (await metric(reaper, 'raftq_reaper_tombstoned_rows')) ?? tombstonedAtPurge;
     await waitFor(async () => (await remaining()) < tombstonedAtPurge, 30_000, 'the census to count the reaped chunk');
     const remainingAtKill = await remaining();
@@ -122,19 +153,45 @@ describe.skipIf(!hasBuiltCli())('the reaper when the leader dies mid-sweep', () 
     rmSync(sweepsFile);
 
     // A new leader reaps the rest (its own counters) and then deletes the tombstone.
-    const finisher = await firstNode(async (id) => (await metric(id, 'raftq_reaper_rows_total{family="tombstone"}')) === 1, 60_000, 'a new leader to clear the purged generation');
+    const finisher = await firstNode(
+      async (id) => (await metric(id, 'raftq_reaper_rows_total{family="tombstone"}')) === 1,
+      60_000,
+      'a new leader to clear the purged generation',
+    );
     expect(finisher).not.toBe(reaper);
     expect(await metric(finisher, 'raftq_reaper_rows_total{family="tombstoned"}')).toBeGreaterThan(0);
     expect(await metric(finisher, 'raftq_reaper_tombstoned_rows')).toBe(0);
-    const tombstones = await cluster.admin(finisher, 'GET', `/debug/keys?linearizable=1&prefix=${encodeURIComponent(JSON.stringify(['tomb']))}`);
+    const tombstones = await cluster.admin(
+      finisher,
+      'GET',
+      `/debug/keys?linearizable=1&prefix=${encodeURIComponent(JSON.stringify(['tomb']))}`,
+    );
     expect(tombstones.json.keys).toEqual([]);
-    const oldRows = await cluster.admin(finisher, 'GET', `/debug/keys?linearizable=1&prefix=${encodeURIComponent(JSON.stringify(['q', 'churn', 'g', 1]))}`);
+    const oldRows = await cluster.admin(
+      finisher,
+      'GET',
+      `/debug/keys?linearizable=1&prefix=${encodeURIComponent(JSON.stringify(['q', 'churn', 'g', 1]))}`,
+    );
     expect(oldRows.json.keys).toEqual([]);
 
     const survivor = [...cluster.specs.keys()].find((id) => id !== reaper) as string;
     const expected = (prefix: string) => Array.from({ length: keptMessages }, (_, i) => `${prefix}-${i}`).sort();
-    expect((await receiveAllBodies(survivor, churnUrl.replace(String(cluster.spec(leader).sqsPort), String(cluster.spec(survivor).sqsPort)))).sort()).toEqual(expected('new'));
-    expect((await receiveAllBodies(survivor, keepUrl.replace(String(cluster.spec(leader).sqsPort), String(cluster.spec(survivor).sqsPort)))).sort()).toEqual(expected('keep'));
+    expect(
+      (
+        await receiveAllBodies(
+          survivor,
+          churnUrl.replace(String(cluster.spec(leader).sqsPort), String(cluster.spec(survivor).sqsPort)),
+        )
+      ).sort(),
+    ).toEqual(expected('new'));
+    expect(
+      (
+        await receiveAllBodies(
+          survivor,
+          keepUrl.replace(String(cluster.spec(leader).sqsPort), String(cluster.spec(survivor).sqsPort)),
+        )
+      ).sort(),
+    ).toEqual(expected('keep'));
 
     // The killed node comes back and agrees with the others.
     cluster.spawnNode(reaper, { peers: [...cluster.specs.keys()] });

@@ -8,7 +8,10 @@ const healthy: ClusterFacts = {
   unexpectedExits: [],
   nemesisErrors: [],
   notReadyAfterHeal: [],
-  drains: [{ workload: 'queue', isEmpty: true }, { workload: 'fifo', isEmpty: true }],
+  drains: [
+    { workload: 'queue', isEmpty: true },
+    { workload: 'fifo', isEmpty: true },
+  ],
   replicas: {
     isConverged: true,
     states: [
@@ -35,13 +38,22 @@ describe('cluster checker', () => {
   });
 
   it('fails a run in which a nemesis step failed', () => {
-    const result = checkCluster({ ...healthy, nemesisErrors: ['fault #3 remove and re-add one heal failed: adding n2 back failed'] });
+    const result = checkCluster({
+      ...healthy,
+      nemesisErrors: ['fault #3 remove and re-add one heal failed: adding n2 back failed'],
+    });
     expect(result.valid).toBe(false);
     expect(result.problems[0]).toContain('nemesis step failed');
   });
 
   it('fails a run whose queue did not drain', () => {
-    const result = checkCluster({ ...healthy, drains: [{ workload: 'queue', isEmpty: true }, { workload: 'fifo', isEmpty: false }] });
+    const result = checkCluster({
+      ...healthy,
+      drains: [
+        { workload: 'queue', isEmpty: true },
+        { workload: 'fifo', isEmpty: false },
+      ],
+    });
     expect(result.valid).toBe(false);
     expect(result.problems).toEqual(['the fifo queue did not drain: it never stayed empty before the drain deadline']);
   });
@@ -56,11 +68,16 @@ describe('cluster checker', () => {
   it('fails a run whose replicas never came to one applied index, or one of which did not answer', () => {
     const states = healthy.replicas.states.map((s) => (s.node === 'n3' ? { ...s, appliedIndex: 90 } : s));
     expect(checkCluster({ ...healthy, replicas: { isConverged: false, states, silent: [] } }).valid).toBe(false);
-    expect(checkCluster({ ...healthy, replicas: { isConverged: false, states: states.slice(0, 2), silent: ['n3'] } }).problems).toContain('no final status from n3');
+    expect(
+      checkCluster({ ...healthy, replicas: { isConverged: false, states: states.slice(0, 2), silent: ['n3'] } })
+        .problems,
+    ).toContain('no final status from n3');
   });
 
   it('fails a run in which a node logged a fatal line, or was not ready after the heal', () => {
-    expect(checkCluster({ ...healthy, fatalLogLines: ['n1: AssertionFailedError: applied index must grow'] }).valid).toBe(false);
+    expect(
+      checkCluster({ ...healthy, fatalLogLines: ['n1: AssertionFailedError: applied index must grow'] }).valid,
+    ).toBe(false);
     expect(checkCluster({ ...healthy, notReadyAfterHeal: ['n2'] }).valid).toBe(false);
   });
 });
@@ -94,27 +111,43 @@ describe('node log scan', () => {
 });
 
 describe('replica convergence', () => {
-  const status = (appliedIndex: number, stateDigest: string): NodeStatus => ({ id: '', role: 'follower', term: 1, leader: null, commitIndex: appliedIndex, appliedIndex, stateDigest });
+  const status = (appliedIndex: number, stateDigest: string): NodeStatus => ({
+    id: '',
+    role: 'follower',
+    term: 1,
+    leader: null,
+    commitIndex: appliedIndex,
+    appliedIndex,
+    stateDigest,
+  });
 
   it('polls until one poll finds every node at the same applied index', async () => {
     let polls = 0;
     const answers: Record<string, number[]> = { n1: [10, 11, 12], n2: [9, 11, 12], n3: [8, 10, 12] };
-    const result = await awaitReplicaConvergence(['n1', 'n2', 'n3'], async (id) => {
-      const list = answers[id] ?? [];
-      const index = list[Math.min(polls, list.length - 1)] ?? 0;
-      if (id === 'n3') polls++;
-      return status(index, `d${index}`);
-    }, { boundMs: 60_000, pollMs: 1, nowMs: () => performance.now() });
+    const result = await awaitReplicaConvergence(
+      ['n1', 'n2', 'n3'],
+      async (id) => {
+        const list = answers[id] ?? [];
+        const index = list[Math.min(polls, list.length - 1)] ?? 0;
+        if (id === 'n3') polls++;
+        return status(index, `d${index}`);
+      },
+      { boundMs: 60_000, pollMs: 1, nowMs: () => performance.now() },
+    );
     expect(result.isConverged).toBe(true);
     expect(result.states.map((s) => s.appliedIndex)).toEqual([12, 12, 12]);
   });
 
   it('gives up at the bound, saying which nodes were silent', async () => {
     let now = 0;
-    const result = await awaitReplicaConvergence(['n1', 'n2'], async (id) => {
-      now += 1_000;
-      return id === 'n1' ? status(5, 'a') : undefined;
-    }, { boundMs: 3_000, pollMs: 1, nowMs: () => now });
+    const result = await awaitReplicaConvergence(
+      ['n1', 'n2'],
+      async (id) => {
+        now += 1_000;
+        return id === 'n1' ? status(5, 'a') : undefined;
+      },
+      { boundMs: 3_000, pollMs: 1, nowMs: () => now },
+    );
     expect(result).toMatchObject({ isConverged: false, silent: ['n2'] });
   });
 });

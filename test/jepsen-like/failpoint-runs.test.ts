@@ -18,9 +18,16 @@ const isCliBuilt = existsSync(cliPath);
 const skipReason = isCliBuilt ? '' : ` (skipped: ${cliPath} is not built; run npm run build)`;
 
 type CheckerFields = Record<string, Record<string, unknown>>;
-const checkersOf = (r: RunResults, workload: string): CheckerFields => (r.workloads[workload]?.checkers ?? {}) as unknown as CheckerFields;
+const checkersOf = (r: RunResults, workload: string): CheckerFields =>
+  (r.workloads[workload]?.checkers ?? {}) as unknown as CheckerFields;
 
-const cases: ReadonlyArray<{ failpoint: FailpointName; workload: WorkloadName; fifoGroups?: number; reason: string; isCaught: (r: RunResults) => boolean }> = [
+const cases: ReadonlyArray<{
+  failpoint: FailpointName;
+  workload: WorkloadName;
+  fifoGroups?: number;
+  reason: string;
+  isCaught: (r: RunResults) => boolean;
+}> = [
   {
     failpoint: 'drop-acked-send',
     workload: 'queue',
@@ -40,17 +47,26 @@ const cases: ReadonlyArray<{ failpoint: FailpointName; workload: WorkloadName; f
     failpoint: 'stale-read',
     workload: 'queue',
     reason: 'a message is delivered twice within its visibility timeout, or its receive count stalls',
-    isCaught: (r) => Number(checkersOf(r, 'queue')['visibility']?.['secondDeliveryCount']) > 0 || Number(checkersOf(r, 'queue')['redelivery']?.['receiveCountStallCount']) > 0,
+    isCaught: (r) =>
+      Number(checkersOf(r, 'queue')['visibility']?.['secondDeliveryCount']) > 0 ||
+      Number(checkersOf(r, 'queue')['redelivery']?.['receiveCountStallCount']) > 0,
   },
   {
     failpoint: 'node-assert',
     workload: 'queue',
     reason: 'a node died unasked, with an assertion in its log',
-    isCaught: (r) => r.cluster.problems.some((p) => p.startsWith('node died unasked: n1')) && r.cluster.problems.some((p) => p.includes('AssertionFailedError')),
+    isCaught: (r) =>
+      r.cluster.problems.some((p) => p.startsWith('node died unasked: n1')) &&
+      r.cluster.problems.some((p) => p.includes('AssertionFailedError')),
   },
 ];
 
-function failpointRun(failpoint: FailpointName, workload: WorkloadName, seed: number, fifoGroups: number | undefined): RunOptions {
+function failpointRun(
+  failpoint: FailpointName,
+  workload: WorkloadName,
+  seed: number,
+  fifoGroups: number | undefined,
+): RunOptions {
   return {
     ...defaultRunOptions,
     timeSeconds: 8,

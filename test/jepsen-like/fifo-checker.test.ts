@@ -7,7 +7,12 @@ const opts = { clockAllowanceMs: 1_000 };
 function sentGroup(h: HistoryBuilder, group: string, count: number, seqBase = 0): HistoryBuilder {
   // One sending process per group, so that groups sent at the same times do not overlap in one process.
   const process = 100 + group.charCodeAt(0);
-  for (let i = 1; i <= count; i++) h.send(process, `${group}${i}`, i * 10, 'ok', { groupId: group, dedupId: `${group}${i}`, sequenceNumber: String(seqBase + i * 100) });
+  for (let i = 1; i <= count; i++)
+    h.send(process, `${group}${i}`, i * 10, 'ok', {
+      groupId: group,
+      dedupId: `${group}${i}`,
+      sequenceNumber: String(seqBase + i * 100),
+    });
   return h;
 }
 
@@ -26,29 +31,48 @@ describe('FIFO checker', () => {
   });
 
   it('passes one receive that returns several messages of a group in order', () => {
-    const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(1, [
-      { body: 'g1', seq: '100', groupId: 'g' },
-      { body: 'g2', seq: '200', groupId: 'g' },
-    ], 1_000, 1_005);
+    const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(
+      1,
+      [
+        { body: 'g1', seq: '100', groupId: 'g' },
+        { body: 'g2', seq: '200', groupId: 'g' },
+      ],
+      1_000,
+      1_005,
+    );
     expect(checkFifo(h.pairs(), opts).valid).toBe(true);
   });
 
   it('fails when a group is delivered out of order', () => {
-    const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(1, [{ body: 'g2', seq: '200', groupId: 'g' }], 1_000, 1_005);
+    const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(
+      1,
+      [{ body: 'g2', seq: '200', groupId: 'g' }],
+      1_000,
+      1_005,
+    );
     const result = checkFifo(h.pairs(), opts);
     expect(result.valid).toBe(false);
-    expect(result.orderViolations[0]).toMatchObject({ kind: 'out-of-order', deliveredSequenceNumber: '200', earlierSequenceNumber: '100' });
+    expect(result.orderViolations[0]).toMatchObject({
+      kind: 'out-of-order',
+      deliveredSequenceNumber: '200',
+      earlierSequenceNumber: '100',
+    });
   });
 
-  it('fails when one receive returns a group\'s messages in the wrong order', () => {
-    const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(1, [
-      { body: 'g2', seq: '200', groupId: 'g' },
-      { body: 'g1', seq: '100', groupId: 'g' },
-    ], 1_000, 1_005);
+  it("fails when one receive returns a group's messages in the wrong order", () => {
+    const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(
+      1,
+      [
+        { body: 'g2', seq: '200', groupId: 'g' },
+        { body: 'g1', seq: '100', groupId: 'g' },
+      ],
+      1_000,
+      1_005,
+    );
     expect(checkFifo(h.pairs(), opts).valid).toBe(false);
   });
 
-  it('fails when a group\'s message is delivered while an earlier one is in flight', () => {
+  it("fails when a group's message is delivered while an earlier one is in flight", () => {
     const h = sentGroup(new HistoryBuilder(), 'g', 2)
       .receive(1, [{ body: 'g1', seq: '100', groupId: 'g' }], 1_000, 1_005)
       .receive(2, [{ body: 'g2', seq: '200', groupId: 'g' }], 2_000, 2_005);
@@ -67,7 +91,7 @@ describe('FIFO checker', () => {
     expect(result.orderViolations[0]).toMatchObject({ kind: 'out-of-order', isEarlierHeldByLostReceive: true });
   });
 
-  it('does not blame the queue when the earlier message\'s delete raced with the next receive', () => {
+  it("does not blame the queue when the earlier message's delete raced with the next receive", () => {
     const h = sentGroup(new HistoryBuilder(), 'g', 2)
       .receive(1, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h1' }], 1_000, 1_005)
       .delete(1, 'g1', 'h1', 2_000, 2_010, 'info')
@@ -138,7 +162,11 @@ describe('FIFO checker', () => {
       .receive(2, [{ body: 'b1', seq: '100', groupId: 'b' }], 1_001, 1_006);
     const result = checkFifo(h.pairs(), opts);
     expect(result.valid).toBe(false);
-    expect(result.sequenceViolations).toContainEqual({ kind: 'duplicate-sequence-number', sequenceNumbers: ['100'], messageIds: ['id-a1', 'id-b1'] });
+    expect(result.sequenceViolations).toContainEqual({
+      kind: 'duplicate-sequence-number',
+      sequenceNumbers: ['100'],
+      messageIds: ['id-a1', 'id-b1'],
+    });
   });
 
   it('fails when two messages of one group share a SequenceNumber (the order check never compares equal numbers)', () => {
@@ -153,18 +181,27 @@ describe('FIFO checker', () => {
   });
 
   it('fails when a message is delivered with another SequenceNumber than its send answered', () => {
-    const h = sentGroup(new HistoryBuilder(), 'g', 1).receive(1, [{ body: 'g1', seq: '101', groupId: 'g' }], 1_000, 1_005);
-    expect(checkFifo(h.pairs(), opts).sequenceViolations).toEqual([{ kind: 'sequence-number-changed', sequenceNumbers: ['101', '100'], messageIds: ['id-g1'] }]);
+    const h = sentGroup(new HistoryBuilder(), 'g', 1).receive(
+      1,
+      [{ body: 'g1', seq: '101', groupId: 'g' }],
+      1_000,
+      1_005,
+    );
+    expect(checkFifo(h.pairs(), opts).sequenceViolations).toEqual([
+      { kind: 'sequence-number-changed', sequenceNumbers: ['101', '100'], messageIds: ['id-g1'] },
+    ]);
   });
 
-  it('fails when a group\'s SequenceNumbers go against real-time send order', () => {
+  it("fails when a group's SequenceNumbers go against real-time send order", () => {
     // g1's send completed (at 11) before g2's was invoked (at 20), yet g2 has the smaller number.
     const h = new HistoryBuilder()
       .send(0, 'g1', 10, 'ok', { groupId: 'g', dedupId: 'g1', sequenceNumber: '200' })
       .send(0, 'g2', 20, 'ok', { groupId: 'g', dedupId: 'g2', sequenceNumber: '100' });
     const result = checkFifo(h.pairs(), opts);
     expect(result.valid).toBe(false);
-    expect(result.sequenceViolations).toEqual([{ kind: 'send-order', groupId: 'g', sequenceNumbers: ['200', '100'], messageIds: ['id-g1', 'id-g2'] }]);
+    expect(result.sequenceViolations).toEqual([
+      { kind: 'send-order', groupId: 'g', sequenceNumbers: ['200', '100'], messageIds: ['id-g1', 'id-g2'] },
+    ]);
   });
 
   it('passes concurrent sends of one group numbered either way, and sends of different groups', () => {
@@ -191,24 +228,51 @@ describe('FIFO checker', () => {
     // g1's delete (info) was invoked before the receive of g2 completed, which used to excuse g1
     // for good; but g1 comes back later, so it was never deleted: g2 skipped it.
     const h = sentGroup(new HistoryBuilder(), 'g', 2)
-      .receive(1, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h1' }], 1_000, 1_005, { visibilityTimeoutSeconds: 1 })
+      .receive(1, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h1' }], 1_000, 1_005, {
+        visibilityTimeoutSeconds: 1,
+      })
       .delete(1, 'g1', 'h1', 2_000, 2_010, 'info')
       .receive(2, [{ body: 'g2', seq: '200', groupId: 'g', handle: 'h2' }], 2_001, 2_005)
       .receive(3, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h3' }], 40_000, 40_005);
     const result = checkFifo(h.pairs(), opts);
     expect(result.valid).toBe(false);
-    expect(result.orderViolations[0]).toMatchObject({ kind: 'out-of-order', deliveredSequenceNumber: '200', earlierSequenceNumber: '100' });
+    expect(result.orderViolations[0]).toMatchObject({
+      kind: 'out-of-order',
+      deliveredSequenceNumber: '200',
+      earlierSequenceNumber: '100',
+    });
   });
 
   it('accounts for ChangeMessageVisibility: a message released early was skipped, not in flight', () => {
     const history = (releaseSeconds: number | undefined): HistoryBuilder => {
-      const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(1, [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h1' }], 1_000, 1_005);
+      const h = sentGroup(new HistoryBuilder(), 'g', 2).receive(
+        1,
+        [{ body: 'g1', seq: '100', groupId: 'g', handle: 'h1' }],
+        1_000,
+        1_005,
+      );
       if (releaseSeconds !== undefined) {
-        h.op({ process: 1, f: 'change-visibility', value: { queue: 'q', body: 'g1', messageId: 'id-g1', receiptHandle: 'h1', visibilityTimeoutSeconds: releaseSeconds }, fromMs: 1_100, toMs: 1_110, outcome: 'ok', result: {} });
+        h.op({
+          process: 1,
+          f: 'change-visibility',
+          value: {
+            queue: 'q',
+            body: 'g1',
+            messageId: 'id-g1',
+            receiptHandle: 'h1',
+            visibilityTimeoutSeconds: releaseSeconds,
+          },
+          fromMs: 1_100,
+          toMs: 1_110,
+          outcome: 'ok',
+          result: {},
+        });
       }
       return h.receive(2, [{ body: 'g2', seq: '200', groupId: 'g', handle: 'h2' }], 2_000, 2_005);
     };
-    expect(checkFifo(history(undefined).pairs(), opts).orderViolations.map((v) => v.kind)).toEqual(['delivered-while-in-flight']);
+    expect(checkFifo(history(undefined).pairs(), opts).orderViolations.map((v) => v.kind)).toEqual([
+      'delivered-while-in-flight',
+    ]);
     expect(checkFifo(history(0).pairs(), opts).orderViolations.map((v) => v.kind)).toEqual(['out-of-order']);
   });
 });

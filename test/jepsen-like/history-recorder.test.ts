@@ -1,6 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { HistoryFileWriter, parseHistoryJsonl, readHistoryFile, HistoryFileFormatError } from '../../jepsen-like/history/history-file.js';
+import {
+  HistoryFileWriter,
+  parseHistoryJsonl,
+  readHistoryFile,
+  HistoryFileFormatError,
+} from '../../jepsen-like/history/history-file.js';
 import { HistoryRecorder } from '../../jepsen-like/history/history-recorder.js';
 import { pairOperations } from '../../jepsen-like/history/operation-pairs.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -21,7 +26,12 @@ describe('history recorder', () => {
     const next = recorder.complete(p, 'info', null, 'timeout');
     expect(next).not.toBe(p);
     expect(recorder.history().map((op) => [op.index, op.type, op.timeMs])).toEqual([
-      [0, 'invoke', 0], [1, 'ok', 1], [2, 'invoke', 2], [3, 'fail', 3], [4, 'invoke', 4], [5, 'info', 5],
+      [0, 'invoke', 0],
+      [1, 'ok', 1],
+      [2, 'invoke', 2],
+      [3, 'fail', 3],
+      [4, 'invoke', 4],
+      [5, 'info', 5],
     ]);
   });
 
@@ -52,7 +62,9 @@ describe('history recorder', () => {
   });
 
   it('names the line of a malformed history file', () => {
-    expect(() => parseHistoryJsonl('{"index":0,"process":0,"type":"invoke","f":"x","timeMs":0}\nnope\n')).toThrow(HistoryFileFormatError);
+    expect(() => parseHistoryJsonl('{"index":0,"process":0,"type":"invoke","f":"x","timeMs":0}\nnope\n')).toThrow(
+      HistoryFileFormatError,
+    );
     expect(() => parseHistoryJsonl('{"index":0}\n')).toThrow(/line 1/);
   });
 });

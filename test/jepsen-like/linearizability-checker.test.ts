@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { checkLinearizability, type SearchBudget } from '../../jepsen-like/linearizability/linearizability-checker.js';
 import type { LinearizableOperation } from '../../jepsen-like/linearizability/model.js';
-import { queueMetadataModel, type MetadataInput, type MetadataOutput } from '../../jepsen-like/linearizability/queue-metadata-model.js';
+import {
+  queueMetadataModel,
+  type MetadataInput,
+  type MetadataOutput,
+} from '../../jepsen-like/linearizability/queue-metadata-model.js';
 import { SeededPrng } from '../../src/base/prng.js';
 
 type Op = LinearizableOperation<MetadataInput, MetadataOutput>;
@@ -10,7 +14,13 @@ const ok: MetadataOutput = { kind: 'ok' };
 const missing: MetadataOutput = { kind: 'does-not-exist' };
 const value = (v: number): MetadataOutput => ({ kind: 'value', value: v });
 
-function op(process: number, input: MetadataInput, output: MetadataOutput | undefined, callMs: number, returnMs: number): Op {
+function op(
+  process: number,
+  input: MetadataInput,
+  output: MetadataOutput | undefined,
+  callMs: number,
+  returnMs: number,
+): Op {
   return { process, input, output, callMs, returnMs };
 }
 
@@ -94,7 +104,10 @@ describe('linearizability checker on the queue metadata register', () => {
       op(0, { op: 'create', queue: 'q', value: 45 }, { kind: 'already-exists' }, 2, 3),
       op(0, { op: 'create', queue: 'q', value: 30 }, ok, 4, 5),
     ];
-    const bad = [op(0, { op: 'create', queue: 'q', value: 30 }, ok, 0, 1), op(0, { op: 'create', queue: 'q', value: 45 }, ok, 2, 3)];
+    const bad = [
+      op(0, { op: 'create', queue: 'q', value: 30 }, ok, 0, 1),
+      op(0, { op: 'create', queue: 'q', value: 45 }, ok, 2, 3),
+    ];
     expect(checkLinearizability(queueMetadataModel, good, budget).verdict).toBe('linearizable');
     expect(checkLinearizability(queueMetadataModel, bad, budget).verdict).toBe('not-linearizable');
   });
@@ -126,11 +139,32 @@ describe('linearizability checker on the queue metadata register', () => {
       op(0, { op: 'list', queue: 'q' }, listed('q'), 8, 9),
     ];
     expect(checkLinearizability(queueMetadataModel, good, budget).verdict).toBe('linearizable');
-    const afterDelete = [op(0, { op: 'create', queue: 'q', value: 30 }, ok, 0, 1), op(0, { op: 'delete', queue: 'q' }, ok, 2, 3)];
-    expect(checkLinearizability(queueMetadataModel, [...afterDelete, op(1, { op: 'get-url', queue: 'q' }, ok, 4, 5)], budget).verdict).toBe('not-linearizable');
-    expect(checkLinearizability(queueMetadataModel, [...afterDelete, op(1, { op: 'list', queue: 'q' }, listed('q'), 4, 5)], budget).verdict).toBe('not-linearizable');
+    const afterDelete = [
+      op(0, { op: 'create', queue: 'q', value: 30 }, ok, 0, 1),
+      op(0, { op: 'delete', queue: 'q' }, ok, 2, 3),
+    ];
+    expect(
+      checkLinearizability(queueMetadataModel, [...afterDelete, op(1, { op: 'get-url', queue: 'q' }, ok, 4, 5)], budget)
+        .verdict,
+    ).toBe('not-linearizable');
+    expect(
+      checkLinearizability(
+        queueMetadataModel,
+        [...afterDelete, op(1, { op: 'list', queue: 'q' }, listed('q'), 4, 5)],
+        budget,
+      ).verdict,
+    ).toBe('not-linearizable');
     // A listing that names another queue is wrong whatever the state.
-    expect(checkLinearizability(queueMetadataModel, [op(0, { op: 'create', queue: 'q', value: 30 }, ok, 0, 1), op(1, { op: 'list', queue: 'q' }, listed('q', 'q2'), 2, 3)], budget).verdict).toBe('not-linearizable');
+    expect(
+      checkLinearizability(
+        queueMetadataModel,
+        [
+          op(0, { op: 'create', queue: 'q', value: 30 }, ok, 0, 1),
+          op(1, { op: 'list', queue: 'q' }, listed('q', 'q2'), 2, 3),
+        ],
+        budget,
+      ).verdict,
+    ).toBe('not-linearizable');
   });
 
   it('checks each queue on its own and blames only the broken one', () => {
@@ -198,7 +232,16 @@ function randomHistory(prng: SeededPrng, count: number): Op[] {
     ];
     const input = inputs[kind] as MetadataInput;
     let output: MetadataOutput | undefined;
-    const outcomes: MetadataOutput[] = [ok, missing, { kind: 'already-exists' }, value(0), value(1), value(2), { kind: 'listed', names: [] }, { kind: 'listed', names: ['q'] }];
+    const outcomes: MetadataOutput[] = [
+      ok,
+      missing,
+      { kind: 'already-exists' },
+      value(0),
+      value(1),
+      value(2),
+      { kind: 'listed', names: [] },
+      { kind: 'listed', names: ['q'] },
+    ];
     const next = queueMetadataModel.step(state, input, undefined);
     if (prng.nextFloat() < 0.7) {
       const candidates = outcomes.filter((o) => queueMetadataModel.step(state, input, o) !== undefined);

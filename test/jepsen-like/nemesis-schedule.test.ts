@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { canOverlap, generateSchedule, scheduleSteps, type ScheduleOptions } from '../../jepsen-like/nemesis/nemesis-schedule.js';
+import {
+  canOverlap,
+  generateSchedule,
+  scheduleSteps,
+  type ScheduleOptions,
+} from '../../jepsen-like/nemesis/nemesis-schedule.js';
 import { partitionFor, partitionShapes, type Cut } from '../../jepsen-like/nemesis/partition-shapes.js';
 import { SeededPrng } from '../../src/base/prng.js';
 
@@ -36,7 +41,12 @@ describe('nemesis schedule', () => {
   });
 
   it('with overlaps on, sometimes starts a second, compatible fault while the first is in force', () => {
-    const schedule = generateSchedule({ ...base, families: ['kill', 'pause', 'partition', 'clock', 'latency', 'membership'], runMs: 600_000, overlapOneIn: 3 });
+    const schedule = generateSchedule({
+      ...base,
+      families: ['kill', 'pause', 'partition', 'clock', 'latency', 'membership'],
+      runMs: 600_000,
+      overlapOneIn: 3,
+    });
     const overlapping = schedule.filter((f, i) => i > 0 && f.startMs < (schedule[i - 1]?.healMs ?? 0));
     expect(overlapping.length).toBeGreaterThan(3);
     for (const f of overlapping) {
@@ -59,7 +69,17 @@ describe('nemesis schedule', () => {
 
   it('has a fault of every enabled family within the first as many faults as there are families', () => {
     for (let seed = 1; seed <= 20; seed++) {
-      const schedule = generateSchedule({ ...base, seed, families: ['partition', 'kill'], runMs: 16_000, warmupMs: 2_000, faultMsMin: 3_000, faultMsMax: 5_000, quietMsMin: 1_000, quietMsMax: 3_000 });
+      const schedule = generateSchedule({
+        ...base,
+        seed,
+        families: ['partition', 'kill'],
+        runMs: 16_000,
+        warmupMs: 2_000,
+        faultMsMin: 3_000,
+        faultMsMax: 5_000,
+        quietMsMin: 1_000,
+        quietMsMax: 3_000,
+      });
       expect(new Set(schedule.slice(0, 2).map((f) => f.fault.family))).toEqual(new Set(['partition', 'kill']));
     }
   });
@@ -134,6 +154,8 @@ describe('partition shapes', () => {
   });
 
   it('draws every shape for three and five nodes without error', () => {
-    for (const nodes of [three, five]) for (const shape of partitionShapes) expect(partitionFor(shape, nodes, undefined, new SeededPrng(2)).cuts.length).toBeGreaterThan(0);
+    for (const nodes of [three, five])
+      for (const shape of partitionShapes)
+        expect(partitionFor(shape, nodes, undefined, new SeededPrng(2)).cuts.length).toBeGreaterThan(0);
   });
 });

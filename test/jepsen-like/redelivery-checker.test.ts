@@ -7,7 +7,15 @@ describe('redelivery checker', () => {
     const h = new HistoryBuilder()
       .send(0, 'a', 0, 'ok')
       .send(0, 'b', 2, 'ok')
-      .receive(1, [{ body: 'a', handle: 'ha', receiveCount: 1 }, { body: 'b', handle: 'hb1', receiveCount: 1 }], 10, 20)
+      .receive(
+        1,
+        [
+          { body: 'a', handle: 'ha', receiveCount: 1 },
+          { body: 'b', handle: 'hb1', receiveCount: 1 },
+        ],
+        10,
+        20,
+      )
       .delete(1, 'a', 'ha', 30, 40)
       .receive(2, [{ body: 'b', handle: 'hb2', receiveCount: 2 }], 40_000, 40_010)
       .delete(2, 'b', 'hb2', 40_020, 40_030);
@@ -17,19 +25,27 @@ describe('redelivery checker', () => {
   });
 
   it('fails a delivery that was never deleted and never came back (a state rolled back, or a message dropped)', () => {
-    const h = new HistoryBuilder().send(0, 'a', 0, 'ok').receive(1, [{ body: 'a', handle: 'ha', receiveCount: 1 }], 10, 20);
+    const h = new HistoryBuilder()
+      .send(0, 'a', 0, 'ok')
+      .receive(1, [{ body: 'a', handle: 'ha', receiveCount: 1 }], 10, 20);
     const result = checkRedelivery(h.pairs());
     expect(result.valid).toBe(false);
     expect(result.undeletedNotRedelivered).toEqual([{ messageId: 'id-a', body: 'a', receiveInvokeIndex: 2 }]);
   });
 
   it('fails a delivery whose delete definitely failed and that never came back', () => {
-    const h = new HistoryBuilder().send(0, 'a', 0, 'ok').receive(1, [{ body: 'a', handle: 'ha' }], 10, 20).delete(1, 'a', 'ha', 30, 40, 'fail');
+    const h = new HistoryBuilder()
+      .send(0, 'a', 0, 'ok')
+      .receive(1, [{ body: 'a', handle: 'ha' }], 10, 20)
+      .delete(1, 'a', 'ha', 30, 40, 'fail');
     expect(checkRedelivery(h.pairs()).undeletedNotRedeliveredCount).toBe(1);
   });
 
   it('gives the benefit of the doubt to a delete whose outcome is unknown', () => {
-    const h = new HistoryBuilder().send(0, 'a', 0, 'ok').receive(1, [{ body: 'a', handle: 'ha' }], 10, 20).delete(1, 'a', 'ha', 30, 40, 'info');
+    const h = new HistoryBuilder()
+      .send(0, 'a', 0, 'ok')
+      .receive(1, [{ body: 'a', handle: 'ha' }], 10, 20)
+      .delete(1, 'a', 'ha', 30, 40, 'info');
     expect(checkRedelivery(h.pairs()).valid).toBe(true);
   });
 
@@ -46,11 +62,25 @@ describe('redelivery checker', () => {
     const h = new HistoryBuilder()
       .send(0, 'a', 0, 'ok')
       .send(0, 'b', 2, 'ok')
-      .receive(1, [{ body: 'a', handle: 'ha' }, { body: 'b', handle: 'hb' }], 10, 20)
+      .receive(
+        1,
+        [
+          { body: 'a', handle: 'ha' },
+          { body: 'b', handle: 'hb' },
+        ],
+        10,
+        20,
+      )
       .op({
         process: 1,
         f: 'delete-batch',
-        value: { queue: 'q', entries: [{ queue: 'q', body: 'a', messageId: 'id-a', receiptHandle: 'ha' }, { queue: 'q', body: 'b', messageId: 'id-b', receiptHandle: 'hb' }] },
+        value: {
+          queue: 'q',
+          entries: [
+            { queue: 'q', body: 'a', messageId: 'id-a', receiptHandle: 'ha' },
+            { queue: 'q', body: 'b', messageId: 'id-b', receiptHandle: 'hb' },
+          ],
+        },
         fromMs: 30,
         toMs: 40,
         outcome: 'ok',

@@ -6,9 +6,23 @@ import { combineValidity, runValidity, type RunResults } from '../../jepsen-like
 import { HistoryBuilder } from './history-builder.js';
 
 const events: NemesisEvent[] = [
-  { timeMs: 1_000, faultId: 0, phase: 'start', family: 'kill', description: 'kill -9 leader', details: { nodes: ['n1'] } },
+  {
+    timeMs: 1_000,
+    faultId: 0,
+    phase: 'start',
+    family: 'kill',
+    description: 'kill -9 leader',
+    details: { nodes: ['n1'] },
+  },
   { timeMs: 3_000, faultId: 0, phase: 'heal', family: 'kill', description: 'kill -9 leader' },
-  { timeMs: 4_000, faultId: 1, phase: 'start', family: 'clock', description: 'clock one -2500 ms', details: { nodes: ['n2'], offsetMs: -2_500 } },
+  {
+    timeMs: 4_000,
+    faultId: 1,
+    phase: 'start',
+    family: 'clock',
+    description: 'clock one -2500 ms',
+    details: { nodes: ['n2'], offsetMs: -2_500 },
+  },
   { timeMs: 6_000, faultId: 1, phase: 'heal', family: 'clock', description: 'clock one -2500 ms' },
   { timeMs: 7_000, faultId: 2, phase: 'start', family: 'partition', description: 'partition halves' },
 ];
@@ -16,8 +30,19 @@ const events: NemesisEvent[] = [
 function results(valid: RunResults['valid']): RunResults {
   return {
     valid,
-    run: { name: 'r', seed: 5, nodes: 3, timeSeconds: 8, nemesis: ['kill', 'clock', 'partition'], workloads: ['queue'], startedAt: '2026-01-01T00:00:00.000Z', durationMs: 9_000 },
-    workloads: { queue: { valid, checkers: { 'total-queue': { valid } }, operations: { send: { ok: 2, fail: 0, info: 1 } } } },
+    run: {
+      name: 'r',
+      seed: 5,
+      nodes: 3,
+      timeSeconds: 8,
+      nemesis: ['kill', 'clock', 'partition'],
+      workloads: ['queue'],
+      startedAt: '2026-01-01T00:00:00.000Z',
+      durationMs: 9_000,
+    },
+    workloads: {
+      queue: { valid, checkers: { 'total-queue': { valid } }, operations: { send: { ok: 2, fail: 0, info: 1 } } },
+    },
     cluster: checkCluster({
       unexpectedExits: ['n3 exited by itself (code 1, signal null)'],
       nemesisErrors: [],
@@ -26,7 +51,12 @@ function results(valid: RunResults['valid']): RunResults {
       replicas: { isConverged: true, states: [{ node: 'n1', appliedIndex: 9, stateDigest: 'x' }], silent: [] },
       fatalLogLines: [],
     }),
-    nemesis: { faultsInjected: 3, byFamily: { kill: 1, clock: 1, partition: 1 }, skipped: [{ family: 'corrupt', reason: 'no repair' }], errors: [] },
+    nemesis: {
+      faultsInjected: 3,
+      byFamily: { kill: 1, clock: 1, partition: 1 },
+      skipped: [{ family: 'corrupt', reason: 'no repair' }],
+      errors: [],
+    },
     runErrors: [],
   };
 }
@@ -44,16 +74,34 @@ describe('fault windows and report', () => {
 
   it('counts a clock behind and a later clock ahead together: one message can be claimed under each', () => {
     const behindThenAhead: NemesisEvent[] = [
-      { timeMs: 1_000, faultId: 0, phase: 'start', family: 'clock', description: 'clock one -1184 ms', details: { nodes: ['n3'], offsetMs: -1_184 } },
+      {
+        timeMs: 1_000,
+        faultId: 0,
+        phase: 'start',
+        family: 'clock',
+        description: 'clock one -1184 ms',
+        details: { nodes: ['n3'], offsetMs: -1_184 },
+      },
       { timeMs: 2_000, faultId: 0, phase: 'heal', family: 'clock', description: 'clock one -1184 ms' },
-      { timeMs: 3_000, faultId: 1, phase: 'start', family: 'clock', description: 'clock leader +1443 ms', details: { nodes: ['n3'], offsetMs: 1_443 } },
+      {
+        timeMs: 3_000,
+        faultId: 1,
+        phase: 'start',
+        family: 'clock',
+        description: 'clock leader +1443 ms',
+        details: { nodes: ['n3'], offsetMs: 1_443 },
+      },
       { timeMs: 4_000, faultId: 1, phase: 'heal', family: 'clock', description: 'clock leader +1443 ms' },
     ];
     expect(largestClockSpreadMs(behindThenAhead)).toBe(2_627);
   });
 
   it('shows the verdict, a shaded band per fault, the skipped families and the checker results', () => {
-    const pairs = new HistoryBuilder().send(0, 'a', 100, 'ok').send(1, 'b', 1_500, 'info').receive(2, [{ body: 'a' }], 2_000, 2_100).pairs();
+    const pairs = new HistoryBuilder()
+      .send(0, 'a', 100, 'ok')
+      .send(1, 'b', 1_500, 'info')
+      .receive(2, [{ body: 'a' }], 2_000, 2_100)
+      .pairs();
     const html = renderReportHtml({ results: results(false), pairs, windows: faultWindows(events), endMs: 9_000 });
     expect(html).toContain('INVALID');
     expect(html).toContain('<title>#0 kill -9 leader</title>');

@@ -4,8 +4,17 @@ import { defaultRunOptions, parseRunOptions, RunUsageError } from '../../jepsen-
 
 describe('runner options', () => {
   it('reads the documented flags', () => {
-    const o = parseRunOptions(['--time', '30', '--nemesis', 'partition,kill', '--workload', 'fifo', '--seed', '9', '--nodes', '5'], () => 1);
-    expect(o).toMatchObject({ timeSeconds: 30, nemesis: ['partition', 'kill'], workloads: ['fifo'], seed: 9, nodes: 5 });
+    const o = parseRunOptions(
+      ['--time', '30', '--nemesis', 'partition,kill', '--workload', 'fifo', '--seed', '9', '--nodes', '5'],
+      () => 1,
+    );
+    expect(o).toMatchObject({
+      timeSeconds: 30,
+      nemesis: ['partition', 'kill'],
+      workloads: ['fifo'],
+      seed: 9,
+      nodes: 5,
+    });
   });
 
   it('draws a seed when none is given, and takes every family for --nemesis all', () => {
@@ -23,7 +32,10 @@ describe('runner options', () => {
   });
 
   it('takes a failpoint, no nemesis at all, and how often faults overlap', () => {
-    const o = parseRunOptions(['--failpoint', 'drop-acked-send', '--nemesis', 'none', '--overlap-one-in', '2'], () => 1);
+    const o = parseRunOptions(
+      ['--failpoint', 'drop-acked-send', '--nemesis', 'none', '--overlap-one-in', '2'],
+      () => 1,
+    );
     expect(o).toMatchObject({ failpoint: 'drop-acked-send', nemesis: [], overlapOneIn: 2 });
     expect(parseRunOptions([], () => 1).failpoint).toBeUndefined();
     expect(() => parseRunOptions(['--failpoint', 'lose-all'], () => 1)).toThrow(/unknown "lose-all"/);

@@ -89,7 +89,9 @@ describe.skipIf(!isCliBuilt)(`short jepsen-like runs, one per nemesis family${sk
       expect(fifo['fifo']?.['deliveriesChecked'], summary).toBeGreaterThan(50);
       const metadata = r.workloads['metadata'];
       expect(metadata?.operations['metadata']?.['ok'] ?? 0, summary).toBeGreaterThan(50);
-      expect((metadata?.checkers as unknown as CheckerFields)['linearizability']?.['verdict'], summary).toBe('linearizable');
+      expect((metadata?.checkers as unknown as CheckerFields)['linearizability']?.['verdict'], summary).toBe(
+        'linearizable',
+      );
     }, 240_000);
   });
 });

@@ -9,8 +9,25 @@ describe('SVG plot', () => {
       yLabel: 'ops/s',
       bands: [{ fromX: 2, toX: 4, label: 'kill -9 n1', color: 'red' }],
       series: [
-        { name: 'ok', color: 'green', style: 'line', points: [[0, 1], [1, 5], [2, 3]] },
-        { name: 'info', color: 'orange', style: 'points', points: [[1, 2], [3, 4]] },
+        {
+          name: 'ok',
+          color: 'green',
+          style: 'line',
+          points: [
+            [0, 1],
+            [1, 5],
+            [2, 3],
+          ],
+        },
+        {
+          name: 'info',
+          color: 'orange',
+          style: 'points',
+          points: [
+            [1, 2],
+            [3, 4],
+          ],
+        },
       ],
     });
     expect(svg.startsWith('<svg')).toBe(true);
@@ -22,13 +39,39 @@ describe('SVG plot', () => {
   });
 
   it('places a band where its x values fall on the axis', () => {
-    const svg = renderPlot({ title: 't', xLabel: 'x', yLabel: 'y', widthPx: 1090, xMin: 0, xMax: 100, bands: [{ fromX: 50, toX: 75, label: 'b', color: 'red' }], series: [] });
+    const svg = renderPlot({
+      title: 't',
+      xLabel: 'x',
+      yLabel: 'y',
+      widthPx: 1090,
+      xMin: 0,
+      xMax: 100,
+      bands: [{ fromX: 50, toX: 75, label: 'b', color: 'red' }],
+      series: [],
+    });
     // plot width = 1090 - 70 - 20 = 1000 px starting at x = 70.
     expect(svg).toContain('<rect x="570.0" y="34" width="250.0"');
   });
 
   it('leaves non-positive values out of a log plot instead of drawing them at minus infinity', () => {
-    const svg = renderPlot({ title: 't', xLabel: 'x', yLabel: 'y', yScale: 'log', series: [{ name: 's', color: 'blue', style: 'points', points: [[0, 0], [1, 10], [2, 1000]] }] });
+    const svg = renderPlot({
+      title: 't',
+      xLabel: 'x',
+      yLabel: 'y',
+      yScale: 'log',
+      series: [
+        {
+          name: 's',
+          color: 'blue',
+          style: 'points',
+          points: [
+            [0, 0],
+            [1, 10],
+            [2, 1000],
+          ],
+        },
+      ],
+    });
     expect(svg.match(/<circle /g)).toHaveLength(2);
     expect(svg).not.toContain('NaN');
   });

@@ -31,7 +31,13 @@ async function echoServer(): Promise<{ port: number; received: () => number }> {
 }
 
 async function startProxy(targetPort: number): Promise<TcpProxy> {
-  const proxy = new TcpProxy({ name: 'a->b', listenHost: '127.0.0.1', listenPort: 0, targetHost: '127.0.0.1', targetPort });
+  const proxy = new TcpProxy({
+    name: 'a->b',
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    targetHost: '127.0.0.1',
+    targetPort,
+  });
   await proxy.start();
   closers.push(() => proxy.close());
   return proxy;

@@ -4,14 +4,26 @@ import { HistoryBuilder } from './history-builder.js';
 
 describe('total-queue checker', () => {
   it('passes a history where every acknowledged send is received once', () => {
-    const h = new HistoryBuilder().send(0, 'a', 0, 'ok').send(1, 'b', 0, 'ok').receive(2, [{ body: 'a' }, { body: 'b' }], 5, 6);
+    const h = new HistoryBuilder()
+      .send(0, 'a', 0, 'ok')
+      .send(1, 'b', 0, 'ok')
+      .receive(2, [{ body: 'a' }, { body: 'b' }], 5, 6);
     const result = checkTotalQueue(h.pairs());
     expect(result.valid).toBe(true);
-    expect(result).toMatchObject({ acknowledgedCount: 2, receivedCount: 2, lostCount: 0, unexpectedCount: 0, duplicatedCount: 0 });
+    expect(result).toMatchObject({
+      acknowledgedCount: 2,
+      receivedCount: 2,
+      lostCount: 0,
+      unexpectedCount: 0,
+      duplicatedCount: 0,
+    });
   });
 
   it('reports an acknowledged send never received as lost', () => {
-    const h = new HistoryBuilder().send(0, 'a', 0, 'ok').send(0, 'b', 2, 'ok').receive(1, [{ body: 'a' }], 5, 6);
+    const h = new HistoryBuilder()
+      .send(0, 'a', 0, 'ok')
+      .send(0, 'b', 2, 'ok')
+      .receive(1, [{ body: 'a' }], 5, 6);
     const result = checkTotalQueue(h.pairs());
     expect(result.valid).toBe(false);
     expect(result.lost).toEqual(['b']);
@@ -25,7 +37,10 @@ describe('total-queue checker', () => {
   });
 
   it('counts duplicates without failing, since a standard queue delivers at least once', () => {
-    const h = new HistoryBuilder().send(0, 'a', 0, 'ok').receive(1, [{ body: 'a' }], 5, 6).receive(1, [{ body: 'a' }], 40_000, 40_001);
+    const h = new HistoryBuilder()
+      .send(0, 'a', 0, 'ok')
+      .receive(1, [{ body: 'a' }], 5, 6)
+      .receive(1, [{ body: 'a' }], 40_000, 40_001);
     const result = checkTotalQueue(h.pairs());
     expect(result.valid).toBe(true);
     expect(result.duplicated).toEqual(['a']);
@@ -52,7 +67,10 @@ describe('total-queue checker', () => {
   });
 
   it('checks only the named queue when given one', () => {
-    const h = new HistoryBuilder().send(0, 'a', 0, 'ok', { queue: 'one' }).send(0, 'b', 2, 'ok', { queue: 'two' }).receive(1, [{ body: 'a' }], 5, 6, { queue: 'one' });
+    const h = new HistoryBuilder()
+      .send(0, 'a', 0, 'ok', { queue: 'one' })
+      .send(0, 'b', 2, 'ok', { queue: 'two' })
+      .receive(1, [{ body: 'a' }], 5, 6, { queue: 'one' });
     expect(checkTotalQueue(h.pairs(), 'one').valid).toBe(true);
     expect(checkTotalQueue(h.pairs(), 'two').lost).toEqual(['b']);
   });

@@ -26,8 +26,20 @@ afterEach(async () => {
 async function sqsBehindProxy(): Promise<{ proxy: TcpProxy; endpoint: SqsEndpoint }> {
   const port = await freePort();
   const server: Server = await createSqsServer({ port, hostname: '127.0.0.1', emulateQueueCreationLifecycle: false });
-  cleanups.push(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  const proxy = new TcpProxy({ name: 'client->sqs', listenHost: '127.0.0.1', listenPort: 0, targetHost: '127.0.0.1', targetPort: port });
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  const proxy = new TcpProxy({
+    name: 'client->sqs',
+    listenHost: '127.0.0.1',
+    listenPort: 0,
+    targetHost: '127.0.0.1',
+    targetPort: port,
+  });
   await proxy.start();
   cleanups.push(() => proxy.close());
   const endpoint = new SqsEndpoint('sqs', `http://127.0.0.1:${proxy.port}`, 3_000);
@@ -35,7 +47,12 @@ async function sqsBehindProxy(): Promise<{ proxy: TcpProxy; endpoint: SqsEndpoin
   return { proxy, endpoint };
 }
 
-async function runFor(workload: Workload, endpoint: SqsEndpoint, runMs: number, during?: (nowMs: () => number, recorder: HistoryRecorder) => Promise<void>): Promise<{ recorder: HistoryRecorder }> {
+async function runFor(
+  workload: Workload,
+  endpoint: SqsEndpoint,
+  runMs: number,
+  during?: (nowMs: () => number, recorder: HistoryRecorder) => Promise<void>,
+): Promise<{ recorder: HistoryRecorder }> {
   const start = performance.now();
   const nowMs = (): number => performance.now() - start;
   const recorder = new HistoryRecorder(nowMs);
@@ -54,7 +71,10 @@ async function runFor(workload: Workload, endpoint: SqsEndpoint, runMs: number, 
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, runMs - nowMs())));
   isRunning = false;
   await running;
-  await workload.drain({ ...ctx, isRunning: () => true, pause: (ms) => new Promise((r) => setTimeout(r, ms)) }, nowMs() + 20_000);
+  await workload.drain(
+    { ...ctx, isRunning: () => true, pause: (ms) => new Promise((r) => setTimeout(r, ms)) },
+    nowMs() + 20_000,
+  );
   return { recorder };
 }
 
@@ -68,8 +88,17 @@ async function historyHas(recorder: HistoryRecorder, type: 'ok' | 'info'): Promi
 }
 
 const queueOptions: QueueWorkloadOptions = {
-  name: 'queue', queueName: 'jepsen-standard', isFifo: false, producers: 2, consumers: 2, groups: 3, sendsPerSecond: 60, visibilityTimeoutSeconds: 2, resendFraction: 0.1,
-  batchSendFraction: 0.3, abandonFraction: 0.15,
+  name: 'queue',
+  queueName: 'jepsen-standard',
+  isFifo: false,
+  producers: 2,
+  consumers: 2,
+  groups: 3,
+  sendsPerSecond: 60,
+  visibilityTimeoutSeconds: 2,
+  resendFraction: 0.1,
+  batchSendFraction: 0.3,
+  abandonFraction: 0.15,
 };
 
 describe('workloads against an in-memory SQS', () => {
@@ -93,12 +122,24 @@ describe('workloads against an in-memory SQS', () => {
     // counter glued together, so they do not compare as numbers), so this checks what the workload
     // records and that nothing is lost, not the FIFO verdict.
     const { endpoint } = await sqsBehindProxy();
-    const workload = new QueueWorkload({ ...queueOptions, name: 'fifo', queueName: 'jepsen-fifo.fifo', isFifo: true, resendFraction: 0.2 });
+    const workload = new QueueWorkload({
+      ...queueOptions,
+      name: 'fifo',
+      queueName: 'jepsen-fifo.fifo',
+      isFifo: true,
+      resendFraction: 0.2,
+    });
     const { recorder } = await runFor(workload, endpoint, 1_500);
     const pairs = pairOperations(recorder.history());
     const sends = pairs.filter((p) => p.f === 'send' && p.outcome === 'ok');
-    expect(sends.every((p) => typeof (p.completion?.value as { sequenceNumber?: unknown }).sequenceNumber === 'string')).toBe(true);
-    const delivered = pairs.flatMap((p) => (p.f === 'receive' && p.outcome === 'ok' ? (p.completion?.value as { messages: Array<Record<string, unknown>> }).messages : []));
+    expect(
+      sends.every((p) => typeof (p.completion?.value as { sequenceNumber?: unknown }).sequenceNumber === 'string'),
+    ).toBe(true);
+    const delivered = pairs.flatMap((p) =>
+      p.f === 'receive' && p.outcome === 'ok'
+        ? (p.completion?.value as { messages: Array<Record<string, unknown>> }).messages
+        : [],
+    );
     expect(delivered.length).toBeGreaterThan(20);
     for (const m of delivered) {
       expect(m['groupId']).toMatch(/^g[0-2]$/);
@@ -124,14 +165,22 @@ describe('workloads against an in-memory SQS', () => {
     const infos = pairs.filter((p) => p.outcome === 'info');
     expect(infos.length).toBeGreaterThan(0);
     const processesAfterInfo = new Set(infos.map((p) => p.process));
-    for (const p of pairs) if (processesAfterInfo.has(p.process)) expect(p.invoke.index).toBeLessThanOrEqual(infos.find((i) => i.process === p.process)?.invoke.index ?? -1);
+    for (const p of pairs)
+      if (processesAfterInfo.has(p.process))
+        expect(p.invoke.index).toBeLessThanOrEqual(infos.find((i) => i.process === p.process)?.invoke.index ?? -1);
     const report = workload.check(pairs, { clockAllowanceMs: 500, nowMs: () => performance.now() });
     expect((report.checkers['total-queue'] as unknown as { lostCount: number }).lostCount).toBe(0);
   });
 
   it('a metadata run produces a history the linearizability checker can decide', async () => {
     const { endpoint } = await sqsBehindProxy();
-    const workload = new MetadataWorkload({ clients: 3, queues: 2, opsPerSecond: 60, searchStepsMax: 1_000_000, searchTimeMsMax: 10_000 });
+    const workload = new MetadataWorkload({
+      clients: 3,
+      queues: 2,
+      opsPerSecond: 60,
+      searchStepsMax: 1_000_000,
+      searchTimeMsMax: 10_000,
+    });
     const { recorder } = await runFor(workload, endpoint, 1_500);
     const pairs = pairOperations(recorder.history());
     const report = workload.check(pairs, { clockAllowanceMs: 0, nowMs: () => performance.now() });

@@ -5,23 +5,34 @@ import { decodeQueueMeta, encodeQueueMeta } from '../../src/queue/queue-meta.js'
 import { makeHarness, sendOne, type Harness } from './support/queue-harness.js';
 
 const arn = (name: string) => `arn:aws:sqs:us-east-1:000000000000:${name}`;
-const redrive = (target: string, maxReceiveCount: number) => JSON.stringify({ deadLetterTargetArn: arn(target), maxReceiveCount });
+const redrive = (target: string, maxReceiveCount: number) =>
+  JSON.stringify({ deadLetterTargetArn: arn(target), maxReceiveCount });
 
-async function withRedrive(maxReceiveCount = 2, type: 'standard' | 'fifo' = 'standard'): Promise<Harness & { source: string; dlq: string }> {
+async function withRedrive(
+  maxReceiveCount = 2,
+  type: 'standard' | 'fifo' = 'standard',
+): Promise<Harness & { source: string; dlq: string }> {
   const harness = makeHarness();
   const suffix = type === 'fifo' ? '.fifo' : '';
-  const fifoAttributes: Record<string, string> = type === 'fifo' ? { FifoQueue: 'true', ContentBasedDeduplication: 'true' } : {};
+  const fifoAttributes: Record<string, string> =
+    type === 'fifo' ? { FifoQueue: 'true', ContentBasedDeduplication: 'true' } : {};
   const source = `source${suffix}`;
   const dlq = `dlq${suffix}`;
   await harness.service.createQueue({ name: dlq, attributes: fifoAttributes, tags: {} });
-  await harness.service.createQueue({ name: source, attributes: { ...fifoAttributes, VisibilityTimeout: '0', RedrivePolicy: redrive(dlq, maxReceiveCount) }, tags: {} });
+  await harness.service.createQueue({
+    name: source,
+    attributes: { ...fifoAttributes, VisibilityTimeout: '0', RedrivePolicy: redrive(dlq, maxReceiveCount) },
+    tags: {},
+  });
   return { ...harness, source, dlq };
 }
 
 describe('dead-letter redrive', () => {
   it('the receive that would exceed maxReceiveCount moves the message to the DLQ with its body, attributes, id and source ARN', async () => {
     const { service, source, dlq, executor } = await withRedrive(2);
-    const messageId = await sendOne(service, source, 'poison', { messageAttributes: { k: { dataType: 'String', stringValue: 'v' } } });
+    const messageId = await sendOne(service, source, 'poison', {
+      messageAttributes: { k: { dataType: 'String', stringValue: 'v' } },
+    });
     expect(await service.receiveMessages(source, { maxMessages: 1 })).toHaveLength(1);
     expect(await service.receiveMessages(source, { maxMessages: 1 })).toHaveLength(1);
     const commits = executor.commits.length;
@@ -37,12 +48,24 @@ describe('dead-letter redrive', () => {
 
   it('a FIFO dead-letter copy gets the next DLQ sequence number, above earlier ones and below later sends (trap 9)', async () => {
     const { service, source, dlq } = await withRedrive(1, 'fifo');
-    const direct = await service.sendMessages(dlq, [{ entryId: 'a', body: 'direct', messageGroupId: 'g', messageAttributes: {}, systemAttributes: {} }], { senderId: 's' });
-    await service.sendMessages(source, [{ entryId: 'b', body: 'poison', messageGroupId: 'g', messageAttributes: {}, systemAttributes: {} }], { senderId: 's' });
+    const direct = await service.sendMessages(
+      dlq,
+      [{ entryId: 'a', body: 'direct', messageGroupId: 'g', messageAttributes: {}, systemAttributes: {} }],
+      { senderId: 's' },
+    );
+    await service.sendMessages(
+      source,
+      [{ entryId: 'b', body: 'poison', messageGroupId: 'g', messageAttributes: {}, systemAttributes: {} }],
+      { senderId: 's' },
+    );
     const [firstReceive] = await service.receiveMessages(source, { maxMessages: 1 });
     expect(firstReceive?.body).toBe('poison');
     expect(await service.receiveMessages(source, { maxMessages: 1 })).toEqual([]);
-    const later = await service.sendMessages(dlq, [{ entryId: 'c', body: 'later', messageGroupId: 'g', messageAttributes: {}, systemAttributes: {} }], { senderId: 's' });
+    const later = await service.sendMessages(
+      dlq,
+      [{ entryId: 'c', body: 'later', messageGroupId: 'g', messageAttributes: {}, systemAttributes: {} }],
+      { senderId: 's' },
+    );
     const inDlq = await service.receiveMessages(dlq, { maxMessages: 10 });
     expect(inDlq.map((m) => m.body)).toEqual(['direct', 'poison', 'later']);
     const sequences = inDlq.map((m) => BigInt(m.attributes['SequenceNumber'] ?? '0'));
@@ -55,13 +78,29 @@ describe('dead-letter redrive', () => {
     const { service } = makeHarness();
     await service.createQueue({ name: 'std', attributes: {}, tags: {} });
     await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
-    await service.createQueue({ name: 'closed', attributes: { RedriveAllowPolicy: '{"redrivePermission":"denyAll"}' }, tags: {} });
-    await expect(service.setQueueAttributes('std', { RedrivePolicy: redrive('std', 3) })).rejects.toBeInstanceOf(InvalidAttributeValueError);
-    await expect(service.setQueueAttributes('std', { RedrivePolicy: redrive('f.fifo', 3) })).rejects.toBeInstanceOf(InvalidAttributeValueError);
-    await expect(service.setQueueAttributes('f.fifo', { RedrivePolicy: redrive('std', 3) })).rejects.toBeInstanceOf(InvalidAttributeValueError);
-    await expect(service.setQueueAttributes('std', { RedrivePolicy: redrive('missing', 3) })).rejects.toBeInstanceOf(InvalidAttributeValueError);
-    await expect(service.setQueueAttributes('std', { RedrivePolicy: redrive('closed', 3) })).rejects.toBeInstanceOf(InvalidAttributeValueError);
-    await expect(service.createQueue({ name: 'self', attributes: { RedrivePolicy: redrive('self', 3) }, tags: {} })).rejects.toBeInstanceOf(InvalidAttributeValueError);
+    await service.createQueue({
+      name: 'closed',
+      attributes: { RedriveAllowPolicy: '{"redrivePermission":"denyAll"}' },
+      tags: {},
+    });
+    await expect(service.setQueueAttributes('std', { RedrivePolicy: redrive('std', 3) })).rejects.toBeInstanceOf(
+      InvalidAttributeValueError,
+    );
+    await expect(service.setQueueAttributes('std', { RedrivePolicy: redrive('f.fifo', 3) })).rejects.toBeInstanceOf(
+      InvalidAttributeValueError,
+    );
+    await expect(service.setQueueAttributes('f.fifo', { RedrivePolicy: redrive('std', 3) })).rejects.toBeInstanceOf(
+      InvalidAttributeValueError,
+    );
+    await expect(service.setQueueAttributes('std', { RedrivePolicy: redrive('missing', 3) })).rejects.toBeInstanceOf(
+      InvalidAttributeValueError,
+    );
+    await expect(service.setQueueAttributes('std', { RedrivePolicy: redrive('closed', 3) })).rejects.toBeInstanceOf(
+      InvalidAttributeValueError,
+    );
+    await expect(
+      service.createQueue({ name: 'self', attributes: { RedrivePolicy: redrive('self', 3) }, tags: {} }),
+    ).rejects.toBeInstanceOf(InvalidAttributeValueError);
   });
 
   it('a move to a DLQ that changed type after the policy was set is refused at move time; the message stays deliverable (trap 9)', async () => {
@@ -75,7 +114,13 @@ describe('dead-letter redrive', () => {
       startTsUs: view.ts,
       nowMs: executor.nowMs(),
       readKeys: [],
-      writes: [{ kind: 'put', key: queueKeys.meta(dlq), value: encodeQueueMeta({ ...record, attributes: { ...record.attributes, FifoQueue: 'true' } }) }],
+      writes: [
+        {
+          kind: 'put',
+          key: queueKeys.meta(dlq),
+          value: encodeQueueMeta({ ...record, attributes: { ...record.attributes, FifoQueue: 'true' } }),
+        },
+      ],
     });
     await sendOne(service, source, 'stays');
     await service.receiveMessages(source, { maxMessages: 1 });
@@ -91,7 +136,9 @@ describe('dead-letter redrive', () => {
     await service.receiveMessages(source, { maxMessages: 1 });
     await service.deleteQueue(dlq);
     await sendOne(service, source, 'healthy');
-    const bodies = (await service.receiveMessages(source, { maxMessages: 10, visibilityTimeoutSeconds: 30 })).map((m) => m.body).sort();
+    const bodies = (await service.receiveMessages(source, { maxMessages: 10, visibilityTimeoutSeconds: 30 }))
+      .map((m) => m.body)
+      .sort();
     expect(bodies).toEqual(['healthy', 'poison']);
     expect(service.redriveSkippedCount).toBeGreaterThanOrEqual(1);
   });
@@ -99,10 +146,14 @@ describe('dead-letter redrive', () => {
   it('ListDeadLetterSourceQueues follows policies as they are set, removed and their queues deleted', async () => {
     const { service } = makeHarness();
     await service.createQueue({ name: 'dlq', attributes: {}, tags: {} });
-    for (const name of ['s1', 's2', 's3']) await service.createQueue({ name, attributes: { RedrivePolicy: redrive('dlq', 5) }, tags: {} });
+    for (const name of ['s1', 's2', 's3'])
+      await service.createQueue({ name, attributes: { RedrivePolicy: redrive('dlq', 5) }, tags: {} });
     const page = await service.listDeadLetterSourceQueues('dlq', { maxResults: 2 });
     expect(page.names).toEqual(['s1', 's2']);
-    const rest = await service.listDeadLetterSourceQueues('dlq', { maxResults: 2, ...(page.nextToken !== undefined ? { nextToken: page.nextToken } : {}) });
+    const rest = await service.listDeadLetterSourceQueues('dlq', {
+      maxResults: 2,
+      ...(page.nextToken !== undefined ? { nextToken: page.nextToken } : {}),
+    });
     expect(rest.names).toEqual(['s3']);
     await service.setQueueAttributes('s1', { RedrivePolicy: '' });
     await service.deleteQueue('s2');

@@ -8,13 +8,16 @@ import { describe, expect, it } from 'vitest';
 import type { EntryFailure, EntrySuccess } from '../../src/queue/queue-api.js';
 import { entry, makeHarness, receiveAll } from './support/queue-harness.js';
 
-const isRefused = (result: EntrySuccess | EntryFailure | undefined): boolean => result !== undefined && 'error' in result;
+const isRefused = (result: EntrySuccess | EntryFailure | undefined): boolean =>
+  result !== undefined && 'error' in result;
 
 describe('a FIFO delete or visibility change asked again while its first attempt is uncommitted', () => {
   it('answers the first attempt and the repeat alike: either both delete, or both refuse and the message stays', async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true', VisibilityTimeout: '2' }, tags: {} });
-    await service.sendMessages('f.fifo', [entry('1', 'body', { messageGroupId: 'g', messageDeduplicationId: 'd' })], { senderId: 's' });
+    await service.sendMessages('f.fifo', [entry('1', 'body', { messageGroupId: 'g', messageDeduplicationId: 'd' })], {
+      senderId: 's',
+    });
     const [message] = await service.receiveMessages('f.fifo', { maxMessages: 1 });
     const receiptHandle = message!.receiptHandle;
 
@@ -43,7 +46,9 @@ describe('a FIFO delete or visibility change asked again while its first attempt
   it('a visibility change the repeat refuses ("not in flight") is not made afterwards by the first attempt', async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true', VisibilityTimeout: '2' }, tags: {} });
-    await service.sendMessages('f.fifo', [entry('1', 'body', { messageGroupId: 'g', messageDeduplicationId: 'd' })], { senderId: 's' });
+    await service.sendMessages('f.fifo', [entry('1', 'body', { messageGroupId: 'g', messageDeduplicationId: 'd' })], {
+      senderId: 's',
+    });
     const [message] = await service.receiveMessages('f.fifo', { maxMessages: 1 });
     const change = { entryId: 'c', receiptHandle: message!.receiptHandle, visibilityTimeoutSeconds: 600 };
 

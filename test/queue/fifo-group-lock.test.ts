@@ -27,7 +27,13 @@ async function makeCluster(nodeCount: number) {
   const replicas = Array.from({ length: nodeCount }, () => new LaggingReplica(log, violations));
   const services = replicas.map(
     (replica, i) =>
-      new QueueService({ executor: replica, accountId: '000000000000', region: 'us-east-1', scheduler: new ManualScheduler(log.clock), prng: new SeededPrng(i + 1) }),
+      new QueueService({
+        executor: replica,
+        accountId: '000000000000',
+        region: 'us-east-1',
+        scheduler: new ManualScheduler(log.clock),
+        prng: new SeededPrng(i + 1),
+      }),
   );
   const first = services[0] as QueueService;
   await first.createQueue({ name: queue, attributes: { FifoQueue: 'true', VisibilityTimeout: '5' }, tags: {} });
@@ -36,7 +42,11 @@ async function makeCluster(nodeCount: number) {
 }
 
 async function sendInGroup(service: QueueService, groupId: string, body: string): Promise<string> {
-  const [result] = await service.sendMessages(queue, [entry('e', body, { messageGroupId: groupId, messageDeduplicationId: body })], { senderId: 's' });
+  const [result] = await service.sendMessages(
+    queue,
+    [entry('e', body, { messageGroupId: groupId, messageDeduplicationId: body })],
+    { senderId: 's' },
+  );
   if (result === undefined) throw new Error('a send of one entry answered no entry');
   // The entry's own error (a lost reply is a RetryableError), for the caller to judge.
   if ('error' in result) throw result.error;
@@ -143,14 +153,21 @@ describe('the FIFO group lock across nodes', () => {
           const batches = await Promise.all(
             op.nodes.map((i) =>
               (services[i] as QueueService)
-                .receiveMessages(queue, { maxMessages: op.maxMessages, visibilityTimeoutSeconds: op.visibilitySeconds, waitTimeSeconds: 0 })
+                .receiveMessages(queue, {
+                  maxMessages: op.maxMessages,
+                  visibilityTimeoutSeconds: op.visibilitySeconds,
+                  waitTimeSeconds: 0,
+                })
                 .catch(swallowLostReply),
             ),
           );
           for (const batch of batches) handles.push(...batch);
         } else if (op.kind === 'delete') {
           const handle = handles[op.pick % Math.max(1, handles.length)];
-          if (handle !== undefined) await (services[op.node] as QueueService).deleteMessages(queue, [{ entryId: 'd', receiptHandle: handle.receiptHandle }]);
+          if (handle !== undefined)
+            await (services[op.node] as QueueService).deleteMessages(queue, [
+              { entryId: 'd', receiptHandle: handle.receiptHandle },
+            ]);
         } else if (op.kind === 'advance') {
           log.clock.advanceMs(op.ms);
         } else if (op.kind === 'catchUp') {

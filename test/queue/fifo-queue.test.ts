@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidParameterValueError, MissingParameterError, ReceiptHandleIsInvalidError } from '../../src/queue/errors.js';
+import {
+  InvalidParameterValueError,
+  MissingParameterError,
+  ReceiptHandleIsInvalidError,
+} from '../../src/queue/errors.js';
 import { partitionOfGroup } from '../../src/queue/partitioning.js';
 import type { SendResult } from '../../src/queue/queue-api.js';
 import { encodeReceiptHandle } from '../../src/queue/receipt-handle.js';
@@ -12,11 +16,13 @@ async function fifo(attributes: Record<string, string> = {}) {
 }
 
 function ok(result: unknown): SendResult {
-  if (typeof result !== 'object' || result === null || 'error' in result) throw new Error(`send failed: ${JSON.stringify(result)}`);
+  if (typeof result !== 'object' || result === null || 'error' in result)
+    throw new Error(`send failed: ${JSON.stringify(result)}`);
   return result as SendResult;
 }
 
-const g = (group: string, dedup: string, body = dedup) => entry(dedup, body, { messageGroupId: group, messageDeduplicationId: dedup });
+const g = (group: string, dedup: string, body = dedup) =>
+  entry(dedup, body, { messageGroupId: group, messageDeduplicationId: dedup });
 
 describe('FIFO queues', () => {
   it('sends get increasing sequence numbers, in batches too, and a group is delivered in sequence order', async () => {
@@ -45,11 +51,17 @@ describe('FIFO queues', () => {
 
   it('concurrent FIFO sends on one node queue up instead of conflicting on the sequence counter, and all get distinct numbers', async () => {
     const { service, executor } = await fifo();
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => service.sendMessages('f.fifo', [g(`g${i % 3}`, `d${i}`)], { senderId: 's' })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        service.sendMessages('f.fifo', [g(`g${i % 3}`, `d${i}`)], { senderId: 's' }),
+      ),
+    );
     const sequences = results.map((r) => ok(r[0]).sequenceNumber);
     expect(new Set(sequences).size).toBe(12);
     expect(executor.conflicts).toBe(0);
-    expect(await service.getQueueAttributes('f.fifo', ['ApproximateNumberOfMessages'])).toEqual({ ApproximateNumberOfMessages: '12' });
+    expect(await service.getQueueAttributes('f.fifo', ['ApproximateNumberOfMessages'])).toEqual({
+      ApproximateNumberOfMessages: '12',
+    });
   });
 
   it('a group stays in sequence order when a later send is stamped by a clock that went backwards (trap 16)', async () => {
@@ -84,7 +96,17 @@ describe('FIFO queues', () => {
 
   it('a FIFO batch with repeated dedup ids enqueues once, with monotonic sequence numbers (trap 7)', async () => {
     const { service } = await fifo();
-    const results = (await service.sendMessages('f.fifo', [g('a', 'x', 'b1'), entry('dup', 'b2', { messageGroupId: 'a', messageDeduplicationId: 'x' }), g('a', 'y', 'b3')], { senderId: 's' })).map(ok);
+    const results = (
+      await service.sendMessages(
+        'f.fifo',
+        [
+          g('a', 'x', 'b1'),
+          entry('dup', 'b2', { messageGroupId: 'a', messageDeduplicationId: 'x' }),
+          g('a', 'y', 'b3'),
+        ],
+        { senderId: 's' },
+      )
+    ).map(ok);
     expect(results[1]?.messageId).toBe(results[0]?.messageId);
     expect(BigInt(results[2]?.sequenceNumber ?? '0') > BigInt(results[0]?.sequenceNumber ?? '0')).toBe(true);
     expect((await receiveAll(service, 'f.fifo')).map((m) => m.body)).toEqual(['b1', 'b3']);
@@ -92,7 +114,8 @@ describe('FIFO queues', () => {
 
   it('content-based deduplication hashes the body; DeduplicationScope=messageGroup keeps equal ids of different groups apart (trap 15)', async () => {
     const { service } = await fifo({ ContentBasedDeduplication: 'true', DeduplicationScope: 'messageGroup' });
-    const send = (group: string, body: string) => service.sendMessages('f.fifo', [entry('e', body, { messageGroupId: group })], { senderId: 's' });
+    const send = (group: string, body: string) =>
+      service.sendMessages('f.fifo', [entry('e', body, { messageGroupId: group })], { senderId: 's' });
     const a1 = ok((await send('a', 'same body'))[0]);
     const a2 = ok((await send('a', 'same body'))[0]);
     const b1 = ok((await send('b', 'same body'))[0]);
@@ -118,10 +141,18 @@ describe('FIFO queues', () => {
 
   it('FIFO sends without a group or without any dedup id fail the whole request; a per-message delay fails its entry', async () => {
     const { service } = await fifo();
-    await expect(service.sendMessages('f.fifo', [g('a', 'b'), entry('nogroup', 'x', { messageDeduplicationId: 'a' })], { senderId: 's' })).rejects.toBeInstanceOf(MissingParameterError);
-    await expect(service.sendMessages('f.fifo', [g('a', 'b'), entry('nodedup', 'x', { messageGroupId: 'a' })], { senderId: 's' })).rejects.toBeInstanceOf(InvalidParameterValueError);
+    await expect(
+      service.sendMessages('f.fifo', [g('a', 'b'), entry('nogroup', 'x', { messageDeduplicationId: 'a' })], {
+        senderId: 's',
+      }),
+    ).rejects.toBeInstanceOf(MissingParameterError);
+    await expect(
+      service.sendMessages('f.fifo', [g('a', 'b'), entry('nodedup', 'x', { messageGroupId: 'a' })], { senderId: 's' }),
+    ).rejects.toBeInstanceOf(InvalidParameterValueError);
     expect(await service.receiveMessages('f.fifo', { maxMessages: 10 })).toEqual([]);
-    const results = await service.sendMessages('f.fifo', [g('a', 'b'), { ...g('a', 'c'), delaySeconds: 5 }], { senderId: 's' });
+    const results = await service.sendMessages('f.fifo', [g('a', 'b'), { ...g('a', 'c'), delaySeconds: 5 }], {
+      senderId: 's',
+    });
     const errorOf = (i: number) => {
       const r = results[i];
       return r !== undefined && 'error' in r ? r.error : undefined;
@@ -165,7 +196,8 @@ describe('high-throughput FIFO', () => {
 
   function groupsInPartition(partition: number, count: number, partitions = 8): string[] {
     const groups: string[] = [];
-    for (let i = 0; groups.length < count; i++) if (partitionOfGroup(`g${i}`, partitions) === partition) groups.push(`g${i}`);
+    for (let i = 0; groups.length < count; i++)
+      if (partitionOfGroup(`g${i}`, partitions) === partition) groups.push(`g${i}`);
     return groups;
   }
 
@@ -173,12 +205,17 @@ describe('high-throughput FIFO', () => {
     const { service } = await fifo(highThroughput);
     const hot = groupsInPartition(0, 100);
     for (let i = 0; i < 10; i++) {
-      await service.sendMessages('f.fifo', hot.slice(i * 10, i * 10 + 10).map((group) => g(group, `${group}-m`)), { senderId: 's' });
+      await service.sendMessages(
+        'f.fifo',
+        hot.slice(i * 10, i * 10 + 10).map((group) => g(group, `${group}-m`)),
+        { senderId: 's' },
+      );
     }
     const [cold] = groupsInPartition(5, 1);
     await service.sendMessages('f.fifo', [g(cold ?? '', 'cold')], { senderId: 's' });
     const delivered: string[] = [];
-    for (let i = 0; i < 8; i++) delivered.push(...(await service.receiveMessages('f.fifo', { maxMessages: 10 })).map((m) => m.body));
+    for (let i = 0; i < 8; i++)
+      delivered.push(...(await service.receiveMessages('f.fifo', { maxMessages: 10 })).map((m) => m.body));
     expect(delivered).toContain('cold');
   });
 
@@ -187,11 +224,30 @@ describe('high-throughput FIFO', () => {
     await service.sendMessages('f.fifo', [g('a', '1')], { senderId: 's' });
     const [message] = await service.receiveMessages('f.fifo', { maxMessages: 1 });
     const forged = [
-      encodeReceiptHandle({ version: 2, partition: 8, generation: 1, queueName: 'f.fifo', messageId: message?.messageId ?? '', token: 't' }),
-      encodeReceiptHandle({ version: 1, partition: 0, generation: 1, queueName: 'f.fifo', messageId: message?.messageId ?? '', token: 't' }),
+      encodeReceiptHandle({
+        version: 2,
+        partition: 8,
+        generation: 1,
+        queueName: 'f.fifo',
+        messageId: message?.messageId ?? '',
+        token: 't',
+      }),
+      encodeReceiptHandle({
+        version: 1,
+        partition: 0,
+        generation: 1,
+        queueName: 'f.fifo',
+        messageId: message?.messageId ?? '',
+        token: 't',
+      }),
     ];
-    const results = await service.deleteMessages('f.fifo', forged.map((receiptHandle, i) => ({ entryId: `f${i}`, receiptHandle })));
+    const results = await service.deleteMessages(
+      'f.fifo',
+      forged.map((receiptHandle, i) => ({ entryId: `f${i}`, receiptHandle })),
+    );
     for (const result of results) expect('error' in result && result.error).toBeInstanceOf(ReceiptHandleIsInvalidError);
-    expect(await service.deleteMessages('f.fifo', [{ entryId: 'real', receiptHandle: message?.receiptHandle ?? '' }])).toEqual([{ entryId: 'real' }]);
+    expect(
+      await service.deleteMessages('f.fifo', [{ entryId: 'real', receiptHandle: message?.receiptHandle ?? '' }]),
+    ).toEqual([{ entryId: 'real' }]);
   });
 });

@@ -27,12 +27,13 @@ describe('state key families', () => {
     for (const [key, expected] of cases) expect(classifyStateKey(key)).toEqual(expected);
   });
 
-  it('maps a generation id back to exactly that generation\'s key range', () => {
+  it("maps a generation id back to exactly that generation's key range", () => {
     const range = generationRangeOf('a-b/12');
     const inside = new GenerationKeys('a-b', 12).data(0, 'm');
     const otherGeneration = new GenerationKeys('a-b', 1).data(0, 'm');
     const otherQueue = new GenerationKeys('a-bc', 12).data(0, 'm');
     expect(compareBytes(range.gte, inside) <= 0 && compareBytes(inside, range.lt) < 0).toBe(true);
-    for (const outside of [otherGeneration, otherQueue]) expect(compareBytes(range.gte, outside) <= 0 && compareBytes(outside, range.lt) < 0).toBe(false);
+    for (const outside of [otherGeneration, otherQueue])
+      expect(compareBytes(range.gte, outside) <= 0 && compareBytes(outside, range.lt) < 0).toBe(false);
   });
 });

@@ -70,7 +70,11 @@ describe('long polling', () => {
   it('an aborted long poll answers empty at once', async () => {
     const harness = await withQueue();
     const controller = new AbortController();
-    const poll = harness.service.receiveMessages('q', { maxMessages: 1, waitTimeSeconds: 20, signal: controller.signal });
+    const poll = harness.service.receiveMessages('q', {
+      maxMessages: 1,
+      waitTimeSeconds: 20,
+      signal: controller.signal,
+    });
     await untilParked(harness);
     controller.abort();
     expect(await poll).toEqual([]);
@@ -86,7 +90,9 @@ describe('long polling', () => {
     await sendOne(service, 'q', 'new generation');
     const [message] = await poll;
     expect(message?.body).toBe('new generation');
-    expect(await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: message?.receiptHandle ?? '' }])).toEqual([{ entryId: 'd' }]);
+    expect(await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: message?.receiptHandle ?? '' }])).toEqual([
+      { entryId: 'd' },
+    ]);
   });
 
   it('a long poll on a queue that is deleted ends with QueueDoesNotExist instead of waiting on (trap 3)', async () => {
@@ -108,7 +114,11 @@ describe('long polling', () => {
   it('a long poll on a FIFO queue whose only group is locked wakes when the head is deleted and gets the successor', async () => {
     const harness = makeHarness();
     const { service } = harness;
-    await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'true' }, tags: {} });
+    await service.createQueue({
+      name: 'f.fifo',
+      attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'true' },
+      tags: {},
+    });
     await sendOne(service, 'f.fifo', 'head', { messageGroupId: 'g' });
     await sendOne(service, 'f.fifo', 'next', { messageGroupId: 'g' });
     const [head] = await service.receiveMessages('f.fifo', { maxMessages: 1, visibilityTimeoutSeconds: 300 });

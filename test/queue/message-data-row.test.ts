@@ -14,7 +14,11 @@ import { makeHarness, sendOne } from './support/queue-harness.js';
 const attributesArbitrary: fc.Arbitrary<MessageAttributes> = fc.dictionary(
   fc.string({ minLength: 1, maxLength: 12 }),
   fc.record(
-    { dataType: fc.constantFrom('String', 'Number', 'Binary', 'String.custom'), stringValue: fc.string({ unit: 'grapheme', maxLength: 40 }), binaryValue: fc.uint8Array({ maxLength: 40 }) },
+    {
+      dataType: fc.constantFrom('String', 'Number', 'Binary', 'String.custom'),
+      stringValue: fc.string({ unit: 'grapheme', maxLength: 40 }),
+      binaryValue: fc.uint8Array({ maxLength: 40 }),
+    },
     { requiredKeys: ['dataType'] },
   ),
   { maxKeys: 4 },
@@ -43,7 +47,21 @@ const recordArbitrary: fc.Arbitrary<MessageRecord> = fc.record(
     sequenceNumber: fc.stringMatching(/^[0-9]{20}$/),
     deadLetterSourceArn: fc.string({ maxLength: 80 }),
   },
-  { requiredKeys: ['messageId', 'body', 'messageAttributes', 'systemAttributes', 'senderId', 'sentAtMs', 'retentionStartMs', 'partition', 'visibleAtMs', 'order', 'receiveCount'] },
+  {
+    requiredKeys: [
+      'messageId',
+      'body',
+      'messageAttributes',
+      'systemAttributes',
+      'senderId',
+      'sentAtMs',
+      'retentionStartMs',
+      'partition',
+      'visibleAtMs',
+      'order',
+      'receiveCount',
+    ],
+  },
 );
 
 describe('the data row layout', () => {
@@ -68,17 +86,37 @@ describe('the data row layout', () => {
 
   it('keeps an attribute named __proto__ (a valid name) as an attribute', () => {
     const record: MessageRecord = {
-      messageId: 'm', body: 'b', messageAttributes: JSON.parse('{"__proto__":{"dataType":"String","stringValue":"v"}}') as MessageAttributes, systemAttributes: {}, senderId: 's',
-      sentAtMs: 1, retentionStartMs: 1, partition: 0, visibleAtMs: 1, order: 1n, receiveCount: 0,
+      messageId: 'm',
+      body: 'b',
+      messageAttributes: JSON.parse('{"__proto__":{"dataType":"String","stringValue":"v"}}') as MessageAttributes,
+      systemAttributes: {},
+      senderId: 's',
+      sentAtMs: 1,
+      retentionStartMs: 1,
+      partition: 0,
+      visibleAtMs: 1,
+      order: 1n,
+      receiveCount: 0,
     };
     expect(Object.keys(decodeMessageRecord(encodeMessageRecord(record)).messageAttributes)).toEqual(['__proto__']);
-    expect(Object.keys(decodeMessageRecord(encodeLegacyMessageRecord(record)).messageAttributes)).toEqual(['__proto__']);
+    expect(Object.keys(decodeMessageRecord(encodeLegacyMessageRecord(record)).messageAttributes)).toEqual([
+      '__proto__',
+    ]);
   });
 
   it('is smaller than the JSON layout', () => {
     const record: MessageRecord = {
-      messageId: '0f8fad5b-d9cb-469f-a165-70867728950e', body: 'x'.repeat(1_024), messageAttributes: {}, systemAttributes: {}, senderId: 'AIDAEXAMPLE',
-      sentAtMs: 1_790_000_000_000, retentionStartMs: 1_790_000_000_000, partition: 0, visibleAtMs: 1_790_000_000_000, order: 12_345n, receiveCount: 0,
+      messageId: '0f8fad5b-d9cb-469f-a165-70867728950e',
+      body: 'x'.repeat(1_024),
+      messageAttributes: {},
+      systemAttributes: {},
+      senderId: 'AIDAEXAMPLE',
+      sentAtMs: 1_790_000_000_000,
+      retentionStartMs: 1_790_000_000_000,
+      partition: 0,
+      visibleAtMs: 1_790_000_000_000,
+      order: 12_345n,
+      receiveCount: 0,
     };
     expect(encodeMessageRecord(record).byteLength).toBeLessThan(encodeLegacyMessageRecord(record).byteLength - 100);
   });
@@ -99,7 +137,12 @@ describe('the data row layout', () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
     const binaryValue = Uint8Array.of(0, 1, 254, 255);
-    await sendOne(service, 'q', 'stored by an older node', { messageAttributes: { colour: { dataType: 'String', stringValue: 'blue' }, raw: { dataType: 'Binary', binaryValue } } });
+    await sendOne(service, 'q', 'stored by an older node', {
+      messageAttributes: {
+        colour: { dataType: 'String', stringValue: 'blue' },
+        raw: { dataType: 'Binary', binaryValue },
+      },
+    });
     const keys = new GenerationKeys('q', 1);
     const [data] = await executor.liveRows(keys.familyRange('data'));
     if (data === undefined) throw new Error('no data row');
@@ -107,13 +150,22 @@ describe('the data row layout', () => {
     const view = await executor.readView({ linearizable: true });
     const legacy = encodeLegacyMessageRecord(decodeMessageRecord(data.value));
     expect(legacy[0]).toBe(0x7b);
-    await executor.commit({ txnId: 'older-node-row', startTsUs: view.ts, nowMs: executor.nowMs(), readKeys: [], writes: [{ kind: 'put', key: data.key, value: legacy }] });
+    await executor.commit({
+      txnId: 'older-node-row',
+      startTsUs: view.ts,
+      nowMs: executor.nowMs(),
+      readKeys: [],
+      writes: [{ kind: 'put', key: data.key, value: legacy }],
+    });
     view.release();
 
     executor.clock.advanceMs(1_000);
     const [message] = await service.receiveMessages('q', { maxMessages: 10 });
     expect(message?.body).toBe('stored by an older node');
-    expect(message?.messageAttributes).toEqual({ colour: { dataType: 'String', stringValue: 'blue' }, raw: { dataType: 'Binary', binaryValue } });
+    expect(message?.messageAttributes).toEqual({
+      colour: { dataType: 'String', stringValue: 'blue' },
+      raw: { dataType: 'Binary', binaryValue },
+    });
     const results = await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: message?.receiptHandle ?? '' }]);
     expect(results.every((r) => !('error' in r))).toBe(true);
     expect(await executor.liveRows(keys.range())).toEqual([]);

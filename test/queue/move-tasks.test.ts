@@ -22,12 +22,22 @@ describe('message move tasks', () => {
   it('a task without destination returns dead letters to their source queue, rate-limited, and completes', async () => {
     const harness = await withDeadLetters(5);
     const { service, executor } = harness;
-    expect((await service.getQueueAttributes('dlq', ['ApproximateNumberOfMessages']))['ApproximateNumberOfMessages']).toBe('5');
-    const { taskHandle } = await service.startMessageMoveTask({ sourceArn: arn('dlq'), maxNumberOfMessagesPerSecond: 2 });
+    expect(
+      (await service.getQueueAttributes('dlq', ['ApproximateNumberOfMessages']))['ApproximateNumberOfMessages'],
+    ).toBe('5');
+    const { taskHandle } = await service.startMessageMoveTask({
+      sourceArn: arn('dlq'),
+      maxNumberOfMessagesPerSecond: 2,
+    });
     executor.clock.advanceMs(1_000);
     expect(await service.stepMoveTasks()).toBe(2);
     const [running] = await service.listMessageMoveTasks({ sourceArn: arn('dlq') });
-    expect(running).toMatchObject({ taskHandle, status: 'RUNNING', approximateNumberOfMessagesMoved: 2, approximateNumberOfMessagesToMove: 5 });
+    expect(running).toMatchObject({
+      taskHandle,
+      status: 'RUNNING',
+      approximateNumberOfMessagesMoved: 2,
+      approximateNumberOfMessagesToMove: 5,
+    });
     for (let i = 0; i < 3; i++) {
       executor.clock.advanceMs(1_000);
       await service.stepMoveTasks();
@@ -42,24 +52,44 @@ describe('message move tasks', () => {
   it('a running task survives a restart of the service that drives it and resumes', async () => {
     const harness = await withDeadLetters(3);
     const { service, executor, scheduler } = harness;
-    await expect(service.startMessageMoveTask({ sourceArn: arn('dlq'), destinationArn: arn('other') })).rejects.toBeInstanceOf(ResourceNotFoundError);
+    await expect(
+      service.startMessageMoveTask({ sourceArn: arn('dlq'), destinationArn: arn('other') }),
+    ).rejects.toBeInstanceOf(ResourceNotFoundError);
     await service.createQueue({ name: 'other', attributes: {}, tags: {} });
-    await service.startMessageMoveTask({ sourceArn: arn('dlq'), destinationArn: arn('other'), maxNumberOfMessagesPerSecond: 1 });
+    await service.startMessageMoveTask({
+      sourceArn: arn('dlq'),
+      destinationArn: arn('other'),
+      maxNumberOfMessagesPerSecond: 1,
+    });
     executor.clock.advanceMs(1_000);
     await service.stepMoveTasks();
-    const next = new QueueService({ executor, accountId: '000000000000', region: 'us-east-1', scheduler, prng: new SeededPrng(5) });
+    const next = new QueueService({
+      executor,
+      accountId: '000000000000',
+      region: 'us-east-1',
+      scheduler,
+      prng: new SeededPrng(5),
+    });
     for (let i = 0; i < 3; i++) {
       executor.clock.advanceMs(1_000);
       await next.stepMoveTasks();
     }
-    expect((await next.listMessageMoveTasks({ sourceArn: arn('dlq') }))[0]).toMatchObject({ status: 'COMPLETED', approximateNumberOfMessagesMoved: 3 });
+    expect((await next.listMessageMoveTasks({ sourceArn: arn('dlq') }))[0]).toMatchObject({
+      status: 'COMPLETED',
+      approximateNumberOfMessagesMoved: 3,
+    });
     expect(await receiveAll(next, 'other')).toHaveLength(3);
   });
 
   it('only one task runs per source; a cancelled task stops moving', async () => {
     const { service, executor } = await withDeadLetters(4);
-    const { taskHandle } = await service.startMessageMoveTask({ sourceArn: arn('dlq'), maxNumberOfMessagesPerSecond: 1 });
-    await expect(service.startMessageMoveTask({ sourceArn: arn('dlq') })).rejects.toBeInstanceOf(UnsupportedOperationError);
+    const { taskHandle } = await service.startMessageMoveTask({
+      sourceArn: arn('dlq'),
+      maxNumberOfMessagesPerSecond: 1,
+    });
+    await expect(service.startMessageMoveTask({ sourceArn: arn('dlq') })).rejects.toBeInstanceOf(
+      UnsupportedOperationError,
+    );
     executor.clock.advanceMs(1_000);
     await service.stepMoveTasks();
     expect(await service.cancelMessageMoveTask(taskHandle)).toEqual({ approximateNumberOfMessagesMoved: 1 });
@@ -68,13 +98,19 @@ describe('message move tasks', () => {
     await expect(service.cancelMessageMoveTask(taskHandle)).rejects.toBeInstanceOf(UnsupportedOperationError);
     await expect(service.cancelMessageMoveTask('bogus')).rejects.toBeInstanceOf(ResourceNotFoundError);
     const second = await service.startMessageMoveTask({ sourceArn: arn('dlq') });
-    expect((await service.listMessageMoveTasks({ sourceArn: arn('dlq'), maxResults: 10 })).map((t) => t.taskHandle)).toEqual([second.taskHandle, taskHandle]);
+    expect(
+      (await service.listMessageMoveTasks({ sourceArn: arn('dlq'), maxResults: 10 })).map((t) => t.taskHandle),
+    ).toEqual([second.taskHandle, taskHandle]);
   });
 
   it('a task on a queue that is nobody’s dead-letter queue, or on a missing queue, is refused', async () => {
     const { service } = makeHarness();
     await service.createQueue({ name: 'plain', attributes: {}, tags: {} });
-    await expect(service.startMessageMoveTask({ sourceArn: arn('plain') })).rejects.toBeInstanceOf(UnsupportedOperationError);
-    await expect(service.startMessageMoveTask({ sourceArn: arn('missing') })).rejects.toBeInstanceOf(ResourceNotFoundError);
+    await expect(service.startMessageMoveTask({ sourceArn: arn('plain') })).rejects.toBeInstanceOf(
+      UnsupportedOperationError,
+    );
+    await expect(service.startMessageMoveTask({ sourceArn: arn('missing') })).rejects.toBeInstanceOf(
+      ResourceNotFoundError,
+    );
   });
 });

@@ -29,7 +29,8 @@ function nodeExecutor(executor: TxnExecutor, beforeBuildPage: (page: number) => 
   });
   return new Proxy(executor, {
     get(target, property, receiver) {
-      if (property === 'readView') return async (options: Parameters<TxnExecutor['readView']>[0]) => wrapView(await target.readView(options));
+      if (property === 'readView')
+        return async (options: Parameters<TxnExecutor['readView']>[0]) => wrapView(await target.readView(options));
       const value = Reflect.get(target, property, receiver) as unknown;
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
@@ -42,7 +43,11 @@ describe('a queue index served while it is built', () => {
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
     const total = buildPageRows + 504;
     for (let i = 0; i < total; i += 10) {
-      await service.sendMessages('q', Array.from({ length: 10 }, (_, k) => entry(`e${k}`, `m${i + k}`)), { senderId: 'tester' });
+      await service.sendMessages(
+        'q',
+        Array.from({ length: 10 }, (_, k) => entry(`e${k}`, `m${i + k}`)),
+        { senderId: 'tester' },
+      );
     }
     executor.clock.advanceMs(1_000);
     // This node holds the head of the queue in flight.
@@ -78,7 +83,7 @@ describe('a queue index served while it is built', () => {
     const bodies = early.map((m) => m.body);
     // The rest arrives as the build goes on: receive until every message not in flight came.
     const expected = total + 1 - inFlight.length;
-    for (let emptyAnswers = 0; bodies.length < expected && emptyAnswers < 1_000; ) {
+    for (let emptyAnswers = 0; bodies.length < expected && emptyAnswers < 1_000;) {
       const batch = await newLeader.receiveMessages('q', { maxMessages: 10, visibilityTimeoutSeconds: 600 });
       if (batch.length === 0) emptyAnswers++;
       bodies.push(...batch.map((m) => m.body));
@@ -119,7 +124,11 @@ describe('a queue index served while it is built', () => {
     const { service, executor, scheduler } = makeHarness({ executor: 'model' });
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
     for (let i = 0; i < 2 * buildPageRows + 10; i += 10) {
-      await service.sendMessages('q', Array.from({ length: 10 }, (_, k) => entry(`e${k}`, `m${i + k}`)), { senderId: 'tester' });
+      await service.sendMessages(
+        'q',
+        Array.from({ length: 10 }, (_, k) => entry(`e${k}`, `m${i + k}`)),
+        { senderId: 'tester' },
+      );
     }
     executor.clock.advanceMs(1_000);
     let pagesScanned = 0;
@@ -141,7 +150,8 @@ describe('a queue index served while it is built', () => {
     expect(node.indexBuildsRunning).toBe(1);
     node.close();
     releaseBuild();
-    for (let turns = 0; node.indexBuildsRunning > 0 && turns < 10_000; turns++) await new Promise((resolve) => setImmediate(resolve));
+    for (let turns = 0; node.indexBuildsRunning > 0 && turns < 10_000; turns++)
+      await new Promise((resolve) => setImmediate(resolve));
     expect(node.indexBuildsRunning).toBe(0);
     // The second vis page was read when the close came; no third page and no state rows after it.
     expect(pagesScanned).toBe(2);

@@ -29,10 +29,16 @@ describe('the queue index', () => {
     expect((await service.receiveMessages('q', { maxMessages: 10 })).map((m) => m.body)).toEqual(['from a slow clock']);
   });
 
-  it('a message sent by another node between a receive\'s view and its look at the index is delivered by the next receive', async () => {
+  it("a message sent by another node between a receive's view and its look at the index is delivered by the next receive", async () => {
     const { service, executor, scheduler } = makeHarness();
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
-    const slowNode = new QueueService({ executor, accountId: '000000000000', region: 'us-east-1', scheduler, prng: new SeededPrng(3) });
+    const slowNode = new QueueService({
+      executor,
+      accountId: '000000000000',
+      region: 'us-east-1',
+      scheduler,
+      prng: new SeededPrng(3),
+    });
     await sendOne(service, 'q', 'seed');
     executor.clock.advanceMs(5_000);
     const [seed] = await service.receiveMessages('q', { maxMessages: 1 });
@@ -73,7 +79,11 @@ describe('the queue index', () => {
       await sendOne(service, 'q', body);
     }
     executor.clock.advanceMs(30_000);
-    expect((await service.receiveMessages('q', { maxMessages: 10 })).map((m) => m.body)).toEqual(['first', 'second', 'third']);
+    expect((await service.receiveMessages('q', { maxMessages: 10 })).map((m) => m.body)).toEqual([
+      'first',
+      'second',
+      'third',
+    ]);
   });
 
   it('expired messages at the head of a queue do not hide live ones, and are not counted as visible', async () => {
@@ -81,7 +91,16 @@ describe('the queue index', () => {
     await service.createQueue({ name: 'q', attributes: { MessageRetentionPeriod: '60' }, tags: {} });
     // More expired messages than one receive may examine (raftqLimits.receiveScanRowsMax).
     for (let i = 0; i < 150; i++) {
-      await service.sendMessages('q', Array.from({ length: 10 }, (_, j) => ({ entryId: `e${j}`, body: `old ${i * 10 + j}`, messageAttributes: {}, systemAttributes: {} })), { senderId: 't' });
+      await service.sendMessages(
+        'q',
+        Array.from({ length: 10 }, (_, j) => ({
+          entryId: `e${j}`,
+          body: `old ${i * 10 + j}`,
+          messageAttributes: {},
+          systemAttributes: {},
+        })),
+        { senderId: 't' },
+      );
     }
     executor.clock.advanceMs(63_000);
     for (let i = 0; i < 20; i++) await sendOne(service, 'q', `fresh ${i}`);
@@ -100,12 +119,20 @@ describe('the queue index', () => {
     await sendOne(service, 'q', 'kept');
     executor.clock.advanceMs(1_000);
     // Builds the index with both messages, then removes the first one's data row silently.
-    expect(await service.getQueueAttributes('q', ['ApproximateNumberOfMessages'])).toEqual({ ApproximateNumberOfMessages: '2' });
+    expect(await service.getQueueAttributes('q', ['ApproximateNumberOfMessages'])).toEqual({
+      ApproximateNumberOfMessages: '2',
+    });
     expect(await service.receiveMessages('q', { maxMessages: 1, visibilityTimeoutSeconds: 0 })).toHaveLength(1);
     const keys = new GenerationKeys('q', 1);
     const view = await executor.readView({ linearizable: true });
     executor.silentCommitsCount = 1;
-    await executor.commit({ txnId: 'silent-delete', startTsUs: view.ts, nowMs: executor.nowMs(), readKeys: [], writes: [{ kind: 'delete', key: keys.data(0, goneId) }] });
+    await executor.commit({
+      txnId: 'silent-delete',
+      startTsUs: view.ts,
+      nowMs: executor.nowMs(),
+      readKeys: [],
+      writes: [{ kind: 'delete', key: keys.data(0, goneId) }],
+    });
     view.release();
     expect((await service.receiveMessages('q', { maxMessages: 10 })).map((m) => m.body)).toEqual(['kept']);
   });
@@ -131,7 +158,11 @@ describe('the queue index', () => {
       writes: [
         { kind: 'delete', key: vis?.key ?? new Uint8Array() },
         { kind: 'put', key: keys.visibility(0, movedAtMs, order, id), value: encodeVisibilityState('inflight') },
-        { kind: 'put', key: keys.receiveState(0, id), value: encoder.encode(JSON.stringify({ v: movedAtMs, n: 1, f: sentAtMs, c: sentAtMs, t: 'old-token' })) },
+        {
+          kind: 'put',
+          key: keys.receiveState(0, id),
+          value: encoder.encode(JSON.stringify({ v: movedAtMs, n: 1, f: sentAtMs, c: sentAtMs, t: 'old-token' })),
+        },
       ],
     });
     view.release();
@@ -140,21 +171,33 @@ describe('the queue index', () => {
     const [again] = await service.receiveMessages('q', { maxMessages: 1 });
     expect(again?.attributes['ApproximateReceiveCount']).toBe('2');
     // The vis row is back where the send put it.
-    expect((await executor.liveRows(keys.familyRange('vis'))).map((row) => Buffer.from(row.key).toString('hex'))).toEqual([Buffer.from(keys.visibility(0, sentAtMs, order, id)).toString('hex')]);
+    expect(
+      (await executor.liveRows(keys.familyRange('vis'))).map((row) => Buffer.from(row.key).toString('hex')),
+    ).toEqual([Buffer.from(keys.visibility(0, sentAtMs, order, id)).toString('hex')]);
     await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: again?.receiptHandle ?? '' }]);
     expect(await executor.liveRows(keys.range())).toEqual([]);
   });
 
   it('FIFO: a group whose head was received and came back goes behind the groups that were waiting', async () => {
     const { service, executor } = makeHarness();
-    await service.createQueue({ name: 'q.fifo', attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'true', VisibilityTimeout: '30' }, tags: {} });
-    for (const [group, bodies] of [['g1', ['a1', 'a2', 'a3', 'a4']], ['g2', ['b1']], ['g3', ['c1']]] as const) {
+    await service.createQueue({
+      name: 'q.fifo',
+      attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'true', VisibilityTimeout: '30' },
+      tags: {},
+    });
+    for (const [group, bodies] of [
+      ['g1', ['a1', 'a2', 'a3', 'a4']],
+      ['g2', ['b1']],
+      ['g3', ['c1']],
+    ] as const) {
       for (const body of bodies) await sendOne(service, 'q.fifo', body, { messageGroupId: group });
     }
     executor.clock.advanceMs(1_000);
     const [head] = await service.receiveMessages('q.fifo', { maxMessages: 1 });
     expect(head?.body).toBe('a1');
-    await service.changeMessageVisibility('q.fifo', [{ entryId: 'c', receiptHandle: head?.receiptHandle ?? '', visibilityTimeoutSeconds: 0 }]);
+    await service.changeMessageVisibility('q.fifo', [
+      { entryId: 'c', receiptHandle: head?.receiptHandle ?? '', visibilityTimeoutSeconds: 0 },
+    ]);
     const order: string[] = [];
     for (let i = 0; i < 3; i++) {
       const [message] = await service.receiveMessages('q.fifo', { maxMessages: 1 });

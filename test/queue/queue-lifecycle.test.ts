@@ -18,14 +18,19 @@ describe('queue lifecycle', () => {
   it('CreateQueue is idempotent with the same attributes and refuses different ones with QueueAlreadyExists', async () => {
     const { service } = makeHarness();
     await service.createQueue({ name: 'a', attributes: { VisibilityTimeout: '45' }, tags: {} });
-    await expect(service.createQueue({ name: 'a', attributes: { VisibilityTimeout: '45' }, tags: {} })).resolves.toEqual({ name: 'a' });
+    await expect(
+      service.createQueue({ name: 'a', attributes: { VisibilityTimeout: '45' }, tags: {} }),
+    ).resolves.toEqual({ name: 'a' });
     await expect(service.createQueue({ name: 'a', attributes: {}, tags: {} })).resolves.toEqual({ name: 'a' });
-    await expect(service.createQueue({ name: 'a', attributes: { VisibilityTimeout: '46' }, tags: {} })).rejects.toBeInstanceOf(QueueAlreadyExistsError);
+    await expect(
+      service.createQueue({ name: 'a', attributes: { VisibilityTimeout: '46' }, tags: {} }),
+    ).rejects.toBeInstanceOf(QueueAlreadyExistsError);
   });
 
   it('attributes out of range, unknown, read-only or of the wrong queue type are refused', async () => {
     const { service } = makeHarness();
-    const create = (attributes: Record<string, string>, name = 'a') => service.createQueue({ name, attributes, tags: {} });
+    const create = (attributes: Record<string, string>, name = 'a') =>
+      service.createQueue({ name, attributes, tags: {} });
     await expect(create({ VisibilityTimeout: '43201' })).rejects.toBeInstanceOf(InvalidAttributeValueError);
     await expect(create({ MessageRetentionPeriod: '59' })).rejects.toBeInstanceOf(InvalidAttributeValueError);
     await expect(create({ DelaySeconds: 'soon' })).rejects.toBeInstanceOf(InvalidAttributeValueError);
@@ -34,9 +39,13 @@ describe('queue lifecycle', () => {
     await expect(create({ ContentBasedDeduplication: 'true' })).rejects.toBeInstanceOf(InvalidAttributeNameError);
     await expect(create({ FifoQueue: 'true' })).rejects.toBeInstanceOf(InvalidParameterValueError);
     await expect(create({ FifoQueue: 'false' }, 'a.fifo')).rejects.toBeInstanceOf(InvalidParameterValueError);
-    await expect(create({ RedrivePolicy: '{"deadLetterTargetArn":"nope"}' })).rejects.toBeInstanceOf(InvalidAttributeValueError);
+    await expect(create({ RedrivePolicy: '{"deadLetterTargetArn":"nope"}' })).rejects.toBeInstanceOf(
+      InvalidAttributeValueError,
+    );
     await create({ SqsManagedSseEnabled: 'TRUE' });
-    await expect(service.setQueueAttributes('a', { FifoQueue: 'true' })).rejects.toBeInstanceOf(InvalidAttributeNameError);
+    await expect(service.setQueueAttributes('a', { FifoQueue: 'true' })).rejects.toBeInstanceOf(
+      InvalidAttributeNameError,
+    );
     await expect(service.getQueueAttributes('a', ['Nope'])).rejects.toBeInstanceOf(InvalidAttributeNameError);
   });
 
@@ -44,7 +53,9 @@ describe('queue lifecycle', () => {
     const { service, executor } = makeHarness();
     const createdAtMs = executor.nowMs();
     await service.createQueue({ name: 'a', attributes: {}, tags: {} });
-    await service.sendMessages('a', [entry('1', 'x'), entry('2', 'y'), entry('3', 'z', { delaySeconds: 60 })], { senderId: 's' });
+    await service.sendMessages('a', [entry('1', 'x'), entry('2', 'y'), entry('3', 'z', { delaySeconds: 60 })], {
+      senderId: 's',
+    });
     await service.receiveMessages('a', { maxMessages: 1 });
     const attributes = await service.getQueueAttributes('a', ['All']);
     expect(attributes).toEqual({
@@ -66,7 +77,12 @@ describe('queue lifecycle', () => {
   it('message counts stop at their row bound on a huge queue and say they are not exact (trap 18)', async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'a', attributes: {}, tags: {} });
-    for (let i = 0; i < 5; i++) await service.sendMessages('a', Array.from({ length: 10 }, (_, j) => entry(`e${j}`, 'x')), { senderId: 's' });
+    for (let i = 0; i < 5; i++)
+      await service.sendMessages(
+        'a',
+        Array.from({ length: 10 }, (_, j) => entry(`e${j}`, 'x')),
+        { senderId: 's' },
+      );
     const view = await executor.readView();
     const bounded = await countMessages(view, new GenerationKeys('a', 1), 1, executor.nowMs(), 345_600, 20);
     expect(bounded).toEqual({ visible: 20, inFlight: 0, delayed: 0, isExact: false });
@@ -80,7 +96,13 @@ describe('queue lifecycle', () => {
     await sendOne(service, 'a', 'gone');
     await service.purgeQueue('a');
     expect(await receiveAll(service, 'a')).toEqual([]);
-    const restarted = new QueueService({ executor, accountId: '000000000000', region: 'us-east-1', scheduler, prng: new SeededPrng(9) });
+    const restarted = new QueueService({
+      executor,
+      accountId: '000000000000',
+      region: 'us-east-1',
+      scheduler,
+      prng: new SeededPrng(9),
+    });
     executor.clock.advanceMs(59_000);
     await expect(restarted.purgeQueue('a')).rejects.toBeInstanceOf(PurgeQueueInProgressError);
     executor.clock.advanceMs(1_000);
@@ -109,7 +131,8 @@ describe('queue lifecycle', () => {
 
   it('a deleted queue is gone for every action, and ListQueues pages through names by prefix', async () => {
     const { service } = makeHarness();
-    for (const name of ['alpha-1', 'alpha-2', 'alpha-3', 'beta', 'alpha-4']) await service.createQueue({ name, attributes: {}, tags: {} });
+    for (const name of ['alpha-1', 'alpha-2', 'alpha-3', 'beta', 'alpha-4'])
+      await service.createQueue({ name, attributes: {}, tags: {} });
     await service.deleteQueue('alpha-4');
     await expect(service.getQueueName('alpha-4')).rejects.toBeInstanceOf(QueueDoesNotExistError);
     await expect(service.deleteQueue('alpha-4')).rejects.toBeInstanceOf(QueueDoesNotExistError);
@@ -117,7 +140,11 @@ describe('queue lifecycle', () => {
     const first = await service.listQueues({ prefix: 'alpha', maxResults: 2 });
     expect(first.names).toEqual(['alpha-1', 'alpha-2']);
     expect(first.nextToken).toBeDefined();
-    const second = await service.listQueues({ prefix: 'alpha', maxResults: 2, ...(first.nextToken !== undefined ? { nextToken: first.nextToken } : {}) });
+    const second = await service.listQueues({
+      prefix: 'alpha',
+      maxResults: 2,
+      ...(first.nextToken !== undefined ? { nextToken: first.nextToken } : {}),
+    });
     expect(second).toEqual({ names: ['alpha-3'] });
   });
 
@@ -135,8 +162,12 @@ describe('queue lifecycle', () => {
     const { service } = makeHarness();
     await service.createQueue({ name: 'a', attributes: {}, tags: {} });
     await service.addPermission('a', { label: 'p1', accountIds: ['111122223333'], actions: ['SendMessage'] });
-    await expect(service.addPermission('a', { label: 'p1', accountIds: ['1'], actions: ['*'] })).rejects.toBeInstanceOf(InvalidParameterValueError);
-    const policy = JSON.parse((await service.getQueueAttributes('a', ['Policy']))['Policy'] ?? '{}') as { Statement: Array<{ Sid: string; Action: string[] }> };
+    await expect(service.addPermission('a', { label: 'p1', accountIds: ['1'], actions: ['*'] })).rejects.toBeInstanceOf(
+      InvalidParameterValueError,
+    );
+    const policy = JSON.parse((await service.getQueueAttributes('a', ['Policy']))['Policy'] ?? '{}') as {
+      Statement: Array<{ Sid: string; Action: string[] }>;
+    };
     expect(policy.Statement).toMatchObject([{ Sid: 'p1', Action: ['SQS:SendMessage'] }]);
     await service.removePermission('a', 'p1');
     expect(await service.getQueueAttributes('a', ['Policy'])).toEqual({});

@@ -17,8 +17,16 @@ type Op =
   | { kind: 'advance'; ms: number };
 
 const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
-  fc.record({ kind: fc.constant('send' as const), group: fc.integer({ min: 0, max: 2 }), count: fc.integer({ min: 1, max: 4 }) }),
-  fc.record({ kind: fc.constant('receive' as const), max: fc.integer({ min: 1, max: 3 }), visibilitySeconds: fc.integer({ min: 0, max: 8 }) }),
+  fc.record({
+    kind: fc.constant('send' as const),
+    group: fc.integer({ min: 0, max: 2 }),
+    count: fc.integer({ min: 1, max: 4 }),
+  }),
+  fc.record({
+    kind: fc.constant('receive' as const),
+    max: fc.integer({ min: 1, max: 3 }),
+    visibilitySeconds: fc.integer({ min: 0, max: 8 }),
+  }),
   fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 3_000 }) }),
@@ -39,7 +47,11 @@ async function runHistory(isFifo: boolean, ops: Op[], backing: 'store' | 'model'
       case 'send': {
         const entries = Array.from({ length: op.count }, () => {
           sent++;
-          return entry(`e${sent}`, `b${sent}`, isFifo ? { messageGroupId: `g${op.group}`, messageDeduplicationId: `d${sent}` } : {});
+          return entry(
+            `e${sent}`,
+            `b${sent}`,
+            isFifo ? { messageGroupId: `g${op.group}`, messageDeduplicationId: `d${sent}` } : {},
+          );
         });
         const results = await service.sendMessages(queue, entries, { senderId: 's' });
         for (const result of results) {
@@ -51,7 +63,11 @@ async function runHistory(isFifo: boolean, ops: Op[], backing: 'store' | 'model'
       }
       case 'receive': {
         const nowMs = executor.nowMs();
-        const batch = await service.receiveMessages(queue, { maxMessages: op.max, visibilityTimeoutSeconds: op.visibilitySeconds, waitTimeSeconds: 0 });
+        const batch = await service.receiveMessages(queue, {
+          maxMessages: op.max,
+          visibilityTimeoutSeconds: op.visibilitySeconds,
+          waitTimeSeconds: 0,
+        });
         batch.forEach((message, index) => {
           const id = message.messageId;
           expect(deleted.has(id), `deleted message ${id} delivered`).toBe(false);
@@ -79,7 +95,11 @@ async function runHistory(isFifo: boolean, ops: Op[], backing: 'store' | 'model'
         const isCurrent = latest === message && !deleted.has(message.messageId);
         const isExpired = (inFlightUntil.get(message.messageId) ?? 0) <= executor.nowMs();
         if (isFifo && isCurrent && isExpired) {
-          expect(result !== undefined && 'error' in result && result.error.message.includes('The receipt handle has expired')).toBe(true);
+          expect(
+            result !== undefined &&
+              'error' in result &&
+              result.error.message.includes('The receipt handle has expired'),
+          ).toBe(true);
           break;
         }
         expect(result).toEqual({ entryId: 'd' });
@@ -89,7 +109,9 @@ async function runHistory(isFifo: boolean, ops: Op[], backing: 'store' | 'model'
       case 'release': {
         const message = handles[op.pick % Math.max(handles.length, 1)];
         if (message === undefined) break;
-        const [result] = await service.changeMessageVisibility(queue, [{ entryId: 'c', receiptHandle: message.receiptHandle, visibilityTimeoutSeconds: 0 }]);
+        const [result] = await service.changeMessageVisibility(queue, [
+          { entryId: 'c', receiptHandle: message.receiptHandle, visibilityTimeoutSeconds: 0 },
+        ]);
         if (result !== undefined && !('error' in result)) inFlightUntil.set(message.messageId, executor.nowMs());
         break;
       }
@@ -102,7 +124,11 @@ async function runHistory(isFifo: boolean, ops: Op[], backing: 'store' | 'model'
   executor.clock.advanceMs(10_000);
   const remaining = new Set<string>();
   for (;;) {
-    const batch = await service.receiveMessages(queue, { maxMessages: 10, visibilityTimeoutSeconds: 60, waitTimeSeconds: 0 });
+    const batch = await service.receiveMessages(queue, {
+      maxMessages: 10,
+      visibilityTimeoutSeconds: 60,
+      waitTimeSeconds: 0,
+    });
     if (batch.length === 0) break;
     for (const message of batch) {
       remaining.add(message.messageId);
@@ -116,11 +142,17 @@ async function runHistory(isFifo: boolean, ops: Op[], backing: 'store' | 'model'
 describe('queue against the SQS model', () => {
   for (const backing of ['store', 'model'] as const) {
     it(`random standard-queue histories never double-deliver in flight and never lose an undeleted message (${backing} executor)`, async () => {
-      await fc.assert(fc.asyncProperty(fc.array(opArbitrary, { maxLength: 40 }), (ops) => runHistory(false, ops, backing)), { numRuns: 150 });
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArbitrary, { maxLength: 40 }), (ops) => runHistory(false, ops, backing)),
+        { numRuns: 150 },
+      );
     });
 
     it(`random FIFO histories deliver each group in sequence order with one receive holding a group at a time (${backing} executor)`, async () => {
-      await fc.assert(fc.asyncProperty(fc.array(opArbitrary, { maxLength: 40 }), (ops) => runHistory(true, ops, backing)), { numRuns: 150 });
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArbitrary, { maxLength: 40 }), (ops) => runHistory(true, ops, backing)),
+        { numRuns: 150 },
+      );
     });
   }
 });

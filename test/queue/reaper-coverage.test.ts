@@ -24,7 +24,13 @@ async function commitRaw(harness: Harness, writes: TxnWrite[]): Promise<void> {
   const view = await harness.executor.readView({ linearizable: true });
   const startTsUs = view.ts;
   view.release();
-  const outcome = await harness.executor.commit({ txnId: `raw-${startTsUs}-${writes.length}`, startTsUs, nowMs: harness.executor.nowMs(), readKeys: [], writes });
+  const outcome = await harness.executor.commit({
+    txnId: `raw-${startTsUs}-${writes.length}`,
+    startTsUs,
+    nowMs: harness.executor.nowMs(),
+    readKeys: [],
+    writes,
+  });
   expect(outcome.kind).toBe('committed');
 }
 
@@ -37,7 +43,9 @@ describe('reaper coverage', () => {
     const [held] = await service.receiveMessages('q', { maxMessages: 1, visibilityTimeoutSeconds: 30 });
     for (let i = 0; i < 3; i++) {
       executor.clock.advanceMs(20_000);
-      const [extended] = await service.changeMessageVisibility('q', [{ entryId: 'x', receiptHandle: held?.receiptHandle ?? '', visibilityTimeoutSeconds: 600 }]);
+      const [extended] = await service.changeMessageVisibility('q', [
+        { entryId: 'x', receiptHandle: held?.receiptHandle ?? '', visibilityTimeoutSeconds: 600 },
+      ]);
       expect(extended).toEqual({ entryId: 'x' });
     }
     // Its vis row is ten minutes ahead; only the age row says it expired.
@@ -80,7 +88,9 @@ describe('reaper coverage', () => {
     const harness = makeHarness();
     const { service, executor } = harness;
     await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
-    await service.sendMessages('f.fifo', [entry('a', 'a', { messageGroupId: 'g', messageDeduplicationId: 'a' })], { senderId: 's' });
+    await service.sendMessages('f.fifo', [entry('a', 'a', { messageGroupId: 'g', messageDeduplicationId: 'a' })], {
+      senderId: 's',
+    });
     await service.receiveMessages('f.fifo', { maxMessages: 1, receiveRequestAttemptId: 'try-1' });
     const attempts = () => executor.liveRows(prefixRange(['q', 'f.fifo', 'g', 1, 'attempt']));
     expect((await service.sweepReaper()).attemptRowsDeleted).toBe(0);
@@ -94,7 +104,9 @@ describe('reaper coverage', () => {
     const harness = makeHarness();
     const { service, executor } = harness;
     await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
-    await service.sendMessages('f.fifo', [entry('a', 'a', { messageGroupId: 'g', messageDeduplicationId: 'a' })], { senderId: 's' });
+    await service.sendMessages('f.fifo', [entry('a', 'a', { messageGroupId: 'g', messageDeduplicationId: 'a' })], {
+      senderId: 's',
+    });
     const keys = new GenerationKeys('f.fifo', 1);
     const liveBefore = (await executor.liveRows(keys.range())).length;
     const nowMs = executor.nowMs();
@@ -149,7 +161,11 @@ describe('reaper coverage', () => {
     const harness = makeHarness();
     const { service, executor } = harness;
     await service.createQueue({ name: 'dlq', attributes: {}, tags: {} });
-    await service.createQueue({ name: 'src', attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn('dlq'), maxReceiveCount: 1 }) }, tags: {} });
+    await service.createQueue({
+      name: 'src',
+      attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn('dlq'), maxReceiveCount: 1 }) },
+      tags: {},
+    });
     const keptMax = raftqLimits.moveTasksKeptPerSourceMax.value;
     for (let i = 0; i < keptMax + 2; i++) {
       await service.startMessageMoveTask({ sourceArn: arn('dlq') });
@@ -196,11 +212,15 @@ describe('reaper coverage', () => {
     executor.clock.advanceMs(61_000);
     let isRaced = false;
     executor.beforeCommit = async (txn) => {
-      const isReaperDelete = txn.writes.some((w) => w.kind === 'delete' && Buffer.from(w.key).includes(Buffer.from('data')));
+      const isReaperDelete = txn.writes.some(
+        (w) => w.kind === 'delete' && Buffer.from(w.key).includes(Buffer.from('data')),
+      );
       if (!isReaperDelete || isRaced) return;
       isRaced = true;
       // The consumer moves the vis row after the reaper read it.
-      const [moved] = await service.changeMessageVisibility('q', [{ entryId: 'x', receiptHandle: held?.receiptHandle ?? '', visibilityTimeoutSeconds: 300 }]);
+      const [moved] = await service.changeMessageVisibility('q', [
+        { entryId: 'x', receiptHandle: held?.receiptHandle ?? '', visibilityTimeoutSeconds: 300 },
+      ]);
       expect(moved).toEqual({ entryId: 'x' });
     };
     const conflictsBefore = executor.conflicts;
@@ -217,7 +237,11 @@ describe('reaper coverage', () => {
     const { service, executor } = harness;
     await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
     const send = async () => {
-      const [result] = await service.sendMessages('f.fifo', [entry('a', 'body', { messageGroupId: 'g', messageDeduplicationId: 'x' })], { senderId: 's' });
+      const [result] = await service.sendMessages(
+        'f.fifo',
+        [entry('a', 'body', { messageGroupId: 'g', messageDeduplicationId: 'x' })],
+        { senderId: 's' },
+      );
       if (result === undefined || 'error' in result) throw new Error('send failed');
       return result.messageId;
     };
@@ -225,7 +249,9 @@ describe('reaper coverage', () => {
     executor.clock.advanceMs(300_000);
     let second = '';
     executor.beforeCommit = async (txn) => {
-      const isReaperDelete = txn.writes.length > 0 && txn.writes.every((w) => w.kind === 'delete' && Buffer.from(w.key).includes(Buffer.from('dedup')));
+      const isReaperDelete =
+        txn.writes.length > 0 &&
+        txn.writes.every((w) => w.kind === 'delete' && Buffer.from(w.key).includes(Buffer.from('dedup')));
       if (!isReaperDelete || second !== '') return;
       second = await send(); // the window is over: a new message and a fresh dedup row
     };
@@ -247,7 +273,9 @@ describe('reaper coverage', () => {
     expect(await executor.liveRows(prefixRange(['queues']))).toEqual([]);
     await service.sweepReaper();
     const left = await executor.liveRows(queueKeys.queuePrefix('gone'));
-    expect(left.map((row) => Buffer.from(row.key).toString('hex'))).toEqual([Buffer.from(queueKeys.generation('gone')).toString('hex')]);
+    expect(left.map((row) => Buffer.from(row.key).toString('hex'))).toEqual([
+      Buffer.from(queueKeys.generation('gone')).toString('hex'),
+    ]);
     expect(await executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
     expect(await executor.liveRows({ gte: encodeKey(['tomb']), lt: encodeKey(['tomc']) })).toEqual([]);
   });

@@ -4,7 +4,8 @@ import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/key-layou
 import { prefixRange } from '../../src/storage/key-codec.js';
 import { entry, makeHarness, sendOne } from './support/queue-harness.js';
 
-const g = (group: string, dedup: string) => entry(dedup, dedup, { messageGroupId: group, messageDeduplicationId: dedup });
+const g = (group: string, dedup: string) =>
+  entry(dedup, dedup, { messageGroupId: group, messageDeduplicationId: dedup });
 
 describe('reaper', () => {
   it('clears a purged generation of a live queue and then its tombstone (trap 5)', async () => {
@@ -57,7 +58,16 @@ describe('reaper', () => {
     const budget = raftqLimits.reaperRowsPerQueuePerTickMax.value;
     const count = 2 * budget + 5;
     for (let i = 0; i < count; i += 10) {
-      await service.sendMessages('q', Array.from({ length: Math.min(10, count - i) }, (_, j) => ({ entryId: `e${j}`, body: 'b', messageAttributes: {}, systemAttributes: {} })), { senderId: 't' });
+      await service.sendMessages(
+        'q',
+        Array.from({ length: Math.min(10, count - i) }, (_, j) => ({
+          entryId: `e${j}`,
+          body: 'b',
+          messageAttributes: {},
+          systemAttributes: {},
+        })),
+        { senderId: 't' },
+      );
     }
     executor.clock.advanceMs(61_000);
     const backlogs: boolean[] = [];
@@ -87,9 +97,20 @@ describe('reaper', () => {
     const { service, executor, scheduler } = makeHarness();
     const { QueueService } = await import('../../src/queue/queue-service.js');
     const { SeededPrng } = await import('../../src/base/prng.js');
-    const newLeader = new QueueService({ executor, accountId: '000000000000', region: 'us-east-1', scheduler, prng: new SeededPrng(4) });
+    const newLeader = new QueueService({
+      executor,
+      accountId: '000000000000',
+      region: 'us-east-1',
+      scheduler,
+      prng: new SeededPrng(4),
+    });
     await service.createQueue({ name: 'q', attributes: { MessageRetentionPeriod: '60' }, tags: {} });
-    for (let i = 0; i < 4; i++) await service.sendMessages('q', Array.from({ length: 10 }, (_, j) => entry(`e${j}`, 'x')), { senderId: 's' });
+    for (let i = 0; i < 4; i++)
+      await service.sendMessages(
+        'q',
+        Array.from({ length: 10 }, (_, j) => entry(`e${j}`, 'x')),
+        { senderId: 's' },
+      );
     await service.purgeQueue('q');
     for (let i = 0; i < 3; i++) await sendOne(service, 'q', `live-${i}`);
     executor.clock.advanceMs(60_000);

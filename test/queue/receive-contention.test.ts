@@ -11,7 +11,11 @@ describe('a receive that loses every race for the head of the queue', () => {
   it('answers empty instead of an error, and the messages stay available', async () => {
     const { service, executor } = makeHarness({ executor: 'model' });
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
-    await service.sendMessages('q', Array.from({ length: 3 }, (_, i) => entry(`e${i}`, `m${i}`)), { senderId: 's' });
+    await service.sendMessages(
+      'q',
+      Array.from({ length: 3 }, (_, i) => entry(`e${i}`, `m${i}`)),
+      { senderId: 's' },
+    );
 
     // Before every commit of the receive, a rival rewrites a key the receive read (as a receive on
     // another node that claimed first would), so every attempt conflicts.
@@ -27,7 +31,13 @@ describe('a receive that loses every race for the head of the queue', () => {
         const value = await view.get(key);
         view.release();
         if (value !== undefined) {
-          await executor.commit({ txnId: `rival-${rivalCommits++}`, startTsUs: view.ts, nowMs: executor.nowMs(), readKeys: [], writes: [{ kind: 'put', key, value }] });
+          await executor.commit({
+            txnId: `rival-${rivalCommits++}`,
+            startTsUs: view.ts,
+            nowMs: executor.nowMs(),
+            readKeys: [],
+            writes: [{ kind: 'put', key, value }],
+          });
         }
       } finally {
         isRivalCommitting = false;
@@ -40,5 +50,4 @@ describe('a receive that loses every race for the head of the queue', () => {
     executor.beforeCommit = undefined;
     expect(await service.receiveMessages('q', { maxMessages: 10, waitTimeSeconds: 0 })).toHaveLength(3);
   });
-
 });

@@ -5,16 +5,38 @@
 import { describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
 import { QueueService } from '../../src/queue/queue-service.js';
-import { firstPageOffset, receiveScanSlotOf, rotatedRows, type ReceiveScanSlot } from '../../src/queue/receive-scan-slot.js';
+import {
+  firstPageOffset,
+  receiveScanSlotOf,
+  rotatedRows,
+  type ReceiveScanSlot,
+} from '../../src/queue/receive-scan-slot.js';
 import { entry, makeHarness, type Harness } from './support/queue-harness.js';
 
 function nodeWithSlot(harness: Harness, slot: ReceiveScanSlot, seed: number): QueueService {
-  return new QueueService({ executor: harness.executor, accountId: '000000000000', region: 'us-east-1', scheduler: harness.scheduler, prng: new SeededPrng(seed), receiveScanSlot: () => slot });
+  return new QueueService({
+    executor: harness.executor,
+    accountId: '000000000000',
+    region: 'us-east-1',
+    scheduler: harness.scheduler,
+    prng: new SeededPrng(seed),
+    receiveScanSlot: () => slot,
+  });
 }
 
-async function sendBodies(service: QueueService, queue: string, bodies: readonly string[], extra: { messageGroupId?: string } = {}): Promise<void> {
+async function sendBodies(
+  service: QueueService,
+  queue: string,
+  bodies: readonly string[],
+  extra: { messageGroupId?: string } = {},
+): Promise<void> {
   for (let i = 0; i < bodies.length; i += 10) {
-    const batch = bodies.slice(i, i + 10).map((body, j) => entry(`e${j}`, body, { ...extra, ...(extra.messageGroupId !== undefined ? { messageDeduplicationId: body } : {}) }));
+    const batch = bodies.slice(i, i + 10).map((body, j) =>
+      entry(`e${j}`, body, {
+        ...extra,
+        ...(extra.messageGroupId !== undefined ? { messageDeduplicationId: body } : {}),
+      }),
+    );
     await service.sendMessages(queue, batch, { senderId: 's' });
   }
 }
@@ -66,7 +88,7 @@ describe('receive scan slots', () => {
     expect((await service.receiveMessages('q', { maxMessages: 10 })).map((m) => m.body)).toEqual(bodies.slice(0, 10));
   });
 
-  it('a node\'s slot is its index among the sorted voters, and a non-voter takes the single slot', () => {
+  it("a node's slot is its index among the sorted voters, and a non-voter takes the single slot", () => {
     expect(receiveScanSlotOf('n2', ['n3', 'n1', 'n2'])).toEqual({ slot: 1, slotCount: 3 });
     expect(receiveScanSlotOf('n9', ['n3', 'n1', 'n2'])).toEqual({ slot: 0, slotCount: 1 });
     expect(receiveScanSlotOf('n1', ['n1'])).toEqual({ slot: 0, slotCount: 1 });

@@ -22,7 +22,10 @@ function familiesWritten(txn: Txn): string[] {
 }
 
 function bytesWritten(txn: Txn): number {
-  return txn.writes.reduce((sum, write) => sum + write.key.byteLength + (write.kind === 'put' ? write.value.byteLength : 0), 0);
+  return txn.writes.reduce(
+    (sum, write) => sum + write.key.byteLength + (write.kind === 'put' ? write.value.byteLength : 0),
+    0,
+  );
 }
 
 async function lastCommitOf(harness: Harness, action: () => Promise<unknown>): Promise<Txn> {
@@ -50,7 +53,9 @@ describe('the receive-state row', () => {
     await sendOne(service, 'q', body64KiB);
     const [message] = await service.receiveMessages('q', { maxMessages: 1 });
     const change = await lastCommitOf(harness, () =>
-      service.changeMessageVisibility('q', [{ entryId: 'c', receiptHandle: message?.receiptHandle ?? '', visibilityTimeoutSeconds: 100 }]),
+      service.changeMessageVisibility('q', [
+        { entryId: 'c', receiptHandle: message?.receiptHandle ?? '', visibilityTimeoutSeconds: 100 },
+      ]),
     );
     expect(familiesWritten(change).sort()).toEqual(['put state']);
     expect(bytesWritten(change)).toBeLessThan(512);
@@ -82,12 +87,22 @@ describe('the receive-state row', () => {
     // The data row still holds the state it was sent with; the state row holds the current one.
     expect(decodeMessageRecord(dataRow?.value ?? new Uint8Array()).receiveCount).toBe(0);
     const state = decodeReceiveState(stateRow?.value ?? new Uint8Array()).state;
-    expect(state).toMatchObject({ receiveCount: 2, firstReceiveAtMs: sentAtMs + 1_000, claimedAtMs: sentAtMs + 32_000, visibleAtMs: sentAtMs + 62_000 });
+    expect(state).toMatchObject({
+      receiveCount: 2,
+      firstReceiveAtMs: sentAtMs + 1_000,
+      claimedAtMs: sentAtMs + 32_000,
+      visibleAtMs: sentAtMs + 62_000,
+    });
     const view = await executor.readView({ linearizable: true });
     const stored = await new MessageStore(keys).read(view, 0, id);
     view.release();
     expect(stored?.hasStateRow).toBe(true);
-    expect(stored?.record).toMatchObject({ body: 'hello', receiveCount: 2, visibleAtMs: sentAtMs + 62_000, receiptToken: state.receiptToken });
+    expect(stored?.record).toMatchObject({
+      body: 'hello',
+      receiveCount: 2,
+      visibleAtMs: sentAtMs + 62_000,
+      receiptToken: state.receiptToken,
+    });
 
     // The first receive's handle is stale: its delete is a no-op; the current one deletes.
     await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: first?.receiptHandle ?? '' }]);
@@ -111,7 +126,11 @@ describe('the receive-state row', () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'dlq', attributes: {}, tags: {} });
     const redrivePolicy = JSON.stringify({ deadLetterTargetArn: service.queueArn('dlq'), maxReceiveCount: 1 });
-    await service.createQueue({ name: 'q', attributes: { VisibilityTimeout: '5', RedrivePolicy: redrivePolicy }, tags: {} });
+    await service.createQueue({
+      name: 'q',
+      attributes: { VisibilityTimeout: '5', RedrivePolicy: redrivePolicy },
+      tags: {},
+    });
     await sendOne(service, 'q', 'poison');
     await service.receiveMessages('q', { maxMessages: 1 });
     executor.clock.advanceMs(6_000);
@@ -124,11 +143,15 @@ describe('the receive-state row', () => {
     expect(copy?.attributes['ApproximateReceiveCount']).toBe('1');
   });
 
-  it('a move task takes a received dead letter\'s state row along, and the message returns to its source with a fresh receive state', async () => {
+  it("a move task takes a received dead letter's state row along, and the message returns to its source with a fresh receive state", async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'dlq', attributes: {}, tags: {} });
     const redrivePolicy = JSON.stringify({ deadLetterTargetArn: service.queueArn('dlq'), maxReceiveCount: 1 });
-    await service.createQueue({ name: 'src', attributes: { VisibilityTimeout: '0', RedrivePolicy: redrivePolicy }, tags: {} });
+    await service.createQueue({
+      name: 'src',
+      attributes: { VisibilityTimeout: '0', RedrivePolicy: redrivePolicy },
+      tags: {},
+    });
     await sendOne(service, 'src', 'm');
     await service.receiveMessages('src', { maxMessages: 1 });
     expect(await service.receiveMessages('src', { maxMessages: 1 })).toEqual([]);
@@ -176,19 +199,31 @@ describe('the receive-state row', () => {
       startTsUs: view.ts,
       nowMs: executor.nowMs(),
       readKeys: [],
-      writes: [{ kind: 'put', key: strayKey, value: encodeReceiveState({ visibleAtMs: 1, receiveCount: 1, receiptToken: 't' }) }],
+      writes: [
+        {
+          kind: 'put',
+          key: strayKey,
+          value: encodeReceiveState({ visibleAtMs: 1, receiveCount: 1, receiptToken: 't' }),
+        },
+      ],
     });
     view.release();
     expect(await executor.liveRows(keys.familyRange('state'))).toHaveLength(2);
     const report = await service.sweepReaper();
     expect(report.danglingRowsDeleted).toBe(1);
     const left = await executor.liveRows(keys.familyRange('state'));
-    expect(left.map((row) => Buffer.from(row.key).toString('latin1'))).toEqual([Buffer.from(keys.receiveState(0, liveId)).toString('latin1')]);
+    expect(left.map((row) => Buffer.from(row.key).toString('latin1'))).toEqual([
+      Buffer.from(keys.receiveState(0, liveId)).toString('latin1'),
+    ]);
   });
 
   it('retention deletes a received message with its state row and the vis row the state row names', async () => {
     const { service, executor } = makeHarness();
-    await service.createQueue({ name: 'q', attributes: { MessageRetentionPeriod: '60', VisibilityTimeout: '30' }, tags: {} });
+    await service.createQueue({
+      name: 'q',
+      attributes: { MessageRetentionPeriod: '60', VisibilityTimeout: '30' },
+      tags: {},
+    });
     await sendOne(service, 'q', 'old');
     await service.receiveMessages('q', { maxMessages: 1 });
     executor.clock.advanceMs(61_000);
@@ -199,7 +234,7 @@ describe('the receive-state row', () => {
     expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
   });
 
-  it('a purge leaves the old generation\'s state rows to the reaper, which clears them with the generation range', async () => {
+  it("a purge leaves the old generation's state rows to the reaper, which clears them with the generation range", async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
     for (let i = 0; i < 3; i++) await sendOne(service, 'q', `m${i}`);
@@ -214,7 +249,7 @@ describe('the receive-state row', () => {
     expect(await executor.liveRows(old.range())).toEqual([]);
   });
 
-  it('a deleted queue\'s state rows go with its generation', async () => {
+  it("a deleted queue's state rows go with its generation", async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
     await sendOne(service, 'q', 'm');
@@ -247,7 +282,13 @@ describe('the receive-state row', () => {
 
   it('two nodes receiving the same message at once deliver it once: the later claim conflicts on the state row', async () => {
     const { service, executor, scheduler } = makeHarness();
-    const otherNode = new QueueService({ executor, accountId: '000000000000', region: 'us-east-1', scheduler, prng: new SeededPrng(2) });
+    const otherNode = new QueueService({
+      executor,
+      accountId: '000000000000',
+      region: 'us-east-1',
+      scheduler,
+      prng: new SeededPrng(2),
+    });
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
     await sendOne(service, 'q', 'only');
     let rivalCount = -1;

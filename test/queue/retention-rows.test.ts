@@ -31,7 +31,14 @@ describe('retention rows', () => {
   it('a message moved to a dead-letter queue long after it was sent keeps an age row and is reaped when its retention ends', async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'dlq', attributes: { MessageRetentionPeriod: '1200' }, tags: {} });
-    await service.createQueue({ name: 'src', attributes: { VisibilityTimeout: '0', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn('dlq'), maxReceiveCount: 1 }) }, tags: {} });
+    await service.createQueue({
+      name: 'src',
+      attributes: {
+        VisibilityTimeout: '0',
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arn('dlq'), maxReceiveCount: 1 }),
+      },
+      tags: {},
+    });
     await sendOne(service, 'src', 'poison');
     executor.clock.advanceMs(1_000_000);
     expect(await service.receiveMessages('src', { maxMessages: 1 })).toHaveLength(1);

@@ -20,13 +20,20 @@ describe('a send repeated under its idempotency key', () => {
     ]);
     const received = await receiveAll(service, 'q');
     expect(received.map((m) => m.messageId).sort()).toEqual(['m-1', 'm-2']);
-    const counts = await service.getQueueAttributes('q', ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible']);
+    const counts = await service.getQueueAttributes('q', [
+      'ApproximateNumberOfMessages',
+      'ApproximateNumberOfMessagesNotVisible',
+    ]);
     expect(counts).toEqual({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '2' });
   });
 
   it('answers a repeated FIFO send with the first run ids and sequence numbers', async () => {
     const { service } = makeHarness();
-    await service.createQueue({ name: 'q.fifo', attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'true' }, tags: {} });
+    await service.createQueue({
+      name: 'q.fifo',
+      attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'true' },
+      tags: {},
+    });
     const entries = [entry('a', 'one', { messageGroupId: 'g' })];
     const context = { senderId: 'tester', messageIds: ['m-1'], idempotencyKey: 'op-2' };
     const first = await service.sendMessages('q.fifo', entries, context);
@@ -46,6 +53,8 @@ describe('a send repeated under its idempotency key', () => {
   it('refuses message ids that do not match the entries', async () => {
     const { service } = makeHarness();
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
-    await expect(service.sendMessages('q', [entry('a', 'one')], { senderId: 'tester', messageIds: [], idempotencyKey: 'k' })).rejects.toThrow(/message ids/);
+    await expect(
+      service.sendMessages('q', [entry('a', 'one')], { senderId: 'tester', messageIds: [], idempotencyKey: 'k' }),
+    ).rejects.toThrow(/message ids/);
   });
 });

@@ -20,7 +20,10 @@ describe('standard queue messages', () => {
     const { service, executor } = await withQueue();
     const sentAtMs = executor.nowMs();
     const messageId = await sendOne(service, 'jobs', 'hello', {
-      messageAttributes: { colour: { dataType: 'String', stringValue: 'blue' }, blob: { dataType: 'Binary', binaryValue: Uint8Array.of(0, 1, 2) } },
+      messageAttributes: {
+        colour: { dataType: 'String', stringValue: 'blue' },
+        blob: { dataType: 'Binary', binaryValue: Uint8Array.of(0, 1, 2) },
+      },
       systemAttributes: { AWSTraceHeader: { dataType: 'String', stringValue: 'Root=1-abc' } },
     });
     executor.clock.advanceMs(5);
@@ -38,7 +41,9 @@ describe('standard queue messages', () => {
       AWSTraceHeader: 'Root=1-abc',
     });
     expect(await service.receiveMessages('jobs', { maxMessages: 10 })).toEqual([]);
-    const deleted = await service.deleteMessages('jobs', [{ entryId: 'd', receiptHandle: message?.receiptHandle ?? '' }]);
+    const deleted = await service.deleteMessages('jobs', [
+      { entryId: 'd', receiptHandle: message?.receiptHandle ?? '' },
+    ]);
     expect(deleted).toEqual([{ entryId: 'd' }]);
     executor.clock.advanceMs(60_000);
     expect(await service.receiveMessages('jobs', { maxMessages: 10 })).toEqual([]);
@@ -53,7 +58,9 @@ describe('standard queue messages', () => {
     executor.clock.advanceMs(1);
     const [second] = await service.receiveMessages('jobs', { maxMessages: 1 });
     expect(second?.attributes['ApproximateReceiveCount']).toBe('2');
-    expect(second?.attributes['ApproximateFirstReceiveTimestamp']).toBe(first?.attributes['ApproximateFirstReceiveTimestamp']);
+    expect(second?.attributes['ApproximateFirstReceiveTimestamp']).toBe(
+      first?.attributes['ApproximateFirstReceiveTimestamp'],
+    );
     expect(second?.receiptHandle).not.toBe(first?.receiptHandle);
   });
 
@@ -63,7 +70,9 @@ describe('standard queue messages', () => {
     const [first] = await service.receiveMessages('jobs', { maxMessages: 1 });
     executor.clock.advanceMs(10_000);
     const [second] = await service.receiveMessages('jobs', { maxMessages: 1 });
-    expect(await service.deleteMessages('jobs', [{ entryId: 'a', receiptHandle: first?.receiptHandle ?? '' }])).toEqual([{ entryId: 'a' }]);
+    expect(await service.deleteMessages('jobs', [{ entryId: 'a', receiptHandle: first?.receiptHandle ?? '' }])).toEqual(
+      [{ entryId: 'a' }],
+    );
     executor.clock.advanceMs(10_000);
     const [third] = await service.receiveMessages('jobs', { maxMessages: 1 });
     expect(third?.messageId).toBe(second?.messageId);
@@ -93,18 +102,28 @@ describe('standard queue messages', () => {
     await sendOne(service, 'jobs', 'cmv');
     const [message] = await service.receiveMessages('jobs', { maxMessages: 1 });
     const handle = message?.receiptHandle ?? '';
-    expect(await service.changeMessageVisibility('jobs', [{ entryId: 'a', receiptHandle: handle, visibilityTimeoutSeconds: 100 }])).toEqual([{ entryId: 'a' }]);
+    expect(
+      await service.changeMessageVisibility('jobs', [
+        { entryId: 'a', receiptHandle: handle, visibilityTimeoutSeconds: 100 },
+      ]),
+    ).toEqual([{ entryId: 'a' }]);
     executor.clock.advanceMs(50_000);
     expect(await service.receiveMessages('jobs', { maxMessages: 1 })).toEqual([]);
     executor.clock.advanceMs(50_000);
-    const [expired] = await service.changeMessageVisibility('jobs', [{ entryId: 'b', receiptHandle: handle, visibilityTimeoutSeconds: 5 }]);
+    const [expired] = await service.changeMessageVisibility('jobs', [
+      { entryId: 'b', receiptHandle: handle, visibilityTimeoutSeconds: 5 },
+    ]);
     expect(expired).toEqual({ entryId: 'b' });
     expect(await service.receiveMessages('jobs', { maxMessages: 1 })).toEqual([]);
     executor.clock.advanceMs(5_000);
     const [again] = await service.receiveMessages('jobs', { maxMessages: 1 });
-    const [zero] = await service.changeMessageVisibility('jobs', [{ entryId: 'c', receiptHandle: again?.receiptHandle ?? '', visibilityTimeoutSeconds: 0 }]);
+    const [zero] = await service.changeMessageVisibility('jobs', [
+      { entryId: 'c', receiptHandle: again?.receiptHandle ?? '', visibilityTimeoutSeconds: 0 },
+    ]);
     expect(zero).toEqual({ entryId: 'c' });
-    expect((await service.receiveMessages('jobs', { maxMessages: 1 })).map((m) => m.messageId)).toEqual([again?.messageId]);
+    expect((await service.receiveMessages('jobs', { maxMessages: 1 })).map((m) => m.messageId)).toEqual([
+      again?.messageId,
+    ]);
   });
 
   it('queue and message delays hide a message until its time', async () => {
@@ -130,7 +149,11 @@ describe('standard queue messages', () => {
 
   it('one receive claims up to ten messages in a single transaction', async () => {
     const { service, executor } = await withQueue();
-    await service.sendMessages('jobs', Array.from({ length: 10 }, (_, i) => entry(`e${i}`, `m${i}`)), { senderId: 's' });
+    await service.sendMessages(
+      'jobs',
+      Array.from({ length: 10 }, (_, i) => entry(`e${i}`, `m${i}`)),
+      { senderId: 's' },
+    );
     const commitsBefore = executor.commits.length;
     const messages = await service.receiveMessages('jobs', { maxMessages: 10 });
     expect(messages).toHaveLength(10);
@@ -154,7 +177,9 @@ describe('standard queue messages', () => {
       'jobs',
       [
         entry('ok', 'x'.repeat(1000)),
-        entry('big', 'x'.repeat(1000), { messageAttributes: { attr: { dataType: 'String', stringValue: 'y'.repeat(30) } } }),
+        entry('big', 'x'.repeat(1000), {
+          messageAttributes: { attr: { dataType: 'String', stringValue: 'y'.repeat(30) } },
+        }),
       ],
       { senderId: 's' },
     );
@@ -165,7 +190,9 @@ describe('standard queue messages', () => {
 
   it('a MessageDeduplicationId on a standard queue is refused, a MessageGroupId is kept', async () => {
     const { service } = await withQueue();
-    const [dedup] = await service.sendMessages('jobs', [entry('a', 'x', { messageDeduplicationId: 'd' })], { senderId: 's' });
+    const [dedup] = await service.sendMessages('jobs', [entry('a', 'x', { messageDeduplicationId: 'd' })], {
+      senderId: 's',
+    });
     expect(dedup !== undefined && 'error' in dedup && dedup.error).toBeInstanceOf(InvalidParameterValueError);
     await sendOne(service, 'jobs', 'grouped', { messageGroupId: 'g1' });
     const [message] = await service.receiveMessages('jobs', { maxMessages: 1 });
@@ -174,7 +201,11 @@ describe('standard queue messages', () => {
 
   it('a receive is refused with OverLimit once the in-flight limit is reached', async () => {
     const { service, executor } = await withQueue({}, { inFlightMessagesMax: 3 });
-    await service.sendMessages('jobs', Array.from({ length: 5 }, (_, i) => entry(`e${i}`, `m${i}`)), { senderId: 's' });
+    await service.sendMessages(
+      'jobs',
+      Array.from({ length: 5 }, (_, i) => entry(`e${i}`, `m${i}`)),
+      { senderId: 's' },
+    );
     expect(await service.receiveMessages('jobs', { maxMessages: 3 })).toHaveLength(3);
     executor.clock.advanceMs(2_000);
     await expect(service.receiveMessages('jobs', { maxMessages: 1 })).rejects.toBeInstanceOf(OverLimitError);
@@ -183,8 +214,12 @@ describe('standard queue messages', () => {
   it('message operations on a missing queue throw QueueDoesNotExist instead of answering empty (trap 12)', async () => {
     const { service } = makeHarness();
     await expect(service.receiveMessages('missing', { maxMessages: 1 })).rejects.toBeInstanceOf(QueueDoesNotExistError);
-    await expect(service.sendMessages('missing', [entry('a', 'b')], { senderId: 's' })).rejects.toBeInstanceOf(QueueDoesNotExistError);
-    await expect(service.deleteMessages('missing', [{ entryId: 'a', receiptHandle: 'x' }])).rejects.toBeInstanceOf(QueueDoesNotExistError);
+    await expect(service.sendMessages('missing', [entry('a', 'b')], { senderId: 's' })).rejects.toBeInstanceOf(
+      QueueDoesNotExistError,
+    );
+    await expect(service.deleteMessages('missing', [{ entryId: 'a', receiptHandle: 'x' }])).rejects.toBeInstanceOf(
+      QueueDoesNotExistError,
+    );
     await expect(service.getQueueAttributes('missing', ['All'])).rejects.toBeInstanceOf(QueueDoesNotExistError);
   });
 });

@@ -48,11 +48,12 @@ describe('a replica whose state was replaced', () => {
     await service.createQueue({ name: 'side', attributes: {}, tags: {} });
     // The claim arrives as a snapshot would bring it: applied, but not heard by this replica's index.
     executor.silentCommitsCount = 1;
-    expect((await otherService(executor).receiveMessages('q', { maxMessages: 10 })).map((m) => m.body)).toEqual(['once']);
+    expect((await otherService(executor).receiveMessages('q', { maxMessages: 10 })).map((m) => m.body)).toEqual([
+      'once',
+    ]);
     service.stateReplaced();
     // A write heard while the receive plans: the index counts as current for its view.
     onNextView(executor, async () => void (await sendOne(service, 'side', 'heard')));
     expect(await service.receiveMessages('q', { maxMessages: 10 })).toEqual([]);
   });
-
 });

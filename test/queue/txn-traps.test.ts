@@ -12,9 +12,19 @@ import { entry, makeHarness, receiveAll, sendOne } from './support/queue-harness
 describe('message-path transactions', () => {
   it('two receives on different nodes racing for the same messages never both get one: the loser re-reads and gets others (trap 1)', async () => {
     const { service, executor, scheduler } = makeHarness();
-    const otherNode = new QueueService({ executor, accountId: '000000000000', region: 'us-east-1', scheduler, prng: new SeededPrng(2) });
+    const otherNode = new QueueService({
+      executor,
+      accountId: '000000000000',
+      region: 'us-east-1',
+      scheduler,
+      prng: new SeededPrng(2),
+    });
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
-    await service.sendMessages('q', Array.from({ length: 4 }, (_, i) => entry(`e${i}`, `m${i}`)), { senderId: 's' });
+    await service.sendMessages(
+      'q',
+      Array.from({ length: 4 }, (_, i) => entry(`e${i}`, `m${i}`)),
+      { senderId: 's' },
+    );
     let rival: Promise<unknown> | undefined;
     let rivalMessages: string[] = [];
     executor.beforeCommit = async () => {
@@ -35,8 +45,14 @@ describe('message-path transactions', () => {
   it('concurrent receives on one node take different messages without conflicting', async () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
-    await service.sendMessages('q', Array.from({ length: 10 }, (_, i) => entry(`e${i}`, `m${i}`)), { senderId: 's' });
-    const batches = await Promise.all(Array.from({ length: 5 }, () => service.receiveMessages('q', { maxMessages: 2 })));
+    await service.sendMessages(
+      'q',
+      Array.from({ length: 10 }, (_, i) => entry(`e${i}`, `m${i}`)),
+      { senderId: 's' },
+    );
+    const batches = await Promise.all(
+      Array.from({ length: 5 }, () => service.receiveMessages('q', { maxMessages: 2 })),
+    );
     const ids = batches.flat().map((m) => m.messageId);
     expect(ids).toHaveLength(10);
     expect(new Set(ids).size).toBe(10);
@@ -101,10 +117,16 @@ describe('message-path transactions', () => {
     const { service, executor } = makeHarness();
     await service.createQueue({ name: 'q', attributes: {}, tags: {} });
     executor.loseRepliesCount = 1;
-    const results = await service.sendMessages('q', Array.from({ length: 10 }, (_, i) => entry(`e${i}`, `m${i}`)), { senderId: 's' });
+    const results = await service.sendMessages(
+      'q',
+      Array.from({ length: 10 }, (_, i) => entry(`e${i}`, `m${i}`)),
+      { senderId: 's' },
+    );
     const received = await receiveAll(service, 'q');
     expect(received).toHaveLength(10);
-    expect(new Set(received.map((m) => m.messageId))).toEqual(new Set(results.map((r) => ('messageId' in r ? r.messageId : ''))));
+    expect(new Set(received.map((m) => m.messageId))).toEqual(
+      new Set(results.map((r) => ('messageId' in r ? r.messageId : ''))),
+    );
   });
 
   it('a batch retried after a conflict keeps the message ids it minted first (trap 8)', async () => {

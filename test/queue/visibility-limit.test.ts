@@ -19,16 +19,22 @@ describe('ChangeMessageVisibility and the 12-hour ceiling', () => {
   it('accepts 43200 seconds within the second of the receive', async () => {
     const { service, executor, message } = await receivedMessage();
     executor.clock.advanceMs(400);
-    const [result] = await service.changeMessageVisibility('q', [{ entryId: 'c', receiptHandle: message.receiptHandle, visibilityTimeoutSeconds: 43_200 }]);
+    const [result] = await service.changeMessageVisibility('q', [
+      { entryId: 'c', receiptHandle: message.receiptHandle, visibilityTimeoutSeconds: 43_200 },
+    ]);
     expect(result).toEqual({ entryId: 'c' });
   });
 
   it('refuses a timeout that would end more than 12 hours after the receive', async () => {
     const { service, executor, message } = await receivedMessage();
     executor.clock.advanceMs(10_000);
-    const [result] = await service.changeMessageVisibility('q', [{ entryId: 'c', receiptHandle: message.receiptHandle, visibilityTimeoutSeconds: 43_191 }]);
+    const [result] = await service.changeMessageVisibility('q', [
+      { entryId: 'c', receiptHandle: message.receiptHandle, visibilityTimeoutSeconds: 43_191 },
+    ]);
     expect(result !== undefined && 'error' in result && result.error).toBeInstanceOf(InvalidParameterValueError);
-    const [atLimit] = await service.changeMessageVisibility('q', [{ entryId: 'd', receiptHandle: message.receiptHandle, visibilityTimeoutSeconds: 43_190 }]);
+    const [atLimit] = await service.changeMessageVisibility('q', [
+      { entryId: 'd', receiptHandle: message.receiptHandle, visibilityTimeoutSeconds: 43_190 },
+    ]);
     expect(atLimit).toEqual({ entryId: 'd' });
   });
 });

@@ -41,7 +41,12 @@ describe('deliberate faults', () => {
 
   it('commitPreviousTermByCounting: a leader commits an entry of an earlier term once a majority holds it', () => {
     for (const isFaulty of [false, true]) {
-      const node = new NodeHarness({ logTerms: [1, 2], term: 2, commit: 1, faults: { commitPreviousTermByCounting: isFaulty } });
+      const node = new NodeHarness({
+        logTerms: [1, 2],
+        term: 2,
+        commit: 1,
+        faults: { commitPreviousTermByCounting: isFaulty },
+      });
       node.raw.campaign();
       node.flush();
       node.step({ type: MessageType.VoteResp, from: '2', term: 3 });

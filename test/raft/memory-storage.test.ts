@@ -57,7 +57,9 @@ describe('MemoryRaftStorage', () => {
     const storage = storageWith([1, 1, 1]);
     storage.createSnapshot(2, confState, new Uint8Array(0));
     expect(() => storage.createSnapshot(2, confState, new Uint8Array(0))).toThrow(SnapshotOutOfDateError);
-    expect(() => storage.applySnapshot({ meta: { index: 1, term: 1, confState }, data: new Uint8Array(0) })).toThrow(SnapshotOutOfDateError);
+    expect(() => storage.applySnapshot({ meta: { index: 1, term: 1, confState }, data: new Uint8Array(0) })).toThrow(
+      SnapshotOutOfDateError,
+    );
   });
 
   it('replaces its whole log when it applies a newer snapshot', () => {
@@ -73,7 +75,11 @@ describe('MemoryRaftStorage', () => {
   it('behaves like a plain array of entries under any sequence of appends and compactions', () => {
     type Op = { kind: 'append'; from: number; terms: number[] } | { kind: 'compact'; at: number };
     const op = fc.oneof(
-      fc.record({ kind: fc.constant('append' as const), from: fc.nat(30), terms: fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 6 }) }),
+      fc.record({
+        kind: fc.constant('append' as const),
+        from: fc.nat(30),
+        terms: fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 6 }),
+      }),
       fc.record({ kind: fc.constant('compact' as const), at: fc.nat(30) }),
     );
     fc.assert(
@@ -100,7 +106,10 @@ describe('MemoryRaftStorage', () => {
         expect(storage.lastIndex()).toBe(model.length);
         expect(storage.firstIndex()).toBe(compactedTo + 1);
         for (let i = compactedTo + 1; i <= model.length; i++) expect(storage.term(i)).toBe(model[i - 1]!.term);
-        const all = storage.lastIndex() >= storage.firstIndex() ? storage.entries(storage.firstIndex(), storage.lastIndex() + 1, Number.MAX_SAFE_INTEGER) : [];
+        const all =
+          storage.lastIndex() >= storage.firstIndex()
+            ? storage.entries(storage.firstIndex(), storage.lastIndex() + 1, Number.MAX_SAFE_INTEGER)
+            : [];
         expect(all.map((e) => e.index)).toEqual(model.slice(compactedTo).map((e) => e.index));
       }),
       { numRuns: 300 },

@@ -37,7 +37,14 @@ describe('Raft §5.1: terms', () => {
   // "If a server receives a request with a stale term number, it rejects the request."
   it('a request with a stale term is rejected and changes nothing', () => {
     const node = new NodeHarness({ term: 3, logTerms: [1] });
-    const out = node.step({ type: MessageType.App, from: '2', term: 2, index: 1, logTerm: 1, entries: [{ term: 2, index: 2, type: 0, data: new Uint8Array(0) }] });
+    const out = node.step({
+      type: MessageType.App,
+      from: '2',
+      term: 2,
+      index: 1,
+      logTerm: 1,
+      entries: [{ term: 2, index: 2, type: 0, data: new Uint8Array(0) }],
+    });
     expect(node.logTerms()).toEqual([1]);
     expect(node.raw.status()).toMatchObject({ term: 3, leader: '' });
     expect(ofType(out, MessageType.AppResp).every((m) => m.term === 3 && m.index === 0)).toBe(true);

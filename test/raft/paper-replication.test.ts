@@ -68,7 +68,15 @@ describe('Raft §5.3: log replication', () => {
   // entry to its local state machine (in log order)."
   it('a follower learns the commit index from appends and heartbeats and applies in log order', () => {
     const node = new NodeHarness({ term: 1 });
-    node.step({ type: MessageType.App, from: '2', term: 1, index: 0, logTerm: 0, commit: 1, entries: [entry(1, 1, 'a'), entry(1, 2, 'b'), entry(1, 3, 'c')] });
+    node.step({
+      type: MessageType.App,
+      from: '2',
+      term: 1,
+      index: 0,
+      logTerm: 0,
+      commit: 1,
+      entries: [entry(1, 1, 'a'), entry(1, 2, 'b'), entry(1, 3, 'c')],
+    });
     expect(node.committed.map((e) => text(e.data))).toEqual(['a']);
     node.step({ type: MessageType.Heartbeat, from: '2', term: 1, commit: 3 });
     expect(node.committed.map((e) => text(e.data))).toEqual(['a', 'b', 'c']);
@@ -87,7 +95,14 @@ describe('Raft §5.3: log replication', () => {
   for (const c of consistencyCases) {
     it(`a follower with log [1 1] ${c.isAccepted ? 'accepts' : 'refuses'} entries after ${c.logTerm}/${c.index}`, () => {
       const node = new NodeHarness({ term: 2, logTerms: [1, 1] });
-      const out = node.step({ type: MessageType.App, from: '2', term: 2, index: c.index, logTerm: c.logTerm, entries: [entry(2, c.index + 1)] });
+      const out = node.step({
+        type: MessageType.App,
+        from: '2',
+        term: 2,
+        index: c.index,
+        logTerm: c.logTerm,
+        entries: [entry(2, c.index + 1)],
+      });
       expect(ofType(out, MessageType.AppResp).map((m) => m.reject)).toEqual([!c.isAccepted]);
       expect(node.logTerms().length).toBe(c.isAccepted ? c.index + 1 : 2);
     });
@@ -122,7 +137,14 @@ describe('Raft §5.3: log replication', () => {
     const leader = new NodeHarness({ logTerms: [1, 1, 1, 4, 4, 4, 4], term: 4 });
     leader.becomeLeader();
     const follower = new NodeHarness({ id: '2', logTerms: [1, 1, 1, 2, 2, 2, 2, 2, 2], term: 4 });
-    const rejections = follower.step({ type: MessageType.App, from: '1', term: 5, index: 7, logTerm: 4, entries: [entry(5, 8)] });
+    const rejections = follower.step({
+      type: MessageType.App,
+      from: '1',
+      term: 5,
+      index: 7,
+      logTerm: 4,
+      entries: [entry(5, 8)],
+    });
     const [rejection] = ofType(rejections, MessageType.AppResp);
     expect(rejection).toMatchObject({ reject: true, index: 7, rejectHint: 7, rejectHintTerm: 2 });
     const retry = ofType(leader.step({ ...rejection!, to: '1' }), MessageType.App);
@@ -139,7 +161,15 @@ describe('Raft §5.3: log replication', () => {
     const node = new NodeHarness({ logTerms: [1, 1, 2], term: 2 });
     node.becomeLeader();
     const before = node.logTerms();
-    node.step({ type: MessageType.AppResp, from: '2', term: 3, index: 3, reject: true, rejectHint: 0, rejectHintTerm: 0 });
+    node.step({
+      type: MessageType.AppResp,
+      from: '2',
+      term: 3,
+      index: 3,
+      reject: true,
+      rejectHint: 0,
+      rejectHintTerm: 0,
+    });
     node.step({ type: MessageType.AppResp, from: '3', term: 3, index: 1 });
     node.step({ type: MessageType.AppResp, from: '3', term: 2, index: 1 });
     node.step({ type: MessageType.Vote, from: '2', term: 3, index: 99, logTerm: 9 });
@@ -171,12 +201,21 @@ describe('Raft §5.5: follower crashes', () => {
   // those entries in the new request."
   it('a repeated append leaves the log as it was and is acknowledged again', () => {
     const node = new NodeHarness({ term: 1 });
-    const app = { type: MessageType.App, from: '2', term: 1, index: 0, logTerm: 0, entries: [entry(1, 1, 'a'), entry(1, 2, 'b')] } as const;
+    const app = {
+      type: MessageType.App,
+      from: '2',
+      term: 1,
+      index: 0,
+      logTerm: 0,
+      entries: [entry(1, 1, 'a'), entry(1, 2, 'b')],
+    } as const;
     const first = node.step(app);
     node.step({ type: MessageType.App, from: '2', term: 1, index: 2, logTerm: 1, entries: [entry(1, 3, 'c')] });
     const again = node.step(app);
     expect(node.logTerms()).toEqual([1, 1, 1]);
-    expect(ofType(again, MessageType.AppResp).map((m) => m.index)).toEqual(ofType(first, MessageType.AppResp).map((m) => m.index));
+    expect(ofType(again, MessageType.AppResp).map((m) => m.index)).toEqual(
+      ofType(first, MessageType.AppResp).map((m) => m.index),
+    );
   });
 });
 
@@ -188,9 +227,19 @@ describe('Raft §7: log compaction', () => {
     node.storage.compact(3);
     node.becomeLeader();
     // Follower 2 rejects: it has nothing; the entries it needs (1..3) are gone.
-    const out = node.step({ type: MessageType.AppResp, from: '2', term: 2, index: 4, reject: true, rejectHint: 0, rejectHintTerm: 0 });
+    const out = node.step({
+      type: MessageType.AppResp,
+      from: '2',
+      term: 2,
+      index: 4,
+      reject: true,
+      rejectHint: 0,
+      rejectHintTerm: 0,
+    });
     const snaps = ofType(out, MessageType.Snap);
-    expect(snaps.map((m) => [m.to, m.snapshot?.meta.index, text(m.snapshot?.data ?? new Uint8Array(0))])).toEqual([['2', 3, 'state@3']]);
+    expect(snaps.map((m) => [m.to, m.snapshot?.meta.index, text(m.snapshot?.data ?? new Uint8Array(0))])).toEqual([
+      ['2', 3, 'state@3'],
+    ]);
     expect(node.raw.status().progress.get('2')?.state).toBe('snapshot');
   });
 
@@ -198,7 +247,10 @@ describe('Raft §7: log compaction', () => {
   // this case, the follower discards its entire log; it is all superseded by the snapshot".
   it('a follower installs a snapshot with new information and discards its log', () => {
     const node = new NodeHarness({ term: 1, logTerms: [1, 1] });
-    const snapshot = { meta: { index: 5, term: 2, confState: { voters: ['1', '2', '3'], learners: [] } }, data: bytes('s') };
+    const snapshot = {
+      meta: { index: 5, term: 2, confState: { voters: ['1', '2', '3'], learners: [] } },
+      data: bytes('s'),
+    };
     const out = node.step({ type: MessageType.Snap, from: '2', term: 2, snapshot });
     expect(ofType(out, MessageType.AppResp)[0]).toMatchObject({ index: 5, reject: false });
     expect(node.storage.snapshot().meta.index).toBe(5);
@@ -211,7 +263,10 @@ describe('Raft §7: log compaction', () => {
   // entries following the snapshot are still valid and must be retained."
   it('a snapshot that describes a prefix of the log keeps the entries after it', () => {
     const node = new NodeHarness({ term: 2, logTerms: [1, 1, 2, 2] });
-    const snapshot = { meta: { index: 2, term: 1, confState: { voters: ['1', '2', '3'], learners: [] } }, data: bytes('s') };
+    const snapshot = {
+      meta: { index: 2, term: 1, confState: { voters: ['1', '2', '3'], learners: [] } },
+      data: bytes('s'),
+    };
     const out = node.step({ type: MessageType.Snap, from: '2', term: 2, snapshot });
     // It acknowledges only the prefix the snapshot proves; the leader probes the rest.
     expect(ofType(out, MessageType.AppResp)[0]).toMatchObject({ index: 2, reject: false });

@@ -14,7 +14,8 @@ function settledLeader(options: ConstructorParameters<typeof NodeHarness>[0] = {
   const node = new NodeHarness(options);
   node.becomeLeader();
   const status = node.raw.status();
-  for (const id of status.confState.voters) if (id !== node.id) node.step({ type: MessageType.AppResp, from: id, term: status.term, index: status.lastIndex });
+  for (const id of status.confState.voters)
+    if (id !== node.id) node.step({ type: MessageType.AppResp, from: id, term: status.term, index: status.lastIndex });
   expect(node.raw.status().commit).toBe(status.lastIndex);
   return node;
 }
@@ -89,8 +90,12 @@ describe('thesis §4.1: single-server membership changes', () => {
 
   it('a change that is not a single-server change is refused', () => {
     const node = settledLeader({ voters: ['1'] });
-    expect(() => node.raw.proposeConfChange({ kind: 'removeNode', nodeId: '1', context: new Uint8Array(0) })).toThrow(ConfChangeInvalidError);
-    expect(() => node.raw.proposeConfChange({ kind: 'addLearner', nodeId: '1', context: new Uint8Array(0) })).toThrow(ConfChangeInvalidError);
+    expect(() => node.raw.proposeConfChange({ kind: 'removeNode', nodeId: '1', context: new Uint8Array(0) })).toThrow(
+      ConfChangeInvalidError,
+    );
+    expect(() => node.raw.proposeConfChange({ kind: 'addLearner', nodeId: '1', context: new Uint8Array(0) })).toThrow(
+      ConfChangeInvalidError,
+    );
   });
 });
 
@@ -178,15 +183,44 @@ describe('thesis §6.4: ReadIndex', () => {
     const collect = (): void => {
       while (node.raw.hasReady()) {
         const ready = node.raw.ready();
-        for (const rs of ready.readStates) readStates.push({ index: rs.index, ctx: new TextDecoder().decode(rs.requestCtx) });
+        for (const rs of ready.readStates)
+          readStates.push({ index: rs.index, ctx: new TextDecoder().decode(rs.requestCtx) });
         node.handleReady(ready);
       }
     };
     collect();
-    node.raw.step({ type: MessageType.HeartbeatResp, from: '2', to: '1', term: 1, context: bytes('r1'), index: 0, logTerm: 0, entries: [], commit: 0, reject: false, rejectHint: 0, rejectHintTerm: 0, snapshot: null });
+    node.raw.step({
+      type: MessageType.HeartbeatResp,
+      from: '2',
+      to: '1',
+      term: 1,
+      context: bytes('r1'),
+      index: 0,
+      logTerm: 0,
+      entries: [],
+      commit: 0,
+      reject: false,
+      rejectHint: 0,
+      rejectHintTerm: 0,
+      snapshot: null,
+    });
     collect();
     expect(readStates).toEqual([]);
-    node.raw.step({ type: MessageType.HeartbeatResp, from: '3', to: '1', term: 1, context: bytes('r1'), index: 0, logTerm: 0, entries: [], commit: 0, reject: false, rejectHint: 0, rejectHintTerm: 0, snapshot: null });
+    node.raw.step({
+      type: MessageType.HeartbeatResp,
+      from: '3',
+      to: '1',
+      term: 1,
+      context: bytes('r1'),
+      index: 0,
+      logTerm: 0,
+      entries: [],
+      commit: 0,
+      reject: false,
+      rejectHint: 0,
+      rejectHintTerm: 0,
+      snapshot: null,
+    });
     collect();
     expect(readStates).toEqual([{ index: 1, ctx: 'r1' }]);
   });
@@ -198,8 +232,24 @@ describe('thesis §6.4: ReadIndex', () => {
     node.step({ type: MessageType.Heartbeat, from: '1', term: 1 });
     node.raw.readIndex(bytes('f1'));
     const out = node.flush();
-    expect(ofType(out, MessageType.ReadIndex).map((m) => [m.to, new TextDecoder().decode(m.context)])).toEqual([['1', 'f1']]);
-    node.raw.step({ type: MessageType.ReadIndexResp, from: '1', to: '2', term: 1, index: 7, context: bytes('f1'), logTerm: 0, entries: [], commit: 0, reject: false, rejectHint: 0, rejectHintTerm: 0, snapshot: null });
+    expect(ofType(out, MessageType.ReadIndex).map((m) => [m.to, new TextDecoder().decode(m.context)])).toEqual([
+      ['1', 'f1'],
+    ]);
+    node.raw.step({
+      type: MessageType.ReadIndexResp,
+      from: '1',
+      to: '2',
+      term: 1,
+      index: 7,
+      context: bytes('f1'),
+      logTerm: 0,
+      entries: [],
+      commit: 0,
+      reject: false,
+      rejectHint: 0,
+      rejectHintTerm: 0,
+      snapshot: null,
+    });
     const ready = node.raw.ready();
     expect(ready.readStates.map((rs) => rs.index)).toEqual([7]);
   });

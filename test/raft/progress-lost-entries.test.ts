@@ -4,7 +4,7 @@ import { Progress } from '../../src/raft/progress.js';
 const limits = { inflightMessagesMax: 4, inflightBytesMax: 1_000 };
 
 describe('Progress of a follower that lost entries it acknowledged', () => {
-  it('probes down from the follower\'s hint instead of stopping at the old match', () => {
+  it("probes down from the follower's hint instead of stopping at the old match", () => {
     const progress = new Progress(1, false, limits);
     progress.maybeUpdate(40);
     progress.becomeReplicate();

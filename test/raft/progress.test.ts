@@ -25,18 +25,22 @@ describe('Inflights', () => {
 
   it('frees exactly the messages acknowledged, oldest first', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 30 }), fc.nat(200), (gaps, ackAt) => {
-        const inflights = new Inflights(1_000, Number.MAX_SAFE_INTEGER);
-        let index = 0;
-        const sent: number[] = [];
-        for (const gap of gaps) {
-          index += gap;
-          inflights.add(index, gap);
-          sent.push(index);
-        }
-        inflights.freeLE(ackAt);
-        expect(inflights.count()).toBe(sent.filter((i) => i > ackAt).length);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 30 }),
+        fc.nat(200),
+        (gaps, ackAt) => {
+          const inflights = new Inflights(1_000, Number.MAX_SAFE_INTEGER);
+          let index = 0;
+          const sent: number[] = [];
+          for (const gap of gaps) {
+            index += gap;
+            inflights.add(index, gap);
+            sent.push(index);
+          }
+          inflights.freeLE(ackAt);
+          expect(inflights.count()).toBe(sent.filter((i) => i > ackAt).length);
+        },
+      ),
     );
   });
 });

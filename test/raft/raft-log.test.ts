@@ -56,25 +56,29 @@ describe('RaftLog', () => {
 
   it('behaves like a single array whatever part is stable', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 20 }), fc.nat(20), (steps, stableCount) => {
-        const terms: number[] = [];
-        let t = 1;
-        for (const step of steps) {
-          t += step;
-          terms.push(t);
-        }
-        const split = Math.min(stableCount, terms.length);
-        const log = logWith(terms.slice(0, split), terms.slice(split));
-        expect(log.lastIndex()).toBe(terms.length);
-        for (let i = 1; i <= terms.length; i++) expect(log.term(i)).toBe(terms[i - 1]);
-        for (let lo = 1; lo <= terms.length; lo++) {
-          expect(log.slice(lo, terms.length + 1, 1 << 20).map((e) => e.term)).toEqual(terms.slice(lo - 1));
-        }
-        const last = terms[terms.length - 1]!;
-        expect(log.isUpToDate(terms.length, last)).toBe(true);
-        expect(log.isUpToDate(terms.length - 1, last)).toBe(false);
-        expect(log.isUpToDate(0, last + 1)).toBe(true);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 20 }),
+        fc.nat(20),
+        (steps, stableCount) => {
+          const terms: number[] = [];
+          let t = 1;
+          for (const step of steps) {
+            t += step;
+            terms.push(t);
+          }
+          const split = Math.min(stableCount, terms.length);
+          const log = logWith(terms.slice(0, split), terms.slice(split));
+          expect(log.lastIndex()).toBe(terms.length);
+          for (let i = 1; i <= terms.length; i++) expect(log.term(i)).toBe(terms[i - 1]);
+          for (let lo = 1; lo <= terms.length; lo++) {
+            expect(log.slice(lo, terms.length + 1, 1 << 20).map((e) => e.term)).toEqual(terms.slice(lo - 1));
+          }
+          const last = terms[terms.length - 1]!;
+          expect(log.isUpToDate(terms.length, last)).toBe(true);
+          expect(log.isUpToDate(terms.length - 1, last)).toBe(false);
+          expect(log.isUpToDate(0, last + 1)).toBe(true);
+        },
+      ),
       { numRuns: 200 },
     );
   });

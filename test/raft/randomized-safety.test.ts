@@ -19,7 +19,8 @@ function checkSafety(net: RaftNetwork, leaderOfTerm: Map<number, NodeId>): void 
   for (const id of net.leaders()) {
     const term = net.node(id).raw.status().term;
     const known = leaderOfTerm.get(term);
-    if (known !== undefined && known !== id) throw new Error(`election safety: two leaders in term ${term}: ${known} and ${id}`);
+    if (known !== undefined && known !== id)
+      throw new Error(`election safety: two leaders in term ${term}: ${known} and ${id}`);
     leaderOfTerm.set(term, id);
   }
   // State machine safety: every node applied a prefix of the longest applied sequence.
@@ -27,7 +28,10 @@ function checkSafety(net: RaftNetwork, leaderOfTerm: Map<number, NodeId>): void 
   const longest = applied.reduce((a, b) => (b.length > a.length ? b : a));
   for (const [n, sequence] of applied.entries()) {
     for (let i = 0; i < sequence.length; i++) {
-      if (sequence[i] !== longest[i]) throw new Error(`state machine safety: node ${ids[n]} applied ${sequence[i]} at position ${i}, another node ${longest[i]}`);
+      if (sequence[i] !== longest[i])
+        throw new Error(
+          `state machine safety: node ${ids[n]} applied ${sequence[i]} at position ${i}, another node ${longest[i]}`,
+        );
     }
   }
   // Log matching: if two logs hold an entry with the same index and term, they agree on every
@@ -43,12 +47,16 @@ function checkLogMatching(a: string[], b: string[], who: string): void {
   const x = byIndex(a);
   const y = byIndex(b);
   let isMatched = false;
-  const top = Math.min(a.length === 0 ? 0 : Number(a[a.length - 1]!.split('/')[1]), b.length === 0 ? 0 : Number(b[b.length - 1]!.split('/')[1]));
+  const top = Math.min(
+    a.length === 0 ? 0 : Number(a[a.length - 1]!.split('/')[1]),
+    b.length === 0 ? 0 : Number(b[b.length - 1]!.split('/')[1]),
+  );
   for (let i = top; i >= 1; i--) {
     const p = x.get(i);
     const q = y.get(i);
     if (p === undefined || q === undefined) break;
-    if (isMatched && p !== q) throw new Error(`log matching: logs of ${who} agree above ${i} but differ at ${i}: ${p} vs ${q}`);
+    if (isMatched && p !== q)
+      throw new Error(`log matching: logs of ${who} agree above ${i} but differ at ${i}: ${p} vs ${q}`);
     if (p === q) isMatched = true;
   }
 }
@@ -79,7 +87,11 @@ function runSeed(seed: number, steps: number, faults: RaftFaults = {}): RaftNetw
     } else if (roll < 90) {
       const cut = ids.filter(() => prng.intBelow(2) === 0);
       net.heal();
-      if (cut.length > 0 && cut.length < ids.length) net.partition(cut, ids.filter((id) => !cut.includes(id)));
+      if (cut.length > 0 && cut.length < ids.length)
+        net.partition(
+          cut,
+          ids.filter((id) => !cut.includes(id)),
+        );
     } else if (roll < 93) {
       net.heal();
     } else if (roll < 95) {
@@ -132,7 +144,8 @@ describe('randomized safety of the core', () => {
       expect(leaders, `seed ${seed}: one leader after healing`).toHaveLength(1);
       const leader = net.node(leaders[0]!);
       const { voters, learners } = leader.raw.status().confState;
-      for (const id of [...voters, ...learners]) expect(net.node(id).applied, `seed ${seed}: node ${id} converged`).toEqual(leader.applied);
+      for (const id of [...voters, ...learners])
+        expect(net.node(id).applied, `seed ${seed}: node ${id} converged`).toEqual(leader.applied);
     }
   });
 

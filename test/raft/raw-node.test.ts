@@ -8,7 +8,10 @@ import { NodeHarness, entry } from './support/node-harness.js';
 
 const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-function singleNode(storage = new MemoryRaftStorage({ confState: { voters: ['1'], learners: [] } }), applied?: number): RawNode {
+function singleNode(
+  storage = new MemoryRaftStorage({ confState: { voters: ['1'], learners: [] } }),
+  applied?: number,
+): RawNode {
   return new RawNode({ ...configOf(storage), ...(applied === undefined ? {} : { applied }) });
 }
 
@@ -41,7 +44,21 @@ describe('RawNode: the Ready contract', () => {
     const first = node.raw.ready();
     expect(() => node.raw.ready()).toThrow(AssertionFailedError);
     expect(node.raw.hasReady()).toBe(false);
-    node.raw.step({ type: MessageType.VoteResp, from: '2', to: '1', term: 1, index: 0, logTerm: 0, entries: [], commit: 0, reject: false, rejectHint: 0, rejectHintTerm: 0, snapshot: null, context: new Uint8Array(0) });
+    node.raw.step({
+      type: MessageType.VoteResp,
+      from: '2',
+      to: '1',
+      term: 1,
+      index: 0,
+      logTerm: 0,
+      entries: [],
+      commit: 0,
+      reject: false,
+      rejectHint: 0,
+      rejectHintTerm: 0,
+      snapshot: null,
+      context: new Uint8Array(0),
+    });
     node.handleReady(first);
     const second = node.raw.ready();
     expect(second.softState?.role).toBe('leader');
@@ -54,7 +71,21 @@ describe('RawNode: the Ready contract', () => {
     node.step({ type: MessageType.AppResp, from: '2', term: 1, index: 1 });
     node.raw.propose(bytes('x'));
     // Follower 2 acknowledges before the leader has persisted (and so before advance()).
-    node.raw.step({ type: MessageType.AppResp, from: '2', to: '1', term: 1, index: 2, logTerm: 0, entries: [], commit: 0, reject: false, rejectHint: 0, rejectHintTerm: 0, snapshot: null, context: new Uint8Array(0) });
+    node.raw.step({
+      type: MessageType.AppResp,
+      from: '2',
+      to: '1',
+      term: 1,
+      index: 2,
+      logTerm: 0,
+      entries: [],
+      commit: 0,
+      reject: false,
+      rejectHint: 0,
+      rejectHintTerm: 0,
+      snapshot: null,
+      context: new Uint8Array(0),
+    });
     expect(node.raw.status().commit).toBe(1);
     node.flush();
     expect(node.raw.status().commit).toBe(2);
@@ -79,7 +110,10 @@ describe('RawNode: the Ready contract', () => {
   });
 
   it('after a restart hands out only the committed entries past `applied`', () => {
-    const storage = new MemoryRaftStorage({ confState: { voters: ['1'], learners: [] }, hardState: { term: 1, vote: '1', commit: 3 } });
+    const storage = new MemoryRaftStorage({
+      confState: { voters: ['1'], learners: [] },
+      hardState: { term: 1, vote: '1', commit: 3 },
+    });
     storage.append([entry(1, 1, 'a'), entry(1, 2, 'b'), entry(1, 3, 'c')]);
     const raw = singleNode(storage, 2);
     const ready = raw.ready();
@@ -88,7 +122,10 @@ describe('RawNode: the Ready contract', () => {
   });
 
   it('bounds the committed entries of one Ready by readyCommittedBytesMax', () => {
-    const storage = new MemoryRaftStorage({ confState: { voters: ['1'], learners: [] }, hardState: { term: 1, vote: '1', commit: 10 } });
+    const storage = new MemoryRaftStorage({
+      confState: { voters: ['1'], learners: [] },
+      hardState: { term: 1, vote: '1', commit: 10 },
+    });
     storage.append(Array.from({ length: 10 }, (_, i) => entry(1, i + 1, 'x'.repeat(100))));
     const raw = new RawNode({ ...configOf(storage), readyCommittedBytesMax: 300 });
     const sizes: number[] = [];
@@ -110,7 +147,21 @@ describe('RawNode: the Ready contract', () => {
 });
 
 function heartbeat() {
-  return { type: MessageType.Heartbeat, from: '2', to: '1', term: 1, index: 0, logTerm: 0, entries: [], commit: 0, reject: false, rejectHint: 0, rejectHintTerm: 0, snapshot: null, context: new Uint8Array(0) };
+  return {
+    type: MessageType.Heartbeat,
+    from: '2',
+    to: '1',
+    term: 1,
+    index: 0,
+    logTerm: 0,
+    entries: [],
+    commit: 0,
+    reject: false,
+    rejectHint: 0,
+    rejectHintTerm: 0,
+    snapshot: null,
+    context: new Uint8Array(0),
+  };
 }
 
 function configOf(storage: MemoryRaftStorage) {

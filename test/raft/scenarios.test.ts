@@ -111,7 +111,9 @@ describe('scenario: a follower with a long divergent log', () => {
     expectSameLogs(net, ['1', '2', '3']);
     expect(net.node('1').applied).toEqual(['a', ...Array.from({ length: 30 }, (_, i) => `new${i}`)]);
     // One rejection names term 1; the leader skips the whole divergent run at once.
-    const rejections = net.transcript.filter((line) => line.startsWith(`1->${third} AppResp`) && line.includes('reject'));
+    const rejections = net.transcript.filter(
+      (line) => line.startsWith(`1->${third} AppResp`) && line.includes('reject'),
+    );
     expect(rejections.length).toBeGreaterThan(0);
     expect(rejections.length).toBeLessThanOrEqual(2);
     expectGoldenTranscript('long-divergent-log', net.transcript);
@@ -298,7 +300,12 @@ describe('scenario: restart from durable state', () => {
     const before = net.node('2').raw.status();
     net.restart('2');
     const after = net.node('2').raw.status();
-    expect(after).toMatchObject({ term: before.term, vote: before.vote, commit: before.commit, lastIndex: before.lastIndex });
+    expect(after).toMatchObject({
+      term: before.term,
+      vote: before.vote,
+      commit: before.commit,
+      lastIndex: before.lastIndex,
+    });
     net.stabilize();
     expect(net.node('2').applied).toEqual(['a', 'b']);
     net.restart('1');

@@ -9,7 +9,10 @@ import { deriveSqsShapes, renderJson } from '../../scripts/sqs-shapes.mjs';
 
 interface Shapes {
   metadata: Record<string, unknown>;
-  operations: Record<string, { http?: unknown; input?: { shape: string }; output?: { shape: string }; errors?: Array<{ shape: string }> }>;
+  operations: Record<
+    string,
+    { http?: unknown; input?: { shape: string }; output?: { shape: string }; errors?: Array<{ shape: string }> }
+  >;
   shapes: Record<string, unknown>;
 }
 const toBotocore = botocoreModel as (shapes: Shapes) => Shapes & { version: string };
@@ -37,11 +40,19 @@ describe('model/botocore, the shipped SQS model in botocore layout', () => {
 
   it('has what botocore needs to speak the JSON protocol: metadata, HTTP bindings, resolvable shapes', () => {
     const model = JSON.parse(readFileSync(botocoreFile, 'utf8')) as ReturnType<typeof toBotocore>;
-    expect(model.metadata).toMatchObject({ protocol: 'json', jsonVersion: '1.0', targetPrefix: 'AmazonSQS', endpointPrefix: 'sqs', signatureVersion: 'v4', serviceId: 'SQS' });
+    expect(model.metadata).toMatchObject({
+      protocol: 'json',
+      jsonVersion: '1.0',
+      targetPrefix: 'AmazonSQS',
+      endpointPrefix: 'sqs',
+      signatureVersion: 'v4',
+      serviceId: 'SQS',
+    });
     expect(Object.keys(model.operations)).toHaveLength(23);
     for (const [name, op] of Object.entries(model.operations)) {
       expect(op).toMatchObject({ name, http: { method: 'POST', requestUri: '/' } });
-      for (const ref of [op.input, op.output, ...(op.errors ?? [])]) if (ref !== undefined) expect(model.shapes, `${name} names ${ref.shape}`).toHaveProperty([ref.shape]);
+      for (const ref of [op.input, op.output, ...(op.errors ?? [])])
+        if (ref !== undefined) expect(model.shapes, `${name} names ${ref.shape}`).toHaveProperty([ref.shape]);
     }
   });
 });

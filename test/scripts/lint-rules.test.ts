@@ -16,7 +16,10 @@ const trapNumbers = trapNumbersOf as (text: string) => Set<number>;
 
 /** A repository of the given files (path → text), whose docs/TRAPS.md numbers traps 1 to 3. */
 function repositoryOf(files: Record<string, string>): Repository {
-  const all: Record<string, string> = { 'docs/TRAPS.md': '# Traps\n## Trap 1: a\n## Trap 2: b\n## Trap 3: c\n', ...files };
+  const all: Record<string, string> = {
+    'docs/TRAPS.md': '# Traps\n## Trap 1: a\n## Trap 2: b\n## Trap 3: c\n',
+    ...files,
+  };
   return {
     hasFile: (relPath) => relPath in all,
     hasBaseName: (name) => Object.keys(all).some((f) => f.split('/').pop() === name),
@@ -40,7 +43,8 @@ describe('lint rules', () => {
   });
 
   it("refuse the host's clocks and timers in the layers the simulator runs: they take the node's Scheduler", () => {
-    const text = 'const a = Date.now();\nconst b = performance.now();\nsetTimeout(() => 0, 1);\nconst t = setInterval(() => 0, 1);\nsetImmediate(() => 0);\n';
+    const text =
+      'const a = Date.now();\nconst b = performance.now();\nsetTimeout(() => 0, 1);\nconst t = setInterval(() => 0, 1);\nsetImmediate(() => 0);\n';
     const problems = lint('src/cluster/txn-committer.ts', text);
     expect(problems).toHaveLength(5);
     expect(problems).toContainEqual(expect.stringMatching(/txn-committer\.ts:1: Date\.now\(\).*Scheduler/));
@@ -59,7 +63,8 @@ describe('lint rules', () => {
   });
 
   it("allow the node's Scheduler and a mention of the host's calls in a comment", () => {
-    const text = '// no Date.now() or setTimeout() here\nconst startedMs = scheduler.monotonicMs();\nscheduler.after(5, () => 0);\n';
+    const text =
+      '// no Date.now() or setTimeout() here\nconst startedMs = scheduler.monotonicMs();\nscheduler.after(5, () => 0);\n';
     expect(lint('src/cluster/read-index-reader.ts', text)).toEqual([]);
   });
 
@@ -77,7 +82,9 @@ describe('lint rules', () => {
   });
 
   it('refuse promises in the Raft core', () => {
-    expect(lint('src/raft/x.ts', 'export async function f(): Promise<void> { await g(); }\n').length).toBeGreaterThanOrEqual(3);
+    expect(
+      lint('src/raft/x.ts', 'export async function f(): Promise<void> { await g(); }\n').length,
+    ).toBeGreaterThanOrEqual(3);
   });
 
   it('refuse imports against the layer direction', () => {
@@ -93,20 +100,32 @@ describe('lint rules', () => {
 
 describe('lint rule: no path leaves the repository', () => {
   it('refuses a relative path that climbs above the root from the file that names it', () => {
-    const problems = lint('test/clients/x.ts', "export const p = new URL('../../../elsewhere/models', import.meta.url);\n");
+    const problems = lint(
+      'test/clients/x.ts',
+      "export const p = new URL('../../../elsewhere/models', import.meta.url);\n",
+    );
     expect(problems).toHaveLength(1);
     expect(problems[0]).toContain("test/clients/x.ts:1: '../../../elsewhere/models' leaves the repository");
     expect(lint('scripts/x.mjs', "const out = new URL('../../docs/x.md', import.meta.url);\n")).toHaveLength(1);
   });
 
   it('allows relative paths that stay inside, imports included', () => {
-    expect(lint('test/clients/x.ts', "import { y } from '../../src/sqs/y.js';\nexport const p = new URL('../../model/botocore', import.meta.url);\n")).toEqual([]);
+    expect(
+      lint(
+        'test/clients/x.ts',
+        "import { y } from '../../src/sqs/y.js';\nexport const p = new URL('../../model/botocore', import.meta.url);\n",
+      ),
+    ).toEqual([]);
     expect(lint('scripts/x.mjs', "const root = new URL('..', import.meta.url).pathname;\n")).toEqual([]);
   });
 
   it('counts from dist/ for TypeScript that tsc emits there, and from the source folder for tests', () => {
-    expect(lint('bench/soak.ts', "const out = new URL('../../bench/results', import.meta.url).pathname;\n")).toEqual([]);
-    expect(lint('test/soak.test.ts', "const out = new URL('../../bench/results', import.meta.url).pathname;\n")).toHaveLength(1);
+    expect(lint('bench/soak.ts', "const out = new URL('../../bench/results', import.meta.url).pathname;\n")).toEqual(
+      [],
+    );
+    expect(
+      lint('test/soak.test.ts', "const out = new URL('../../bench/results', import.meta.url).pathname;\n"),
+    ).toHaveLength(1);
   });
 
   it('refuses paths joined from the repository root or the file folder that climb out of it', () => {
@@ -114,21 +133,37 @@ describe('lint rule: no path leaves the repository', () => {
     expect(lint('test/sqs/x.test.ts', "const p = join(repositoryRoot(), '..', 'elsewhere');\n")).toHaveLength(1);
     expect(lint('test/sqs/x.test.ts', "const p = path.resolve(repoRoot, 'model/../../elsewhere');\n")).toHaveLength(1);
     expect(lint('test/sqs/x.test.ts', 'const p = `${repoRoot}/../elsewhere/models`;\n')).toHaveLength(1);
-    expect(lint('test/compat/python/x.py', 'MODEL = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "elsewhere")\n')).toHaveLength(1);
+    expect(
+      lint(
+        'test/compat/python/x.py',
+        'MODEL = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "elsewhere")\n',
+      ),
+    ).toHaveLength(1);
   });
 
   it('names the line of the path', () => {
     const text = "const a = `two\nlines`;\nconst b = 'x';\nconst p = join(root,\n  '..');\n";
-    expect(lint('scripts/gen.mjs', text)).toEqual([expect.stringMatching(/^scripts\/gen\.mjs:4: join\(root, …, '\.\.'\) leaves the repository/)]);
+    expect(lint('scripts/gen.mjs', text)).toEqual([
+      expect.stringMatching(/^scripts\/gen\.mjs:4: join\(root, …, '\.\.'\) leaves the repository/),
+    ]);
   });
 
   it('allows joins that stay inside, or whose segments it cannot know', () => {
-    expect(lint('scripts/gen.mjs', "const p = join(root, 'model', '..', 'docs');\nconst q = join(root, name, '..', '..');\nconst r = parts.join('/');\n")).toEqual([]);
-    expect(lint('test/compat/python/x.py', 'HERE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "model")\n')).toEqual([]);
+    expect(
+      lint(
+        'scripts/gen.mjs',
+        "const p = join(root, 'model', '..', 'docs');\nconst q = join(root, name, '..', '..');\nconst r = parts.join('/');\n",
+      ),
+    ).toEqual([]);
+    expect(
+      lint('test/compat/python/x.py', 'HERE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "model")\n'),
+    ).toEqual([]);
   });
 
   it('ignores paths that stand in comments', () => {
-    expect(lint('test/clients/x.ts', "// once read from '../../../elsewhere/models'\n/* join(root, '..', 'x') */\n")).toEqual([]);
+    expect(
+      lint('test/clients/x.ts', "// once read from '../../../elsewhere/models'\n/* join(root, '..', 'x') */\n"),
+    ).toEqual([]);
     expect(lint('test/clients/python/x.py', '# was "../../../../elsewhere"\n')).toEqual([]);
   });
 });
@@ -152,10 +187,16 @@ describe('lint rule: the documents and traps a file cites exist', () => {
       '',
     ].join('\n');
     expect(lintReferences('src/admin/x.ts', text, repository)).toEqual([]);
-    expect(lintReferences('docs/architecture/x.md', 'See [queue.md](queue.md#keys) and [ops](../OPERATIONS.md).\n', repository)).toEqual([]);
-    expect(lintReferences('docs/architecture/x.md', 'See [ops](OPERATIONS.md), [gone](../GONE.md).\n', repository)).toEqual([
-      expect.stringContaining('../GONE.md is not a file'),
-    ]);
+    expect(
+      lintReferences(
+        'docs/architecture/x.md',
+        'See [queue.md](queue.md#keys) and [ops](../OPERATIONS.md).\n',
+        repository,
+      ),
+    ).toEqual([]);
+    expect(
+      lintReferences('docs/architecture/x.md', 'See [ops](OPERATIONS.md), [gone](../GONE.md).\n', repository),
+    ).toEqual([expect.stringContaining('../GONE.md is not a file')]);
   });
 
   it('reads only comments of code: strings and regex literals may hold any name', () => {
@@ -167,20 +208,35 @@ describe('lint rule: the documents and traps a file cites exist', () => {
 
   it('refuses a trap number docs/TRAPS.md does not hold, in comments, test names and documents', () => {
     const inComment = '// docs/TRAPS.md, traps 2, 7 and 3\n';
-    expect(lintReferences('src/queue/x.ts', inComment, repository)).toEqual([expect.stringMatching(/^src\/queue\/x\.ts:1: trap 7 is not in docs\/TRAPS\.md/)]);
-    const inTestName = "import { it } from 'vitest';\nit('keeps the rule (trap 9)', () => {});\nit('keeps the rule (trap 1)', () => {});\n";
-    expect(lintReferences('test/queue/x.test.ts', inTestName, repository)).toEqual([expect.stringMatching(/^test\/queue\/x\.test\.ts:2: trap 9 is not in/)]);
-    expect(lintReferences('docs/x.md', 'Retries re-read (Trap 12).\n', repository)).toEqual([expect.stringContaining('trap 12 is not in')]);
-    expect(lintReferences('docs/x.md', 'Retries re-read (traps 1 and 3 of [TRAPS.md](TRAPS.md)).\n', repository)).toEqual([]);
+    expect(lintReferences('src/queue/x.ts', inComment, repository)).toEqual([
+      expect.stringMatching(/^src\/queue\/x\.ts:1: trap 7 is not in docs\/TRAPS\.md/),
+    ]);
+    const inTestName =
+      "import { it } from 'vitest';\nit('keeps the rule (trap 9)', () => {});\nit('keeps the rule (trap 1)', () => {});\n";
+    expect(lintReferences('test/queue/x.test.ts', inTestName, repository)).toEqual([
+      expect.stringMatching(/^test\/queue\/x\.test\.ts:2: trap 9 is not in/),
+    ]);
+    expect(lintReferences('docs/x.md', 'Retries re-read (Trap 12).\n', repository)).toEqual([
+      expect.stringContaining('trap 12 is not in'),
+    ]);
+    expect(
+      lintReferences('docs/x.md', 'Retries re-read (traps 1 and 3 of [TRAPS.md](TRAPS.md)).\n', repository),
+    ).toEqual([]);
   });
 
   it('refuses a source file whose comments cite a trap without naming docs/TRAPS.md, once, at the first citation', () => {
     const text = 'const a = 1;\n// claims from a rotating start (trap 2)\n// and more (trap 3)\n';
     expect(lintReferences('src/queue/x.ts', text, repository)).toEqual([
-      expect.stringMatching(/^src\/queue\/x\.ts:2: a comment cites a trap, but no comment of this file names docs\/TRAPS\.md/),
+      expect.stringMatching(
+        /^src\/queue\/x\.ts:2: a comment cites a trap, but no comment of this file names docs\/TRAPS\.md/,
+      ),
     ]);
-    expect(lintReferences('src/queue/x.ts', text.replace('(trap 2)', '(docs/TRAPS.md, trap 2)'), repository)).toEqual([]);
-    expect(lintReferences('src/queue/x.ts', text.replace('(trap 2)', '(README.md, trap 2)'), repository)).toHaveLength(1);
+    expect(lintReferences('src/queue/x.ts', text.replace('(trap 2)', '(docs/TRAPS.md, trap 2)'), repository)).toEqual(
+      [],
+    );
+    expect(lintReferences('src/queue/x.ts', text.replace('(trap 2)', '(README.md, trap 2)'), repository)).toHaveLength(
+      1,
+    );
     // A test name is listed in docs/TRAPS.md itself, so a file citing traps only there needs no comment.
     expect(lintReferences('test/queue/x.test.ts', "it('keeps it (trap 1)', () => {});\n", repository)).toEqual([]);
   });
@@ -191,11 +247,13 @@ describe('lint rule: the documents and traps a file cites exist', () => {
 });
 
 describe('lint rule: docs/TRAPS.md lists tests that exist', () => {
-  const testFile = "describe('x', () => {\n  it('keeps the rule (trap 1)', () => {});\n  it(\"keeps it, doesn't it\", () => {});\n});\n";
+  const testFile =
+    "describe('x', () => {\n  it('keeps the rule (trap 1)', () => {});\n  it(\"keeps it, doesn't it\", () => {});\n});\n";
   const files = { 'test/x.test.ts': testFile };
 
   it('accepts guards whose file has a test of that name', () => {
-    const doc = '## Trap 1: a\n**Guarded by.**\n- `test/x.test.ts`: "keeps the rule (trap 1)"\n## Trap 2: b\n- `test/x.test.ts`: "keeps it, doesn\'t it"\n';
+    const doc =
+      '## Trap 1: a\n**Guarded by.**\n- `test/x.test.ts`: "keeps the rule (trap 1)"\n## Trap 2: b\n- `test/x.test.ts`: "keeps it, doesn\'t it"\n';
     expect(lintTraps(doc, repositoryOf(files))).toEqual([]);
   });
 

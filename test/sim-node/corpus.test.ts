@@ -21,11 +21,23 @@ describe('whole-node simulator corpus', () => {
 });
 
 /** Seeds that once found a bug, with the options they found it under (docs/architecture/simulator.md, "What it found"). */
-export const regressionSeeds: ReadonlyArray<{ readonly seed: number; readonly options: NodeSimOptions; readonly found: string }> = [
-  { seed: 98, options: {}, found: 'a member that missed another\'s addition had no address to answer it once it led' },
+export const regressionSeeds: ReadonlyArray<{
+  readonly seed: number;
+  readonly options: NodeSimOptions;
+  readonly found: string;
+}> = [
+  { seed: 98, options: {}, found: "a member that missed another's addition had no address to answer it once it led" },
   { seed: 144, options: {}, found: 'the same, after whole-cluster power losses' },
-  { seed: 47, options: { faultKinds: ['partition', 'crash', 'heal'] }, found: 'a FIFO delete answered "expired" although its first attempt deleted the message' },
-  { seed: 30, options: { profile: 'leaderChurn' }, found: 'a message claimed again by a node whose queue index missed a claim its snapshot install brought' },
+  {
+    seed: 47,
+    options: { faultKinds: ['partition', 'crash', 'heal'] },
+    found: 'a FIFO delete answered "expired" although its first attempt deleted the message',
+  },
+  {
+    seed: 30,
+    options: { profile: 'leaderChurn' },
+    found: 'a message claimed again by a node whose queue index missed a claim its snapshot install brought',
+  },
 ];
 
 describe('whole-node simulator regression seeds', () => {

@@ -17,7 +17,7 @@ describe('whole-node simulation determinism', () => {
     expect(b.traceHash).not.toBe(a.traceHash);
   });
 
-  it("runs the node code on virtual time alone: no host clock read and no host timer set from src/ during a run", async () => {
+  it('runs the node code on virtual time alone: no host clock read and no host timer set from src/ during a run', async () => {
     const g = globalThis as unknown as Record<string, unknown>;
     const names = ['setTimeout', 'setInterval', 'setImmediate'] as const;
     const hostTimers = names.map((name) => g[name]);

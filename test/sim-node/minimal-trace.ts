@@ -5,7 +5,8 @@
  */
 import type { NodeSimResult } from './node-simulation.js';
 
-const structural = /^\s*\d+ (start|leader|partition|heal|crash|power loss|restart|up |fatal|clock jump|drop rate|created|liveness|drained|VIOLATION)/;
+const structural =
+  /^\s*\d+ (start|leader|partition|heal|crash|power loss|restart|up |fatal|clock jump|drop rate|created|liveness|drained|VIOLATION)/;
 
 export function minimalTrace(result: NodeSimResult): string[] {
   const bodies = new Set(result.violations.flatMap((v) => v.bodies));

@@ -16,11 +16,24 @@ import { SimProcess, type SimNodeTuning, type SimProcessFaults } from './sim-pro
 import { VirtualTime } from './virtual-time.js';
 
 /** The planted faults `--fault NAME` switches on: each must be caught by a checker. */
-export const plantedFaults = ['ack-before-fsync', 'apply-before-commit', 'compact-past-flush', 'skip-read-validation'] as const;
+export const plantedFaults = [
+  'ack-before-fsync',
+  'apply-before-commit',
+  'compact-past-flush',
+  'skip-read-validation',
+] as const;
 export type PlantedFault = (typeof plantedFaults)[number];
 
 /** Fault kinds the chaos phase draws from; `--only-faults` narrows them (to find which one a failure needs). */
-export const chaosFaultKinds = ['partition', 'heal', 'crash', 'powerLoss', 'clockJump', 'dropRate', 'membership'] as const;
+export const chaosFaultKinds = [
+  'partition',
+  'heal',
+  'crash',
+  'powerLoss',
+  'clockJump',
+  'dropRate',
+  'membership',
+] as const;
 export type ChaosFaultKind = (typeof chaosFaultKinds)[number];
 
 export interface NodeSimOptions {
@@ -44,7 +57,17 @@ export interface NodeSimResult {
   readonly traceHash: string;
   readonly events: number;
   readonly virtualMs: number;
-  readonly stats: { sends: number; acknowledgedSends: number; receives: number; delivered: number; deletes: number; faults: number; powerLosses: number; crashes: number; snapshotInstalls: number };
+  readonly stats: {
+    sends: number;
+    acknowledgedSends: number;
+    receives: number;
+    delivered: number;
+    deletes: number;
+    faults: number;
+    powerLosses: number;
+    crashes: number;
+    snapshotInstalls: number;
+  };
 }
 
 const queueNames = { standard: 'std', deadLetter: 'std-dlq', fifo: 'jobs.fifo' } as const;
@@ -150,14 +173,20 @@ class NodeSimulation {
     this.spare.isJoining = true;
     this.spare.onBecameLeader = (term) => this.trace.add(`leader ${spareId} (term ${term})`);
     this.allPeers = sparePeers;
-    this.trace.add(`start seed=${this.seed} nodes=${ids.join(',')} drop=${this.net.dropRate} delay=${this.net.delayMsMin}..${this.net.delayMsMax}ms latency<=${tuning.writeLatencyMsMax}ms snapshotEvery=${tuning.snapshotThresholdEntries} keep=${tuning.snapshotCatchUpEntries}${this.planted.size > 0 ? ` planted=${[...this.planted].join(',')}` : ''}`);
+    this.trace.add(
+      `start seed=${this.seed} nodes=${ids.join(',')} drop=${this.net.dropRate} delay=${this.net.delayMsMin}..${this.net.delayMsMax}ms latency<=${tuning.writeLatencyMsMax}ms snapshotEvery=${tuning.snapshotThresholdEntries} keep=${tuning.snapshotCatchUpEntries}${this.planted.size > 0 ? ` planted=${[...this.planted].join(',')}` : ''}`,
+    );
     let started = 0;
     for (const p of this.processes) void p.start().then(() => started++);
     await this.time.runUntil(this.time.nowMs + 5_000, () => started === this.processes.length);
     this.noteFatals();
     await this.time.runUntil(this.time.nowMs + 10_000, () => this.leader() !== null);
     if (!(await this.createQueues())) {
-      this.violations.push({ kind: 'liveness', message: 'could not create the queues within 30 s of start', bodies: [] });
+      this.violations.push({
+        kind: 'liveness',
+        message: 'could not create the queues within 30 s of start',
+        bodies: [],
+      });
       return this.finish();
     }
     // Chaos: clients and faults together.
@@ -190,8 +219,14 @@ class NodeSimulation {
   private processFaults(): SimProcessFaults {
     const p = this.planted;
     return {
-      node: { ...(p.has('apply-before-commit') ? { applyBeforeCommit: true } : {}), ...(p.has('compact-past-flush') ? { compactPastFlush: true } : {}) },
-      disk: { ...(p.has('ack-before-fsync') ? { log: { ackBeforeFsync: true } } : {}), ...(p.has('skip-read-validation') ? { state: { skipReadValidation: true } } : {}) },
+      node: {
+        ...(p.has('apply-before-commit') ? { applyBeforeCommit: true } : {}),
+        ...(p.has('compact-past-flush') ? { compactPastFlush: true } : {}),
+      },
+      disk: {
+        ...(p.has('ack-before-fsync') ? { log: { ackBeforeFsync: true } } : {}),
+        ...(p.has('skip-read-validation') ? { state: { skipReadValidation: true } } : {}),
+      },
     };
   }
 
@@ -210,15 +245,27 @@ class NodeSimulation {
       if (p.fatal === null) continue;
       const error = p.fatal;
       p.fatal = null;
-      this.violations.push({ kind: 'nodeFatal', message: `${p.id} (incarnation ${p.incarnation}) failed: ${describeError(error)}`, bodies: [] });
+      this.violations.push({
+        kind: 'nodeFatal',
+        message: `${p.id} (incarnation ${p.incarnation}) failed: ${describeError(error)}`,
+        bodies: [],
+      });
       this.trace.add(`fatal ${p.id}: ${describeError(error)}`);
       p.kill();
     }
     for (const { owner, error } of this.time.thrown.splice(0)) {
-      this.violations.push({ kind: 'unexpectedError', message: `a timer of ${owner} threw: ${describeError(error)}`, bodies: [] });
+      this.violations.push({
+        kind: 'unexpectedError',
+        message: `a timer of ${owner} threw: ${describeError(error)}`,
+        bodies: [],
+      });
     }
     for (const reason of this.unhandled.splice(0)) {
-      this.violations.push({ kind: 'unexpectedError', message: `unhandled rejection: ${describeError(reason)}`, bodies: [] });
+      this.violations.push({
+        kind: 'unexpectedError',
+        message: `unhandled rejection: ${describeError(reason)}`,
+        bodies: [],
+      });
     }
   }
 
@@ -226,7 +273,15 @@ class NodeSimulation {
     this.time.at('sim', delayMs, () => {
       if (p.isUp) return;
       this.trace.add(`restart ${p.id}`);
-      void p.start().then(() => this.trace.add(p.node === null ? `restart ${p.id} failed` : `up ${p.id}#${p.incarnation} applied=${p.node.appliedIndex()} snapshot=${p.node.logBounds().snapshotIndex} last=${p.node.logBounds().lastIndex}`));
+      void p
+        .start()
+        .then(() =>
+          this.trace.add(
+            p.node === null
+              ? `restart ${p.id} failed`
+              : `up ${p.id}#${p.incarnation} applied=${p.node.appliedIndex()} snapshot=${p.node.logBounds().snapshotIndex} last=${p.node.logBounds().lastIndex}`,
+          ),
+        );
     });
   }
 
@@ -252,17 +307,23 @@ class NodeSimulation {
         const shape = this.isLeaderChurn ? 0 : prng.intBelow(4);
         if (shape === 0) {
           // An isolated node: the leader half the time (its in-flight work meets a new leader's).
-          const lone = this.isLeaderChurn || prng.intBelow(2) === 0 ? (this.leader()?.id ?? (shuffled[0] as string)) : (shuffled[0] as string);
-          for (const other of ids) if (other !== lone) {
-            this.net.cut(lone, other);
-            this.net.cut(other, lone);
-          }
+          const lone =
+            this.isLeaderChurn || prng.intBelow(2) === 0
+              ? (this.leader()?.id ?? (shuffled[0] as string))
+              : (shuffled[0] as string);
+          for (const other of ids)
+            if (other !== lone) {
+              this.net.cut(lone, other);
+              this.net.cut(other, lone);
+            }
         } else if (shape === 1) {
           const minority = shuffled.slice(0, Math.floor(ids.length / 2));
-          for (const a of minority) for (const b of ids) if (!minority.includes(b)) {
-            this.net.cut(a, b);
-            this.net.cut(b, a);
-          }
+          for (const a of minority)
+            for (const b of ids)
+              if (!minority.includes(b)) {
+                this.net.cut(a, b);
+                this.net.cut(b, a);
+              }
         } else if (shape === 2) {
           const links = 1 + prng.intBelow(ids.length);
           for (let i = 0; i < links; i++) {
@@ -273,10 +334,12 @@ class NodeSimulation {
           // A bridge: the middle node sees both sides, the sides do not see each other.
           const [middle, ...rest] = shuffled as [string, ...string[]];
           const left = rest.slice(0, Math.ceil(rest.length / 2));
-          for (const a of left) for (const b of rest) if (!left.includes(b)) {
-            this.net.cut(a, b);
-            this.net.cut(b, a);
-          }
+          for (const a of left)
+            for (const b of rest)
+              if (!left.includes(b)) {
+                this.net.cut(a, b);
+                this.net.cut(b, a);
+              }
           void middle;
         }
         this.trace.add(`partition cut ${this.net.describeCuts()}`);
@@ -288,7 +351,13 @@ class NodeSimulation {
         return;
       case 'crash': {
         const leader = this.leader();
-        const victims = leader !== null && (this.isLeaderChurn || prng.intBelow(2) === 0) ? [leader] : shuffle(this.processes.filter((p) => p.isUp), prng).slice(0, 1 + prng.intBelow(2));
+        const victims =
+          leader !== null && (this.isLeaderChurn || prng.intBelow(2) === 0)
+            ? [leader]
+            : shuffle(
+                this.processes.filter((p) => p.isUp),
+                prng,
+              ).slice(0, 1 + prng.intBelow(2));
         for (const p of victims) {
           p.kill();
           p.disk.processCrash();
@@ -300,7 +369,9 @@ class NodeSimulation {
       }
       case 'powerLoss': {
         const isWhole = prng.intBelow(3) === 0;
-        const victims = isWhole ? this.processes : shuffle(this.processes, prng).slice(0, 1 + prng.intBelow(this.processes.length));
+        const victims = isWhole
+          ? this.processes
+          : shuffle(this.processes, prng).slice(0, 1 + prng.intBelow(this.processes.length));
         for (const p of victims) {
           p.kill();
           const lost = p.disk.powerLoss(prng);
@@ -351,25 +422,33 @@ class NodeSimulation {
     if (spare !== null && this.prng.intBelow(2) === 0) {
       this.trace.add(`membership: add ${spare.id} via ${leader.id}`);
       if (!spare.isUp) void spare.start();
-      this.invokeNode(leader, (node) => node.membershipAdmin.addMember(spare.id, this.allPeers[spare.id] as string), (result) => {
-        this.trace.add(`membership: add ${spare.id}: ${result.ok ? result.value : describeFailure(result)}`);
-        // After the chaos phase, reconcileMembership() decides from the configuration itself.
-        if (result.ok && this.isChaos) {
-          this.processes.push(spare);
-          this.spare = null;
-        }
-        done();
-      });
+      this.invokeNode(
+        leader,
+        (node) => node.membershipAdmin.addMember(spare.id, this.allPeers[spare.id] as string),
+        (result) => {
+          this.trace.add(`membership: add ${spare.id}: ${result.ok ? result.value : describeFailure(result)}`);
+          // After the chaos phase, reconcileMembership() decides from the configuration itself.
+          if (result.ok && this.isChaos) {
+            this.processes.push(spare);
+            this.spare = null;
+          }
+          done();
+        },
+      );
       return;
     }
     if (this.processes.length <= 3) return done();
     const victim = this.processes[this.prng.intBelow(this.processes.length)] as SimProcess;
     this.trace.add(`membership: remove ${victim.id} via ${leader.id}`);
-    this.invokeNode(leader, (node) => node.membershipAdmin.removeMember(victim.id), (result) => {
-      this.trace.add(`membership: remove ${victim.id}: ${result.ok ? 'ok' : describeFailure(result)}`);
-      if (result.ok && this.isChaos) this.retire(victim);
-      done();
-    });
+    this.invokeNode(
+      leader,
+      (node) => node.membershipAdmin.removeMember(victim.id),
+      (result) => {
+        this.trace.add(`membership: remove ${victim.id}: ${result.ok ? 'ok' : describeFailure(result)}`);
+        if (result.ok && this.isChaos) this.retire(victim);
+        done();
+      },
+    );
   }
 
   /** A node gone from the configuration stops for good; its id may join again, with an empty disk, as the spare. */
@@ -409,7 +488,11 @@ class NodeSimulation {
   }
 
   /** Runs `op` on a node's ClusterNode as its process; `done` hears the answer or a timeout. */
-  private invokeNode<T>(via: SimProcess, op: (node: NonNullable<SimProcess['node']>) => Promise<T>, done: (result: { ok: true; value: T } | { ok: false; error: unknown }) => void): void {
+  private invokeNode<T>(
+    via: SimProcess,
+    op: (node: NonNullable<SimProcess['node']>) => Promise<T>,
+    done: (result: { ok: true; value: T } | { ok: false; error: unknown }) => void,
+  ): void {
     let isSettled = false;
     const settle = (result: { ok: true; value: T } | { ok: false; error: unknown }): void => {
       if (isSettled) return;
@@ -417,7 +500,9 @@ class NodeSimulation {
       cancelTimeout();
       done(result);
     };
-    const cancelTimeout = this.time.at('client', 20_000, () => settle({ ok: false, error: new Error('operator timeout') }));
+    const cancelTimeout = this.time.at('client', 20_000, () =>
+      settle({ ok: false, error: new Error('operator timeout') }),
+    );
     this.time.at(via.owner, 0, () => {
       const node = via.node;
       if (node === null) return settle({ ok: false, error: new Error('node down') });
@@ -455,7 +540,11 @@ class NodeSimulation {
    * Runs `op` on the queue operations of a live node, as that node's process; `done` hears the
    * answer or, after clientOpTimeoutMs without one, 'timeout' (the outcome is then unknown).
    */
-  private invoke<T>(via: SimProcess, op: (queues: QueueOperations) => Promise<T>, done: (result: { ok: true; value: T } | { ok: false; error: unknown }) => void): void {
+  private invoke<T>(
+    via: SimProcess,
+    op: (queues: QueueOperations) => Promise<T>,
+    done: (result: { ok: true; value: T } | { ok: false; error: unknown }) => void,
+  ): void {
     let isSettled = false;
     const settle = (result: { ok: true; value: T } | { ok: false; error: unknown }): void => {
       if (isSettled) return;
@@ -463,7 +552,9 @@ class NodeSimulation {
       cancelTimeout();
       done(result);
     };
-    const cancelTimeout = this.time.at('client', clientOpTimeoutMs, () => settle({ ok: false, error: new Error('client timeout') }));
+    const cancelTimeout = this.time.at('client', clientOpTimeoutMs, () =>
+      settle({ ok: false, error: new Error('client timeout') }),
+    );
     this.time.at(via.owner, 0, () => {
       const queues = via.queues;
       if (queues === null) return settle({ ok: false, error: new Error('node down') });
@@ -503,16 +594,36 @@ class NodeSimulation {
 
   private send(client: string, via: SimProcess, queue: string, group: string | null, then: () => void): void {
     const body = `m${this.nextBody++}`;
-    const record = { body, queue, group, node: via.id, issuedMs: this.time.nowMs, doneMs: null as number | null, outcome: 'pending' as 'pending' | 'ok' | 'failed' };
+    const record = {
+      body,
+      queue,
+      group,
+      node: via.id,
+      issuedMs: this.time.nowMs,
+      doneMs: null as number | null,
+      outcome: 'pending' as 'pending' | 'ok' | 'failed',
+    };
     this.history.sends.set(body, record);
-    const entry = { entryId: '0', body, messageAttributes: {}, systemAttributes: {}, ...(group === null ? {} : { messageGroupId: group, messageDeduplicationId: body }) };
-    this.invoke(via, (q) => q.sendMessages(queue, [entry], { senderId: client }), (result) => {
-      record.doneMs = this.time.nowMs;
-      const isOk = result.ok && result.value.length === 1 && !('error' in (result.value[0] as object));
-      record.outcome = isOk ? 'ok' : 'failed';
-      this.trace.add(`${client} send ${queue}${group === null ? '' : `/${group}`} ${body} via ${via.id}: ${isOk ? 'ok' : describeFailure(result)}`);
-      then();
-    });
+    const entry = {
+      entryId: '0',
+      body,
+      messageAttributes: {},
+      systemAttributes: {},
+      ...(group === null ? {} : { messageGroupId: group, messageDeduplicationId: body }),
+    };
+    this.invoke(
+      via,
+      (q) => q.sendMessages(queue, [entry], { senderId: client }),
+      (result) => {
+        record.doneMs = this.time.nowMs;
+        const isOk = result.ok && result.value.length === 1 && !('error' in (result.value[0] as object));
+        record.outcome = isOk ? 'ok' : 'failed';
+        this.trace.add(
+          `${client} send ${queue}${group === null ? '' : `/${group}`} ${body} via ${via.id}: ${isOk ? 'ok' : describeFailure(result)}`,
+        );
+        then();
+      },
+    );
   }
 
   /** Received copies not yet deleted, per client, for deletes and visibility changes. */
@@ -522,40 +633,67 @@ class NodeSimulation {
     const visibilityTimeoutSeconds = isDrain ? 20 : 2 + this.prng.intBelow(8);
     const record = this.history.newReceive(queue, via.id, this.time.nowMs, visibilityTimeoutSeconds * 1000, isDrain);
     const maxMessages = 1 + this.prng.intBelow(isDrain ? 10 : 4);
-    this.invoke(via, (q) => q.receiveMessages(queue, { maxMessages, visibilityTimeoutSeconds, waitTimeSeconds: 0 }), (result) => {
-      record.doneMs = this.time.nowMs;
-      record.outcome = result.ok ? 'ok' : 'failed';
-      if (result.ok) record.messages = result.value.map((m) => ({ body: m.body, receiptHandle: m.receiptHandle }));
-      this.trace.add(`${client} receive#${record.id} ${queue} via ${via.id}: ${result.ok ? `[${record.messages.map((m) => m.body).join(',')}]` : describeFailure(result)}`);
-      if (!result.ok || record.messages.length === 0) return then();
-      // Most received messages are deleted at once (FIFO ones nearly always, to keep groups moving).
-      const deleteShare = isDrain ? 1 : queue === queueNames.fifo ? 0.9 : 0.7;
-      const toDelete = record.messages.filter(() => this.prng.nextFloat() < deleteShare);
-      const kept = record.messages.filter((m) => !toDelete.includes(m));
-      const held = this.held.get(client) ?? [];
-      held.push(...kept.map((m) => ({ ...m, queue, receiveId: record.id })));
-      this.held.set(client, held.slice(-10));
-      if (toDelete.length === 0) return then();
-      const deleteVia = this.pickNode() ?? via;
-      this.deleteCopies(client, deleteVia, queue, record.id, toDelete, then);
-    });
+    this.invoke(
+      via,
+      (q) => q.receiveMessages(queue, { maxMessages, visibilityTimeoutSeconds, waitTimeSeconds: 0 }),
+      (result) => {
+        record.doneMs = this.time.nowMs;
+        record.outcome = result.ok ? 'ok' : 'failed';
+        if (result.ok) record.messages = result.value.map((m) => ({ body: m.body, receiptHandle: m.receiptHandle }));
+        this.trace.add(
+          `${client} receive#${record.id} ${queue} via ${via.id}: ${result.ok ? `[${record.messages.map((m) => m.body).join(',')}]` : describeFailure(result)}`,
+        );
+        if (!result.ok || record.messages.length === 0) return then();
+        // Most received messages are deleted at once (FIFO ones nearly always, to keep groups moving).
+        const deleteShare = isDrain ? 1 : queue === queueNames.fifo ? 0.9 : 0.7;
+        const toDelete = record.messages.filter(() => this.prng.nextFloat() < deleteShare);
+        const kept = record.messages.filter((m) => !toDelete.includes(m));
+        const held = this.held.get(client) ?? [];
+        held.push(...kept.map((m) => ({ ...m, queue, receiveId: record.id })));
+        this.held.set(client, held.slice(-10));
+        if (toDelete.length === 0) return then();
+        const deleteVia = this.pickNode() ?? via;
+        this.deleteCopies(client, deleteVia, queue, record.id, toDelete, then);
+      },
+    );
   }
 
-  private deleteCopies(client: string, via: SimProcess, queue: string, receiveId: number, copies: readonly ReceivedCopy[], then: () => void): void {
-    const records: DeleteRecord[] = copies.map((c) => ({ body: c.body, queue, receiveId, node: via.id, issuedMs: this.time.nowMs, doneMs: null, outcome: 'pending' }));
+  private deleteCopies(
+    client: string,
+    via: SimProcess,
+    queue: string,
+    receiveId: number,
+    copies: readonly ReceivedCopy[],
+    then: () => void,
+  ): void {
+    const records: DeleteRecord[] = copies.map((c) => ({
+      body: c.body,
+      queue,
+      receiveId,
+      node: via.id,
+      issuedMs: this.time.nowMs,
+      doneMs: null,
+      outcome: 'pending',
+    }));
     this.history.deletes.push(...records);
     const entries = copies.map((c, i) => ({ entryId: String(i), receiptHandle: c.receiptHandle }));
-    this.invoke(via, (q) => q.deleteMessages(queue, entries), (result) => {
-      const outcomes: string[] = [];
-      records.forEach((record, i) => {
-        record.doneMs = this.time.nowMs;
-        if (!result.ok) record.outcome = 'failed';
-        else record.outcome = 'error' in (result.value[i] as object) ? 'refused' : 'ok';
-        outcomes.push(`${record.body}:${record.outcome}`);
-      });
-      this.trace.add(`${client} delete ${queue} via ${via.id}: ${result.ok ? outcomes.join(' ') : describeFailure(result)}`);
-      then();
-    });
+    this.invoke(
+      via,
+      (q) => q.deleteMessages(queue, entries),
+      (result) => {
+        const outcomes: string[] = [];
+        records.forEach((record, i) => {
+          record.doneMs = this.time.nowMs;
+          if (!result.ok) record.outcome = 'failed';
+          else record.outcome = 'error' in (result.value[i] as object) ? 'refused' : 'ok';
+          outcomes.push(`${record.body}:${record.outcome}`);
+        });
+        this.trace.add(
+          `${client} delete ${queue} via ${via.id}: ${result.ok ? outcomes.join(' ') : describeFailure(result)}`,
+        );
+        then();
+      },
+    );
   }
 
   private changeVisibility(client: string, via: SimProcess, then: () => void): void {
@@ -564,20 +702,35 @@ class NodeSimulation {
     if (copy === undefined) return then();
     const visibilityTimeoutSeconds = this.prng.intBelow(2) === 0 ? 0 : 5;
     this.history.visibilityChanges.push({ body: copy.body, issuedMs: this.time.nowMs });
-    this.invoke(via, (q) => q.changeMessageVisibility(copy.queue, [{ entryId: '0', receiptHandle: copy.receiptHandle, visibilityTimeoutSeconds }]), (result) => {
-      this.trace.add(`${client} change visibility ${copy.queue} ${copy.body} to ${visibilityTimeoutSeconds}s via ${via.id}: ${result.ok ? ('error' in (result.value[0] as object) ? 'refused' : 'ok') : describeFailure(result)}`);
-      then();
-    });
+    this.invoke(
+      via,
+      (q) =>
+        q.changeMessageVisibility(copy.queue, [
+          { entryId: '0', receiptHandle: copy.receiptHandle, visibilityTimeoutSeconds },
+        ]),
+      (result) => {
+        this.trace.add(
+          `${client} change visibility ${copy.queue} ${copy.body} to ${visibilityTimeoutSeconds}s via ${via.id}: ${result.ok ? ('error' in (result.value[0] as object) ? 'refused' : 'ok') : describeFailure(result)}`,
+        );
+        then();
+      },
+    );
   }
 
   private purge(client: string, via: SimProcess, then: () => void): void {
     const record = { queue: queueNames.standard, issuedMs: this.time.nowMs, doneMs: null as number | null };
     this.history.purges.push(record);
-    this.invoke(via, (q) => q.purgeQueue(queueNames.standard), (result) => {
-      if (result.ok) record.doneMs = this.time.nowMs;
-      this.trace.add(`${client} purge ${queueNames.standard} via ${via.id}: ${result.ok ? 'ok' : describeFailure(result)}`);
-      then();
-    });
+    this.invoke(
+      via,
+      (q) => q.purgeQueue(queueNames.standard),
+      (result) => {
+        if (result.ok) record.doneMs = this.time.nowMs;
+        this.trace.add(
+          `${client} purge ${queueNames.standard} via ${via.id}: ${result.ok ? 'ok' : describeFailure(result)}`,
+        );
+        then();
+      },
+    );
   }
 
   // ---- set-up, liveness, drain ---------------------------------------------------------------
@@ -586,7 +739,13 @@ class NodeSimulation {
     const deadLetterArn = `arn:aws:sqs:us-east-1:000000000000:${queueNames.deadLetter}`;
     const queues: Array<{ name: string; attributes: Record<string, string> }> = [
       { name: queueNames.deadLetter, attributes: {} },
-      { name: queueNames.standard, attributes: { VisibilityTimeout: '5', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterArn, maxReceiveCount: 2 }) } },
+      {
+        name: queueNames.standard,
+        attributes: {
+          VisibilityTimeout: '5',
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterArn, maxReceiveCount: 2 }),
+        },
+      },
       { name: queueNames.fifo, attributes: { FifoQueue: 'true', VisibilityTimeout: '5' } },
     ];
     const deadlineMs = this.time.nowMs + 30_000;
@@ -597,10 +756,14 @@ class NodeSimulation {
         let isOk = false;
         if (via !== null) {
           let isDone = false;
-          this.invoke(via, (q) => q.createQueue({ name: queue.name, attributes: queue.attributes, tags: {} }), (result) => {
-            isOk = result.ok;
-            isDone = true;
-          });
+          this.invoke(
+            via,
+            (q) => q.createQueue({ name: queue.name, attributes: queue.attributes, tags: {} }),
+            (result) => {
+              isOk = result.ok;
+              isDone = true;
+            },
+          );
           await this.time.runUntil(this.time.nowMs + clientOpTimeoutMs + 1, () => isDone);
         }
         if (isOk) break;
@@ -632,8 +795,15 @@ class NodeSimulation {
     this.noteFatals();
     for (const p of pending) {
       const own = p.node?.membership();
-      const known = own === undefined ? 'down' : `it knows voters ${own.confState.voters.join(',')} learners ${own.confState.learners.join(',')} as of index ${own.index}, applied ${p.node?.appliedIndex()}`;
-      this.violations.push({ kind: 'liveness', message: `no send through ${p.id} was acknowledged within ${livenessBoundMs} ms of healing (${known})`, bodies: [] });
+      const known =
+        own === undefined
+          ? 'down'
+          : `it knows voters ${own.confState.voters.join(',')} learners ${own.confState.learners.join(',')} as of index ${own.index}, applied ${p.node?.appliedIndex()}`;
+      this.violations.push({
+        kind: 'liveness',
+        message: `no send through ${p.id} was acknowledged within ${livenessBoundMs} ms of healing (${known})`,
+        bodies: [],
+      });
     }
     this.trace.add('liveness checked');
   }
@@ -677,7 +847,11 @@ class NodeSimulation {
     for (const [index, list] of byIndex) {
       const distinct = new Set(list.map((d) => d.digest));
       if (distinct.size > 1) {
-        this.violations.push({ kind: 'digestMismatch', message: `at applied index ${index}${isFinal ? ' (after healing)' : ''}: ${list.map((d) => `${d.id}=${d.digest.slice(0, 12)}`).join(' ')}`, bodies: [] });
+        this.violations.push({
+          kind: 'digestMismatch',
+          message: `at applied index ${index}${isFinal ? ' (after healing)' : ''}: ${list.map((d) => `${d.id}=${d.digest.slice(0, 12)}`).join(' ')}`,
+          bodies: [],
+        });
       }
     }
   }

@@ -8,7 +8,11 @@ import { describe, expect, it } from 'vitest';
 import type { QueueViolation } from './queue-checkers.js';
 import { runNodeSimulation, type PlantedFault } from './node-simulation.js';
 
-const firstCatchingSeed: ReadonlyArray<{ fault: PlantedFault; seed: number; kinds: ReadonlyArray<QueueViolation['kind']> }> = [
+const firstCatchingSeed: ReadonlyArray<{
+  fault: PlantedFault;
+  seed: number;
+  kinds: ReadonlyArray<QueueViolation['kind']>;
+}> = [
   // Votes and entries a power loss takes back: replicas diverge, the core asserts, messages are lost.
   { fault: 'ack-before-fsync', seed: 1, kinds: ['lostAcknowledged', 'fifoOrder', 'digestMismatch'] },
   // Entries applied before they commit, then overwritten by a new leader: replicas diverge.
@@ -27,7 +31,10 @@ describe('planted faults are caught', () => {
     it(`${fault}: seed ${seed}`, async () => {
       const result = await runNodeSimulation(seed, { planted: [fault] });
       expect(result.violations.length).toBeGreaterThan(0);
-      expect(result.violations.some((v) => kinds.includes(v.kind)), result.violations.map((v) => v.kind).join(',')).toBe(true);
+      expect(
+        result.violations.some((v) => kinds.includes(v.kind)),
+        result.violations.map((v) => v.kind).join(','),
+      ).toBe(true);
     });
   }
 });

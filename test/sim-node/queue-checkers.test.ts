@@ -4,19 +4,49 @@ import { QueueHistory, type SendRecord } from './queue-history.js';
 
 const layout = { deadLetterOf: { std: 'std-dlq' } };
 
-function sent(history: QueueHistory, body: string, options: { queue?: string; group?: string; issuedMs?: number; doneMs?: number; outcome?: SendRecord['outcome'] } = {}): void {
-  history.sends.set(body, { body, queue: options.queue ?? 'std', group: options.group ?? null, node: 'n1', issuedMs: options.issuedMs ?? 0, doneMs: options.doneMs ?? 10, outcome: options.outcome ?? 'ok' });
+function sent(
+  history: QueueHistory,
+  body: string,
+  options: { queue?: string; group?: string; issuedMs?: number; doneMs?: number; outcome?: SendRecord['outcome'] } = {},
+): void {
+  history.sends.set(body, {
+    body,
+    queue: options.queue ?? 'std',
+    group: options.group ?? null,
+    node: 'n1',
+    issuedMs: options.issuedMs ?? 0,
+    doneMs: options.doneMs ?? 10,
+    outcome: options.outcome ?? 'ok',
+  });
 }
 
-function received(history: QueueHistory, bodies: string[], options: { queue?: string; issuedMs: number; doneMs: number; visibilityTimeoutMs?: number; isDrain?: boolean }): number {
-  const record = history.newReceive(options.queue ?? 'std', 'n2', options.issuedMs, options.visibilityTimeoutMs ?? 5_000, options.isDrain ?? false);
+function received(
+  history: QueueHistory,
+  bodies: string[],
+  options: { queue?: string; issuedMs: number; doneMs: number; visibilityTimeoutMs?: number; isDrain?: boolean },
+): number {
+  const record = history.newReceive(
+    options.queue ?? 'std',
+    'n2',
+    options.issuedMs,
+    options.visibilityTimeoutMs ?? 5_000,
+    options.isDrain ?? false,
+  );
   record.doneMs = options.doneMs;
   record.outcome = 'ok';
   record.messages = bodies.map((body) => ({ body, receiptHandle: `h-${body}-${record.id}` }));
   return record.id;
 }
 
-function deleted(history: QueueHistory, body: string, receiveId: number, issuedMs: number, doneMs: number, outcome: 'ok' | 'refused' | 'failed' = 'ok', queue = 'std'): void {
+function deleted(
+  history: QueueHistory,
+  body: string,
+  receiveId: number,
+  issuedMs: number,
+  doneMs: number,
+  outcome: 'ok' | 'refused' | 'failed' = 'ok',
+  queue = 'std',
+): void {
   history.deletes.push({ body, queue, receiveId, node: 'n3', issuedMs, doneMs, outcome });
 }
 
@@ -113,7 +143,7 @@ describe('queue-level checkers', () => {
     expect(kinds(h)).toEqual([]);
   });
 
-  it('doubleDelivery: a slow receive may have claimed after a quick one\'s hold ended: no violation', () => {
+  it("doubleDelivery: a slow receive may have claimed after a quick one's hold ended: no violation", () => {
     const h = new QueueHistory();
     sent(h, 'm1');
     // #1 is issued first but answered 3 s later; #2 holds for 2 s only: #1 may have claimed after #2's hold.

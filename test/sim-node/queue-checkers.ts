@@ -19,7 +19,16 @@
 import type { QueueHistory, ReceiveRecord, SendRecord } from './queue-history.js';
 
 export interface QueueViolation {
-  readonly kind: 'lostAcknowledged' | 'phantom' | 'fifoOrder' | 'deletedRedelivered' | 'doubleDelivery' | 'digestMismatch' | 'liveness' | 'nodeFatal' | 'unexpectedError';
+  readonly kind:
+    | 'lostAcknowledged'
+    | 'phantom'
+    | 'fifoOrder'
+    | 'deletedRedelivered'
+    | 'doubleDelivery'
+    | 'digestMismatch'
+    | 'liveness'
+    | 'nodeFatal'
+    | 'unexpectedError';
   readonly message: string;
   /** Bodies the violation is about: the trace shown for it follows them. */
   readonly bodies: readonly string[];
@@ -31,7 +40,13 @@ export interface QueueLayout {
 }
 
 export function checkHistory(history: QueueHistory, layout: QueueLayout): QueueViolation[] {
-  return [...checkPhantoms(history, layout), ...checkLost(history), ...checkFifoOrder(history), ...checkDeletedRedelivered(history), ...checkDoubleDelivery(history)];
+  return [
+    ...checkPhantoms(history, layout),
+    ...checkLost(history),
+    ...checkFifoOrder(history),
+    ...checkDeletedRedelivered(history),
+    ...checkDoubleDelivery(history),
+  ];
 }
 
 /** Margin for the cluster clock a new leader continues (it samples the old one's) against virtual time. */
@@ -54,7 +69,8 @@ function checkDoubleDelivery(history: QueueHistory): QueueViolation[] {
     }
   }
   /** With `first` claiming before `second`: did the second claim surely fall inside the first's hold? */
-  const surelyInsideHold = (first: ReceiveRecord, second: ReceiveRecord): boolean => (second.doneMs as number) - first.issuedMs < first.visibilityTimeoutMs - clockMarginMs;
+  const surelyInsideHold = (first: ReceiveRecord, second: ReceiveRecord): boolean =>
+    (second.doneMs as number) - first.issuedMs < first.visibilityTimeoutMs - clockMarginMs;
   for (const [body, receives] of receivesOf) {
     search: for (let i = 0; i < receives.length; i++) {
       for (let j = i + 1; j < receives.length; j++) {
@@ -85,9 +101,14 @@ function checkPhantoms(history: QueueHistory, layout: QueueLayout): QueueViolati
   for (const receive of history.receives) {
     for (const copy of receive.messages) {
       const sent = history.sends.get(copy.body);
-      const isRightQueue = sent !== undefined && (sent.queue === receive.queue || layout.deadLetterOf[sent.queue] === receive.queue);
+      const isRightQueue =
+        sent !== undefined && (sent.queue === receive.queue || layout.deadLetterOf[sent.queue] === receive.queue);
       if (!isRightQueue) {
-        violations.push({ kind: 'phantom', message: `receive #${receive.id} on ${receive.queue} via ${receive.node} returned ${copy.body}, ${sent === undefined ? 'which nobody sent' : `sent to ${sent.queue}`}`, bodies: [copy.body] });
+        violations.push({
+          kind: 'phantom',
+          message: `receive #${receive.id} on ${receive.queue} via ${receive.node} returned ${copy.body}, ${sent === undefined ? 'which nobody sent' : `sent to ${sent.queue}`}`,
+          bodies: [copy.body],
+        });
       }
     }
   }
@@ -102,8 +123,17 @@ function checkLost(history: QueueHistory): QueueViolation[] {
   for (const send of history.sends.values()) {
     if (send.outcome !== 'ok' || seen.has(send.body) || deleteIssued.has(send.body)) continue;
     // A purge may remove what was sent before it took effect, and it took effect before its answer.
-    if (history.purges.some((purge) => purge.queue === send.queue && (purge.doneMs === null || purge.doneMs >= send.issuedMs))) continue;
-    violations.push({ kind: 'lostAcknowledged', message: `${send.body}, sent to ${send.queue} via ${send.node} and acknowledged at ${send.doneMs} ms, was never received, even when the queues were drained after healing`, bodies: [send.body] });
+    if (
+      history.purges.some(
+        (purge) => purge.queue === send.queue && (purge.doneMs === null || purge.doneMs >= send.issuedMs),
+      )
+    )
+      continue;
+    violations.push({
+      kind: 'lostAcknowledged',
+      message: `${send.body}, sent to ${send.queue} via ${send.node} and acknowledged at ${send.doneMs} ms, was never received, even when the queues were drained after healing`,
+      bodies: [send.body],
+    });
   }
   return violations;
 }
@@ -130,10 +160,15 @@ function checkFifoOrder(history: QueueHistory): QueueViolation[] {
       const sent = history.sends.get(copy.body);
       if (sent === undefined || sent.group === null) continue;
       for (const earlier of byGroup.get(`${sent.queue}/${sent.group}`) ?? []) {
-        if (earlier === sent || earlier.outcome !== 'ok' || earlier.doneMs === null || earlier.doneMs >= sent.issuedMs) continue;
+        if (earlier === sent || earlier.outcome !== 'ok' || earlier.doneMs === null || earlier.doneMs >= sent.issuedMs)
+          continue;
         const doneMs = receive.doneMs;
-        const mayBeDeleted = (deletesOf.get(earlier.body) ?? []).some((d) => d.issuedMs <= doneMs && d.outcome !== 'refused');
-        const isInSameReceiveBefore = receive.messages.findIndex((m) => m.body === earlier.body) >= 0 && receive.messages.findIndex((m) => m.body === earlier.body) < receive.messages.indexOf(copy);
+        const mayBeDeleted = (deletesOf.get(earlier.body) ?? []).some(
+          (d) => d.issuedMs <= doneMs && d.outcome !== 'refused',
+        );
+        const isInSameReceiveBefore =
+          receive.messages.findIndex((m) => m.body === earlier.body) >= 0 &&
+          receive.messages.findIndex((m) => m.body === earlier.body) < receive.messages.indexOf(copy);
         if (!mayBeDeleted && !isInSameReceiveBefore) {
           violations.push({
             kind: 'fifoOrder',
@@ -165,12 +200,22 @@ function checkDeletedRedelivered(history: QueueHistory): QueueViolation[] {
     const windowEndMs = d.doneMs;
     if (windowEndMs - windowStartMs > source.visibilityTimeoutMs / 2) continue;
     if (history.isClockSkewedDuring(windowStartMs, windowEndMs)) continue;
-    const overlapping = history.receives.filter((r) => r !== source && r.queue === d.queue && r.issuedMs <= windowEndMs && (r.doneMs === null || r.doneMs >= windowStartMs));
+    const overlapping = history.receives.filter(
+      (r) =>
+        r !== source &&
+        r.queue === d.queue &&
+        r.issuedMs <= windowEndMs &&
+        (r.doneMs === null || r.doneMs >= windowStartMs),
+    );
     if (overlapping.some((r) => r.outcome !== 'ok' || r.messages.some((m) => m.body === d.body))) continue;
     for (const later of history.receives) {
       if (later.issuedMs <= d.doneMs || later.queue !== d.queue) continue;
       if (later.messages.some((m) => m.body === d.body)) {
-        violations.push({ kind: 'deletedRedelivered', message: `${d.body} was deleted (acknowledged at ${d.doneMs} ms via ${d.node}) and delivered again by receive #${later.id} via ${later.node} issued at ${later.issuedMs} ms`, bodies: [d.body] });
+        violations.push({
+          kind: 'deletedRedelivered',
+          message: `${d.body} was deleted (acknowledged at ${d.doneMs} ms via ${d.node}) and delivered again by receive #${later.id} via ${later.node} issued at ${later.issuedMs} ms`,
+          bodies: [d.body],
+        });
         break;
       }
     }

@@ -76,8 +76,24 @@ export class QueueHistory {
   }
   private nextReceiveId = 1;
 
-  newReceive(queue: string, node: string, issuedMs: number, visibilityTimeoutMs: number, isDrain: boolean): ReceiveRecord {
-    const record: ReceiveRecord = { id: this.nextReceiveId++, queue, node, issuedMs, visibilityTimeoutMs, isDrain, doneMs: null, outcome: 'pending', messages: [] };
+  newReceive(
+    queue: string,
+    node: string,
+    issuedMs: number,
+    visibilityTimeoutMs: number,
+    isDrain: boolean,
+  ): ReceiveRecord {
+    const record: ReceiveRecord = {
+      id: this.nextReceiveId++,
+      queue,
+      node,
+      issuedMs,
+      visibilityTimeoutMs,
+      isDrain,
+      doneMs: null,
+      outcome: 'pending',
+      messages: [],
+    };
     this.receives.push(record);
     return record;
   }

@@ -82,7 +82,11 @@ export class SimDisk {
         return marker;
       },
       async openLive() {
-        const store = await StateStore.openOnEngine(handle.wrap(disk.state), faults.state === undefined ? {} : { faults: faults.state }, costClock);
+        const store = await StateStore.openOnEngine(
+          handle.wrap(disk.state),
+          faults.state === undefined ? {} : { faults: faults.state },
+          costClock,
+        );
         disk.liveStore = store;
         return store;
       },
@@ -102,14 +106,24 @@ export class SimDisk {
     };
     return {
       prepare: () => undefined,
-      openLogStore: (bootstrap: Membership) => LevelLogStore.openOnEngine(handle.wrap(disk.log), { path: 'sim:raft', bootstrap, ...(faults.log === undefined ? {} : { faults: faults.log }) }),
+      openLogStore: (bootstrap: Membership) =>
+        LevelLogStore.openOnEngine(handle.wrap(disk.log), {
+          path: 'sim:raft',
+          bootstrap,
+          ...(faults.log === undefined ? {} : { faults: faults.log }),
+        }),
       stateDir,
     };
   }
 }
 
 /** state-install.ts's steps 2–4 on the simulated directory: rename in, record in the log, drop the marker. */
-async function rollForward(disk: SimDisk, marker: InstallMarker, logStore: LevelLogStore, handle: DiskHandle): Promise<void> {
+async function rollForward(
+  disk: SimDisk,
+  marker: InstallMarker,
+  logStore: LevelLogStore,
+  handle: DiskHandle,
+): Promise<void> {
   handle.check();
   if (disk.incoming !== null) {
     disk.state = disk.incoming;
@@ -167,7 +181,11 @@ class HandleEngine implements StateEngine {
   async write(writes: readonly EngineWrite[], options: { readonly sync: boolean }): Promise<void> {
     this.handle.check();
     // The batch is copied now (the caller may reuse its arrays) and lands after the latency.
-    const batch = writes.map((write) => (write.kind === 'put' ? { kind: 'put' as const, key: write.key.slice(), value: write.value.slice() } : { kind: 'delete' as const, key: write.key.slice() }));
+    const batch = writes.map((write) =>
+      write.kind === 'put'
+        ? { kind: 'put' as const, key: write.key.slice(), value: write.value.slice() }
+        : { kind: 'delete' as const, key: write.key.slice() },
+    );
     await this.inOrder(options.sync, () => this.inner.write(batch, options));
   }
 

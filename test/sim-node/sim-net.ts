@@ -17,7 +17,12 @@ import { raftq } from '../../src/gen/proto.js';
 import type { RaftMessage } from '../../src/raft/types.js';
 import { clusterMethods, opForwardingMethods, raftTransportMethods } from '../../src/cluster/grpc-services.js';
 import { PeerCallError, type GrpcTransportOptions, type TransportHandlers } from '../../src/cluster/grpc-transport.js';
-import type { ClusterMethodName, ClusterRequestOf, ClusterResponseOf, NodeTransport } from '../../src/cluster/node-transport.js';
+import type {
+  ClusterMethodName,
+  ClusterRequestOf,
+  ClusterResponseOf,
+  NodeTransport,
+} from '../../src/cluster/node-transport.js';
 import type { OpClientCall } from '../../src/cluster/op-stream-client.js';
 import type { OpServerCall } from '../../src/cluster/op-stream-server.js';
 import { decodeRaftEnvelope, encodeRaftEnvelope } from '../../src/cluster/raft-codec.js';
@@ -82,11 +87,18 @@ export class SimNet {
    * `onLost` runs as the sender when the message cannot arrive (cut link, dead receiver, random
    * drop if droppable).
    */
-  post(sender: SimTransport, toId: string, options: { droppable: boolean; receiver?: SimTransport }, deliver: (target: SimTransport) => void, onLost?: (why: 'cut' | 'down' | 'drop') => void): void {
+  post(
+    sender: SimTransport,
+    toId: string,
+    options: { droppable: boolean; receiver?: SimTransport },
+    deliver: (target: SimTransport) => void,
+    onLost?: (why: 'cut' | 'down' | 'drop') => void,
+  ): void {
     const from = sender.selfId;
     const lose = (why: 'cut' | 'down' | 'drop'): void => {
       this.lost++;
-      if (onLost !== undefined && !sender.isDead) this.time.at(sender.owner, why === 'down' ? refusedAfterMs : 0, () => onLost(why));
+      if (onLost !== undefined && !sender.isDead)
+        this.time.at(sender.owner, why === 'down' ? refusedAfterMs : 0, () => onLost(why));
     };
     if (sender.isDead) return;
     if (!this.isLinkUp(from, toId)) return lose('cut');
@@ -167,8 +179,14 @@ export class SimTransport implements NodeTransport {
     return {};
   }
 
-  call<K extends ClusterMethodName>(peerId: string, name: K, request: ClusterRequestOf<K>, timeoutMs: number): Promise<ClusterResponseOf<K>> {
-    if (!this.peers.has(peerId)) return Promise.reject(new PeerCallError(peerId, name, null, { cause: new Error('unknown peer') }));
+  call<K extends ClusterMethodName>(
+    peerId: string,
+    name: K,
+    request: ClusterRequestOf<K>,
+    timeoutMs: number,
+  ): Promise<ClusterResponseOf<K>> {
+    if (!this.peers.has(peerId))
+      return Promise.reject(new PeerCallError(peerId, name, null, { cause: new Error('unknown peer') }));
     const method = clusterMethods[name];
     const requestBytes = (method.requestSerialize as (r: ClusterRequestOf<K>) => Buffer)(request);
     const from = this.selfId;
@@ -180,7 +198,9 @@ export class SimTransport implements NodeTransport {
         cancelDeadline();
         fn();
       };
-      const cancelDeadline = this.net.time.at(this.owner, timeoutMs, () => settle(() => reject(new PeerCallError(peerId, name, grpcStatus.deadlineExceeded))));
+      const cancelDeadline = this.net.time.at(this.owner, timeoutMs, () =>
+        settle(() => reject(new PeerCallError(peerId, name, grpcStatus.deadlineExceeded))),
+      );
       this.net.post(
         this,
         peerId,
@@ -190,11 +210,17 @@ export class SimTransport implements NodeTransport {
           handler.call(target.handlers, method.requestDeserialize(requestBytes), from).then(
             (response) => {
               const responseBytes = (method.responseSerialize as (r: unknown) => Buffer)(response);
-              this.net.post(target, from, { droppable: false, receiver: this }, () => settle(() => resolve(method.responseDeserialize(responseBytes) as ClusterResponseOf<K>)));
+              this.net.post(target, from, { droppable: false, receiver: this }, () =>
+                settle(() => resolve(method.responseDeserialize(responseBytes) as ClusterResponseOf<K>)),
+              );
             },
             (error: unknown) => {
               const details = error instanceof Error ? error.message : String(error);
-              this.net.post(target, from, { droppable: false, receiver: this }, () => settle(() => reject(new PeerCallError(peerId, name, grpcStatus.internal, { cause: new Error(details) }))));
+              this.net.post(target, from, { droppable: false, receiver: this }, () =>
+                settle(() =>
+                  reject(new PeerCallError(peerId, name, grpcStatus.internal, { cause: new Error(details) })),
+                ),
+              );
             },
           );
         },
@@ -215,8 +241,13 @@ export class SimTransport implements NodeTransport {
     return pair.client as unknown as OpClientCall;
   }
 
-  async sendSnapshot(peerId: string, chunks: AsyncIterable<raftq.raft.SnapshotChunk.$Properties>, timeoutMs: number): Promise<raftq.raft.SnapshotAck> {
-    if (!this.peers.has(peerId)) throw new PeerCallError(peerId, 'sendSnapshot', null, { cause: new Error('unknown peer') });
+  async sendSnapshot(
+    peerId: string,
+    chunks: AsyncIterable<raftq.raft.SnapshotChunk.$Properties>,
+    timeoutMs: number,
+  ): Promise<raftq.raft.SnapshotAck> {
+    if (!this.peers.has(peerId))
+      throw new PeerCallError(peerId, 'sendSnapshot', null, { cause: new Error('unknown peer') });
     const method = raftTransportMethods.sendSnapshot;
     const encoded: Buffer[] = [];
     for await (const chunk of chunks) encoded.push(method.requestSerialize(chunk));
@@ -230,7 +261,9 @@ export class SimTransport implements NodeTransport {
         fn();
       };
       const lostAfterMs = Math.min(timeoutMs, 5_000);
-      const cancelDeadline = this.net.time.at(this.owner, lostAfterMs, () => settle(() => reject(new PeerCallError(peerId, 'sendSnapshot', grpcStatus.deadlineExceeded))));
+      const cancelDeadline = this.net.time.at(this.owner, lostAfterMs, () =>
+        settle(() => reject(new PeerCallError(peerId, 'sendSnapshot', grpcStatus.deadlineExceeded))),
+      );
       this.net.post(
         this,
         peerId,
@@ -242,9 +275,14 @@ export class SimTransport implements NodeTransport {
           target.handlers.onSnapshot(decoded(), from).then(
             (ack) => {
               const ackBytes = method.responseSerialize(ack);
-              this.net.post(target, from, { droppable: false, receiver: this }, () => settle(() => resolve(method.responseDeserialize(ackBytes) as raftq.raft.SnapshotAck)));
+              this.net.post(target, from, { droppable: false, receiver: this }, () =>
+                settle(() => resolve(method.responseDeserialize(ackBytes) as raftq.raft.SnapshotAck)),
+              );
             },
-            (error: unknown) => this.net.post(target, from, { droppable: false, receiver: this }, () => settle(() => reject(new PeerCallError(peerId, 'sendSnapshot', grpcStatus.internal, { cause: error })))),
+            (error: unknown) =>
+              this.net.post(target, from, { droppable: false, receiver: this }, () =>
+                settle(() => reject(new PeerCallError(peerId, 'sendSnapshot', grpcStatus.internal, { cause: error }))),
+              ),
           );
         },
         (why) => {
@@ -339,7 +377,10 @@ class SimStreamPair {
     const server = this.serverTransport;
     server?.forget(this);
     const client = this.clientTransport;
-    if (!client.isDead) this.net.time.at(client.owner, 1, () => this.client.emit('error', Object.assign(new Error(why), { code: grpcStatus.unavailable })));
+    if (!client.isDead)
+      this.net.time.at(client.owner, 1, () =>
+        this.client.emit('error', Object.assign(new Error(why), { code: grpcStatus.unavailable })),
+      );
     if (server !== null && !server.isDead) this.net.time.at(server.owner, 1, () => this.server.emit('cancelled'));
   }
 }
@@ -378,7 +419,10 @@ class SimServerEnd extends EventEmitter {
   }
 }
 
-export function simTransportFactory(net: SimNet, owner: string): (options: GrpcTransportOptions) => Promise<NodeTransport> {
+export function simTransportFactory(
+  net: SimNet,
+  owner: string,
+): (options: GrpcTransportOptions) => Promise<NodeTransport> {
   return async (options) => {
     const transport = new SimTransport(net, owner, options);
     net.attach(transport);

@@ -116,7 +116,14 @@ export class VirtualTime implements Scheduler {
   }
 
   private add(owner: string, delayMs: number, fn: () => void, intervalMs: number | null): VirtualTimer {
-    const timer: VirtualTimer = { atMs: this.currentMs + Math.max(0, delayMs), seq: this.nextSeq++, owner, fn, intervalMs, isCancelled: false };
+    const timer: VirtualTimer = {
+      atMs: this.currentMs + Math.max(0, delayMs),
+      seq: this.nextSeq++,
+      owner,
+      fn,
+      intervalMs,
+      isCancelled: false,
+    };
     this.queue.push(timer);
     let live = this.liveByOwner.get(owner);
     if (live === undefined) this.liveByOwner.set(owner, (live = new Set()));

@@ -60,13 +60,15 @@ export class ClusterMonitor {
     if (freshFirst === undefined) return;
     const prevTerm = view.termAt(freshFirst.index - 1);
     // A gap is left to storage.append, which refuses it loudly.
-    if (prevTerm !== undefined) this.logMatching.observeEntries(freshFirst.index - 1, prevTerm, fresh, `node ${node.id}'s log`);
+    if (prevTerm !== undefined)
+      this.logMatching.observeEntries(freshFirst.index - 1, prevTerm, fresh, `node ${node.id}'s log`);
   }
 
   afterPersist(node: SimNode, before: HardState, ready: Ready): void {
     const storage = node.durable.storage;
     const hs = storage.initialState().hardState;
-    if (hs.commit > before.commit) this.leaderCompleteness.observeCommit(node.id, hs.term, before.commit, hs.commit, durableLogView(storage));
+    if (hs.commit > before.commit)
+      this.leaderCompleteness.observeCommit(node.id, hs.term, before.commit, hs.commit, durableLogView(storage));
     if (ready.hardState !== null || ready.snapshot !== null) this.observeDurable(node, 'after a write');
   }
 
@@ -88,8 +90,19 @@ export class ClusterMonitor {
   sent(message: RaftMessage): void {
     this.persistBeforeSend.observeSent(message);
     if (message.type !== MessageType.App) return;
-    this.leaderAppendOnly.observeAppendSent(message.from, message.term, message.index, message.logTerm, message.entries);
-    this.logMatching.observeEntries(message.index, message.logTerm, message.entries, `append ${message.from}→${message.to}`);
+    this.leaderAppendOnly.observeAppendSent(
+      message.from,
+      message.term,
+      message.index,
+      message.logTerm,
+      message.entries,
+    );
+    this.logMatching.observeEntries(
+      message.index,
+      message.logTerm,
+      message.entries,
+      `append ${message.from}→${message.to}`,
+    );
   }
 
   applied(node: SimNode, entry: Entry, appliedBefore: number): void {
@@ -118,4 +131,3 @@ export class ClusterMonitor {
     }
   }
 }
-

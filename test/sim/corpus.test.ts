@@ -19,7 +19,9 @@ describe('the fixed simulation corpus', () => {
           if (result.acks > 0) acknowledgedRuns += 1;
         },
       });
-      expect(summary.violations.map((v) => `seed ${v.seed}, event ${v.eventNumber}: ${v.invariant}: ${v.message}`)).toEqual([]);
+      expect(
+        summary.violations.map((v) => `seed ${v.seed}, event ${v.eventNumber}: ${v.invariant}: ${v.message}`),
+      ).toEqual([]);
       expect(summary.seeds).toBe(corpusSeedsPerTest);
       // A corpus where nothing gets acknowledged would check durability against nothing.
       expect(acknowledgedRuns).toBe(corpusSeedsPerTest);

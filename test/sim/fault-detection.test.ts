@@ -16,10 +16,27 @@ interface FaultCase {
 // seeds, and through an invariant that the broken rule protects (not only a crash of the core).
 const cases: readonly FaultCase[] = [
   // Figure 8 needs quick successions of leaders with diverging tails: the leader-churn profile.
-  { fault: 'commitPreviousTermByCounting', profile: 'leaderChurn', seedsMax: 80, invariants: ['leaderCompleteness', 'stateMachineSafety', 'durability'] },
-  { fault: 'grantVoteTwicePerTerm', seedsMax: 20, invariants: ['electionSafety', 'leaderCompleteness', 'stateMachineSafety', 'durability'] },
-  { fault: 'skipLogUpToDateCheck', seedsMax: 20, invariants: ['leaderCompleteness', 'stateMachineSafety', 'durability'] },
-  { fault: 'sendBeforePersist', seedsMax: 20, invariants: ['persistBeforeSend', 'electionSafety', 'leaderCompleteness', 'stateMachineSafety', 'durability'] },
+  {
+    fault: 'commitPreviousTermByCounting',
+    profile: 'leaderChurn',
+    seedsMax: 80,
+    invariants: ['leaderCompleteness', 'stateMachineSafety', 'durability'],
+  },
+  {
+    fault: 'grantVoteTwicePerTerm',
+    seedsMax: 20,
+    invariants: ['electionSafety', 'leaderCompleteness', 'stateMachineSafety', 'durability'],
+  },
+  {
+    fault: 'skipLogUpToDateCheck',
+    seedsMax: 20,
+    invariants: ['leaderCompleteness', 'stateMachineSafety', 'durability'],
+  },
+  {
+    fault: 'sendBeforePersist',
+    seedsMax: 20,
+    invariants: ['persistBeforeSend', 'electionSafety', 'leaderCompleteness', 'stateMachineSafety', 'durability'],
+  },
 ];
 
 describe('the simulator catches deliberate faults', () => {

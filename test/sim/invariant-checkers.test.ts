@@ -16,7 +16,12 @@ import { PersistBeforeSendChecker } from './invariants/persist-before-send-check
 import { StateMachineSafetyChecker } from './invariants/state-machine-safety-checker.js';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
-const entry = (index: number, term: number, data = ''): Entry => ({ index, term, type: EntryType.Normal, data: bytes(data) });
+const entry = (index: number, term: number, data = ''): Entry => ({
+  index,
+  term,
+  type: EntryType.Normal,
+  data: bytes(data),
+});
 
 /** A log given as the terms of entries 1..n, after an optional snapshot. */
 function logOf(terms: readonly number[], snapshotIndex = 0): LogView {
@@ -135,7 +140,8 @@ describe('LeaderCompletenessChecker', () => {
 });
 
 describe('StateMachineSafetyChecker', () => {
-  const digestAfter = (...entries: Entry[]): string => entries.reduce((d, e) => chainAppliedDigest(d, e), initialAppliedDigest);
+  const digestAfter = (...entries: Entry[]): string =>
+    entries.reduce((d, e) => chainAppliedDigest(d, e), initialAppliedDigest);
 
   it('accepts nodes applying the same entries, in order', () => {
     const checker = new StateMachineSafetyChecker();
@@ -171,7 +177,10 @@ describe('StateMachineSafetyChecker', () => {
 });
 
 describe('DurabilityChecker', () => {
-  const applied = (appliedIndex: number, values: Record<number, string>) => ({ appliedIndex, valueAt: (i: number) => values[i] });
+  const applied = (appliedIndex: number, values: Record<number, string>) => ({
+    appliedIndex,
+    valueAt: (i: number) => values[i],
+  });
 
   it('accepts later leaders and members that kept every acknowledged value', () => {
     const checker = new DurabilityChecker();
@@ -211,7 +220,9 @@ describe('MonotonicityChecker', () => {
     it(`fails when the durable ${field} goes back across a restart`, () => {
       const checker = new MonotonicityChecker();
       checker.observeDurable('1', { term: 5, commit: 5, applied: 5 }, 'after a write');
-      expectViolation('monotonicity', () => checker.observeDurable('1', { term: 5, commit: 5, applied: 5, [field]: 4 }, 'at restart'));
+      expectViolation('monotonicity', () =>
+        checker.observeDurable('1', { term: 5, commit: 5, applied: 5, [field]: 4 }, 'at restart'),
+      );
     });
   }
 });
@@ -235,7 +246,8 @@ describe('LinearizableReadChecker', () => {
 });
 
 describe('PersistBeforeSendChecker', () => {
-  const message = (fields: Partial<RaftMessage> & Pick<RaftMessage, 'type' | 'from' | 'to' | 'term'>): RaftMessage => raftMessage(fields);
+  const message = (fields: Partial<RaftMessage> & Pick<RaftMessage, 'type' | 'from' | 'to' | 'term'>): RaftMessage =>
+    raftMessage(fields);
 
   it('accepts a restart whose durable state backs every vote and acknowledgement sent', () => {
     const checker = new PersistBeforeSendChecker();

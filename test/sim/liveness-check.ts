@@ -43,18 +43,24 @@ export function healAndCheckLiveness(cluster: SimCluster): void {
     const settling = liveMembersFollowingOneLeader(cluster);
     if (settling !== null && isSettled(cluster, settling)) break;
     if (cluster.ticks - startTick >= config.livenessTicksMax) {
-      throw new InvariantViolationError('liveness', `${describeUnsettled(cluster, settling)} ${config.livenessTicksMax} ticks after healing`);
+      throw new InvariantViolationError(
+        'liveness',
+        `${describeUnsettled(cluster, settling)} ${config.livenessTicksMax} ticks after healing`,
+      );
     }
     const isProbeDue = cluster.ticks - probeTick >= 2 * config.raft.electionTimeoutTicks;
     if (settling !== null && isProbeDue && ackedProbeCount(cluster) < config.livenessProposals) {
-      for (let i = 0; i < config.livenessProposals; i++) probes.set(cluster.propose(settling.leader, { label: 'liveness' }), null);
+      for (let i = 0; i < config.livenessProposals; i++)
+        probes.set(cluster.propose(settling.leader, { label: 'liveness' }), null);
       probeTick = cluster.ticks;
     }
     cluster.tickAll();
     cluster.afterEvent();
   }
   cluster.isHealing = false;
-  cluster.record(`live: leader and ${config.livenessProposals} fresh proposals applied everywhere after ${cluster.ticks - startTick} ticks`);
+  cluster.record(
+    `live: leader and ${config.livenessProposals} fresh proposals applied everywhere after ${cluster.ticks - startTick} ticks`,
+  );
 }
 
 function drain(cluster: SimCluster): void {

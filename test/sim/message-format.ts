@@ -47,7 +47,9 @@ export function describeRaftMessage(m: RaftMessage): string {
         ? `${name}(t${m.term} ${entryRange(m.entries)} prev${m.index}/t${m.logTerm} c${m.commit})`
         : `${name}(t${m.term} prev${m.index}/t${m.logTerm} c${m.commit})`;
     case MessageType.AppResp:
-      return m.reject ? `${name}(t${m.term} reject i${m.index} hint${m.rejectHint}/t${m.rejectHintTerm})` : `${name}(t${m.term} i${m.index})`;
+      return m.reject
+        ? `${name}(t${m.term} reject i${m.index} hint${m.rejectHint}/t${m.rejectHintTerm})`
+        : `${name}(t${m.term} i${m.index})`;
     case MessageType.Vote:
     case MessageType.PreVote:
       return `${name}(t${m.term} last i${m.index}/t${m.logTerm})`;
@@ -55,7 +57,9 @@ export function describeRaftMessage(m: RaftMessage): string {
     case MessageType.PreVoteResp:
       return `${name}(t${m.term} ${m.reject ? 'rejected' : 'granted'})`;
     case MessageType.Snap:
-      return m.snapshot === null ? `${name}(t${m.term})` : `${name}(t${m.term} i${m.snapshot.meta.index}/t${m.snapshot.meta.term})`;
+      return m.snapshot === null
+        ? `${name}(t${m.term})`
+        : `${name}(t${m.term} i${m.snapshot.meta.index}/t${m.snapshot.meta.term})`;
     case MessageType.Heartbeat:
       return `${name}(t${m.term} c${m.commit})`;
     case MessageType.Prop:

@@ -41,7 +41,10 @@ export class NetworkPartition {
   /** The two sides cannot talk to each other; the bridge node talks to both. */
   static bridge(left: readonly NodeId[], bridgeNode: NodeId, right: readonly NodeId[]): NetworkPartition {
     const inner = NetworkPartition.groups([left, right]);
-    return new NetworkPartition(inner.cutLinks, `partition ${left.join(',')} | ${right.join(',')} bridge ${bridgeNode}`);
+    return new NetworkPartition(
+      inner.cutLinks,
+      `partition ${left.join(',')} | ${right.join(',')} bridge ${bridgeNode}`,
+    );
   }
 
   /**

@@ -20,7 +20,10 @@ export interface RunSeedsSummary {
 }
 
 /** One run of one seed. Same seed, same configuration: same trace, same hash. */
-export function runSeed(seed: number, options: { isKeepingTrace: boolean; overrides?: Partial<SimConfig>; profile?: SimProfile }): SimResult {
+export function runSeed(
+  seed: number,
+  options: { isKeepingTrace: boolean; overrides?: Partial<SimConfig>; profile?: SimProfile },
+): SimResult {
   const config = simConfigForSeed(seed, options.overrides ?? {}, options.profile);
   return new Simulation(config, { isKeepingTrace: options.isKeepingTrace }).run();
 }

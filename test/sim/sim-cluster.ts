@@ -53,7 +53,8 @@ export class SimCluster {
       beforePersist: (node, ready, producedBy) => this.monitor.beforePersist(node, ready, producedBy),
       afterPersist: (node, before, ready) => {
         this.monitor.afterPersist(node, before, ready);
-        if (node.role === 'leader' && node.durable.storage.initialState().hardState.commit > before.commit) this.onLeaderCommitted(node);
+        if (node.role === 'leader' && node.durable.storage.initialState().hardState.commit > before.commit)
+          this.onLeaderCommitted(node);
       },
       send: (_node, message) => {
         this.monitor.sent(message);
@@ -161,7 +162,8 @@ export class SimCluster {
       if (!(err instanceof RaftqError)) throw err;
     }
     const sender = this.nodes.get(m.from);
-    if (m.type === MessageType.Snap && sender !== undefined && sender.isRunning) sender.core.reportSnapshot(m.to, 'finished');
+    if (m.type === MessageType.Snap && sender !== undefined && sender.isRunning)
+      sender.core.reportSnapshot(m.to, 'finished');
   }
 
   /** The transport tells the sender what it would notice: a broken stream to that peer. */
@@ -350,7 +352,8 @@ export class SimCluster {
     const { confState } = leader.status();
     const choices: (() => ConfChange)[] = [];
     const learners = confState.learners.filter((id) => this.nodes.get(id)?.isDecommissioned === false);
-    if (learners.length > 0) choices.push(() => ({ kind: 'addVoter', nodeId: this.pick(learners), context: noContext }));
+    if (learners.length > 0)
+      choices.push(() => ({ kind: 'addVoter', nodeId: this.pick(learners), context: noContext }));
     // A new node must get its configuration from a snapshot (it cannot replay the bootstrap
     // configuration from the log), so every voter must have compacted past index 0 first.
     const canAdd =
@@ -359,7 +362,11 @@ export class SimCluster {
       confState.voters.every((id) => (this.nodes.get(id)?.durable.snapshotIndex ?? 0) > 0);
     if (canAdd) choices.push(() => ({ kind: 'addLearner', nodeId: String(this.nextNodeId), context: noContext }));
     if (confState.voters.length > 3) {
-      choices.push(() => ({ kind: 'removeNode', nodeId: this.prng.nextFloat() < 0.4 ? leader.id : this.pick(confState.voters), context: noContext }));
+      choices.push(() => ({
+        kind: 'removeNode',
+        nodeId: this.prng.nextFloat() < 0.4 ? leader.id : this.pick(confState.voters),
+        context: noContext,
+      }));
     }
     if (choices.length === 0) return this.record(`conf ${leader.id}: nothing to change`);
     const change = this.pick(choices)();

@@ -10,7 +10,12 @@ export interface SimFaults {
   readonly sendBeforePersist?: boolean;
 }
 export type SimFaultName = keyof SimFaults;
-export const simFaultNames: readonly SimFaultName[] = ['commitPreviousTermByCounting', 'grantVoteTwicePerTerm', 'skipLogUpToDateCheck', 'sendBeforePersist'];
+export const simFaultNames: readonly SimFaultName[] = [
+  'commitPreviousTermByCounting',
+  'grantVoteTwicePerTerm',
+  'skipLogUpToDateCheck',
+  'sendBeforePersist',
+];
 
 /**
  * Relative weights of the events the scheduler picks between while the cluster is under fire.
@@ -118,7 +123,11 @@ export function profileForSeed(seed: number): SimProfile {
  * mixed profile run five nodes), and network faults, message sizes and snapshot thresholds vary
  * so that the corpus covers both gentle and hostile runs. `overrides` lets tests pin anything.
  */
-export function simConfigForSeed(seed: number, overrides: Partial<SimConfig> = {}, profile: SimProfile = profileForSeed(seed)): SimConfig {
+export function simConfigForSeed(
+  seed: number,
+  overrides: Partial<SimConfig> = {},
+  profile: SimProfile = profileForSeed(seed),
+): SimConfig {
   const prng = new SeededPrng(seed ^ 0x5eed);
   const electionTimeoutTicks = pick(prng, [6, 10, 10]);
   const mixed: SimConfig = {
@@ -164,7 +173,15 @@ export function simConfigForSeed(seed: number, overrides: Partial<SimConfig> = {
       : {
           ...mixed,
           clusterSize: 3,
-          raft: { ...mixed.raft, electionTimeoutTicks: 10, inflightMessagesMax: 1, appendBytesMax: 30, uncommittedBytesMax: 65_536, preVote: false, checkQuorum: false },
+          raft: {
+            ...mixed.raft,
+            electionTimeoutTicks: 10,
+            inflightMessagesMax: 1,
+            appendBytesMax: 30,
+            uncommittedBytesMax: 65_536,
+            preVote: false,
+            checkQuorum: false,
+          },
           leaderChurnProbability: 0.9,
           leaderStrikeDelayEventsMax: 3,
           commitStrikeProbability: 0.5,

@@ -6,12 +6,16 @@ import { NetworkPartition, randomPartition } from './network-partition.js';
 import { reliableNetwork, SimNetwork } from './sim-network.js';
 
 const ids = ['1', '2', '3', '4', '5'];
-const reachable = (p: NetworkPartition, from: string): string[] => ids.filter((to) => to !== from && p.isLinkUp(from, to));
+const reachable = (p: NetworkPartition, from: string): string[] =>
+  ids.filter((to) => to !== from && p.isLinkUp(from, to));
 const heartbeat = (from: string, to: string, term = 1) => raftMessage({ type: MessageType.Heartbeat, from, to, term });
 
 describe('network partitions', () => {
   it('halves cut every link between the groups and none inside them', () => {
-    const p = NetworkPartition.groups([['1', '2'], ['3', '4', '5']]);
+    const p = NetworkPartition.groups([
+      ['1', '2'],
+      ['3', '4', '5'],
+    ]);
     expect(reachable(p, '1')).toEqual(['2']);
     expect(reachable(p, '4')).toEqual(['3', '5']);
     expect(p.description).toBe('partition 1,2 | 3,4,5');

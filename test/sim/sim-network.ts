@@ -106,7 +106,8 @@ export class SimNetwork {
    */
   takeNext(isListening: (to: NodeId) => boolean = () => true): { message: RaftMessage; isLinkUp: boolean } | null {
     const candidates: number[] = [];
-    for (let i = 0; i < this.deliverable.length; i++) if (isListening((this.deliverable[i] as InFlightMessage).message.to)) candidates.push(i);
+    for (let i = 0; i < this.deliverable.length; i++)
+      if (isListening((this.deliverable[i] as InFlightMessage).message.to)) candidates.push(i);
     if (candidates.length === 0) return null;
     const isReordered = candidates.length > 1 && this.prng.nextFloat() < this.faults.reorderProbability;
     const index = candidates[isReordered ? this.prng.intBelow(candidates.length) : 0] as number;

@@ -58,7 +58,9 @@ describe('the simulated runtime', () => {
     node.core.campaign();
     settle(node);
     const sm = node.stateMachine;
-    const appliedValues = Array.from({ length: sm.appliedIndex }, (_, i) => sm.valueAt(i + 1)).filter((v) => v !== undefined);
+    const appliedValues = Array.from({ length: sm.appliedIndex }, (_, i) => sm.valueAt(i + 1)).filter(
+      (v) => v !== undefined,
+    );
     expect(appliedValues).toEqual(['v1']);
   });
 

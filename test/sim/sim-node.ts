@@ -2,7 +2,18 @@ import { assert } from '../../src/base/assert.js';
 import type { Prng } from '../../src/base/prng.js';
 import { decodeConfChange } from '../../src/raft/conf-change.js';
 import { RawNode, type RaftStatus } from '../../src/raft/raw-node.js';
-import type { ConfChange, ConfState, Entry, HardState, NodeId, RaftMessage, Ready, ReadState, Snapshot, SoftState } from '../../src/raft/types.js';
+import type {
+  ConfChange,
+  ConfState,
+  Entry,
+  HardState,
+  NodeId,
+  RaftMessage,
+  Ready,
+  ReadState,
+  Snapshot,
+  SoftState,
+} from '../../src/raft/types.js';
 import { EntryType } from '../../src/raft/types.js';
 import type { SimConfig } from './sim-config.js';
 import { DurableState } from './durable-state.js';
@@ -107,7 +118,10 @@ export class SimNode {
     if (this.config.isStateMachineDurable) {
       this.durable.stateMachine ??= SimStateMachine.fromSnapshotData(snapshot.data);
       applied = this.durable.stateMachine.appliedIndex;
-      assert(applied >= snapshot.meta.index, `node ${this.id}: durable state machine at ${applied} is behind its snapshot at ${snapshot.meta.index}`);
+      assert(
+        applied >= snapshot.meta.index,
+        `node ${this.id}: durable state machine at ${applied} is behind its snapshot at ${snapshot.meta.index}`,
+      );
     } else {
       this.volatileStateMachine = SimStateMachine.fromSnapshotData(snapshot.data);
     }
@@ -145,7 +159,9 @@ export class SimNode {
    * (persist, send, apply, advance — or send first, when the runtime is faulty);
    * `chooseCrashAfterSteps` decides that after seeing the Ready.
    */
-  handleReady(options: { crashAfterSteps?: number; chooseCrashAfterSteps?: (ready: Ready) => number | undefined } = {}): ReadySummary {
+  handleReady(
+    options: { crashAfterSteps?: number; chooseCrashAfterSteps?: (ready: Ready) => number | undefined } = {},
+  ): ReadySummary {
     const term = this.status().term;
     const ready = this.core.ready();
     if (ready.softState !== null) this.softState = ready.softState;

@@ -51,7 +51,8 @@ export class SimStateMachine {
   apply(entry: Entry): void {
     this.applied = entry.index;
     this.currentDigest = chainAppliedDigest(this.currentDigest, entry);
-    if (entry.type === EntryType.Normal && entry.data.length > 0) this.values.set(entry.index, decodeProposalValue(entry.data));
+    if (entry.type === EntryType.Normal && entry.data.length > 0)
+      this.values.set(entry.index, decodeProposalValue(entry.data));
   }
 
   snapshotData(): Uint8Array {

@@ -74,7 +74,9 @@ export class Simulation {
       }
     } catch (err) {
       violation = this.toViolation(err);
-      cluster.trace.append(`violation of ${violation.invariant} in event ${violation.eventNumber}: ${violation.message}`);
+      cluster.trace.append(
+        `violation of ${violation.invariant} in event ${violation.eventNumber}: ${violation.message}`,
+      );
     }
     return {
       seed: this.config.seed,
@@ -95,7 +97,10 @@ export class Simulation {
     if (err instanceof InvariantViolationError) {
       return { seed: this.config.seed, eventNumber, invariant: err.invariant, message: err.detail };
     }
-    const message = err instanceof Error ? `${err.name}: ${err.message}\n${(err.stack ?? '').split('\n').slice(1, 6).join('\n')}` : String(err);
+    const message =
+      err instanceof Error
+        ? `${err.name}: ${err.message}\n${(err.stack ?? '').split('\n').slice(1, 6).join('\n')}`
+        : String(err);
     return { seed: this.config.seed, eventNumber, invariant: 'unexpectedError', message };
   }
 
@@ -137,7 +142,8 @@ export class Simulation {
     // Deliveries and Readies weigh by how many are waiting, so that between two ticks (a tick is
     // tens of milliseconds) the cluster mostly keeps up with its traffic, as a real one does.
     if (deliverableCount > 0) options.push([w.deliver * deliverableCount, () => cluster.deliverNext()]);
-    if (withReady.length > 0) options.push([w.ready * withReady.length, () => cluster.readyEvent(cluster.pick(withReady))]);
+    if (withReady.length > 0)
+      options.push([w.ready * withReady.length, () => cluster.readyEvent(cluster.pick(withReady))]);
     if (running.length > 0) {
       options.push([w.propose, () => cluster.propose(cluster.pick(running))]);
       options.push([w.read, () => cluster.read(cluster.pick(running))]);
@@ -159,18 +165,30 @@ export class Simulation {
       // Pause the leader half the time: a leader that wakes up after its term has passed is
       // the classic stale leader.
       const pauseTicksMax = 2 * this.config.raft.electionTimeoutTicks;
-      options.push([w.pause, () => cluster.pause(leader !== null && cluster.prng.nextFloat() < 0.5 ? leader : cluster.pick(awake), 1 + cluster.prng.intBelow(pauseTicksMax))]);
+      options.push([
+        w.pause,
+        () =>
+          cluster.pause(
+            leader !== null && cluster.prng.nextFloat() < 0.5 ? leader : cluster.pick(awake),
+            1 + cluster.prng.intBelow(pauseTicksMax),
+          ),
+      ]);
     }
     if (crashedCount < cluster.crashedMax && running.length > 1) {
       options.push([w.crash, () => cluster.crash(cluster.pick(running))]);
-      if (withReady.length > 0) options.push([w.crashMidReady, () => cluster.readyEvent(cluster.pick(withReady), { isCrashing: true })]);
+      if (withReady.length > 0)
+        options.push([w.crashMidReady, () => cluster.readyEvent(cluster.pick(withReady), { isCrashing: true })]);
     }
     if (leader !== null && crashedCount < cluster.crashedMax) {
       // Killing the leader, the nemesis every consensus test starts with; in the middle of a
       // Ready when it has one, so that what it persisted and what it sent can differ.
-      options.push([w.crashLeader, () => (leader.hasReady() ? cluster.readyEvent(leader, { isCrashing: true }) : cluster.crash(leader))]);
+      options.push([
+        w.crashLeader,
+        () => (leader.hasReady() ? cluster.readyEvent(leader, { isCrashing: true }) : cluster.crash(leader)),
+      ]);
     }
-    if (crashedCount > 0) options.push([w.restart, () => cluster.restart(cluster.pick(cluster.liveNodes().filter((n) => !n.isRunning)))]);
+    if (crashedCount > 0)
+      options.push([w.restart, () => cluster.restart(cluster.pick(cluster.liveNodes().filter((n) => !n.isRunning)))]);
     if (!cluster.network.partition.isHealed) options.push([w.heal, () => cluster.heal()]);
     if (leader !== null) {
       options.push([w.confChange, () => cluster.changeMembership(leader)]);
@@ -229,9 +247,11 @@ export class Simulation {
   private strikeLeader(strike: LeaderStrike): void {
     const { cluster } = this;
     const node = cluster.nodes.get(strike.leaderId);
-    if (node === undefined || !node.isRunning || node.isDecommissioned) return cluster.record(`strike ${strike.leaderId}: already down`);
+    if (node === undefined || !node.isRunning || node.isDecommissioned)
+      return cluster.record(`strike ${strike.leaderId}: already down`);
     const status = node.status();
-    if (status.role !== 'leader' || status.term !== strike.term) return cluster.record(`strike ${strike.leaderId}: no longer leader of term ${strike.term}`);
+    if (status.role !== 'leader' || status.term !== strike.term)
+      return cluster.record(`strike ${strike.leaderId}: no longer leader of term ${strike.term}`);
     const draw = strike.isIsolating ? 3 : cluster.prng.intBelow(4);
     if (draw === 0 && node.hasReady()) return cluster.readyEvent(node, { isCrashing: true });
     if (draw <= 1) return cluster.bounce(node);

@@ -12,7 +12,9 @@ describe('the SQS model shipped with raftq', () => {
   });
 
   it('still yields to RAFTQ_SQS_SERVICE_MODEL', () => {
-    expect(resolveSqsServiceModelPath({ RAFTQ_SQS_SERVICE_MODEL: '/opt/sqs/service-2.json' })).toBe('/opt/sqs/service-2.json');
+    expect(resolveSqsServiceModelPath({ RAFTQ_SQS_SERVICE_MODEL: '/opt/sqs/service-2.json' })).toBe(
+      '/opt/sqs/service-2.json',
+    );
   });
 
   it('carries no documentation prose', () => {

@@ -53,7 +53,11 @@ interface Received {
 }
 
 async function receiveAll(queueUrl: string): Promise<Received[]> {
-  const res = await postJson('ReceiveMessage', { QueueUrl: queueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] });
+  const res = await postJson('ReceiveMessage', {
+    QueueUrl: queueUrl,
+    MaxNumberOfMessages: 10,
+    MessageAttributeNames: ['All'],
+  });
   expect(res.status).toBe(200);
   return (JSON.parse(res.text) as { Messages?: Received[] }).Messages ?? [];
 }
@@ -73,44 +77,75 @@ const invalidUtf8 = [
 ] as const;
 
 describe('a body that is not UTF-8', () => {
-  it.each(invalidUtf8)('is refused over JSON with SerializationException (%s), nothing stored', async (_what, bytes) => {
-    const queueUrl = await newQueue();
-    const body = Buffer.concat([Buffer.from(`{"QueueUrl":${JSON.stringify(queueUrl)},"MessageBody":"ab`), Buffer.from(bytes), Buffer.from('cd"}')]);
-    const res = await postJson('SendMessage', body);
-    expect(res.status).toBe(400);
-    const error = jsonError(res);
-    expect(error.type).toBe('com.amazonaws.sqs#SerializationException');
-    expect(error.queryError).toBe('SerializationException;Sender');
-    expect(error.message).toContain('not valid UTF-8');
-    expect(await receiveAll(queueUrl)).toEqual([]);
-  });
+  it.each(invalidUtf8)(
+    'is refused over JSON with SerializationException (%s), nothing stored',
+    async (_what, bytes) => {
+      const queueUrl = await newQueue();
+      const body = Buffer.concat([
+        Buffer.from(`{"QueueUrl":${JSON.stringify(queueUrl)},"MessageBody":"ab`),
+        Buffer.from(bytes),
+        Buffer.from('cd"}'),
+      ]);
+      const res = await postJson('SendMessage', body);
+      expect(res.status).toBe(400);
+      const error = jsonError(res);
+      expect(error.type).toBe('com.amazonaws.sqs#SerializationException');
+      expect(error.queryError).toBe('SerializationException;Sender');
+      expect(error.message).toContain('not valid UTF-8');
+      expect(await receiveAll(queueUrl)).toEqual([]);
+    },
+  );
 
-  it.each(invalidUtf8)('is refused in a form body with MalformedQueryString (%s, raw), nothing stored', async (_what, bytes) => {
-    const queueUrl = await newQueue();
-    const body = Buffer.concat([Buffer.from(`Action=SendMessage&QueueUrl=${encodeURIComponent(queueUrl)}&MessageBody=ab`), Buffer.from(bytes), Buffer.from('cd')]);
-    const res = await postForm(body);
-    expect(res.status).toBe(404);
-    expect(xmlText(res.text, 'Code')).toBe('MalformedQueryString');
-    expect(xmlText(res.text, 'Message')).toContain('not valid UTF-8');
-    expect(await receiveAll(queueUrl)).toEqual([]);
-  });
+  it.each(invalidUtf8)(
+    'is refused in a form body with MalformedQueryString (%s, raw), nothing stored',
+    async (_what, bytes) => {
+      const queueUrl = await newQueue();
+      const body = Buffer.concat([
+        Buffer.from(`Action=SendMessage&QueueUrl=${encodeURIComponent(queueUrl)}&MessageBody=ab`),
+        Buffer.from(bytes),
+        Buffer.from('cd'),
+      ]);
+      const res = await postForm(body);
+      expect(res.status).toBe(404);
+      expect(xmlText(res.text, 'Code')).toBe('MalformedQueryString');
+      expect(xmlText(res.text, 'Message')).toContain('not valid UTF-8');
+      expect(await receiveAll(queueUrl)).toEqual([]);
+    },
+  );
 
-  it.each(invalidUtf8)('is refused in a form body with MalformedQueryString (%s, percent-escaped), nothing stored', async (_what, bytes) => {
-    const queueUrl = await newQueue();
-    const escaped = [...bytes].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
-    const res = await postForm(`Action=SendMessage&QueueUrl=${encodeURIComponent(queueUrl)}&MessageBody=ab${escaped}cd`);
-    expect(res.status).toBe(404);
-    expect(xmlText(res.text, 'Code')).toBe('MalformedQueryString');
-    expect(await receiveAll(queueUrl)).toEqual([]);
-  });
+  it.each(invalidUtf8)(
+    'is refused in a form body with MalformedQueryString (%s, percent-escaped), nothing stored',
+    async (_what, bytes) => {
+      const queueUrl = await newQueue();
+      const escaped = [...bytes].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+      const res = await postForm(
+        `Action=SendMessage&QueueUrl=${encodeURIComponent(queueUrl)}&MessageBody=ab${escaped}cd`,
+      );
+      expect(res.status).toBe(404);
+      expect(xmlText(res.text, 'Code')).toBe('MalformedQueryString');
+      expect(await receiveAll(queueUrl)).toEqual([]);
+    },
+  );
 
   it('is told apart from valid UTF-8, raw or escaped, which is stored byte for byte', async () => {
     const queueUrl = await newQueue();
     const text = 'é 😀 \ufffd \ufeff end';
-    expect((await postJson('SendMessage', Buffer.from(JSON.stringify({ QueueUrl: queueUrl, MessageBody: `json ${text}` }), 'utf8'))).status).toBe(200);
-    const rawForm = Buffer.concat([Buffer.from(`Action=SendMessage&QueueUrl=${encodeURIComponent(queueUrl)}&MessageBody=`), Buffer.from(`raw ${text}`, 'utf8')]);
+    expect(
+      (
+        await postJson(
+          'SendMessage',
+          Buffer.from(JSON.stringify({ QueueUrl: queueUrl, MessageBody: `json ${text}` }), 'utf8'),
+        )
+      ).status,
+    ).toBe(200);
+    const rawForm = Buffer.concat([
+      Buffer.from(`Action=SendMessage&QueueUrl=${encodeURIComponent(queueUrl)}&MessageBody=`),
+      Buffer.from(`raw ${text}`, 'utf8'),
+    ]);
     expect((await postForm(rawForm)).status).toBe(200);
-    expect((await postForm({ Action: 'SendMessage', QueueUrl: queueUrl, MessageBody: `escaped ${text}` })).status).toBe(200);
+    expect((await postForm({ Action: 'SendMessage', QueueUrl: queueUrl, MessageBody: `escaped ${text}` })).status).toBe(
+      200,
+    );
     const bodies = (await receiveAll(queueUrl)).map((m) => m.Body).sort();
     expect(bodies).toEqual([`escaped ${text}`, `json ${text}`, `raw ${text}`]);
   });
@@ -124,7 +159,9 @@ function rawExchange(head: string, body: Buffer, isChunked: boolean): Promise<{ 
     let error: string | undefined;
     socket.on('data', (chunk: Buffer) => received.push(chunk));
     socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
-    socket.on('close', () => resolve({ answer: Buffer.concat(received).toString('utf8'), ...(error !== undefined ? { error } : {}) }));
+    socket.on('close', () =>
+      resolve({ answer: Buffer.concat(received).toString('utf8'), ...(error !== undefined ? { error } : {}) }),
+    );
     socket.write(head);
     if (isChunked) {
       socket.write(`${body.byteLength.toString(16)}\r\n`);
@@ -155,44 +192,75 @@ describe('an 8 MiB body', () => {
     ['JSON', 'chunked'],
     ['query', 'Content-Length'],
     ['query', 'chunked'],
-  ] as const)('is answered over %s (%s) with a 413 in the protocol, then the connection closes cleanly; nothing stored', async (protocol, framing) => {
-    const queueUrl = await newQueue();
-    const isJson = protocol === 'JSON';
-    const body = isJson
-      ? Buffer.from(`{"QueueUrl":${JSON.stringify(queueUrl)},"MessageBody":"${'a'.repeat(eightMiB)}"}`)
-      : Buffer.from(`Action=SendMessage&QueueUrl=${encodeURIComponent(queueUrl)}&MessageBody=${'a'.repeat(eightMiB)}`);
-    const isChunked = framing === 'chunked';
-    const head =
-      'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
-      (isJson ? 'X-Amz-Target: AmazonSQS.SendMessage\r\nContent-Type: application/x-amz-json-1.0\r\n' : 'Content-Type: application/x-www-form-urlencoded\r\n') +
-      (isChunked ? 'Transfer-Encoding: chunked\r\n' : `Content-Length: ${body.byteLength}\r\n`) +
-      '\r\n';
-    const { answer, error } = await rawExchange(head, body, isChunked);
-    expect(error).toBeUndefined();
-    const res = parseHttpAnswer(answer);
-    expect(res.status).toBe(413);
-    expect(res.headers['connection']).toBe('close');
-    expect(Buffer.byteLength(res.text)).toBe(Number(res.headers['content-length']));
-    if (isJson) {
-      expect(jsonError(res)).toMatchObject({ type: 'com.amazonaws.sqs#RequestEntityTooLarge', queryError: 'RequestEntityTooLarge;Sender' });
-    } else {
-      expect(xmlText(res.text, 'Code')).toBe('RequestEntityTooLarge');
-      expect(xmlText(res.text, 'Type')).toBe('Sender');
-    }
-    expect(await receiveAll(queueUrl)).toEqual([]);
-    // The server goes on serving: a normal send right after is stored, and only it.
-    expect((await postJson('SendMessage', { QueueUrl: queueUrl, MessageBody: 'after' })).status).toBe(200);
-    expect((await receiveAll(queueUrl)).map((m) => m.Body)).toEqual(['after']);
-  });
+  ] as const)(
+    'is answered over %s (%s) with a 413 in the protocol, then the connection closes cleanly; nothing stored',
+    async (protocol, framing) => {
+      const queueUrl = await newQueue();
+      const isJson = protocol === 'JSON';
+      const body = isJson
+        ? Buffer.from(`{"QueueUrl":${JSON.stringify(queueUrl)},"MessageBody":"${'a'.repeat(eightMiB)}"}`)
+        : Buffer.from(
+            `Action=SendMessage&QueueUrl=${encodeURIComponent(queueUrl)}&MessageBody=${'a'.repeat(eightMiB)}`,
+          );
+      const isChunked = framing === 'chunked';
+      const head =
+        'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+        (isJson
+          ? 'X-Amz-Target: AmazonSQS.SendMessage\r\nContent-Type: application/x-amz-json-1.0\r\n'
+          : 'Content-Type: application/x-www-form-urlencoded\r\n') +
+        (isChunked ? 'Transfer-Encoding: chunked\r\n' : `Content-Length: ${body.byteLength}\r\n`) +
+        '\r\n';
+      const { answer, error } = await rawExchange(head, body, isChunked);
+      expect(error).toBeUndefined();
+      const res = parseHttpAnswer(answer);
+      expect(res.status).toBe(413);
+      expect(res.headers['connection']).toBe('close');
+      expect(Buffer.byteLength(res.text)).toBe(Number(res.headers['content-length']));
+      if (isJson) {
+        expect(jsonError(res)).toMatchObject({
+          type: 'com.amazonaws.sqs#RequestEntityTooLarge',
+          queryError: 'RequestEntityTooLarge;Sender',
+        });
+      } else {
+        expect(xmlText(res.text, 'Code')).toBe('RequestEntityTooLarge');
+        expect(xmlText(res.text, 'Type')).toBe('Sender');
+      }
+      expect(await receiveAll(queueUrl)).toEqual([]);
+      // The server goes on serving: a normal send right after is stored, and only it.
+      expect((await postJson('SendMessage', { QueueUrl: queueUrl, MessageBody: 'after' })).status).toBe(200);
+      expect((await receiveAll(queueUrl)).map((m) => m.Body)).toEqual(['after']);
+    },
+  );
 });
 
 describe('half of a query-protocol name/value pair', () => {
   it.each([
     ['MessageAttribute.N.Name without its Value', { 'MessageAttribute.1.Name': 'color' }, 'MessageAttribute.1.Value'],
-    ['MessageAttribute.N.Value without its Name', { 'MessageAttribute.1.Value.DataType': 'String', 'MessageAttribute.1.Value.StringValue': 'red' }, 'MessageAttribute.1.Name'],
-    ['MessageAttribute.N.Value as a bare string', { 'MessageAttribute.1.Name': 'color', 'MessageAttribute.1.Value': 'red' }, 'MessageAttribute.1.Value'],
-    ['a second attribute without its Value', { 'MessageAttribute.1.Name': 'a', 'MessageAttribute.1.Value.DataType': 'String', 'MessageAttribute.1.Value.StringValue': 'x', 'MessageAttribute.2.Name': 'b' }, 'MessageAttribute.2.Value'],
-    ['MessageSystemAttribute.N.Name without its Value', { 'MessageSystemAttribute.1.Name': 'AWSTraceHeader' }, 'MessageSystemAttribute.1.Value'],
+    [
+      'MessageAttribute.N.Value without its Name',
+      { 'MessageAttribute.1.Value.DataType': 'String', 'MessageAttribute.1.Value.StringValue': 'red' },
+      'MessageAttribute.1.Name',
+    ],
+    [
+      'MessageAttribute.N.Value as a bare string',
+      { 'MessageAttribute.1.Name': 'color', 'MessageAttribute.1.Value': 'red' },
+      'MessageAttribute.1.Value',
+    ],
+    [
+      'a second attribute without its Value',
+      {
+        'MessageAttribute.1.Name': 'a',
+        'MessageAttribute.1.Value.DataType': 'String',
+        'MessageAttribute.1.Value.StringValue': 'x',
+        'MessageAttribute.2.Name': 'b',
+      },
+      'MessageAttribute.2.Value',
+    ],
+    [
+      'MessageSystemAttribute.N.Name without its Value',
+      { 'MessageSystemAttribute.1.Name': 'AWSTraceHeader' },
+      'MessageSystemAttribute.1.Value',
+    ],
   ])('is refused in SendMessage (%s) with MissingParameter, nothing stored', async (_what, params, missing) => {
     const queueUrl = await newQueue();
     const res = await postForm({ Action: 'SendMessage', QueueUrl: queueUrl, MessageBody: 'hello', ...params });
@@ -215,7 +283,9 @@ describe('half of a query-protocol name/value pair', () => {
     });
     expect(res.status).toBe(400);
     expect(xmlText(res.text, 'Code')).toBe('MissingParameter');
-    expect(xmlText(res.text, 'Message')).toBe('The request must contain the parameter SendMessageBatchRequestEntry.2.MessageAttribute.1.Value.');
+    expect(xmlText(res.text, 'Message')).toBe(
+      'The request must contain the parameter SendMessageBatchRequestEntry.2.MessageAttribute.1.Value.',
+    );
     expect(await receiveAll(queueUrl)).toEqual([]);
   });
 
@@ -237,19 +307,37 @@ describe('half of a query-protocol name/value pair', () => {
 
   it('is refused in SetQueueAttributes and TagQueue, the queue unchanged', async () => {
     const queueUrl = await newQueue();
-    const set = await postForm({ Action: 'SetQueueAttributes', QueueUrl: queueUrl, 'Attribute.1.Name': 'VisibilityTimeout' });
+    const set = await postForm({
+      Action: 'SetQueueAttributes',
+      QueueUrl: queueUrl,
+      'Attribute.1.Name': 'VisibilityTimeout',
+    });
     expect(xmlText(set.text, 'Message')).toBe('The request must contain the parameter Attribute.1.Value.');
-    const tag = await postForm({ Action: 'TagQueue', QueueUrl: queueUrl, 'Tag.1.Key': 'team', 'Tag.2.Key': 'env', 'Tag.2.Value': 'prod' });
+    const tag = await postForm({
+      Action: 'TagQueue',
+      QueueUrl: queueUrl,
+      'Tag.1.Key': 'team',
+      'Tag.2.Key': 'env',
+      'Tag.2.Value': 'prod',
+    });
     expect(xmlText(tag.text, 'Message')).toBe('The request must contain the parameter Tag.1.Value.');
-    const attributes = JSON.parse((await postJson('GetQueueAttributes', { QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout'] })).text) as { Attributes: Record<string, string> };
+    const attributes = JSON.parse(
+      (await postJson('GetQueueAttributes', { QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout'] })).text,
+    ) as { Attributes: Record<string, string> };
     expect(attributes.Attributes).toEqual({ VisibilityTimeout: '30' });
-    const tags = JSON.parse((await postJson('ListQueueTags', { QueueUrl: queueUrl })).text) as { Tags?: Record<string, string> };
+    const tags = JSON.parse((await postJson('ListQueueTags', { QueueUrl: queueUrl })).text) as {
+      Tags?: Record<string, string>;
+    };
     expect(tags.Tags ?? {}).toEqual({});
   });
 
   it('has a JSON counterpart: a map key whose value is null is a SerializationException, nothing stored', async () => {
     const queueUrl = await newQueue();
-    const res = await postJson('SendMessage', { QueueUrl: queueUrl, MessageBody: 'hello', MessageAttributes: { color: null } });
+    const res = await postJson('SendMessage', {
+      QueueUrl: queueUrl,
+      MessageBody: 'hello',
+      MessageAttributes: { color: null },
+    });
     expect(res.status).toBe(400);
     expect(jsonError(res).type).toBe('com.amazonaws.sqs#SerializationException');
     expect(jsonError(res).message).toContain('MessageAttributes.color');
@@ -264,17 +352,66 @@ interface AttributeCase {
 }
 
 /** The message-attribute value cases a client can get wrong, and AWS's wording for each. */
-const attributeCases: ReadonlyArray<readonly [string, 'MessageAttributes' | 'MessageSystemAttributes', string, AttributeCase, string]> = [
-  ['String with both values', 'MessageAttributes', 'color', { DataType: 'String', StringValue: 'red', BinaryValue: 'AAEC' }, "Message (user) attribute 'color' must have a single value."],
-  ['Binary with both values', 'MessageAttributes', 'blob', { DataType: 'Binary', StringValue: 'red', BinaryValue: 'AAEC' }, "Message (user) attribute 'blob' must have a single value."],
-  ['String with BinaryValue', 'MessageAttributes', 'color', { DataType: 'String', BinaryValue: 'AAEC' }, "Message (user) attribute 'color' with type 'String' must use field 'String'."],
-  ['Number with BinaryValue', 'MessageAttributes', 'count', { DataType: 'Number.int', BinaryValue: 'AAEC' }, "Message (user) attribute 'count' with type 'Number.int' must use field 'String'."],
-  ['Binary with StringValue', 'MessageAttributes', 'blob', { DataType: 'Binary.gif', StringValue: 'AAEC' }, "Message (user) attribute 'blob' with type 'Binary.gif' must use field 'Binary'."],
-  ['AWSTraceHeader with both values', 'MessageSystemAttributes', 'AWSTraceHeader', { DataType: 'String', StringValue: 'Root=1-5759e988-bd862e3fe1be46a994272793', BinaryValue: 'AAEC' }, "Message (system) attribute 'AWSTraceHeader' must have a single value."],
-  ['AWSTraceHeader with BinaryValue', 'MessageSystemAttributes', 'AWSTraceHeader', { DataType: 'String', BinaryValue: 'AAEC' }, "Message (system) attribute 'AWSTraceHeader' with type 'String' must use field 'String'."],
+const attributeCases: ReadonlyArray<
+  readonly [string, 'MessageAttributes' | 'MessageSystemAttributes', string, AttributeCase, string]
+> = [
+  [
+    'String with both values',
+    'MessageAttributes',
+    'color',
+    { DataType: 'String', StringValue: 'red', BinaryValue: 'AAEC' },
+    "Message (user) attribute 'color' must have a single value.",
+  ],
+  [
+    'Binary with both values',
+    'MessageAttributes',
+    'blob',
+    { DataType: 'Binary', StringValue: 'red', BinaryValue: 'AAEC' },
+    "Message (user) attribute 'blob' must have a single value.",
+  ],
+  [
+    'String with BinaryValue',
+    'MessageAttributes',
+    'color',
+    { DataType: 'String', BinaryValue: 'AAEC' },
+    "Message (user) attribute 'color' with type 'String' must use field 'String'.",
+  ],
+  [
+    'Number with BinaryValue',
+    'MessageAttributes',
+    'count',
+    { DataType: 'Number.int', BinaryValue: 'AAEC' },
+    "Message (user) attribute 'count' with type 'Number.int' must use field 'String'.",
+  ],
+  [
+    'Binary with StringValue',
+    'MessageAttributes',
+    'blob',
+    { DataType: 'Binary.gif', StringValue: 'AAEC' },
+    "Message (user) attribute 'blob' with type 'Binary.gif' must use field 'Binary'.",
+  ],
+  [
+    'AWSTraceHeader with both values',
+    'MessageSystemAttributes',
+    'AWSTraceHeader',
+    { DataType: 'String', StringValue: 'Root=1-5759e988-bd862e3fe1be46a994272793', BinaryValue: 'AAEC' },
+    "Message (system) attribute 'AWSTraceHeader' must have a single value.",
+  ],
+  [
+    'AWSTraceHeader with BinaryValue',
+    'MessageSystemAttributes',
+    'AWSTraceHeader',
+    { DataType: 'String', BinaryValue: 'AAEC' },
+    "Message (system) attribute 'AWSTraceHeader' with type 'String' must use field 'String'.",
+  ],
 ];
 
-function queryAttribute(prefix: string, member: 'MessageAttributes' | 'MessageSystemAttributes', name: string, value: AttributeCase): Record<string, string> {
+function queryAttribute(
+  prefix: string,
+  member: 'MessageAttributes' | 'MessageSystemAttributes',
+  name: string,
+  value: AttributeCase,
+): Record<string, string> {
   const stem = `${prefix}${member === 'MessageAttributes' ? 'MessageAttribute' : 'MessageSystemAttribute'}.1`;
   return {
     [`${stem}.Name`]: name,
@@ -285,62 +422,96 @@ function queryAttribute(prefix: string, member: 'MessageAttributes' | 'MessageSy
 }
 
 describe('a message attribute value in the wrong field, or in both', () => {
-  it.each(attributeCases)('is refused in SendMessage over JSON (%s) with InvalidParameterValue, nothing stored', async (_what, member, name, value, message) => {
-    const queueUrl = await newQueue();
-    const res = await postJson('SendMessage', { QueueUrl: queueUrl, MessageBody: 'hello', [member]: { [name]: value } });
-    expect(res.status).toBe(400);
-    expect(jsonError(res)).toEqual({ type: 'com.amazonaws.sqs#InvalidParameterValue', message, queryError: 'InvalidParameterValue;Sender' });
-    expect(await receiveAll(queueUrl)).toEqual([]);
-  });
+  it.each(attributeCases)(
+    'is refused in SendMessage over JSON (%s) with InvalidParameterValue, nothing stored',
+    async (_what, member, name, value, message) => {
+      const queueUrl = await newQueue();
+      const res = await postJson('SendMessage', {
+        QueueUrl: queueUrl,
+        MessageBody: 'hello',
+        [member]: { [name]: value },
+      });
+      expect(res.status).toBe(400);
+      expect(jsonError(res)).toEqual({
+        type: 'com.amazonaws.sqs#InvalidParameterValue',
+        message,
+        queryError: 'InvalidParameterValue;Sender',
+      });
+      expect(await receiveAll(queueUrl)).toEqual([]);
+    },
+  );
 
-  it.each(attributeCases)('is refused in SendMessage over query (%s) with InvalidParameterValue, nothing stored', async (_what, member, name, value, message) => {
-    const queueUrl = await newQueue();
-    const res = await postForm({ Action: 'SendMessage', QueueUrl: queueUrl, MessageBody: 'hello', ...queryAttribute('', member, name, value) });
-    expect(res.status).toBe(400);
-    expect(xmlText(res.text, 'Code')).toBe('InvalidParameterValue');
-    expect(xmlText(res.text, 'Message')).toBe(message.replace(/'/g, '&apos;'));
-    expect(await receiveAll(queueUrl)).toEqual([]);
-  });
+  it.each(attributeCases)(
+    'is refused in SendMessage over query (%s) with InvalidParameterValue, nothing stored',
+    async (_what, member, name, value, message) => {
+      const queueUrl = await newQueue();
+      const res = await postForm({
+        Action: 'SendMessage',
+        QueueUrl: queueUrl,
+        MessageBody: 'hello',
+        ...queryAttribute('', member, name, value),
+      });
+      expect(res.status).toBe(400);
+      expect(xmlText(res.text, 'Code')).toBe('InvalidParameterValue');
+      expect(xmlText(res.text, 'Message')).toBe(message.replace(/'/g, '&apos;'));
+      expect(await receiveAll(queueUrl)).toEqual([]);
+    },
+  );
 
-  it.each(attributeCases)('fails its SendMessageBatch entry over JSON (%s), that entry not stored', async (_what, member, name, value, message) => {
-    const queueUrl = await newQueue();
-    const res = await postJson('SendMessageBatch', {
-      QueueUrl: queueUrl,
-      Entries: [
-        { Id: 'bad', MessageBody: 'hello', [member]: { [name]: value } },
-        { Id: 'good', MessageBody: 'fine' },
-      ],
-    });
-    expect(res.status).toBe(200);
-    const result = JSON.parse(res.text) as { Successful: Array<{ Id: string }>; Failed: unknown[] };
-    expect(result.Successful.map((e) => e.Id)).toEqual(['good']);
-    expect(result.Failed).toEqual([{ Id: 'bad', SenderFault: true, Code: 'InvalidParameterValue', Message: message }]);
-    expect((await receiveAll(queueUrl)).map((m) => m.Body)).toEqual(['fine']);
-  });
+  it.each(attributeCases)(
+    'fails its SendMessageBatch entry over JSON (%s), that entry not stored',
+    async (_what, member, name, value, message) => {
+      const queueUrl = await newQueue();
+      const res = await postJson('SendMessageBatch', {
+        QueueUrl: queueUrl,
+        Entries: [
+          { Id: 'bad', MessageBody: 'hello', [member]: { [name]: value } },
+          { Id: 'good', MessageBody: 'fine' },
+        ],
+      });
+      expect(res.status).toBe(200);
+      const result = JSON.parse(res.text) as { Successful: Array<{ Id: string }>; Failed: unknown[] };
+      expect(result.Successful.map((e) => e.Id)).toEqual(['good']);
+      expect(result.Failed).toEqual([
+        { Id: 'bad', SenderFault: true, Code: 'InvalidParameterValue', Message: message },
+      ]);
+      expect((await receiveAll(queueUrl)).map((m) => m.Body)).toEqual(['fine']);
+    },
+  );
 
-  it.each(attributeCases)('fails its SendMessageBatch entry over query (%s), that entry not stored', async (_what, member, name, value, message) => {
-    const queueUrl = await newQueue();
-    const res = await postForm({
-      Action: 'SendMessageBatch',
-      QueueUrl: queueUrl,
-      'SendMessageBatchRequestEntry.1.Id': 'bad',
-      'SendMessageBatchRequestEntry.1.MessageBody': 'hello',
-      ...queryAttribute('SendMessageBatchRequestEntry.1.', member, name, value),
-      'SendMessageBatchRequestEntry.2.Id': 'good',
-      'SendMessageBatchRequestEntry.2.MessageBody': 'fine',
-    });
-    expect(res.status).toBe(200);
-    const failed = /<BatchResultErrorEntry>(.*?)<\/BatchResultErrorEntry>/.exec(res.text)?.[1] ?? '';
-    expect(xmlText(failed, 'Id')).toBe('bad');
-    expect(xmlText(failed, 'Code')).toBe('InvalidParameterValue');
-    expect(xmlText(failed, 'Message')).toBe(message.replace(/'/g, '&apos;'));
-    expect((await receiveAll(queueUrl)).map((m) => m.Body)).toEqual(['fine']);
-  });
+  it.each(attributeCases)(
+    'fails its SendMessageBatch entry over query (%s), that entry not stored',
+    async (_what, member, name, value, message) => {
+      const queueUrl = await newQueue();
+      const res = await postForm({
+        Action: 'SendMessageBatch',
+        QueueUrl: queueUrl,
+        'SendMessageBatchRequestEntry.1.Id': 'bad',
+        'SendMessageBatchRequestEntry.1.MessageBody': 'hello',
+        ...queryAttribute('SendMessageBatchRequestEntry.1.', member, name, value),
+        'SendMessageBatchRequestEntry.2.Id': 'good',
+        'SendMessageBatchRequestEntry.2.MessageBody': 'fine',
+      });
+      expect(res.status).toBe(200);
+      const failed = /<BatchResultErrorEntry>(.*?)<\/BatchResultErrorEntry>/.exec(res.text)?.[1] ?? '';
+      expect(xmlText(failed, 'Id')).toBe('bad');
+      expect(xmlText(failed, 'Code')).toBe('InvalidParameterValue');
+      expect(xmlText(failed, 'Message')).toBe(message.replace(/'/g, '&apos;'));
+      expect((await receiveAll(queueUrl)).map((m) => m.Body)).toEqual(['fine']);
+    },
+  );
 
   it('keeps accepting one value in the field its type takes, stored as sent', async () => {
     const queueUrl = await newQueue();
-    const attributes = { s: { DataType: 'String', StringValue: 'red' }, n: { DataType: 'Number', StringValue: '7' }, b: { DataType: 'Binary', BinaryValue: 'AAEC' } };
-    expect((await postJson('SendMessage', { QueueUrl: queueUrl, MessageBody: 'hello', MessageAttributes: attributes })).status).toBe(200);
+    const attributes = {
+      s: { DataType: 'String', StringValue: 'red' },
+      n: { DataType: 'Number', StringValue: '7' },
+      b: { DataType: 'Binary', BinaryValue: 'AAEC' },
+    };
+    expect(
+      (await postJson('SendMessage', { QueueUrl: queueUrl, MessageBody: 'hello', MessageAttributes: attributes }))
+        .status,
+    ).toBe(200);
     const [message] = await receiveAll(queueUrl);
     expect(message?.MessageAttributes).toEqual(attributes);
   });

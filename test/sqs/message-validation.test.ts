@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SqsApiError } from '../../src/sqs/errors.js';
 import { md5OfMessageAttributes, md5OfMessageBody } from '../../src/sqs/message-md5.js';
-import { findInvalidCharacter, isSqsNumber, parseMessageAttributes, parseMessageSystemAttributes, validateBatchEntries } from '../../src/sqs/message-validation.js';
+import {
+  findInvalidCharacter,
+  isSqsNumber,
+  parseMessageAttributes,
+  parseMessageSystemAttributes,
+  validateBatchEntries,
+} from '../../src/sqs/message-validation.js';
 import { validateQueueName } from '../../src/sqs/queue-url.js';
 
 function errorOf(fn: () => unknown): SqsApiError {
@@ -18,9 +24,14 @@ function errorOf(fn: () => unknown): SqsApiError {
 describe('MD5 digests', () => {
   // Digests AWS returned in the AWS CLI's documented receive-message examples.
   it('matches AWS for message attributes, sorted by name', () => {
-    expect(md5OfMessageAttributes({ PostalCode: { dataType: 'String', stringValue: 'ABC123' } })).toMatch(/^b8e89563.*e088e74f$/);
+    expect(md5OfMessageAttributes({ PostalCode: { dataType: 'String', stringValue: 'ABC123' } })).toMatch(
+      /^b8e89563.*e088e74f$/,
+    );
     expect(
-      md5OfMessageAttributes({ PostalCode: { dataType: 'String', stringValue: 'ABC123' }, City: { dataType: 'String', stringValue: 'Any City' } }),
+      md5OfMessageAttributes({
+        PostalCode: { dataType: 'String', stringValue: 'ABC123' },
+        City: { dataType: 'String', stringValue: 'Any City' },
+      }),
     ).toMatch(/^9424c491.*26bc3ae7$/);
   });
 
@@ -38,7 +49,13 @@ describe('MD5 digests', () => {
 
 describe('message body characters', () => {
   it('accepts exactly #x9 #xA #xD #x20-#xD7FF #xE000-#xFFFD #x10000-#x10FFFF', () => {
-    const isAllowed = (cp: number) => cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+    const isAllowed = (cp: number) =>
+      cp === 0x9 ||
+      cp === 0xa ||
+      cp === 0xd ||
+      (cp >= 0x20 && cp <= 0xd7ff) ||
+      (cp >= 0xe000 && cp <= 0xfffd) ||
+      (cp >= 0x10000 && cp <= 0x10ffff);
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 0x10ffff }), (cp) => {
         if (cp >= 0xd800 && cp <= 0xdfff) return; // not a scalar value: tested below as lone surrogates
@@ -56,7 +73,11 @@ describe('message attributes', () => {
   const string = (v: string) => ({ DataType: 'String', StringValue: v });
 
   it('accepts the three types with custom suffixes', () => {
-    const parsed = parseMessageAttributes({ a: string('x'), n: { DataType: 'Number.int', StringValue: '-1.5e3' }, b: { DataType: 'Binary.png', BinaryValue: new Uint8Array([1]) } });
+    const parsed = parseMessageAttributes({
+      a: string('x'),
+      n: { DataType: 'Number.int', StringValue: '-1.5e3' },
+      b: { DataType: 'Binary.png', BinaryValue: new Uint8Array([1]) },
+    });
     expect(Object.keys(parsed)).toEqual(['a', 'n', 'b']);
   });
 
@@ -74,11 +95,26 @@ describe('message attributes', () => {
     [{ a: { DataType: 'Binary' } }, "non-empty value of type 'Binary'"],
     [{ a: { DataType: 'Number', StringValue: 'twelve' } }, 'to a number'],
     [{ a: { DataType: 'String', StringValue: 'bad\u0001' } }, 'invalid character'],
-    [{ a: { DataType: 'String', StringValue: 'x', BinaryValue: new Uint8Array([1]) } }, "Message (user) attribute 'a' must have a single value."],
-    [{ a: { DataType: 'Binary', StringValue: '', BinaryValue: new Uint8Array([1]) } }, "Message (user) attribute 'a' must have a single value."],
-    [{ a: { DataType: 'String', BinaryValue: new Uint8Array([1]) } }, "Message (user) attribute 'a' with type 'String' must use field 'String'."],
-    [{ a: { DataType: 'Number', BinaryValue: new Uint8Array([1]) } }, "Message (user) attribute 'a' with type 'Number' must use field 'String'."],
-    [{ a: { DataType: 'Binary.png', StringValue: 'AQ==' } }, "Message (user) attribute 'a' with type 'Binary.png' must use field 'Binary'."],
+    [
+      { a: { DataType: 'String', StringValue: 'x', BinaryValue: new Uint8Array([1]) } },
+      "Message (user) attribute 'a' must have a single value.",
+    ],
+    [
+      { a: { DataType: 'Binary', StringValue: '', BinaryValue: new Uint8Array([1]) } },
+      "Message (user) attribute 'a' must have a single value.",
+    ],
+    [
+      { a: { DataType: 'String', BinaryValue: new Uint8Array([1]) } },
+      "Message (user) attribute 'a' with type 'String' must use field 'String'.",
+    ],
+    [
+      { a: { DataType: 'Number', BinaryValue: new Uint8Array([1]) } },
+      "Message (user) attribute 'a' with type 'Number' must use field 'String'.",
+    ],
+    [
+      { a: { DataType: 'Binary.png', StringValue: 'AQ==' } },
+      "Message (user) attribute 'a' with type 'Binary.png' must use field 'Binary'.",
+    ],
   ])('refuses %j with InvalidParameterValue', (attributes, fragment) => {
     const err = errorOf(() => parseMessageAttributes(attributes));
     expect(err.definition.name).toBe('InvalidParameterValue');
@@ -86,15 +122,25 @@ describe('message attributes', () => {
   });
 
   it('refuses a system attribute with two values or its value in the wrong field', () => {
-    const both = errorOf(() => parseMessageSystemAttributes({ AWSTraceHeader: { DataType: 'String', StringValue: 'Root=1', BinaryValue: new Uint8Array([1]) } }));
+    const both = errorOf(() =>
+      parseMessageSystemAttributes({
+        AWSTraceHeader: { DataType: 'String', StringValue: 'Root=1', BinaryValue: new Uint8Array([1]) },
+      }),
+    );
     expect(both.message).toBe("Message (system) attribute 'AWSTraceHeader' must have a single value.");
-    const wrongField = errorOf(() => parseMessageSystemAttributes({ AWSTraceHeader: { DataType: 'String', BinaryValue: new Uint8Array([1]) } }));
-    expect(wrongField.message).toBe("Message (system) attribute 'AWSTraceHeader' with type 'String' must use field 'String'.");
+    const wrongField = errorOf(() =>
+      parseMessageSystemAttributes({ AWSTraceHeader: { DataType: 'String', BinaryValue: new Uint8Array([1]) } }),
+    );
+    expect(wrongField.message).toBe(
+      "Message (system) attribute 'AWSTraceHeader' with type 'String' must use field 'String'.",
+    );
   });
 
   it('refuses more than 10 attributes', () => {
     const many = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`a${i}`, string('x')]));
-    expect(errorOf(() => parseMessageAttributes(many)).message).toBe('Number of message attributes [11] exceeds the allowed maximum [10].');
+    expect(errorOf(() => parseMessageAttributes(many)).message).toBe(
+      'Number of message attributes [11] exceeds the allowed maximum [10].',
+    );
   });
 
   it('judges numbers by 38 significant digits and magnitude 1e-128 to 1e126', () => {
@@ -123,7 +169,9 @@ describe('batch entry ids and queue names', () => {
     expect(validateQueueName('a'.repeat(80))).toHaveLength(80);
     expect(validateQueueName(`${'a'.repeat(75)}.fifo`)).toHaveLength(80);
     for (const bad of ['a'.repeat(81), `${'a'.repeat(76)}.fifo`, 'has space', 'dot.ted', '']) {
-      expect(errorOf(() => validateQueueName(bad)).definition.name, bad).toMatch(/InvalidParameterValue|MissingParameter/);
+      expect(errorOf(() => validateQueueName(bad)).definition.name, bad).toMatch(
+        /InvalidParameterValue|MissingParameter/,
+      );
     }
   });
 });

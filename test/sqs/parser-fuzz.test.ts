@@ -11,17 +11,64 @@ import { makeGateway, xmlText } from './support/gateway-harness.js';
 
 const model = defaultSqsServiceModel();
 const actions = model.operationNames();
-const keyParts = ['Action', 'QueueUrl', 'QueueName', 'MessageBody', 'Attribute', 'MessageAttribute', 'SendMessageBatchRequestEntry', 'DeleteMessageBatchRequestEntry', 'Tag', 'TagKey', 'AttributeName', 'Name', 'Value', 'Key', 'Id', 'DataType', 'StringValue', 'BinaryValue', 'ReceiptHandle', 'MaxNumberOfMessages', 'DelaySeconds', '1', '2', '0', '-1', '999999', 'member'];
+const keyParts = [
+  'Action',
+  'QueueUrl',
+  'QueueName',
+  'MessageBody',
+  'Attribute',
+  'MessageAttribute',
+  'SendMessageBatchRequestEntry',
+  'DeleteMessageBatchRequestEntry',
+  'Tag',
+  'TagKey',
+  'AttributeName',
+  'Name',
+  'Value',
+  'Key',
+  'Id',
+  'DataType',
+  'StringValue',
+  'BinaryValue',
+  'ReceiptHandle',
+  'MaxNumberOfMessages',
+  'DelaySeconds',
+  '1',
+  '2',
+  '0',
+  '-1',
+  '999999',
+  'member',
+];
 
 const queryKey = fc.array(fc.constantFrom(...keyParts), { minLength: 1, maxLength: 5 }).map((parts) => parts.join('.'));
-const queryValue = fc.oneof(fc.string(), fc.constantFrom(...actions), fc.constantFrom('http://h/1/q', '%', '%ZZ', '%E0%A4%A', 'AAEC', '-5', '1e999', 'true', 'TRUE'));
+const queryValue = fc.oneof(
+  fc.string(),
+  fc.constantFrom(...actions),
+  fc.constantFrom('http://h/1/q', '%', '%ZZ', '%E0%A4%A', 'AAEC', '-5', '1e999', 'true', 'TRUE'),
+);
 
 const jsonValue = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(fc.string(), tie('value'), { maxKeys: 4 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.string(),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.string(), tie('value'), { maxKeys: 4 }),
+  ),
 })).value;
 
 function isWellFormed(res: { status: number; body: string }): boolean {
-  return Number.isInteger(res.status) && res.status >= 200 && res.status < 600 && typeof res.body === 'string' && res.body.length > 0;
+  return (
+    Number.isInteger(res.status) &&
+    res.status >= 200 &&
+    res.status < 600 &&
+    typeof res.body === 'string' &&
+    res.body.length > 0
+  );
 }
 
 describe('the gateway under arbitrary input', () => {
@@ -29,13 +76,20 @@ describe('the gateway under arbitrary input', () => {
     const gw = makeGateway();
     await gw.json('CreateQueue', { QueueName: 'q' });
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(queryKey, queryValue, fc.boolean()), { maxLength: 12 }), fc.constantFrom(...actions), async (pairs, action) => {
-        const encoded = [`Action=${action}`, ...pairs.map(([k, v, isRaw]) => `${encodeURIComponent(k)}=${isRaw ? v : encodeURIComponent(v)}`)].join('&');
-        const res = await gw.query(encoded);
-        expect(isWellFormed(res)).toBe(true);
-        expect(res.status).not.toBe(500);
-        expect(res.body.startsWith('<?xml')).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(queryKey, queryValue, fc.boolean()), { maxLength: 12 }),
+        fc.constantFrom(...actions),
+        async (pairs, action) => {
+          const encoded = [
+            `Action=${action}`,
+            ...pairs.map(([k, v, isRaw]) => `${encodeURIComponent(k)}=${isRaw ? v : encodeURIComponent(v)}`),
+          ].join('&');
+          const res = await gw.query(encoded);
+          expect(isWellFormed(res)).toBe(true);
+          expect(res.status).not.toBe(500);
+          expect(res.body.startsWith('<?xml')).toBe(true);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -44,11 +98,31 @@ describe('the gateway under arbitrary input', () => {
     const gw = makeGateway();
     await gw.json('CreateQueue', { QueueName: 'q' });
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...actions), fc.dictionary(fc.constantFrom('QueueUrl', 'QueueName', 'MessageBody', 'Entries', 'Attributes', 'MessageAttributes', 'Tags', 'TagKeys', 'MaxNumberOfMessages', 'ReceiptHandle', 'AttributeNames', 'Label'), jsonValue), async (action, body) => {
-        const res = await gw.json(action, body);
-        expect(isWellFormed(res)).toBe(true);
-        expect(res.status).not.toBe(500);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...actions),
+        fc.dictionary(
+          fc.constantFrom(
+            'QueueUrl',
+            'QueueName',
+            'MessageBody',
+            'Entries',
+            'Attributes',
+            'MessageAttributes',
+            'Tags',
+            'TagKeys',
+            'MaxNumberOfMessages',
+            'ReceiptHandle',
+            'AttributeNames',
+            'Label',
+          ),
+          jsonValue,
+        ),
+        async (action, body) => {
+          const res = await gw.json(action, body);
+          expect(isWellFormed(res)).toBe(true);
+          expect(res.status).not.toBe(500);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -58,7 +132,12 @@ describe('the gateway under arbitrary input', () => {
     await fc.assert(
       fc.asyncProperty(fc.uint8Array({ maxLength: 200 }), fc.boolean(), async (bytes, isJson) => {
         const res = await gw.handler.handle(
-          { method: 'POST', rawUrl: '/', rawHeaders: isJson ? ['X-Amz-Target', 'AmazonSQS.SendMessage'] : [], body: Buffer.from(bytes) },
+          {
+            method: 'POST',
+            rawUrl: '/',
+            rawHeaders: isJson ? ['X-Amz-Target', 'AmazonSQS.SendMessage'] : [],
+            body: Buffer.from(bytes),
+          },
           new AbortController().signal,
         );
         expect(isWellFormed(res)).toBe(true);
@@ -80,9 +159,18 @@ describe('message bodies as bytes', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(stringByte, { minLength: 1, maxLength: 24 }), async (bodyBytes) => {
         const before = messages().length;
-        const raw = Buffer.concat([Buffer.from('{"QueueUrl":"http://h/1/q","MessageBody":"'), Buffer.from(bodyBytes), Buffer.from('"}')]);
+        const raw = Buffer.concat([
+          Buffer.from('{"QueueUrl":"http://h/1/q","MessageBody":"'),
+          Buffer.from(bodyBytes),
+          Buffer.from('"}'),
+        ]);
         const res = await gw.handler.handle(
-          { method: 'POST', rawUrl: '/', rawHeaders: ['X-Amz-Target', 'AmazonSQS.SendMessage', 'Content-Type', 'application/x-amz-json-1.0'], body: raw },
+          {
+            method: 'POST',
+            rawUrl: '/',
+            rawHeaders: ['X-Amz-Target', 'AmazonSQS.SendMessage', 'Content-Type', 'application/x-amz-json-1.0'],
+            body: raw,
+          },
           new AbortController().signal,
         );
         if (isUtf8(Buffer.from(bodyBytes))) {
@@ -104,22 +192,36 @@ describe('message bodies as bytes', () => {
     const messages = () => gw.fake.queues.get('q')?.messages ?? [];
     const formByte = fc.integer({ min: 0x30, max: 0xff });
     await fc.assert(
-      fc.asyncProperty(fc.array(formByte, { minLength: 1, maxLength: 24 }), fc.boolean(), async (bodyBytes, isEscaped) => {
-        const before = messages().length;
-        const value = isEscaped ? Buffer.from(bodyBytes.map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')) : Buffer.from(bodyBytes);
-        const res = await gw.handler.handle(
-          { method: 'POST', rawUrl: '/', rawHeaders: ['Content-Type', 'application/x-www-form-urlencoded'], body: Buffer.concat([Buffer.from('Action=SendMessage&QueueUrl=http%3A%2F%2Fh%2F1%2Fq&MessageBody='), value]) },
-          new AbortController().signal,
-        );
-        if (isUtf8(Buffer.from(bodyBytes))) {
-          // Bytes from 0x30 up hold no '%', '+', '&' or '=': the raw form spells the body itself.
-          expect(res.status).toBe(200);
-          expect(messages().at(-1)?.entry.body).toBe(Buffer.from(bodyBytes).toString('utf8'));
-        } else {
-          expect(xmlText(res.body, 'Code')).toBe('MalformedQueryString');
-          expect(messages()).toHaveLength(before);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(formByte, { minLength: 1, maxLength: 24 }),
+        fc.boolean(),
+        async (bodyBytes, isEscaped) => {
+          const before = messages().length;
+          const value = isEscaped
+            ? Buffer.from(bodyBytes.map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''))
+            : Buffer.from(bodyBytes);
+          const res = await gw.handler.handle(
+            {
+              method: 'POST',
+              rawUrl: '/',
+              rawHeaders: ['Content-Type', 'application/x-www-form-urlencoded'],
+              body: Buffer.concat([
+                Buffer.from('Action=SendMessage&QueueUrl=http%3A%2F%2Fh%2F1%2Fq&MessageBody='),
+                value,
+              ]),
+            },
+            new AbortController().signal,
+          );
+          if (isUtf8(Buffer.from(bodyBytes))) {
+            // Bytes from 0x30 up hold no '%', '+', '&' or '=': the raw form spells the body itself.
+            expect(res.status).toBe(200);
+            expect(messages().at(-1)?.entry.body).toBe(Buffer.from(bodyBytes).toString('utf8'));
+          } else {
+            expect(xmlText(res.body, 'Code')).toBe('MalformedQueryString');
+            expect(messages()).toHaveLength(before);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { SqsApiError } from '../../src/sqs/errors.js';
 import { decodeJsonRequest, encodeJsonResponse, jsonBodyText } from '../../src/sqs/json-protocol.js';
-import { decodeQueryRequest, encodeXmlResponse, escapeXml, formBodyText, parseFormParameters } from '../../src/sqs/query-protocol.js';
+import {
+  decodeQueryRequest,
+  encodeXmlResponse,
+  escapeXml,
+  formBodyText,
+  parseFormParameters,
+} from '../../src/sqs/query-protocol.js';
 import { defaultSqsServiceModel } from '../../src/sqs/service-model.js';
 import { sqsActions } from '../../src/sqs/sqs-actions.js';
 
@@ -36,19 +42,35 @@ describe('query decoding', () => {
       QueueUrl: 'http://h/1/q',
       MessageBody: 'a b&c',
       DelaySeconds: 3,
-      MessageAttributes: { bin: { DataType: 'Binary', BinaryValue: new Uint8Array([0, 1, 2]) }, s: { DataType: 'String', StringValue: 'x' } },
+      MessageAttributes: {
+        bin: { DataType: 'Binary', BinaryValue: new Uint8Array([0, 1, 2]) },
+        s: { DataType: 'String', StringValue: 'x' },
+      },
       MessageSystemAttributes: { AWSTraceHeader: { DataType: 'String', StringValue: 'Root=1' } },
     });
   });
 
   it('orders list items by index, not by arrival, and accepts the member-name spellings', () => {
-    const params = parseFormParameters('AttributeName.2=B&AttributeName.10=C&AttributeName.1=A&MessageAttributeNames.member.1=x');
-    expect(decodeQueryRequest(model, 'ReceiveMessageRequest', params)).toEqual({ AttributeNames: ['A', 'B', 'C'], MessageAttributeNames: ['x'] });
+    const params = parseFormParameters(
+      'AttributeName.2=B&AttributeName.10=C&AttributeName.1=A&MessageAttributeNames.member.1=x',
+    );
+    expect(decodeQueryRequest(model, 'ReceiveMessageRequest', params)).toEqual({
+      AttributeNames: ['A', 'B', 'C'],
+      MessageAttributeNames: ['x'],
+    });
   });
 
   it('decodes tag maps and tag key lists', () => {
-    expect(decodeQueryRequest(model, 'TagQueueRequest', parseFormParameters('QueueUrl=u&Tag.1.Key=k1&Tag.1.Value=v1&Tag.2.Key=k2&Tag.2.Value='))).toEqual({ QueueUrl: 'u', Tags: { k1: 'v1', k2: '' } });
-    expect(decodeQueryRequest(model, 'UntagQueueRequest', parseFormParameters('QueueUrl=u&TagKey.1=k1&TagKey.2=k2'))).toEqual({ QueueUrl: 'u', TagKeys: ['k1', 'k2'] });
+    expect(
+      decodeQueryRequest(
+        model,
+        'TagQueueRequest',
+        parseFormParameters('QueueUrl=u&Tag.1.Key=k1&Tag.1.Value=v1&Tag.2.Key=k2&Tag.2.Value='),
+      ),
+    ).toEqual({ QueueUrl: 'u', Tags: { k1: 'v1', k2: '' } });
+    expect(
+      decodeQueryRequest(model, 'UntagQueueRequest', parseFormParameters('QueueUrl=u&TagKey.1=k1&TagKey.2=k2')),
+    ).toEqual({ QueueUrl: 'u', TagKeys: ['k1', 'k2'] });
   });
 
   it.each([
@@ -60,7 +82,11 @@ describe('query decoding', () => {
     ['SendMessageRequest', 'MessageAttribute.1.Name=a&MessageAttribute.1.Value=x', 'MessageAttribute.1.Value'],
     ['SendMessageRequest', 'MessageAttributes.1.Name=a', 'MessageAttributes.1.Value'],
     ['SendMessageRequest', 'MessageSystemAttribute.1.Value.DataType=String', 'MessageSystemAttribute.1.Name'],
-    ['SendMessageBatchRequest', 'SendMessageBatchRequestEntry.1.Id=a&SendMessageBatchRequestEntry.1.MessageAttribute.3.Name=x', 'SendMessageBatchRequestEntry.1.MessageAttribute.3.Value'],
+    [
+      'SendMessageBatchRequest',
+      'SendMessageBatchRequestEntry.1.Id=a&SendMessageBatchRequestEntry.1.MessageAttribute.3.Name=x',
+      'SendMessageBatchRequestEntry.1.MessageAttribute.3.Value',
+    ],
   ])('refuses a map entry with only half of its pair (%s %s) with MissingParameter', (shape, query, missing) => {
     let err: unknown;
     try {
@@ -81,20 +107,41 @@ describe('query decoding', () => {
 
 describe('JSON decoding', () => {
   it('decodes base64 blobs and ignores members the model does not have', () => {
-    const input = decodeJsonRequest(model, 'SendMessageRequest', JSON.stringify({ QueueUrl: 'u', MessageBody: 'b', Unknown: 1, MessageAttributes: { a: { DataType: 'Binary', BinaryValue: 'AAEC' } } }));
-    expect(input).toEqual({ QueueUrl: 'u', MessageBody: 'b', MessageAttributes: { a: { DataType: 'Binary', BinaryValue: new Uint8Array([0, 1, 2]) } } });
+    const input = decodeJsonRequest(
+      model,
+      'SendMessageRequest',
+      JSON.stringify({
+        QueueUrl: 'u',
+        MessageBody: 'b',
+        Unknown: 1,
+        MessageAttributes: { a: { DataType: 'Binary', BinaryValue: 'AAEC' } },
+      }),
+    );
+    expect(input).toEqual({
+      QueueUrl: 'u',
+      MessageBody: 'b',
+      MessageAttributes: { a: { DataType: 'Binary', BinaryValue: new Uint8Array([0, 1, 2]) } },
+    });
   });
 
   it('refuses a map key whose value is null rather than dropping it', () => {
-    expect(() => decodeJsonRequest(model, 'SendMessageRequest', JSON.stringify({ QueueUrl: 'u', MessageBody: 'b', MessageAttributes: { a: null } }))).toThrow(
-      'Value for MessageAttributes.a must be a value, not null.',
-    );
-    expect(() => decodeJsonRequest(model, 'TagQueueRequest', JSON.stringify({ QueueUrl: 'u', Tags: { team: null } }))).toThrow('Value for Tags.team must be a value, not null.');
+    expect(() =>
+      decodeJsonRequest(
+        model,
+        'SendMessageRequest',
+        JSON.stringify({ QueueUrl: 'u', MessageBody: 'b', MessageAttributes: { a: null } }),
+      ),
+    ).toThrow('Value for MessageAttributes.a must be a value, not null.');
+    expect(() =>
+      decodeJsonRequest(model, 'TagQueueRequest', JSON.stringify({ QueueUrl: 'u', Tags: { team: null } })),
+    ).toThrow('Value for Tags.team must be a value, not null.');
   });
 
   it('reads a body only if it is UTF-8, keeping a byte-order mark', () => {
     expect(jsonBodyText(Buffer.from('\ufeff{"a":"é"}', 'utf8'))).toBe('\ufeff{"a":"é"}');
-    expect(() => jsonBodyText(Buffer.from([0x7b, 0x22, 0xc0, 0xaf, 0x22, 0x7d]))).toThrow('The request body is not valid JSON: it is not valid UTF-8 (byte 0xC0 at offset 2).');
+    expect(() => jsonBodyText(Buffer.from([0x7b, 0x22, 0xc0, 0xaf, 0x22, 0x7d]))).toThrow(
+      'The request body is not valid JSON: it is not valid UTF-8 (byte 0xC0 at offset 2).',
+    );
   });
 });
 
@@ -114,10 +161,14 @@ describe('response encoding', () => {
 
   it('writes XML with flattened messages, attribute maps and escaped text', () => {
     const xml = encodeXmlResponse(model, 'ReceiveMessage', 'ReceiveMessageResult', output, 'rid');
-    expect(xml).toContain('<ReceiveMessageResult><Message><MessageId>m1</MessageId><ReceiptHandle>r&lt;1&gt;</ReceiptHandle>');
+    expect(xml).toContain(
+      '<ReceiveMessageResult><Message><MessageId>m1</MessageId><ReceiptHandle>r&lt;1&gt;</ReceiptHandle>',
+    );
     expect(xml).toContain('<Body>a &amp; b&#xD;\n</Body>');
     expect(xml).toContain('<Attribute><Name>SenderId</Name><Value>s</Value></Attribute>');
-    expect(xml).toContain('<MessageAttribute><Name>k</Name><Value><BinaryValue>/w==</BinaryValue><DataType>Binary</DataType></Value></MessageAttribute>');
+    expect(xml).toContain(
+      '<MessageAttribute><Name>k</Name><Value><BinaryValue>/w==</BinaryValue><DataType>Binary</DataType></Value></MessageAttribute>',
+    );
     expect(xml).toContain('<ResponseMetadata><RequestId>rid</RequestId></ResponseMetadata></ReceiveMessageResponse>');
   });
 
@@ -127,7 +178,9 @@ describe('response encoding', () => {
   });
 
   it('writes an empty result element for an action without output members', () => {
-    expect(encodeXmlResponse(model, 'DeleteQueue', undefined, {}, 'r')).toContain('<DeleteQueueResponse xmlns="http://queue.amazonaws.com/doc/2012-11-05/"><ResponseMetadata>');
+    expect(encodeXmlResponse(model, 'DeleteQueue', undefined, {}, 'r')).toContain(
+      '<DeleteQueueResponse xmlns="http://queue.amazonaws.com/doc/2012-11-05/"><ResponseMetadata>',
+    );
   });
 
   it('never writes a character XML 1.0 forbids', () => {

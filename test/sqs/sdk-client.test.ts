@@ -71,32 +71,75 @@ describe('@aws-sdk/client-sqs against raftq', () => {
     const page1 = await fixture.sqs.send(new ListQueuesCommand({ QueueNamePrefix: 'sdk-life-', MaxResults: 2 }));
     expect(page1.QueueUrls).toHaveLength(2);
     expect(page1.NextToken).toBeDefined();
-    const page2 = await fixture.sqs.send(new ListQueuesCommand({ QueueNamePrefix: 'sdk-life-', MaxResults: 2, NextToken: page1.NextToken }));
+    const page2 = await fixture.sqs.send(
+      new ListQueuesCommand({ QueueNamePrefix: 'sdk-life-', MaxResults: 2, NextToken: page1.NextToken }),
+    );
     expect(page2.QueueUrls?.map((u) => u.split('/').pop())).toEqual(['sdk-life-3']);
     await fixture.sqs.send(new DeleteQueueCommand({ QueueUrl: url }));
-    await expectSqsError(fixture.sqs.send(new GetQueueUrlCommand({ QueueName: 'sdk-life-1' })), 'QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue');
-    await expectSqsError(fixture.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x' })), 'QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue');
+    await expectSqsError(
+      fixture.sqs.send(new GetQueueUrlCommand({ QueueName: 'sdk-life-1' })),
+      'QueueDoesNotExist',
+      'AWS.SimpleQueueService.NonExistentQueue',
+    );
+    await expectSqsError(
+      fixture.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x' })),
+      'QueueDoesNotExist',
+      'AWS.SimpleQueueService.NonExistentQueue',
+    );
   });
 
   it('refuses to recreate a queue with different attributes', async () => {
     await createQueue('sdk-exists', { VisibilityTimeout: '10' });
-    await expectSqsError(fixture.sqs.send(new CreateQueueCommand({ QueueName: 'sdk-exists', Attributes: { VisibilityTimeout: '11' } })), 'QueueNameExists', 'QueueAlreadyExists');
-    await expectSqsError(fixture.sqs.send(new CreateQueueCommand({ QueueName: 'bad name!' })), 'InvalidParameterValue', 'InvalidParameterValue');
+    await expectSqsError(
+      fixture.sqs.send(new CreateQueueCommand({ QueueName: 'sdk-exists', Attributes: { VisibilityTimeout: '11' } })),
+      'QueueNameExists',
+      'QueueAlreadyExists',
+    );
+    await expectSqsError(
+      fixture.sqs.send(new CreateQueueCommand({ QueueName: 'bad name!' })),
+      'InvalidParameterValue',
+      'InvalidParameterValue',
+    );
   });
 
   it('gets and sets attributes, tags and permissions', async () => {
     const url = await createQueue('sdk-attrs', { DelaySeconds: '0' });
-    await fixture.sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { VisibilityTimeout: '45', MessageRetentionPeriod: '3600' } }));
-    const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }));
-    expect(Attributes).toMatchObject({ VisibilityTimeout: '45', MessageRetentionPeriod: '3600', QueueArn: 'arn:aws:sqs:us-east-1:000000000000:sdk-attrs', ApproximateNumberOfMessages: '0' });
-    await expectSqsError(fixture.sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { VisibilityTimeout: '99999' } })), 'InvalidAttributeValue', 'InvalidAttributeValue');
+    await fixture.sqs.send(
+      new SetQueueAttributesCommand({
+        QueueUrl: url,
+        Attributes: { VisibilityTimeout: '45', MessageRetentionPeriod: '3600' },
+      }),
+    );
+    const { Attributes } = await fixture.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['All'] }),
+    );
+    expect(Attributes).toMatchObject({
+      VisibilityTimeout: '45',
+      MessageRetentionPeriod: '3600',
+      QueueArn: 'arn:aws:sqs:us-east-1:000000000000:sdk-attrs',
+      ApproximateNumberOfMessages: '0',
+    });
+    await expectSqsError(
+      fixture.sqs.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: { VisibilityTimeout: '99999' } })),
+      'InvalidAttributeValue',
+      'InvalidAttributeValue',
+    );
 
     await fixture.sqs.send(new TagQueueCommand({ QueueUrl: url, Tags: { team: 'core', env: 'test' } }));
     await fixture.sqs.send(new UntagQueueCommand({ QueueUrl: url, TagKeys: ['env'] }));
     expect((await fixture.sqs.send(new ListQueueTagsCommand({ QueueUrl: url }))).Tags).toEqual({ team: 'core' });
 
-    await fixture.sqs.send(new AddPermissionCommand({ QueueUrl: url, Label: 'p1', AWSAccountIds: ['111122223333'], Actions: ['SendMessage'] }));
-    const withPolicy = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['Policy'] }));
+    await fixture.sqs.send(
+      new AddPermissionCommand({
+        QueueUrl: url,
+        Label: 'p1',
+        AWSAccountIds: ['111122223333'],
+        Actions: ['SendMessage'],
+      }),
+    );
+    const withPolicy = await fixture.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['Policy'] }),
+    );
     expect(withPolicy.Attributes?.['Policy']).toContain('p1');
     await fixture.sqs.send(new RemovePermissionCommand({ QueueUrl: url, Label: 'p1' }));
   });
@@ -107,23 +150,45 @@ describe('@aws-sdk/client-sqs against raftq', () => {
       new SendMessageCommand({
         QueueUrl: url,
         MessageBody: 'héllo 😀',
-        MessageAttributes: { city: { DataType: 'String', StringValue: 'Oslo' }, n: { DataType: 'Number.int', StringValue: '42' }, raw: { DataType: 'Binary', BinaryValue: new Uint8Array([0, 1, 255]) } },
-        MessageSystemAttributes: { AWSTraceHeader: { DataType: 'String', StringValue: 'Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1' } },
+        MessageAttributes: {
+          city: { DataType: 'String', StringValue: 'Oslo' },
+          n: { DataType: 'Number.int', StringValue: '42' },
+          raw: { DataType: 'Binary', BinaryValue: new Uint8Array([0, 1, 255]) },
+        },
+        MessageSystemAttributes: {
+          AWSTraceHeader: { DataType: 'String', StringValue: 'Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1' },
+        },
       }),
     );
     expect(sent.MessageId).toBeDefined();
     expect(sent.MD5OfMessageAttributes).toMatch(/^[0-9a-f]{32}$/);
     expect(sent.MD5OfMessageSystemAttributes).toMatch(/^[0-9a-f]{32}$/);
 
-    const received = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MessageAttributeNames: ['All'], MessageSystemAttributeNames: ['All'], MaxNumberOfMessages: 10 }));
+    const received = await fixture.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+        MaxNumberOfMessages: 10,
+      }),
+    );
     const [message] = received.Messages ?? [];
     expect(message?.Body).toBe('héllo 😀');
     expect(message?.MessageId).toBe(sent.MessageId);
     expect(message?.MD5OfMessageAttributes).toBe(sent.MD5OfMessageAttributes);
     expect(message?.MessageAttributes?.['raw']?.BinaryValue).toEqual(new Uint8Array([0, 1, 255]));
-    expect(message?.Attributes).toMatchObject({ SenderId: '000000000000', ApproximateReceiveCount: '1', AWSTraceHeader: 'Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1' });
+    expect(message?.Attributes).toMatchObject({
+      SenderId: '000000000000',
+      ApproximateReceiveCount: '1',
+      AWSTraceHeader: 'Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1',
+    });
     await fixture.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message?.ReceiptHandle }));
-    const after = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    const after = await fixture.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
     expect(after.Attributes).toEqual({ ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0' });
   });
 
@@ -140,9 +205,13 @@ describe('@aws-sdk/client-sqs against raftq', () => {
       }),
     );
     expect(batch.Successful?.map((e) => e.Id)).toEqual(['a', 'c']);
-    expect(batch.Failed).toEqual([expect.objectContaining({ Id: 'b', Code: 'InvalidMessageContents', SenderFault: true })]);
+    expect(batch.Failed).toEqual([
+      expect.objectContaining({ Id: 'b', Code: 'InvalidMessageContents', SenderFault: true }),
+    ]);
 
-    const { Messages = [] } = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 30 }));
+    const { Messages = [] } = await fixture.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, VisibilityTimeout: 30 }),
+    );
     expect(Messages.map((m) => m.Body).sort()).toEqual(['one', 'three']);
     const visibility = await fixture.sqs.send(
       new ChangeMessageVisibilityBatchCommand({
@@ -155,35 +224,102 @@ describe('@aws-sdk/client-sqs against raftq', () => {
     );
     expect(visibility.Successful).toEqual([{ Id: 'x' }]);
     expect(visibility.Failed?.[0]).toMatchObject({ Id: 'y', Code: 'ReceiptHandleIsInvalid', SenderFault: true });
-    await fixture.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: url, ReceiptHandle: Messages[1]?.ReceiptHandle, VisibilityTimeout: 0 }));
+    await fixture.sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: url,
+        ReceiptHandle: Messages[1]?.ReceiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
 
     const again = await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10 }));
     expect(again.Messages).toHaveLength(2);
-    const deleted = await fixture.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: (again.Messages ?? []).map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle })) }));
+    const deleted = await fixture.sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: url,
+        Entries: (again.Messages ?? []).map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle })),
+      }),
+    );
     expect(deleted.Successful).toHaveLength(2);
     expect(deleted.Failed).toEqual([]);
   });
 
   it('reports every request-shape error of batches with its modelled exception', async () => {
     const url = await createQueue('sdk-batch-errors');
-    await expectSqsError(fixture.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [] })), 'EmptyBatchRequest', 'AWS.SimpleQueueService.EmptyBatchRequest');
+    await expectSqsError(
+      fixture.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [] })),
+      'EmptyBatchRequest',
+      'AWS.SimpleQueueService.EmptyBatchRequest',
+    );
     const eleven = Array.from({ length: 11 }, (_, i) => ({ Id: `e${i}`, MessageBody: 'x' }));
-    await expectSqsError(fixture.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: eleven })), 'TooManyEntriesInBatchRequest', 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest');
-    await expectSqsError(fixture.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'same', MessageBody: 'x' }, { Id: 'same', MessageBody: 'y' }] })), 'BatchEntryIdsNotDistinct', 'AWS.SimpleQueueService.BatchEntryIdsNotDistinct');
-    await expectSqsError(fixture.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'no spaces', ReceiptHandle: 'x' }] })), 'InvalidBatchEntryId', 'AWS.SimpleQueueService.InvalidBatchEntryId');
+    await expectSqsError(
+      fixture.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: eleven })),
+      'TooManyEntriesInBatchRequest',
+      'AWS.SimpleQueueService.TooManyEntriesInBatchRequest',
+    );
+    await expectSqsError(
+      fixture.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: [
+            { Id: 'same', MessageBody: 'x' },
+            { Id: 'same', MessageBody: 'y' },
+          ],
+        }),
+      ),
+      'BatchEntryIdsNotDistinct',
+      'AWS.SimpleQueueService.BatchEntryIdsNotDistinct',
+    );
+    await expectSqsError(
+      fixture.sqs.send(
+        new DeleteMessageBatchCommand({ QueueUrl: url, Entries: [{ Id: 'no spaces', ReceiptHandle: 'x' }] }),
+      ),
+      'InvalidBatchEntryId',
+      'AWS.SimpleQueueService.InvalidBatchEntryId',
+    );
     const big = new Uint8Array(400_000);
-    const heavy = Array.from({ length: 3 }, (_, i) => ({ Id: `h${i}`, MessageBody: 'small', MessageAttributes: { blob: { DataType: 'Binary', BinaryValue: big } } }));
-    await expectSqsError(fixture.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: heavy })), 'BatchRequestTooLong', 'AWS.SimpleQueueService.BatchRequestTooLong');
+    const heavy = Array.from({ length: 3 }, (_, i) => ({
+      Id: `h${i}`,
+      MessageBody: 'small',
+      MessageAttributes: { blob: { DataType: 'Binary', BinaryValue: big } },
+    }));
+    await expectSqsError(
+      fixture.sqs.send(new SendMessageBatchCommand({ QueueUrl: url, Entries: heavy })),
+      'BatchRequestTooLong',
+      'AWS.SimpleQueueService.BatchRequestTooLong',
+    );
   });
 
   it('reports message-level errors with their modelled exceptions', async () => {
     const url = await createQueue('sdk-message-errors');
-    await expectSqsError(fixture.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'bell \u0007' })), 'InvalidMessageContents', 'InvalidMessageContents');
-    await expectSqsError(fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 11 })), 'InvalidParameterValue', 'InvalidParameterValue');
-    await expectSqsError(fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 21 })), 'InvalidParameterValue', 'InvalidParameterValue');
-    await expectSqsError(fixture.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: 'garbage' })), 'ReceiptHandleIsInvalid', 'ReceiptHandleIsInvalid');
     await expectSqsError(
-      fixture.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x', MessageAttributes: { 'AWS.reserved': { DataType: 'String', StringValue: 'v' } } })),
+      fixture.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'bell \u0007' })),
+      'InvalidMessageContents',
+      'InvalidMessageContents',
+    );
+    await expectSqsError(
+      fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 11 })),
+      'InvalidParameterValue',
+      'InvalidParameterValue',
+    );
+    await expectSqsError(
+      fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 21 })),
+      'InvalidParameterValue',
+      'InvalidParameterValue',
+    );
+    await expectSqsError(
+      fixture.sqs.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: 'garbage' })),
+      'ReceiptHandleIsInvalid',
+      'ReceiptHandleIsInvalid',
+    );
+    await expectSqsError(
+      fixture.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: 'x',
+          MessageAttributes: { 'AWS.reserved': { DataType: 'String', StringValue: 'v' } },
+        }),
+      ),
       'InvalidParameterValue',
       'InvalidParameterValue',
     );
@@ -207,13 +343,21 @@ describe('@aws-sdk/client-sqs against raftq', () => {
     await fixture.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'gone soon' }));
     await fixture.sqs.send(new PurgeQueueCommand({ QueueUrl: url }));
     expect((await fixture.sqs.send(new ReceiveMessageCommand({ QueueUrl: url }))).Messages).toBeUndefined();
-    await expectSqsError(fixture.sqs.send(new PurgeQueueCommand({ QueueUrl: url })), 'PurgeQueueInProgress', 'AWS.SimpleQueueService.PurgeQueueInProgress');
+    await expectSqsError(
+      fixture.sqs.send(new PurgeQueueCommand({ QueueUrl: url })),
+      'PurgeQueueInProgress',
+      'AWS.SimpleQueueService.PurgeQueueInProgress',
+    );
   });
 
   it('lists the dead-letter sources of a queue', async () => {
     const dlqUrl = await createQueue('sdk-dlq');
-    const { Attributes } = await fixture.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }));
-    const sourceUrl = await createQueue('sdk-dlq-source', { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes?.['QueueArn'], maxReceiveCount: 2 }) });
+    const { Attributes } = await fixture.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }),
+    );
+    const sourceUrl = await createQueue('sdk-dlq-source', {
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes?.['QueueArn'], maxReceiveCount: 2 }),
+    });
     const sources = await fixture.sqs.send(new ListDeadLetterSourceQueuesCommand({ QueueUrl: dlqUrl }));
     expect(sources.queueUrls).toEqual([sourceUrl]);
   });
@@ -223,24 +367,49 @@ describe('message move tasks through the SDK', () => {
   // In process, so the test drives the move-task steps the leader's background tick would run.
   it('redrives a poison message to its dead-letter queue, moves it back, and lists and cancels tasks', async () => {
     const node = await startInProcessGateway();
-    const client = new SQSClient({ endpoint: node.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' }, maxAttempts: 1 });
+    const client = new SQSClient({
+      endpoint: node.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' },
+      maxAttempts: 1,
+    });
     try {
       const dlqUrl = (await client.send(new CreateQueueCommand({ QueueName: 'move-dlq' }))).QueueUrl as string;
-      const dlqArn = (await client.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }))).Attributes?.['QueueArn'] as string;
+      const dlqArn = (
+        await client.send(new GetQueueAttributesCommand({ QueueUrl: dlqUrl, AttributeNames: ['QueueArn'] }))
+      ).Attributes?.['QueueArn'] as string;
       const redrivePolicy = JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 1 });
-      const sourceUrl = (await client.send(new CreateQueueCommand({ QueueName: 'move-source', Attributes: { RedrivePolicy: redrivePolicy } }))).QueueUrl as string;
+      const sourceUrl = (
+        await client.send(
+          new CreateQueueCommand({ QueueName: 'move-source', Attributes: { RedrivePolicy: redrivePolicy } }),
+        )
+      ).QueueUrl as string;
       await client.send(new SendMessageCommand({ QueueUrl: sourceUrl, MessageBody: 'poison' }));
-      expect((await client.send(new ReceiveMessageCommand({ QueueUrl: sourceUrl, VisibilityTimeout: 0 }))).Messages?.[0]?.Body).toBe('poison');
+      expect(
+        (await client.send(new ReceiveMessageCommand({ QueueUrl: sourceUrl, VisibilityTimeout: 0 }))).Messages?.[0]
+          ?.Body,
+      ).toBe('poison');
       // The second receive would exceed maxReceiveCount: the message moves to the DLQ instead.
       expect((await client.send(new ReceiveMessageCommand({ QueueUrl: sourceUrl }))).Messages).toBeUndefined();
-      const inDlq = await client.send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }));
+      const inDlq = await client.send(
+        new ReceiveMessageCommand({ QueueUrl: dlqUrl, VisibilityTimeout: 0, MessageSystemAttributeNames: ['All'] }),
+      );
       expect(inDlq.Messages?.[0]?.Body).toBe('poison');
-      expect(inDlq.Messages?.[0]?.Attributes?.['DeadLetterQueueSourceArn']).toBe('arn:aws:sqs:us-east-1:000000000000:move-source');
+      expect(inDlq.Messages?.[0]?.Attributes?.['DeadLetterQueueSourceArn']).toBe(
+        'arn:aws:sqs:us-east-1:000000000000:move-source',
+      );
 
-      const { TaskHandle } = await client.send(new StartMessageMoveTaskCommand({ SourceArn: dlqArn, MaxNumberOfMessagesPerSecond: 10 }));
+      const { TaskHandle } = await client.send(
+        new StartMessageMoveTaskCommand({ SourceArn: dlqArn, MaxNumberOfMessagesPerSecond: 10 }),
+      );
       expect(TaskHandle).toBeTruthy();
       const listed = await client.send(new ListMessageMoveTasksCommand({ SourceArn: dlqArn, MaxResults: 10 }));
-      expect(listed.Results?.[0]).toMatchObject({ SourceArn: dlqArn, Status: 'RUNNING', TaskHandle, MaxNumberOfMessagesPerSecond: 10 });
+      expect(listed.Results?.[0]).toMatchObject({
+        SourceArn: dlqArn,
+        Status: 'RUNNING',
+        TaskHandle,
+        MaxNumberOfMessagesPerSecond: 10,
+      });
       const cancelled = await client.send(new CancelMessageMoveTaskCommand({ TaskHandle }));
       expect(cancelled.ApproximateNumberOfMessagesMoved).toBe(0);
 

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/base/clock.js';
 import { parseCredentials } from '../../src/sqs/credentials-file.js';
 import { SqsApiError } from '../../src/sqs/errors.js';
-import { deriveSigningKey, formatAmzDate, parseAmzDate, SigV4Verifier, type SignedRequest } from '../../src/sqs/sigv4-verifier.js';
+import {
+  deriveSigningKey,
+  formatAmzDate,
+  parseAmzDate,
+  SigV4Verifier,
+  type SignedRequest,
+} from '../../src/sqs/sigv4-verifier.js';
 import { sigV4Signer } from '../support/sigv4-signer.js';
 
 // AWS's documentation example credentials (the SigV4 test suite uses them throughout).
@@ -15,7 +21,13 @@ function sdkSigner(region = 'us-east-1', service = 'sqs') {
   return sigV4Signer({ accessKeyId, secretAccessKey, region, service });
 }
 
-function toSignedRequest(req: { method: string; path: string; query?: Record<string, string | string[] | null>; headers: Record<string, string>; body?: string }): SignedRequest {
+function toSignedRequest(req: {
+  method: string;
+  path: string;
+  query?: Record<string, string | string[] | null>;
+  headers: Record<string, string>;
+  body?: string;
+}): SignedRequest {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(req.query ?? {})) if (typeof v === 'string') query.append(k, v);
   const qs = query.toString().replace(/\+/g, '%20');
@@ -52,7 +64,9 @@ function expectApiError(fn: () => unknown, name: string): void {
 
 describe('SigV4 signing key', () => {
   it('derives the key of AWS documentation example (20120215, us-east-1, iam)', () => {
-    expect(deriveSigningKey(secretAccessKey, '20120215', 'us-east-1', 'iam').toString('hex')).toBe('f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d');
+    expect(deriveSigningKey(secretAccessKey, '20120215', 'us-east-1', 'iam').toString('hex')).toBe(
+      'f4780e2d9f65fa895f9c67b32ce1baf0b0d8a43505a000a1a9e090d414db404d',
+    );
   });
 
   it('is cached once per access key, day, region and service', async () => {
@@ -63,7 +77,9 @@ describe('SigV4 signing key', () => {
       verifier.verify(toSignedRequest(signed));
     }
     expect(verifier.cachedSigningKeyCount()).toBe(1);
-    const otherRegion = await sdkSigner('eu-west-1').sign(sqsPost('Action=ListQueues'), { signingDate: new Date(signedAtMs) });
+    const otherRegion = await sdkSigner('eu-west-1').sign(sqsPost('Action=ListQueues'), {
+      signingDate: new Date(signedAtMs),
+    });
     verifier.verify(toSignedRequest(otherRegion));
     expect(verifier.cachedSigningKeyCount()).toBe(2);
   });
@@ -76,9 +92,12 @@ describe('SigV4 verification', () => {
       method: 'GET',
       rawUrl: '/',
       rawHeaders: [
-        'Host', 'example.amazonaws.com',
-        'X-Amz-Date', '20150830T123600Z',
-        'Authorization', 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31',
+        'Host',
+        'example.amazonaws.com',
+        'X-Amz-Date',
+        '20150830T123600Z',
+        'Authorization',
+        'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31',
       ],
       body: Buffer.alloc(0),
     };
@@ -89,7 +108,10 @@ describe('SigV4 verification', () => {
 
   it('accepts what the AWS SDK signs, and nothing it did not sign', async () => {
     const verifier = new SigV4Verifier(credentials, new ManualClock(signedAtMs + 60_000));
-    const signed = await sdkSigner().sign(sqsPost('Action=SendMessage&MessageBody=hello%20world&QueueUrl=http%3A%2F%2Flocalhost%3A9324%2F000000000000%2Fq'), { signingDate: new Date(signedAtMs) });
+    const signed = await sdkSigner().sign(
+      sqsPost('Action=SendMessage&MessageBody=hello%20world&QueueUrl=http%3A%2F%2Flocalhost%3A9324%2F000000000000%2Fq'),
+      { signingDate: new Date(signedAtMs) },
+    );
     expect(verifier.verify(toSignedRequest(signed))).toEqual({ accessKeyId });
     const bodyChanged = { ...toSignedRequest(signed), body: Buffer.from('Action=SendMessage&MessageBody=goodbye') };
     expectApiError(() => verifier.verify(bodyChanged), 'SignatureDoesNotMatch');
@@ -99,7 +121,15 @@ describe('SigV4 verification', () => {
     const clock = new ManualClock(signedAtMs);
     const verifier = new SigV4Verifier(credentials, clock);
     const presigned = await sdkSigner().presign(
-      { method: 'GET', protocol: 'http:', hostname: 'localhost', port: 9324, path: '/000000000000/q', query: { Action: 'ReceiveMessage', MaxNumberOfMessages: '2' }, headers: { host: 'localhost:9324' } },
+      {
+        method: 'GET',
+        protocol: 'http:',
+        hostname: 'localhost',
+        port: 9324,
+        path: '/000000000000/q',
+        query: { Action: 'ReceiveMessage', MaxNumberOfMessages: '2' },
+        headers: { host: 'localhost:9324' },
+      },
       { signingDate: new Date(signedAtMs), expiresIn: 300 },
     );
     const request = toSignedRequest(presigned);
@@ -122,9 +152,24 @@ describe('SigV4 verification', () => {
     const wrongSecret = sigV4Signer({ accessKeyId, secretAccessKey: 'not-the-secret' });
     const signed = await wrongSecret.sign(sqsPost('Action=ListQueues'), { signingDate: new Date(signedAtMs) });
     expectApiError(() => verifier.verify(toSignedRequest(signed)), 'SignatureDoesNotMatch');
-    expectApiError(() => verifier.verify({ method: 'POST', rawUrl: '/', rawHeaders: ['Host', 'x'], body: Buffer.from('Action=ListQueues') }), 'MissingAuthenticationToken');
     expectApiError(
-      () => verifier.verify({ method: 'POST', rawUrl: '/', rawHeaders: ['Host', 'x', 'Authorization', 'AWS4-HMAC-SHA256 Credential=garbage'], body: Buffer.alloc(0) }),
+      () =>
+        verifier.verify({
+          method: 'POST',
+          rawUrl: '/',
+          rawHeaders: ['Host', 'x'],
+          body: Buffer.from('Action=ListQueues'),
+        }),
+      'MissingAuthenticationToken',
+    );
+    expectApiError(
+      () =>
+        verifier.verify({
+          method: 'POST',
+          rawUrl: '/',
+          rawHeaders: ['Host', 'x', 'Authorization', 'AWS4-HMAC-SHA256 Credential=garbage'],
+          body: Buffer.alloc(0),
+        }),
       'IncompleteSignature',
     );
   });

@@ -49,7 +49,11 @@ describe('the SQS server', () => {
     async function* chunks() {
       for (let sent = 0; sent <= raftqLimits.httpRequestBytesMax.value; sent += chunk.byteLength) yield chunk;
     }
-    const res = await request(`${gateway.endpoint}/`, { method: 'POST', headers: { 'x-amz-target': 'AmazonSQS.ListQueues' }, body: Readable.from(chunks()) });
+    const res = await request(`${gateway.endpoint}/`, {
+      method: 'POST',
+      headers: { 'x-amz-target': 'AmazonSQS.ListQueues' },
+      body: Readable.from(chunks()),
+    });
     expect(res.statusCode).toBe(413);
     expect(res.headers['x-amzn-query-error']).toBe('RequestEntityTooLarge;Sender');
   });
@@ -106,7 +110,12 @@ describe('the SQS server', () => {
 
   it('ends long polls and drains when closed, without waiting for the poll to time out', async () => {
     const gateway = await startInProcessGateway();
-    const sqs = new SQSClient({ endpoint: gateway.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' }, maxAttempts: 1 });
+    const sqs = new SQSClient({
+      endpoint: gateway.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      maxAttempts: 1,
+    });
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: 'closing' }));
     const poll = sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 20 })).then(
       (r) => ({ messages: r.Messages?.length ?? 0 }),

@@ -35,7 +35,9 @@ describe('strict UTF-8 decoding', () => {
           expect(offset).toBeGreaterThanOrEqual(0);
           expect(offset).toBeLessThan(bytes.byteLength);
           // Everything before the offset is a valid start of UTF-8 text.
-          expect(() => new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, offset), { stream: true })).not.toThrow();
+          expect(() =>
+            new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, offset), { stream: true }),
+          ).not.toThrow();
         }
       }),
       { numRuns: 2000 },

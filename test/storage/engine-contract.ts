@@ -23,7 +23,9 @@ export class ModelKv {
   range(gte: Uint8Array | undefined, lt: Uint8Array | undefined, reverse: boolean): Array<[string, string]> {
     const rows = [...this.entries]
       .map(([k, v]) => [fromHex(k), v] as const)
-      .filter(([k]) => (gte === undefined || compareBytes(k, gte) >= 0) && (lt === undefined || compareBytes(k, lt) < 0))
+      .filter(
+        ([k]) => (gte === undefined || compareBytes(k, gte) >= 0) && (lt === undefined || compareBytes(k, lt) < 0),
+      )
       .sort(([a], [b]) => compareBytes(a, b))
       .map(([k, v]) => [hex(k), hex(v)] as [string, string]);
     return reverse ? rows.reverse() : rows;
@@ -39,7 +41,9 @@ function fromHex(text: string): Uint8Array {
 }
 
 /** Short keys over a small alphabet, so that batches collide, overwrite and delete each other. */
-export const smallKeyArb = fc.array(fc.constantFrom(0, 1, 2, 0xff), { minLength: 0, maxLength: 3 }).map((a) => Uint8Array.from(a));
+export const smallKeyArb = fc
+  .array(fc.constantFrom(0, 1, 2, 0xff), { minLength: 0, maxLength: 3 })
+  .map((a) => Uint8Array.from(a));
 export const writeArb: fc.Arbitrary<EngineWrite> = fc.oneof(
   fc.record({ kind: fc.constant('put' as const), key: smallKeyArb, value: fc.uint8Array({ maxLength: 3 }) }),
   fc.record({ kind: fc.constant('delete' as const), key: smallKeyArb }),
@@ -94,10 +98,17 @@ export function engineContractProperty(openEngine: () => Promise<Engine>) {
         }
         expect(seen).toEqual(expected);
 
-        const snapshotRows = (await readRange(snapshot, { gte, lt, reverse }, 1000)).map((e) => [hex(e.key), hex(e.value)]);
+        const snapshotRows = (await readRange(snapshot, { gte, lt, reverse }, 1000)).map((e) => [
+          hex(e.key),
+          hex(e.value),
+        ]);
         expect(snapshotRows).toEqual(frozen.range(gte, lt, reverse));
-        expect((await snapshot.getMany([probe, probe])).map(hexOrUndefined)).toEqual((await Promise.all([snapshot.get(probe), snapshot.get(probe)])).map(hexOrUndefined));
-        expect(hexOrUndefined(await snapshot.get(probe))).toBe(frozen.entries.has(hex(probe)) ? hex(frozen.entries.get(hex(probe)) as Uint8Array) : undefined);
+        expect((await snapshot.getMany([probe, probe])).map(hexOrUndefined)).toEqual(
+          (await Promise.all([snapshot.get(probe), snapshot.get(probe)])).map(hexOrUndefined),
+        );
+        expect(hexOrUndefined(await snapshot.get(probe))).toBe(
+          frozen.entries.has(hex(probe)) ? hex(frozen.entries.get(hex(probe)) as Uint8Array) : undefined,
+        );
         await snapshot.release();
 
         expect(await dumpEngine(engine)).toEqual(model.range(undefined, undefined, false));
@@ -105,7 +116,9 @@ export function engineContractProperty(openEngine: () => Promise<Engine>) {
           model.entries.has(hex(probe)) ? hex(model.entries.get(hex(probe)) as Uint8Array) : undefined,
           model.entries.has('fe') ? hex(model.entries.get('fe') as Uint8Array) : undefined,
         ]);
-        expect(hexOrUndefined(await engine.get(probe))).toBe(model.entries.has(hex(probe)) ? hex(model.entries.get(hex(probe)) as Uint8Array) : undefined);
+        expect(hexOrUndefined(await engine.get(probe))).toBe(
+          model.entries.has(hex(probe)) ? hex(model.entries.get(hex(probe)) as Uint8Array) : undefined,
+        );
       } finally {
         await engine.close();
       }

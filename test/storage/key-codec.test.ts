@@ -26,7 +26,11 @@ function isTuplePrefix(prefix: KeyTuple, of: KeyTuple): boolean {
 
 /** The codec's order property, parameterized by the encoder so a broken one can be shown to fail it. */
 function orderProperty(encode: (t: KeyTuple) => Uint8Array) {
-  return fc.property(tupleArb, tupleArb, (a, b) => sign(compareBytes(encode(a), encode(b))) === sign(compareTuples(a, b)));
+  return fc.property(
+    tupleArb,
+    tupleArb,
+    (a, b) => sign(compareBytes(encode(a), encode(b))) === sign(compareTuples(a, b)),
+  );
 }
 
 /** A plausible but wrong encoder: strings unescaped and unterminated, integers in fixed 8 bytes. */
@@ -105,7 +109,8 @@ describe('key codec', () => {
 
   it('escapes embedded zero and one bytes so that "a" < "a\\0" < "a\\0\\0" < "a\\x01" < "ab"', () => {
     const keys = ['a', 'a\0', 'a\0\0', 'a\x01', 'ab'].map((s) => encodeKey([s]));
-    for (let i = 1; i < keys.length; i++) expect(compareBytes(keys[i - 1] as Uint8Array, keys[i] as Uint8Array)).toBeLessThan(0);
+    for (let i = 1; i < keys.length; i++)
+      expect(compareBytes(keys[i - 1] as Uint8Array, keys[i] as Uint8Array)).toBeLessThan(0);
     expect(encodeKey(['a\0'])).toEqual(Uint8Array.from([0x02, 0x61, 0x01, 0x01, 0x00]));
     expect(encodeKey([Uint8Array.of(1, 0)])).toEqual(Uint8Array.from([0x01, 0x01, 0x02, 0x01, 0x01, 0x00]));
     // A string is never a byte prefix of the same string extended by a NUL (with 0x00 0xFF escapes it would be).
@@ -131,7 +136,10 @@ describe('key codec', () => {
   });
 
   it('isWellFormedKey accepts every encoding', () => {
-    fc.assert(fc.property(tupleArb, (t) => isWellFormedKey(encodeKey(t))), runs);
+    fc.assert(
+      fc.property(tupleArb, (t) => isWellFormedKey(encodeKey(t))),
+      runs,
+    );
   });
 
   it('rejects integers it cannot encode and strings with lone surrogates', () => {

@@ -31,10 +31,17 @@ describe('live key changes of the apply step', () => {
             startTsUs: store.lastCommitTs,
             nowMs: 1_000 + i,
             readKeys: [],
-            writes: writes.map((w): TxnWrite => (w.isPut ? { kind: 'put', key: keyOf(w.key), value: Uint8Array.of(w.key) } : { kind: 'delete', key: keyOf(w.key) })),
+            writes: writes.map((w): TxnWrite =>
+              w.isPut
+                ? { kind: 'put', key: keyOf(w.key), value: Uint8Array.of(w.key) }
+                : { kind: 'delete', key: keyOf(w.key) },
+            ),
           }));
-          const result = await applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTsUs: (1_000 + i) * 1000, txns }]);
-          for (const change of result.liveKeyChanges) counted.set(keyName(change.key), (counted.get(keyName(change.key)) ?? 0) + (change.isLive ? 1 : -1));
+          const result = await applyEntries(store, [
+            { index: store.appliedIndex + 1, leaderStampTsUs: (1_000 + i) * 1000, txns },
+          ]);
+          for (const change of result.liveKeyChanges)
+            counted.set(keyName(change.key), (counted.get(keyName(change.key)) ?? 0) + (change.isLive ? 1 : -1));
           if (i % gcEvery === 0) await store.collectGarbage({ rowsMax: 2 });
         }
         const view = store.readView();
@@ -54,10 +61,20 @@ describe('live key changes of the apply step', () => {
   it('reports nothing for a put over a value or a delete of an absent key', async () => {
     const store = await MvccStore.open(new MemoryEngine());
     const apply = async (id: string, writes: TxnWrite[]) =>
-      applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTsUs: 2_000_000 + store.appliedIndex, txns: [{ txnId: id, startTsUs: store.lastCommitTs, nowMs: 2_000, readKeys: [], writes }] }]);
+      applyEntries(store, [
+        {
+          index: store.appliedIndex + 1,
+          leaderStampTsUs: 2_000_000 + store.appliedIndex,
+          txns: [{ txnId: id, startTsUs: store.lastCommitTs, nowMs: 2_000, readKeys: [], writes }],
+        },
+      ]);
     expect((await apply('a', [{ kind: 'delete', key: keyOf(1) }])).liveKeyChanges).toEqual([]);
-    expect((await apply('b', [{ kind: 'put', key: keyOf(1), value: Uint8Array.of(1) }])).liveKeyChanges).toEqual([{ key: keyOf(1), isLive: true }]);
+    expect((await apply('b', [{ kind: 'put', key: keyOf(1), value: Uint8Array.of(1) }])).liveKeyChanges).toEqual([
+      { key: keyOf(1), isLive: true },
+    ]);
     expect((await apply('c', [{ kind: 'put', key: keyOf(1), value: Uint8Array.of(2) }])).liveKeyChanges).toEqual([]);
-    expect((await apply('d', [{ kind: 'delete', key: keyOf(1) }])).liveKeyChanges).toEqual([{ key: keyOf(1), isLive: false }]);
+    expect((await apply('d', [{ kind: 'delete', key: keyOf(1) }])).liveKeyChanges).toEqual([
+      { key: keyOf(1), isLive: false },
+    ]);
   });
 });

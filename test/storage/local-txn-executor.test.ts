@@ -73,7 +73,9 @@ describe('LocalTxnExecutor', () => {
 
   it('rejects a txn the entry codec would refuse before it is applied', async () => {
     const { executor, store } = await setup();
-    expect(() => executor.commit({ txnId: '', startTsUs: 0, nowMs: 0, readKeys: [], writes: [] })).toThrow(TxnInvalidError);
+    expect(() => executor.commit({ txnId: '', startTsUs: 0, nowMs: 0, readKeys: [], writes: [] })).toThrow(
+      TxnInvalidError,
+    );
     expect(store.appliedIndex).toBe(0);
   });
 

@@ -21,7 +21,10 @@ const stepsArb = fc.array(fc.record({ batch: batchArb, sync: fc.boolean() }), { 
 
 describe('MemoryEngine', () => {
   it('behaves as an ordered map: batches, ranges both ways, seeks and snapshots equal the model', async () => {
-    await fc.assert(engineContractProperty(async () => new MemoryEngine()), runs);
+    await fc.assert(
+      engineContractProperty(async () => new MemoryEngine()),
+      runs,
+    );
   });
 
   it('a crash loses exactly the writes that were not synced', async () => {
@@ -97,8 +100,12 @@ describe('MemoryEngine', () => {
   it('keeps order across many chunk splits', async () => {
     const engine = new MemoryEngine();
     const keys = Array.from({ length: 3000 }, (_, i) => (i * 7919) % 3000);
-    for (const k of keys) await engine.write([{ kind: 'put', key: Uint8Array.of(k >> 8, k & 0xff), value: Uint8Array.of(1) }], { sync: false });
-    for (let k = 0; k < 3000; k += 3) await engine.write([{ kind: 'delete', key: Uint8Array.of(k >> 8, k & 0xff) }], { sync: false });
+    for (const k of keys)
+      await engine.write([{ kind: 'put', key: Uint8Array.of(k >> 8, k & 0xff), value: Uint8Array.of(1) }], {
+        sync: false,
+      });
+    for (let k = 0; k < 3000; k += 3)
+      await engine.write([{ kind: 'delete', key: Uint8Array.of(k >> 8, k & 0xff) }], { sync: false });
     const rows = await dumpEngine(engine);
     expect(rows.length).toBe(2000);
     const sorted = [...rows].sort(([a], [b]) => (a < b ? -1 : 1));

@@ -11,6 +11,9 @@ let opened = 0;
 
 describe('MvccStore on LevelDB', () => {
   it('snapshot reads at any readable ts equal a simple model, through GC and open views', async () => {
-    await fc.assert(mvccProperty(async () => LevelEngine.open(join(dir.path, `db-${opened++}`))), { numRuns: 150 });
+    await fc.assert(
+      mvccProperty(async () => LevelEngine.open(join(dir.path, `db-${opened++}`))),
+      { numRuns: 150 },
+    );
   });
 });

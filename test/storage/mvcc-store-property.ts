@@ -26,13 +26,18 @@ export const keyTuples: KeyTuple[] = [
 export const keys = keyTuples.map(encodeKey);
 
 const prefixes: KeyTuple[] = [[], ['a'], ['a', 1], ['a\0'], ['q'], [Uint8Array.of(0)]];
-const rawBound = fc.array(fc.constantFrom(0x00, 0x01, 0x02, 0x14, 0x15, 0x61, 0xff), { maxLength: 4 }).map((a) => Uint8Array.from(a));
+const rawBound = fc
+  .array(fc.constantFrom(0x00, 0x01, 0x02, 0x14, 0x15, 0x61, 0xff), { maxLength: 4 })
+  .map((a) => Uint8Array.from(a));
 export const rangeArb: fc.Arbitrary<KeyRange> = fc.oneof(
   fc.constantFrom(...prefixes).map(prefixRange),
   fc.record({ gte: fc.constantFrom(...keys, Uint8Array.of()), lt: fc.constantFrom(...keys, Uint8Array.of(0xff)) }),
   fc.record({ gte: rawBound, lt: rawBound }),
   // Paging bounds: just past a key, which puts a 0x00 right after a complete tuple.
-  fc.record({ gte: fc.constantFrom(...keys, ...keys.map(keySuccessor)), lt: fc.constantFrom(...keys.map(keySuccessor)) }),
+  fc.record({
+    gte: fc.constantFrom(...keys, ...keys.map(keySuccessor)),
+    lt: fc.constantFrom(...keys.map(keySuccessor)),
+  }),
 );
 
 export type MvccStep =
@@ -43,15 +48,28 @@ export type MvccStep =
   | { kind: 'scan'; range: KeyRange; limit: number };
 
 const stepArb: fc.Arbitrary<MvccStep> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({
-    kind: fc.constant('commit' as const),
-    gapUs: fc.integer({ min: 1, max: 4000 }),
-    writes: fc.array(fc.record({ keyIndex: fc.nat(keys.length - 1), value: fc.option(fc.nat(255), { nil: undefined }) }), { minLength: 1, maxLength: 4 }),
-  }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('commit' as const),
+      gapUs: fc.integer({ min: 1, max: 4000 }),
+      writes: fc.array(
+        fc.record({ keyIndex: fc.nat(keys.length - 1), value: fc.option(fc.nat(255), { nil: undefined }) }),
+        { minLength: 1, maxLength: 4 },
+      ),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('gc' as const), rowsMax: fc.integer({ min: 1, max: 40 }) }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'open-view' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('release-view' as const), which: fc.nat() }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('scan' as const), range: rangeArb, limit: fc.integer({ min: 1, max: 6 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('scan' as const),
+      range: rangeArb,
+      limit: fc.integer({ min: 1, max: 6 }),
+    }),
+  },
 );
 
 /** historyMs of the property: 5 ms of commit time, so the horizon passes often. */
@@ -65,7 +83,10 @@ const historyMs = 5;
 export function mvccProperty(openEngine: () => Promise<Engine>) {
   return fc.asyncProperty(
     fc.array(stepArb, { minLength: 1, maxLength: 25, size: 'max' }),
-    fc.array(fc.tuple(rangeArb, fc.nat(), fc.integer({ min: 1, max: 6 }), fc.boolean()), { minLength: 1, maxLength: 4 }),
+    fc.array(fc.tuple(rangeArb, fc.nat(), fc.integer({ min: 1, max: 6 }), fc.boolean()), {
+      minLength: 1,
+      maxLength: 4,
+    }),
     async (steps, reads) => {
       const engine = await openEngine();
       try {
@@ -86,14 +107,25 @@ export function mvccProperty(openEngine: () => Promise<Engine>) {
             for (const v of versions) model.write(v.key, v.commitTsUs, v.value);
             index++;
             await store.applyExclusive(
-              async () => ({ batch: { versions, systemWrites: [], appliedIndex: index, lastCommitTs: ts, horizon: store.horizonTracker.afterCommit(ts) }, result: undefined }),
+              async () => ({
+                batch: {
+                  versions,
+                  systemWrites: [],
+                  appliedIndex: index,
+                  lastCommitTs: ts,
+                  horizon: store.horizonTracker.afterCommit(ts),
+                },
+                result: undefined,
+              }),
               { sync: false },
             );
           } else if (step.kind === 'gc') {
             await store.collectGarbage({ rowsMax: step.rowsMax });
           } else if (step.kind === 'scan') {
             const rows = await store.scanAt(step.range, ts, { limit: step.limit });
-            expect(rows.map((r) => [hex(r.key), hex(r.value)])).toEqual(model.scanAt(step.range, ts, step.limit, false).map((r) => [hex(r.key), hex(r.value)]));
+            expect(rows.map((r) => [hex(r.key), hex(r.value)])).toEqual(
+              model.scanAt(step.range, ts, step.limit, false).map((r) => [hex(r.key), hex(r.value)]),
+            );
           } else if (step.kind === 'open-view') {
             views.push(store.readView());
           } else if (views.length > 0) {
@@ -114,7 +146,9 @@ export function mvccProperty(openEngine: () => Promise<Engine>) {
             continue;
           }
           const rows = await store.scanAt(range, readTs, { limit, reverse });
-          expect(rows.map((r) => [hex(r.key), hex(r.value)])).toEqual(model.scanAt(range, readTs, limit, reverse).map((r) => [hex(r.key), hex(r.value)]));
+          expect(rows.map((r) => [hex(r.key), hex(r.value)])).toEqual(
+            model.scanAt(range, readTs, limit, reverse).map((r) => [hex(r.key), hex(r.value)]),
+          );
           for (const key of keys) expect(await store.getAt(key, readTs)).toEqual(model.getAt(key, readTs));
         }
         const latest = await store.latestCommitTsOfKeys(keys);

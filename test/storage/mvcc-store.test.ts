@@ -7,7 +7,11 @@ import { ReadBelowWatermarkError } from '../../src/storage/mvcc-errors.js';
 import { MvccStore, type VersionWrite } from '../../src/storage/mvcc-store.js';
 import { mvccProperty } from './mvcc-store-property.js';
 
-async function commit(store: MvccStore, commitTsUs: number, versions: Array<Omit<VersionWrite, 'commitTsUs'>>): Promise<void> {
+async function commit(
+  store: MvccStore,
+  commitTsUs: number,
+  versions: Array<Omit<VersionWrite, 'commitTsUs'>>,
+): Promise<void> {
   await store.applyExclusive(
     async () => ({
       batch: {
@@ -28,12 +32,18 @@ const v = (n: number) => Uint8Array.of(n);
 
 describe('MvccStore', () => {
   it('snapshot reads at any readable ts equal a simple model, through GC and open views', async () => {
-    await fc.assert(mvccProperty(async () => new MemoryEngine()), { numRuns: 1000 });
+    await fc.assert(
+      mvccProperty(async () => new MemoryEngine()),
+      { numRuns: 1000 },
+    );
   });
 
   it('keeps the versions of a key together even when its encoding is a prefix of another key', async () => {
     const store = await MvccStore.open(new MemoryEngine());
-    await commit(store, 10, [{ key: k('a'), value: v(1) }, { key: k('a', 1), value: v(2) }]);
+    await commit(store, 10, [
+      { key: k('a'), value: v(1) },
+      { key: k('a', 1), value: v(2) },
+    ]);
     await commit(store, 20, [{ key: k('a'), value: v(3) }]);
     expect(await store.scanAt(prefixRange(['a']), 20, { limit: 10 })).toEqual([
       { key: k('a'), value: v(3) },
@@ -70,7 +80,12 @@ describe('MvccStore', () => {
     expect(second.watermarkTs).toBe(300);
     expect(second.deadVersions).toBe(2);
     expect(second.liveVersions).toBe(1);
-    expect(store.gcStats).toEqual({ passesCompleted: 2, versionsRemoved: 2, deletionMarkersRemoved: 0, lastPass: { liveVersions: 1, deadVersions: 2 } });
+    expect(store.gcStats).toEqual({
+      passesCompleted: 2,
+      versionsRemoved: 2,
+      deletionMarkersRemoved: 0,
+      lastPass: { liveVersions: 1, deadVersions: 2 },
+    });
     await expect(store.getAt(k('x'), 100)).rejects.toThrow(ReadBelowWatermarkError);
     expect(await store.getAt(k('x'), 300)).toEqual(v(3));
   });
@@ -113,12 +128,29 @@ describe('MvccStore', () => {
     const iterator = engine.iterator.bind(engine);
     engine.iterator = (options) => {
       const inner = iterator(options);
-      return { ...inner, next: async (n: number) => { const page = await inner.next(n); rowsRead += page.length; return page; }, seek: (t) => inner.seek(t), close: () => inner.close() };
+      return {
+        ...inner,
+        next: async (n: number) => {
+          const page = await inner.next(n);
+          rowsRead += page.length;
+          return page;
+        },
+        seek: (t) => inner.seek(t),
+        close: () => inner.close(),
+      };
     };
     const store = await MvccStore.open(engine, { deadPrefixKeysMin: 10 });
     const row = (n: number) => k('q', 'vis', n);
-    await commit(store, 10, Array.from({ length: 100 }, (_, n) => ({ key: row(n), value: v(1) })));
-    await commit(store, 20, Array.from({ length: 90 }, (_, n) => ({ key: row(n), value: undefined })));
+    await commit(
+      store,
+      10,
+      Array.from({ length: 100 }, (_, n) => ({ key: row(n), value: v(1) })),
+    );
+    await commit(
+      store,
+      20,
+      Array.from({ length: 90 }, (_, n) => ({ key: row(n), value: undefined })),
+    );
     const range = prefixRange(['q', 'vis']);
     rowsRead = 0;
     expect((await store.scanAt(range, 20, { limit: 2 })).map((r) => r.key)).toEqual([row(90), row(91)]);
@@ -148,12 +180,25 @@ describe('MvccStore', () => {
     const store = await MvccStore.open(new MemoryEngine());
     await commit(store, 10, [{ key: k('x'), value: v(1) }]);
     const bad = async (batch: { versions: VersionWrite[]; appliedIndex: number; lastCommitTs: number }) =>
-      store.applyExclusive(async () => ({ batch: { ...batch, systemWrites: [], horizon: store.horizonTracker }, result: undefined }), { sync: false });
+      store.applyExclusive(
+        async () => ({ batch: { ...batch, systemWrites: [], horizon: store.horizonTracker }, result: undefined }),
+        { sync: false },
+      );
     await expect(bad({ versions: [], appliedIndex: 1, lastCommitTs: 10 })).rejects.toThrow(AssertionFailedError);
     await expect(bad({ versions: [], appliedIndex: 2, lastCommitTs: 9 })).rejects.toThrow(AssertionFailedError);
-    await expect(bad({ versions: [{ key: k('x'), commitTsUs: 10, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 })).rejects.toThrow(AssertionFailedError);
-    await expect(bad({ versions: [{ key: Uint8Array.of(0x02, 0x61), commitTsUs: 11, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 })).rejects.toThrow(AssertionFailedError);
-    await expect(bad({ versions: [{ key: Uint8Array.of(), commitTsUs: 11, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 })).rejects.toThrow(AssertionFailedError);
+    await expect(
+      bad({ versions: [{ key: k('x'), commitTsUs: 10, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 }),
+    ).rejects.toThrow(AssertionFailedError);
+    await expect(
+      bad({
+        versions: [{ key: Uint8Array.of(0x02, 0x61), commitTsUs: 11, value: v(1) }],
+        appliedIndex: 2,
+        lastCommitTs: 11,
+      }),
+    ).rejects.toThrow(AssertionFailedError);
+    await expect(
+      bad({ versions: [{ key: Uint8Array.of(), commitTsUs: 11, value: v(1) }], appliedIndex: 2, lastCommitTs: 11 }),
+    ).rejects.toThrow(AssertionFailedError);
     expect(store.appliedIndex).toBe(1);
     await commit(store, 11, [{ key: k('x'), value: v(2) }]);
     expect(store.appliedIndex).toBe(2);

@@ -35,7 +35,9 @@ describe('puts of keys vouched new (TxnWrite.isNewKey)', () => {
     const engine = new IteratorCountingEngine();
     const store = await openOccStore(engine);
     const before = engine.userIterators;
-    const result = await applyOne(store, 1_000_000, [txn('send', 0, { writes: [newKeyPut(1), newKeyPut(2), newKeyPut(3)] })]);
+    const result = await applyOne(store, 1_000_000, [
+      txn('send', 0, { writes: [newKeyPut(1), newKeyPut(2), newKeyPut(3)] }),
+    ]);
     expect(result.outcomes[0]).toEqual([{ kind: 'committed', commitTsUs: 1_000_000 }]);
     expect(engine.userIterators - before).toBe(0);
     expect(result.liveKeyChanges.map((change) => change.isLive)).toEqual([true, true, true]);
@@ -55,11 +57,18 @@ describe('puts of keys vouched new (TxnWrite.isNewKey)', () => {
 
   it('a key vouched new that another txn of the call reads is still validated: the reader conflicts', async () => {
     const store = await openOccStore();
-    await applyOne(store, 1_000_000, [txn('first', 0, { writes: [{ kind: 'put', key: key(9), value: Uint8Array.of(9) }] })]);
+    await applyOne(store, 1_000_000, [
+      txn('first', 0, { writes: [{ kind: 'put', key: key(9), value: Uint8Array.of(9) }] }),
+    ]);
     const outcomes = (
       await applyOne(store, 2_000_000, [
         txn('create', 1_000_000, { writes: [newKeyPut(5)] }, 2_000),
-        txn('reader', 1_000_000, { readKeys: [key(5)], writes: [{ kind: 'put', key: key(6), value: Uint8Array.of(6) }] }, 2_000),
+        txn(
+          'reader',
+          1_000_000,
+          { readKeys: [key(5)], writes: [{ kind: 'put', key: key(6), value: Uint8Array.of(6) }] },
+          2_000,
+        ),
       ])
     ).outcomes[0];
     expect(outcomes).toEqual([

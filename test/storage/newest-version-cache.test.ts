@@ -59,7 +59,16 @@ class WatchedEngine {
 async function applyVersions(store: MvccStore, versions: VersionWrite[]): Promise<void> {
   const lastCommitTs = Math.max(...versions.map((v) => v.commitTsUs));
   await store.applyExclusive(
-    async () => ({ batch: { versions, systemWrites: [], appliedIndex: store.appliedIndex + 1, lastCommitTs, horizon: store.horizonTracker.afterCommit(lastCommitTs) }, result: undefined }),
+    async () => ({
+      batch: {
+        versions,
+        systemWrites: [],
+        appliedIndex: store.appliedIndex + 1,
+        lastCommitTs,
+        horizon: store.horizonTracker.afterCommit(lastCommitTs),
+      },
+      result: undefined,
+    }),
     { sync: false },
   );
 }
@@ -114,14 +123,20 @@ describe('MvccStore with the newest-version cache', () => {
   it('answers a point read of a key the apply step wrote without opening an engine iterator', async () => {
     const watched = new WatchedEngine(new MemoryEngine());
     const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
-    await applyVersions(store, [{ key: k('a'), commitTsUs: 10, value: bytes(7) }, { key: k('b'), commitTsUs: 10, value: undefined }]);
+    await applyVersions(store, [
+      { key: k('a'), commitTsUs: 10, value: bytes(7) },
+      { key: k('b'), commitTsUs: 10, value: undefined },
+    ]);
     const before = watched.iteratorsOpened;
     const read = await store.getAt(k('a'), 10);
     expect(read).toEqual(bytes(7));
     read?.fill(0);
     expect(await store.getAt(k('a'), 10)).toEqual(bytes(7));
     expect(await store.getAt(k('b'), 12)).toBeUndefined();
-    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([{ commitTsUs: 10, isValue: true }, { commitTsUs: 10, isValue: false }]);
+    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([
+      { commitTsUs: 10, isValue: true },
+      { commitTsUs: 10, isValue: false },
+    ]);
     expect(watched.iteratorsOpened).toBe(before);
     // Older than the newest version: only the engine has the answer.
     expect(await store.getAt(k('a'), 9)).toBeUndefined();
@@ -133,7 +148,10 @@ describe('MvccStore with the newest-version cache', () => {
     await applyVersions(await MvccStore.open(memory), [{ key: k('meta'), commitTsUs: 5, value: bytes(1) }]);
     const watched = new WatchedEngine(memory);
     const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
-    expect(await store.latestVersionsOfKeys([k('meta'), k('none')])).toEqual([{ commitTsUs: 5, isValue: true }, undefined]);
+    expect(await store.latestVersionsOfKeys([k('meta'), k('none')])).toEqual([
+      { commitTsUs: 5, isValue: true },
+      undefined,
+    ]);
     const afterFirst = watched.iteratorsOpened;
     expect(afterFirst).toBeGreaterThan(0);
     expect(await store.latestVersionsOfKeys([k('meta')])).toEqual([{ commitTsUs: 5, isValue: true }]);
@@ -151,7 +169,10 @@ describe('MvccStore with the newest-version cache', () => {
     expect(await store.getAt(k('data'), 5)).toEqual(bytes(3));
     expect(await store.getAt(k('never'), 5)).toBeUndefined();
     const afterReads = watched.iteratorsOpened;
-    expect(await store.latestVersionsOfKeys([k('data'), k('never')])).toEqual([{ commitTsUs: 5, isValue: true }, undefined]);
+    expect(await store.latestVersionsOfKeys([k('data'), k('never')])).toEqual([
+      { commitTsUs: 5, isValue: true },
+      undefined,
+    ]);
     expect(await store.getAt(k('never'), 5)).toBeUndefined();
     expect(watched.iteratorsOpened).toBe(afterReads);
     // The key that had no version gets one: the cache follows the write.
@@ -196,32 +217,69 @@ describe('MvccStore with the newest-version cache', () => {
     const store = await MvccStore.open(new MemoryEngine(), { historyMs: 4, newestVersionCache: roomy });
     await applyVersions(store, [{ key: k('a'), commitTsUs: 1_000, value: bytes(1) }]);
     await applyVersions(store, [{ key: k('a'), commitTsUs: 2_000, value: undefined }]);
-    for (const ts of [5_000, 9_000, 14_000]) await applyVersions(store, [{ key: k('b'), commitTsUs: ts, value: bytes(2) }]);
+    for (const ts of [5_000, 9_000, 14_000])
+      await applyVersions(store, [{ key: k('b'), commitTsUs: ts, value: bytes(2) }]);
     expect(store.horizonTs).toBeGreaterThanOrEqual(2_000);
     const report = await store.collectGarbage({ rowsMax: 100 });
     expect(report.deletionMarkersRemoved).toBe(1);
     expect(await store.latestCommitTs(k('a'))).toBeUndefined();
-    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([undefined, { commitTsUs: 14_000, isValue: true }]);
+    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([
+      undefined,
+      { commitTsUs: 14_000, isValue: true },
+    ]);
   });
 
   it('reads and OCC lookups equal the model through commits, collection and evictions of a tiny cache', async () => {
     const names = ['a', 'b', 'c'];
     const step = fc.oneof(
-      { weight: 5, arbitrary: fc.record({ kind: fc.constant('commit' as const), gapUs: fc.integer({ min: 1, max: 3000 }), writes: fc.array(fc.tuple(fc.nat(names.length - 1), fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined })), { minLength: 1, maxLength: 3 }) }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant('lookup' as const), which: fc.array(fc.nat(names.length - 1), { minLength: 1, maxLength: 3 }) }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant('read' as const), which: fc.nat(names.length - 1), back: fc.nat(4000) }) },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant('gc' as const), rowsMax: fc.integer({ min: 1, max: 20 }) }) },
+      {
+        weight: 5,
+        arbitrary: fc.record({
+          kind: fc.constant('commit' as const),
+          gapUs: fc.integer({ min: 1, max: 3000 }),
+          writes: fc.array(
+            fc.tuple(fc.nat(names.length - 1), fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined })),
+            { minLength: 1, maxLength: 3 },
+          ),
+        }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('lookup' as const),
+          which: fc.array(fc.nat(names.length - 1), { minLength: 1, maxLength: 3 }),
+        }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('read' as const),
+          which: fc.nat(names.length - 1),
+          back: fc.nat(4000),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({ kind: fc.constant('gc' as const), rowsMax: fc.integer({ min: 1, max: 20 }) }),
+      },
     );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
         // Two entries, and values of two bytes are not kept: every path of the cache is taken.
-        const store = await MvccStore.open(new MemoryEngine(), { historyMs: 4, newestVersionCache: { entriesMax: 2, bytesMax: 10_000, valueBytesMax: 1 } });
+        const store = await MvccStore.open(new MemoryEngine(), {
+          historyMs: 4,
+          newestVersionCache: { entriesMax: 2, bytesMax: 10_000, valueBytesMax: 1 },
+        });
         const model = new MvccModel();
         let ts = 0;
         for (const s of steps) {
           if (s.kind === 'commit') {
             ts += s.gapUs;
-            const versions = s.writes.map(([n, length]) => ({ key: k(names[n] as string), commitTsUs: ts, value: length === undefined ? undefined : new Uint8Array(length).fill(ts % 251) }));
+            const versions = s.writes.map(([n, length]) => ({
+              key: k(names[n] as string),
+              commitTsUs: ts,
+              value: length === undefined ? undefined : new Uint8Array(length).fill(ts % 251),
+            }));
             for (const v of versions) model.write(v.key, v.commitTsUs, v.value);
             await applyVersions(store, versions);
           } else if (s.kind === 'lookup') {

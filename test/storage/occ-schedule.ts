@@ -21,15 +21,27 @@ export type OccOp =
 
 const keyIndex = fc.nat(occKeys.length - 1);
 export const occOpArb: fc.Arbitrary<OccOp> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({
-    kind: fc.constant('begin' as const),
-    reads: fc.uniqueArray(keyIndex, { maxLength: 3 }),
-    writes: fc.uniqueArray(fc.record({ key: keyIndex, isDelete: fc.boolean() }), { maxLength: 3, selector: (w) => w.key }),
-  }) },
-  { weight: 4, arbitrary: fc.record({
-    kind: fc.constant('propose' as const),
-    entries: fc.array(fc.record({ picks: fc.array(fc.nat(), { maxLength: 2 }), retries: fc.array(fc.nat(), { maxLength: 2 }) }), { minLength: 1, maxLength: 3 }),
-  }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('begin' as const),
+      reads: fc.uniqueArray(keyIndex, { maxLength: 3 }),
+      writes: fc.uniqueArray(fc.record({ key: keyIndex, isDelete: fc.boolean() }), {
+        maxLength: 3,
+        selector: (w) => w.key,
+      }),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('propose' as const),
+      entries: fc.array(
+        fc.record({ picks: fc.array(fc.nat(), { maxLength: 2 }), retries: fc.array(fc.nat(), { maxLength: 2 }) }),
+        { minLength: 1, maxLength: 3 },
+      ),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('gc' as const), rowsMax: fc.integer({ min: 1, max: 30 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 0, max: 45 }) }) },
 );
@@ -72,7 +84,11 @@ export async function openOccStore(engine: Engine = new MemoryEngine()): Promise
   return MvccStore.open(engine, { historyMs: occHistoryMs });
 }
 
-export async function runOccSchedule(ops: readonly OccOp[], breakage: OccBreakage = {}, engine?: Engine): Promise<OccHistory> {
+export async function runOccSchedule(
+  ops: readonly OccOp[],
+  breakage: OccBreakage = {},
+  engine?: Engine,
+): Promise<OccHistory> {
   const store = await openOccStore(engine);
   const clock = new ManualClock(1_000);
   const pending: OccTxnRecord[] = [];
@@ -86,16 +102,23 @@ export async function runOccSchedule(ops: readonly OccOp[], breakage: OccBreakag
     if (op.kind === 'begin') {
       const view = store.readView();
       const reads = [];
-      for (const k of op.reads) reads.push({ key: occKeys[k] as Uint8Array, value: await view.get(occKeys[k] as Uint8Array) });
+      for (const k of op.reads)
+        reads.push({ key: occKeys[k] as Uint8Array, value: await view.get(occKeys[k] as Uint8Array) });
       view.release();
       const n = txnCount++;
-      const derived = new TextEncoder().encode(`${n}|${reads.map((r) => (r.value === undefined ? '-' : hex(r.value))).join(',')}`);
+      const derived = new TextEncoder().encode(
+        `${n}|${reads.map((r) => (r.value === undefined ? '-' : hex(r.value))).join(',')}`,
+      );
       const txn: Txn = {
         txnId: `t${n}`,
         startTsUs: view.ts,
         nowMs: clock.nowMs(),
         readKeys: breakage.dropReadKeys ? [] : reads.map((r) => r.key),
-        writes: op.writes.map((w) => (w.isDelete ? { kind: 'delete', key: occKeys[w.key] as Uint8Array } : { kind: 'put', key: occKeys[w.key] as Uint8Array, value: derived })),
+        writes: op.writes.map((w) =>
+          w.isDelete
+            ? { kind: 'delete', key: occKeys[w.key] as Uint8Array }
+            : { kind: 'put', key: occKeys[w.key] as Uint8Array, value: derived },
+        ),
       };
       pending.push({ txn, opId: txn.txnId, reads });
     } else if (op.kind === 'propose') {
@@ -113,17 +136,29 @@ export async function runOccSchedule(ops: readonly OccOp[], breakage: OccBreakag
         for (const retry of spec.retries) {
           if (proposed.length === 0) break;
           let record = proposed[retry % proposed.length] as OccTxnRecord;
-          if (breakage.freshIdOnRetry) record = { ...record, txn: { ...record.txn, txnId: `${record.txn.txnId}-retry${retryCount++}` } };
+          if (breakage.freshIdOnRetry)
+            record = { ...record, txn: { ...record.txn, txnId: `${record.txn.txnId}-retry${retryCount++}` } };
           records.push({ record, isRetry: true });
         }
-        entries.push({ index: store.appliedIndex + 1 + entries.length, leaderStampTsUs: clock.nowMs() * 1000, txns: records.map((r) => r.record.txn) });
+        entries.push({
+          index: store.appliedIndex + 1 + entries.length,
+          leaderStampTsUs: clock.nowMs() * 1000,
+          txns: records.map((r) => r.record.txn),
+        });
         entryRecords.push(records);
       }
       const result = await applyEntries(store, entries, { rules: occRules });
       calls.push(entries);
       outcomes.push(result.outcomes);
       entryRecords.forEach((records, i) =>
-        records.forEach((r, j) => proposals.push({ record: r.record, outcome: result.outcomes[i]?.[j] as TxnOutcome, clockMs: clock.nowMs(), isRetry: r.isRetry })),
+        records.forEach((r, j) =>
+          proposals.push({
+            record: r.record,
+            outcome: result.outcomes[i]?.[j] as TxnOutcome,
+            clockMs: clock.nowMs(),
+            isRetry: r.isRetry,
+          }),
+        ),
       );
     } else if (op.kind === 'gc') {
       await store.collectGarbage({ rowsMax: op.rowsMax });
@@ -157,7 +192,10 @@ export function checkSerializable(history: OccHistory): string[] {
   const committed = new Map<string, { record: OccTxnRecord; commitTsUs: number }>();
   for (const p of history.proposals) {
     if (p.outcome.kind === 'committed' && !committed.has(`${p.record.txn.txnId}@${p.outcome.commitTsUs}`)) {
-      committed.set(`${p.record.txn.txnId}@${p.outcome.commitTsUs}`, { record: p.record, commitTsUs: p.outcome.commitTsUs });
+      committed.set(`${p.record.txn.txnId}@${p.outcome.commitTsUs}`, {
+        record: p.record,
+        commitTsUs: p.outcome.commitTsUs,
+      });
     }
   }
   const order = [...committed.values()].sort((a, b) => a.commitTsUs - b.commitTsUs);
@@ -165,12 +203,16 @@ export function checkSerializable(history: OccHistory): string[] {
   for (const { record } of order) {
     for (const read of record.reads) {
       const seen = read.value === undefined ? undefined : hex(read.value);
-      if (model.get(hex(read.key)) !== seen) violations.push(`${record.txn.txnId} read ${hex(read.key)} = ${seen}, but serially it is ${model.get(hex(read.key))}`);
+      if (model.get(hex(read.key)) !== seen)
+        violations.push(
+          `${record.txn.txnId} read ${hex(read.key)} = ${seen}, but serially it is ${model.get(hex(read.key))}`,
+        );
     }
     for (const w of record.txn.writes) model.set(hex(w.key), w.kind === 'put' ? hex(w.value) : undefined);
   }
   for (const [key, value] of history.finalState) {
-    if ((model.get(key) ?? undefined) !== value) violations.push(`final ${key} is ${value}, serial replay gives ${model.get(key)}`);
+    if ((model.get(key) ?? undefined) !== value)
+      violations.push(`final ${key} is ${value}, serial replay gives ${model.get(key)}`);
   }
   return violations;
 }
@@ -186,14 +228,20 @@ export function checkRetries(history: OccHistory): string[] {
   for (const p of history.proposals) {
     const earlier = first.get(p.record.opId);
     if (earlier === undefined) first.set(p.record.opId, p);
-    else if (p.clockMs - earlier.clockMs < occRules.txnIdRetentionMs && JSON.stringify(p.outcome) !== JSON.stringify(earlier.outcome)) {
-      violations.push(`${p.record.opId} retried: ${JSON.stringify(p.outcome)} after ${JSON.stringify(earlier.outcome)}`);
+    else if (
+      p.clockMs - earlier.clockMs < occRules.txnIdRetentionMs &&
+      JSON.stringify(p.outcome) !== JSON.stringify(earlier.outcome)
+    ) {
+      violations.push(
+        `${p.record.opId} retried: ${JSON.stringify(p.outcome)} after ${JSON.stringify(earlier.outcome)}`,
+      );
     }
     if (p.outcome.kind === 'committed') {
       const set = commits.get(p.record.opId) ?? new Set<number>();
       set.add(p.outcome.commitTsUs);
       commits.set(p.record.opId, set);
-      if (set.size > 1 && p.clockMs - (earlier ?? p).clockMs < occRules.txnIdRetentionMs) violations.push(`${p.record.opId} committed ${set.size} times`);
+      if (set.size > 1 && p.clockMs - (earlier ?? p).clockMs < occRules.txnIdRetentionMs)
+        violations.push(`${p.record.opId} committed ${set.size} times`);
     }
   }
   return violations;

@@ -50,7 +50,10 @@ const byteValue = fc.oneof(fc.constantFrom(0x00, 0x01, 0x02, 0xfe, 0xff), fc.int
 export const bytesArb = fc.array(byteValue, { maxLength: 6 }).map((a) => Uint8Array.from(a));
 /** Strings biased towards NULs, ASCII, BMP characters above the surrogates, and astral characters. */
 export const stringArb = fc.oneof(
-  fc.string({ unit: fc.constantFrom('\u0000', 'a', 'b', '\u00ff', '\uffff', '\u{10000}', '\u{1f600}', '\ue000'), maxLength: 5 }),
+  fc.string({
+    unit: fc.constantFrom('\u0000', 'a', 'b', '\u00ff', '\uffff', '\u{10000}', '\u{1f600}', '\ue000'),
+    maxLength: 5,
+  }),
   fc.string({ unit: 'binary', maxLength: 6 }),
 );
 export const integerArb = fc.oneof(

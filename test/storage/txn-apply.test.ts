@@ -107,7 +107,10 @@ describe('applyEntries (OCC)', () => {
 
   it('derives commitTsUs = max(lastCommitTs + 1, leaderStampTsUs), monotonic even when the stamp goes back', async () => {
     const store = await openOccStore();
-    const first = await applyOne(store, 1_000_000, [txn('a', { nowMs: 1_000, writes: [{ kind: 'put', key: key(0), value: value(1) }] }), txn('b', { nowMs: 1_000 })]);
+    const first = await applyOne(store, 1_000_000, [
+      txn('a', { nowMs: 1_000, writes: [{ kind: 'put', key: key(0), value: value(1) }] }),
+      txn('b', { nowMs: 1_000 }),
+    ]);
     expect(first).toEqual([
       { kind: 'committed', commitTsUs: 1_000_000 },
       { kind: 'committed', commitTsUs: 1_000_001 },
@@ -120,7 +123,12 @@ describe('applyEntries (OCC)', () => {
   it('rejects a txn whose nowMs is further than clockSkewMsMax from the stamp, either way', async () => {
     const store = await openOccStore();
     const rules = { ...occRules, clockSkewMsMax: 40 };
-    const outcomes = await applyOne(store, 1_000_000, [txn('ahead', { nowMs: 1_041 }), txn('behind', { nowMs: 959 }), txn('edge', { nowMs: 1_040 })], rules);
+    const outcomes = await applyOne(
+      store,
+      1_000_000,
+      [txn('ahead', { nowMs: 1_041 }), txn('behind', { nowMs: 959 }), txn('edge', { nowMs: 1_040 })],
+      rules,
+    );
     expect(outcomes.map((o) => o.kind)).toEqual(['clock-skew', 'clock-skew', 'committed']);
     expect(outcomes[0]).toEqual({ kind: 'clock-skew', skewMs: 41 });
     expect(outcomes[1]).toEqual({ kind: 'clock-skew', skewMs: -41 });
@@ -131,7 +139,10 @@ describe('applyEntries (OCC)', () => {
     await applyOne(store, 1_000_000, [txn('a', { writes: [{ kind: 'put', key: key(0), value: value(1) }] })]);
     await applyOne(store, 1_060_000, [txn('b', { nowMs: 1_060, startTsUs: 1_000_000 })]);
     // The horizon is the newest commit at least historyMs (50 ms) before lastCommitTs: 1_000_000.
-    const outcomes = await applyOne(store, 1_070_000, [txn('old', { nowMs: 1_070, startTsUs: 1_000_000 - 1 }), txn('fresh', { nowMs: 1_070, startTsUs: 1_000_000 })]);
+    const outcomes = await applyOne(store, 1_070_000, [
+      txn('old', { nowMs: 1_070, startTsUs: 1_000_000 - 1 }),
+      txn('fresh', { nowMs: 1_070, startTsUs: 1_000_000 }),
+    ]);
     expect(outcomes).toEqual([
       { kind: 'too-old', watermarkTs: 1_000_000 },
       { kind: 'committed', commitTsUs: 1_070_000 },
@@ -159,8 +170,12 @@ describe('applyEntries (OCC)', () => {
       { index: 2, leaderStampTsUs: 0, txns: [] },
     ]);
     expect(store.appliedIndex).toBe(2);
-    await expect(applyEntries(store, [{ index: 4, leaderStampTsUs: 0, txns: [] }])).rejects.toThrow(AssertionFailedError);
-    await expect(applyEntries(store, [{ index: 2, leaderStampTsUs: 0, txns: [] }])).rejects.toThrow(AssertionFailedError);
+    await expect(applyEntries(store, [{ index: 4, leaderStampTsUs: 0, txns: [] }])).rejects.toThrow(
+      AssertionFailedError,
+    );
+    await expect(applyEntries(store, [{ index: 2, leaderStampTsUs: 0, txns: [] }])).rejects.toThrow(
+      AssertionFailedError,
+    );
     expect(store.appliedIndex).toBe(2);
   });
 
@@ -172,7 +187,9 @@ describe('applyEntries (OCC)', () => {
     await store.flush();
     engine.crash();
     const restarted = await MvccStore.open(engine, { historyMs: 50 });
-    expect(await applyOne(restarted, 1_010_000, [{ ...put, nowMs: 1_010 }])).toEqual([{ kind: 'committed', commitTsUs: 1_000_000 }]);
+    expect(await applyOne(restarted, 1_010_000, [{ ...put, nowMs: 1_010 }])).toEqual([
+      { kind: 'committed', commitTsUs: 1_000_000 },
+    ]);
     expect(await restarted.latestCommitTs(key(0))).toBe(1_000_000);
   });
 
@@ -213,9 +230,20 @@ describe('applyEntries (OCC)', () => {
 
   it('applies the same entries to the same state however they are grouped into calls', async () => {
     const entries: ApplyEntry[] = [
-      { index: 1, leaderStampTsUs: 1_000_000, txns: [txn('a', { writes: [{ kind: 'put', key: key(0), value: value(1) }] })] },
+      {
+        index: 1,
+        leaderStampTsUs: 1_000_000,
+        txns: [txn('a', { writes: [{ kind: 'put', key: key(0), value: value(1) }] })],
+      },
       { index: 2, leaderStampTsUs: 0, txns: [] },
-      { index: 3, leaderStampTsUs: 1_000_500, txns: [txn('b', { startTsUs: 1_000_000, readKeys: [key(0)], writes: [{ kind: 'delete', key: key(0) }] }), txn('a')] },
+      {
+        index: 3,
+        leaderStampTsUs: 1_000_500,
+        txns: [
+          txn('b', { startTsUs: 1_000_000, readKeys: [key(0)], writes: [{ kind: 'delete', key: key(0) }] }),
+          txn('a'),
+        ],
+      },
     ];
     const together = await openOccStore();
     const apart = await openOccStore();
@@ -228,7 +256,11 @@ describe('applyEntries (OCC)', () => {
   });
 
   it('the checkers report a history in which one operation committed twice', () => {
-    const record = { txn: txn('dup', { writes: [{ kind: 'put', key: key(0), value: value(1) }] }), opId: 'dup', reads: [] };
+    const record = {
+      txn: txn('dup', { writes: [{ kind: 'put', key: key(0), value: value(1) }] }),
+      opId: 'dup',
+      reads: [],
+    };
     const history: OccHistory = {
       proposals: [
         { record, outcome: { kind: 'committed', commitTsUs: 10 }, clockMs: 1, isRetry: false },

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeKey } from '../../src/storage/key-codec.js';
-import { TxnDecodeError, TxnInvalidError, decodeTxn, decodeTxnBatch, encodeTxn, encodeTxnBatch } from '../../src/storage/txn-codec.js';
+import {
+  TxnDecodeError,
+  TxnInvalidError,
+  decodeTxn,
+  decodeTxnBatch,
+  encodeTxn,
+  encodeTxnBatch,
+} from '../../src/storage/txn-codec.js';
 import { decodeTxnIdRecord, encodeTxnIdRecord } from '../../src/storage/txn-id-table.js';
 import type { Txn, TxnOutcome, TxnWrite } from '../../src/storage/txn.js';
 import { tupleArb } from './tuple-model.js';
@@ -10,7 +17,12 @@ const runs = { numRuns: 1000 };
 const keyArb = tupleArb.filter((t) => t.length > 0).map(encodeKey);
 const writeArb: fc.Arbitrary<TxnWrite> = fc.oneof(
   fc.record({ kind: fc.constant('put' as const), key: keyArb, value: fc.uint8Array({ maxLength: 40 }) }),
-  fc.record({ kind: fc.constant('put' as const), key: keyArb, value: fc.uint8Array({ maxLength: 40 }), isNewKey: fc.constant(true as const) }),
+  fc.record({
+    kind: fc.constant('put' as const),
+    key: keyArb,
+    value: fc.uint8Array({ maxLength: 40 }),
+    isNewKey: fc.constant(true as const),
+  }),
   fc.record({ kind: fc.constant('delete' as const), key: keyArb }),
 );
 const txnArb: fc.Arbitrary<Txn> = fc.record({
@@ -52,15 +64,27 @@ describe('txn codec', () => {
         const copy = JSON.parse(JSON.stringify(normalize(batch)), (_k, v: unknown) => v);
         const rebuilt = {
           leaderStampTsUs: copy.leaderStampTsUs,
-          txns: copy.txns.map((t: { readKeys: number[][]; writes: Array<{ kind: string; key: number[]; value?: number[]; isNewKey?: true }> } & Txn) => ({
-            ...t,
-            readKeys: t.readKeys.map((k) => Uint8Array.from(k)),
-            writes: t.writes.map((w) =>
-              w.kind === 'put'
-                ? { kind: 'put', key: Uint8Array.from(w.key), value: Uint8Array.from(w.value ?? []), ...(w.isNewKey === true ? { isNewKey: true } : {}) }
-                : { kind: 'delete', key: Uint8Array.from(w.key) },
-            ),
-          })),
+          txns: copy.txns.map(
+            (
+              t: {
+                readKeys: number[][];
+                writes: Array<{ kind: string; key: number[]; value?: number[]; isNewKey?: true }>;
+              } & Txn,
+            ) => ({
+              ...t,
+              readKeys: t.readKeys.map((k) => Uint8Array.from(k)),
+              writes: t.writes.map((w) =>
+                w.kind === 'put'
+                  ? {
+                      kind: 'put',
+                      key: Uint8Array.from(w.key),
+                      value: Uint8Array.from(w.value ?? []),
+                      ...(w.isNewKey === true ? { isNewKey: true } : {}),
+                    }
+                  : { kind: 'delete', key: Uint8Array.from(w.key) },
+              ),
+            }),
+          ),
         };
         expect(encodeTxnBatch(rebuilt)).toEqual(encodeTxnBatch(batch));
       }),
@@ -70,17 +94,24 @@ describe('txn codec', () => {
 
   it('reports every truncation of an encoded batch as TxnDecodeError', () => {
     fc.assert(
-      fc.property(batchArb.filter((b) => b.txns.length > 0), fc.nat(), (batch, cut) => {
-        const bytes = encodeTxnBatch(batch);
-        const truncated = bytes.subarray(0, cut % bytes.length);
-        expect(() => decodeTxnBatch(truncated)).toThrow(TxnDecodeError);
-      }),
+      fc.property(
+        batchArb.filter((b) => b.txns.length > 0),
+        fc.nat(),
+        (batch, cut) => {
+          const bytes = encodeTxnBatch(batch);
+          const truncated = bytes.subarray(0, cut % bytes.length);
+          expect(() => decodeTxnBatch(truncated)).toThrow(TxnDecodeError);
+        },
+      ),
       runs,
     );
   });
 
   it('reports trailing bytes, an unknown format and a malformed key as TxnDecodeError', () => {
-    const bytes = encodeTxnBatch({ leaderStampTsUs: 5, txns: [{ txnId: 't', startTsUs: 1, nowMs: 2, readKeys: [encodeKey(['a'])], writes: [] }] });
+    const bytes = encodeTxnBatch({
+      leaderStampTsUs: 5,
+      txns: [{ txnId: 't', startTsUs: 1, nowMs: 2, readKeys: [encodeKey(['a'])], writes: [] }],
+    });
     expect(() => decodeTxnBatch(Uint8Array.from([...bytes, 0]))).toThrow(TxnDecodeError);
     expect(() => decodeTxnBatch(Uint8Array.from([9, ...bytes.subarray(1)]))).toThrow(TxnDecodeError);
     const badKey = Uint8Array.from(bytes);
@@ -99,7 +130,8 @@ describe('txn codec', () => {
       { ...ok, readKeys: [Uint8Array.of(0x02, 0x61)] },
       { ...ok, writes: [{ kind: 'delete', key: Uint8Array.of(0x00) }] },
     ];
-    for (const txn of bad) expect(() => encodeTxnBatch({ leaderStampTsUs: 0, txns: [txn] }), JSON.stringify(txn)).toThrow(TxnInvalidError);
+    for (const txn of bad)
+      expect(() => encodeTxnBatch({ leaderStampTsUs: 0, txns: [txn] }), JSON.stringify(txn)).toThrow(TxnInvalidError);
     expect(() => encodeTxnBatch({ leaderStampTsUs: -1, txns: [] })).toThrow(TxnInvalidError);
   });
 });

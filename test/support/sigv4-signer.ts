@@ -15,7 +15,12 @@ export class NodeSha256 {
   }
   private static create(secret: Bytes | undefined) {
     if (secret === undefined) return createHash('sha256');
-    const key = typeof secret === 'string' ? secret : secret instanceof ArrayBuffer ? new Uint8Array(secret) : new Uint8Array(secret.buffer, secret.byteOffset, secret.byteLength);
+    const key =
+      typeof secret === 'string'
+        ? secret
+        : secret instanceof ArrayBuffer
+          ? new Uint8Array(secret)
+          : new Uint8Array(secret.buffer, secret.byteOffset, secret.byteLength);
     return createHmac('sha256', key);
   }
   reset(): void {

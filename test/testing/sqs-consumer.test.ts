@@ -52,11 +52,13 @@ describe('sqs-consumer on a test node', () => {
     consumer.start();
     try {
       const failedAtMs = node.nowMs();
-      for (const body of ['welcome', 'bounce', 'receipt']) await node.client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+      for (const body of ['welcome', 'bounce', 'receipt'])
+        await node.client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
       await within(handledCount(2), 10_000, 'the two good messages');
       await within(
         (async () => {
-          while (attempts.get('bounce') !== 1 || errors.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+          while (attempts.get('bounce') !== 1 || errors.length === 0)
+            await new Promise((resolve) => setTimeout(resolve, 5));
         })(),
         10_000,
         'the failed attempt',
@@ -71,7 +73,8 @@ describe('sqs-consumer on a test node', () => {
       expect(errors.map((e) => e.message)).toEqual([expect.stringContaining('mail server down')]);
       await within(
         (async () => {
-          while ((await queueCounts(node.client, queueUrl)).notVisible !== 0) await new Promise((resolve) => setTimeout(resolve, 5));
+          while ((await queueCounts(node.client, queueUrl)).notVisible !== 0)
+            await new Promise((resolve) => setTimeout(resolve, 5));
         })(),
         10_000,
         'the retried message to be deleted',

@@ -14,7 +14,11 @@ describe('ManualTestClock', () => {
     expect(fired).toEqual([['a', 1_100]]);
     expect(clock.nowMs()).toBe(1_150);
     clock.advance(10_000);
-    expect(fired).toEqual([['a', 1_100], ['b', 1_200], ['c', 1_300]]);
+    expect(fired).toEqual([
+      ['a', 1_100],
+      ['b', 1_200],
+      ['c', 1_300],
+    ]);
     expect(clock.nowMs()).toBe(11_150);
   });
 

@@ -65,11 +65,19 @@ const ignoredResourceTypes = new Set(['PROMISE', 'TickObject', 'Microtask']);
 async function exercise(node: TestNode): Promise<{ parkedPoll: Promise<unknown> }> {
   await node.client.send(new CreateQueueCommand({ QueueName: 'jobs' }));
   await node.client.send(new SendMessageCommand({ QueueUrl: node.queueUrl('jobs'), MessageBody: 'now' }));
-  await node.client.send(new SendMessageCommand({ QueueUrl: node.queueUrl('jobs'), MessageBody: 'later', DelaySeconds: 30 }));
-  const { Messages } = await node.client.send(new ReceiveMessageCommand({ QueueUrl: node.queueUrl('jobs'), WaitTimeSeconds: 1 }));
+  await node.client.send(
+    new SendMessageCommand({ QueueUrl: node.queueUrl('jobs'), MessageBody: 'later', DelaySeconds: 30 }),
+  );
+  const { Messages } = await node.client.send(
+    new ReceiveMessageCommand({ QueueUrl: node.queueUrl('jobs'), WaitTimeSeconds: 1 }),
+  );
   expect(Messages?.map((m) => m.Body)).toEqual(['now']);
   // A long poll still waiting when the node stops (its wait, and the delayed message, are timers).
-  return { parkedPoll: node.client.send(new ReceiveMessageCommand({ QueueUrl: node.queueUrl('jobs'), WaitTimeSeconds: 20 })).catch(() => undefined) };
+  return {
+    parkedPoll: node.client
+      .send(new ReceiveMessageCommand({ QueueUrl: node.queueUrl('jobs'), WaitTimeSeconds: 20 }))
+      .catch(() => undefined),
+  };
 }
 
 describe('TestNode.stop()', () => {
@@ -79,7 +87,11 @@ describe('TestNode.stop()', () => {
     resources.enable();
     const dataDir = makeTempDir('test-node-handles');
     try {
-      const nodes = [await startTestNode(), await startTestNode({ clock: 'real' }), await startTestNode({ dataDir: dataDir.path })];
+      const nodes = [
+        await startTestNode(),
+        await startTestNode({ clock: 'real' }),
+        await startTestNode({ dataDir: dataDir.path }),
+      ];
       const parked = [];
       for (const node of nodes) parked.push((await exercise(node)).parkedPoll);
       for (const node of nodes) await node.stop();
@@ -98,19 +110,22 @@ describe('TestNode.stop()', () => {
     expect(resources.alive()).toEqual([]);
   });
 
-  it.skipIf(!existsSync(builtTesting))('lets a process that started and stopped nodes through raftq/testing exit by itself', async () => {
-    const child = spawn(process.execPath, [startStopScript], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4_000)));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    try {
-      const code = await within(exited, 30_000, 'the process exiting by itself after stop()');
-      expect({ code, stdout: stdout.trim() }).toEqual({ code: 0, stdout: 'stopped' });
-    } catch (error) {
-      child.kill('SIGKILL');
-      throw new Error(`${String(error)}; stdout: ${stdout}; stderr: ${stderr}`);
-    }
-  });
+  it.skipIf(!existsSync(builtTesting))(
+    'lets a process that started and stopped nodes through raftq/testing exit by itself',
+    async () => {
+      const child = spawn(process.execPath, [startStopScript], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4_000)));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      try {
+        const code = await within(exited, 30_000, 'the process exiting by itself after stop()');
+        expect({ code, stdout: stdout.trim() }).toEqual({ code: 0, stdout: 'stopped' });
+      } catch (error) {
+        child.kill('SIGKILL');
+        throw new Error(`${String(error)}; stdout: ${stdout}; stderr: ${stderr}`);
+      }
+    },
+  );
 });

@@ -55,7 +55,10 @@ export class FifoPartitionIndex implements PartitionIndexFeed {
   private readonly visibility = new Map<string, MessageVisibility>();
   private readonly groupOf = new Map<string, string>();
   private readonly expired = new Set<string>();
-  private readonly heap = new MinHeap<HeapSlot>((a, b) => a.availableAtMs < b.availableAtMs || (a.availableAtMs === b.availableAtMs && a.headSequence < b.headSequence));
+  private readonly heap = new MinHeap<HeapSlot>(
+    (a, b) =>
+      a.availableAtMs < b.availableAtMs || (a.availableAtMs === b.availableAtMs && a.headSequence < b.headSequence),
+  );
   private readonly dirtyGroups = new Set<IndexedGroup>();
   private readonly deletedVisibility: string[] = [];
 
@@ -76,7 +79,13 @@ export class FifoPartitionIndex implements PartitionIndexFeed {
       current.isDeletedInBatch = true;
       this.deletedVisibility.push(event.messageId);
     } else if (current === undefined) {
-      this.visibility.set(event.messageId, { rowVisibleAtMs: event.visibleAtMs, retentionStartMs: event.retentionStartMs, visibleAtMs: event.visibleAtMs, isReceived: !event.isNeverReceived, isDeletedInBatch: false });
+      this.visibility.set(event.messageId, {
+        rowVisibleAtMs: event.visibleAtMs,
+        retentionStartMs: event.retentionStartMs,
+        visibleAtMs: event.visibleAtMs,
+        isReceived: !event.isNeverReceived,
+        isDeletedInBatch: false,
+      });
     } else {
       // The same message's vis row again (a row an older layout moved, put back): only the key changes.
       current.rowVisibleAtMs = event.visibleAtMs;
@@ -95,7 +104,8 @@ export class FifoPartitionIndex implements PartitionIndexFeed {
 
   inFlightCount(nowMs: number): number {
     let count = 0;
-    for (const visibility of this.visibility.values()) if (visibility.isReceived && visibility.visibleAtMs > nowMs) count++;
+    for (const visibility of this.visibility.values())
+      if (visibility.isReceived && visibility.visibleAtMs > nowMs) count++;
     return count;
   }
 
@@ -103,11 +113,19 @@ export class FifoPartitionIndex implements PartitionIndexFeed {
     let group = this.groups.get(event.groupId);
     if (event.kind === 'put') {
       if (group === undefined) {
-        group = { groupId: event.groupId, members: [], status: 'queued', availableAtMs: undefined, headSequence: 0n, stamp: 0 };
+        group = {
+          groupId: event.groupId,
+          members: [],
+          status: 'queued',
+          availableAtMs: undefined,
+          headSequence: 0n,
+          stamp: 0,
+        };
         this.groups.set(event.groupId, group);
       }
       const at = lowerBound(group.members, event.sequence);
-      if (group.members[at]?.sequence !== event.sequence) group.members.splice(at, 0, { sequence: event.sequence, messageId: event.messageId });
+      if (group.members[at]?.sequence !== event.sequence)
+        group.members.splice(at, 0, { sequence: event.sequence, messageId: event.messageId });
       this.groupOf.set(event.messageId, event.groupId);
     } else {
       if (group === undefined) return;

@@ -11,7 +11,14 @@
  * the key's bytes.
  */
 export type VisRowEvent =
-  | { readonly kind: 'put'; readonly visibleAtMs: number; readonly order: number | bigint; readonly messageId: string; readonly isNeverReceived: boolean; readonly retentionStartMs: number | undefined }
+  | {
+      readonly kind: 'put';
+      readonly visibleAtMs: number;
+      readonly order: number | bigint;
+      readonly messageId: string;
+      readonly isNeverReceived: boolean;
+      readonly retentionStartMs: number | undefined;
+    }
   | { readonly kind: 'delete'; readonly visibleAtMs: number; readonly messageId: string };
 
 /** A state row put: the message was received and is visible at `visibleAtMs`. Its deletes go with the message's. */

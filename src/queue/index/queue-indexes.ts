@@ -104,7 +104,11 @@ export class QueueIndexes {
     }
     const id = QueueIndexes.idOf(name, generation, partition);
     const index = this.live.get(id);
-    if (index !== undefined && (nowMs - index.loadedAtMs <= raftqLimits.queueIndexReloadAfterMs.value || index.hasReady(nowMs))) return index;
+    if (
+      index !== undefined &&
+      (nowMs - index.loadedAtMs <= raftqLimits.queueIndexReloadAfterMs.value || index.hasReady(nowMs))
+    )
+      return index;
     const running = this.builds.get(id);
     if (running !== undefined) return running.servedEarly ?? running.servable;
     let serveEarly: (index: PartitionIndex) => void = () => {};
@@ -155,7 +159,13 @@ export class QueueIndexes {
     return this.builds.size;
   }
 
-  private async build(queue: LoadedQueue, partition: number, nowMs: number, build: Build, serve: (index: StandardPartitionIndex) => void): Promise<PartitionIndex> {
+  private async build(
+    queue: LoadedQueue,
+    partition: number,
+    nowMs: number,
+    build: Build,
+    serve: (index: StandardPartitionIndex) => void,
+  ): Promise<PartitionIndex> {
     this.buildsCount++;
     const { held } = build;
     const index = emptyIndexOf(queue, nowMs);
@@ -245,18 +255,34 @@ function feed(index: PartitionIndex, held: HeldEvent, batch: number): void {
 
 /** What the index hears of a put (`value`) or delete (undefined) of a vis, state or group row; undefined for rows it does not mirror. */
 /** `isMaybeReceived`: a build's scan, before the state rows are in, says no vis row is "never received". */
-function heldEventOf(row: MessageRowKey, value: Uint8Array | undefined, isMaybeReceived = false): HeldEvent | undefined {
+function heldEventOf(
+  row: MessageRowKey,
+  value: Uint8Array | undefined,
+  isMaybeReceived = false,
+): HeldEvent | undefined {
   switch (row.family) {
     case 'vis': {
       const { visibleAtMs, order, messageId } = row;
       if (value === undefined) return { family: 'vis', event: { kind: 'delete', visibleAtMs, messageId } };
       const isNeverReceived = !isMaybeReceived && isNeverReceivedVisibilityValue(value);
-      return { family: 'vis', event: { kind: 'put', visibleAtMs, order, messageId, isNeverReceived, retentionStartMs: retentionStartMsOfVisibilityValue(value) } };
+      return {
+        family: 'vis',
+        event: {
+          kind: 'put',
+          visibleAtMs,
+          order,
+          messageId,
+          isNeverReceived,
+          retentionStartMs: retentionStartMsOfVisibilityValue(value),
+        },
+      };
     }
     case 'state': {
       // A state row's delete goes with its message's; rows of the older layout carry no readable time.
       const visibleAtMs = value === undefined ? undefined : visibleAtMsOfReceiveState(value);
-      return visibleAtMs === undefined ? undefined : { family: 'state', event: { messageId: row.messageId, visibleAtMs } };
+      return visibleAtMs === undefined
+        ? undefined
+        : { family: 'state', event: { messageId: row.messageId, visibleAtMs } };
     }
     case 'group': {
       const { groupId, sequence } = row;
@@ -278,7 +304,12 @@ function emptyIndexOf(queue: LoadedQueue, nowMs: number): PartitionIndex {
   return queue.meta.config.isFifo ? new FifoPartitionIndex(nowMs) : new StandardPartitionIndex(nowMs);
 }
 
-async function scanAll(view: ReadView, range: KeyRange, visit: (key: Uint8Array, value: Uint8Array) => void, afterPage: () => void): Promise<void> {
+async function scanAll(
+  view: ReadView,
+  range: KeyRange,
+  visit: (key: Uint8Array, value: Uint8Array) => void,
+  afterPage: () => void,
+): Promise<void> {
   let gte = range.gte;
   for (;;) {
     const page = await view.scan({ gte, lt: range.lt }, { limit: loadPageRows });
@@ -289,4 +320,3 @@ async function scanAll(view: ReadView, range: KeyRange, visit: (key: Uint8Array,
     gte = keySuccessor(last.key);
   }
 }
-

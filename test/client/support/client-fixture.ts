@@ -26,7 +26,11 @@ export async function startClientFixture(): Promise<ClientFixture> {
   const node = await startTestNode({ clock: 'real' });
   const clients: SQSClient[] = [];
   const newClient = (endpointUrl = node.endpoint) => {
-    const client = new SQSClient({ endpoint: endpointUrl, region: 'us-east-1', credentials: { accessKeyId: 'AKIDCLIENT', secretAccessKey: 'secret' } });
+    const client = new SQSClient({
+      endpoint: endpointUrl,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIDCLIENT', secretAccessKey: 'secret' },
+    });
     clients.push(client);
     return client;
   };
@@ -71,30 +75,48 @@ export async function createQueuePair(
       },
     }),
   );
-  return { queueUrl: source.QueueUrl as string, queueArn: await queueArnOf(sqs, source.QueueUrl as string), deadLetterQueueUrl: dlq.QueueUrl as string };
+  return {
+    queueUrl: source.QueueUrl as string,
+    queueArn: await queueArnOf(sqs, source.QueueUrl as string),
+    deadLetterQueueUrl: dlq.QueueUrl as string,
+  };
 }
 
 export async function queueArnOf(sqs: SQSClient, queueUrl: string): Promise<string> {
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }),
+  );
   return Attributes?.['QueueArn'] as string;
 }
 
 /** ApproximateNumberOfMessages and …NotVisible, as numbers. */
 export async function queueCounts(sqs: SQSClient, queueUrl: string): Promise<{ visible: number; notVisible: number }> {
   const { Attributes } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
-  return { visible: Number(Attributes?.['ApproximateNumberOfMessages']), notVisible: Number(Attributes?.['ApproximateNumberOfMessagesNotVisible']) };
+  return {
+    visible: Number(Attributes?.['ApproximateNumberOfMessages']),
+    notVisible: Number(Attributes?.['ApproximateNumberOfMessagesNotVisible']),
+  };
 }
 
 /** One receive with every attribute, long-polling up to `waitTimeSeconds`. */
-export async function receiveOnce(sqs: SQSClient, queueUrl: string, options: { waitTimeSeconds?: number; visibilityTimeoutSeconds?: number; max?: number } = {}): Promise<Message[]> {
+export async function receiveOnce(
+  sqs: SQSClient,
+  queueUrl: string,
+  options: { waitTimeSeconds?: number; visibilityTimeoutSeconds?: number; max?: number } = {},
+): Promise<Message[]> {
   const output = await sqs.send(
     new ReceiveMessageCommand({
       QueueUrl: queueUrl,
       MaxNumberOfMessages: options.max ?? 10,
       WaitTimeSeconds: options.waitTimeSeconds ?? 0,
-      ...(options.visibilityTimeoutSeconds !== undefined ? { VisibilityTimeout: options.visibilityTimeoutSeconds } : {}),
+      ...(options.visibilityTimeoutSeconds !== undefined
+        ? { VisibilityTimeout: options.visibilityTimeoutSeconds }
+        : {}),
       MessageSystemAttributeNames: ['All'],
       MessageAttributeNames: ['All'],
     }),

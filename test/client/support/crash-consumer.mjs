@@ -5,7 +5,11 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { consume } from '../../../dist/src/client/index.js';
 
 const [endpoint, queueUrl, visibilityTimeoutSeconds] = process.argv.slice(2);
-const client = new SQSClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'AKIDCRASH', secretAccessKey: 'secret' } });
+const client = new SQSClient({
+  endpoint,
+  region: 'us-east-1',
+  credentials: { accessKeyId: 'AKIDCRASH', secretAccessKey: 'secret' },
+});
 const stop = new AbortController();
 
 await consume({
@@ -15,7 +19,9 @@ await consume({
   handlerIsIdempotent: true,
   visibilityTimeoutSeconds: Number(visibilityTimeoutSeconds),
   handler: async (delivery) => {
-    process.stdout.write(`${JSON.stringify({ started: delivery.message.messageId, receiveCount: delivery.receiveCount, body: delivery.message.body })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ started: delivery.message.messageId, receiveCount: delivery.receiveCount, body: delivery.message.body })}\n`,
+    );
     // Busy with the message until killed: no lease is ever released by this process.
     await new Promise(() => {});
   },

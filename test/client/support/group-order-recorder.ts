@@ -28,7 +28,8 @@ export class GroupOrderRecorder {
 
   started(groupId: string, index: number): void {
     const expectedIndex = this.nextIndexOf(groupId);
-    if ((this.runningByGroup.get(groupId) ?? 0) > 0) this.violations.push({ kind: 'overlap', groupId, index, expectedIndex });
+    if ((this.runningByGroup.get(groupId) ?? 0) > 0)
+      this.violations.push({ kind: 'overlap', groupId, index, expectedIndex });
     if (index !== expectedIndex) this.violations.push({ kind: 'started out of turn', groupId, index, expectedIndex });
     for (const [otherGroupId, running] of this.runningByGroup) {
       if (otherGroupId !== groupId && running > 0) this.hasGroupsOverlapped = true;

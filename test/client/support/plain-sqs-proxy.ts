@@ -22,31 +22,48 @@ export async function startPlainSqsProxy(upstream: string): Promise<PlainSqsProx
     // would if it had been connected to raftq directly.
     const upstreamAbort = new AbortController();
     res.on('close', () => upstreamAbort.abort());
-    void readBody(req).then(async (body) => {
-      const target = req.headers['x-amz-target'];
-      if (typeof target === 'string' && extensionTargets.has(target)) {
-        refused++;
-        res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-query-error': 'InvalidAction;Sender' });
-        res.end(JSON.stringify({ __type: 'com.amazon.coral.service#UnknownOperationException', message: null }));
-        return;
-      }
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (typeof value === 'string' && name !== 'host' && name !== 'connection' && name !== 'content-length') headers[name] = value;
-      }
-      const answer = await fetch(`${upstream}${req.url ?? '/'}`, { method: req.method ?? 'POST', headers, signal: upstreamAbort.signal, ...(body.length > 0 ? { body } : {}) });
-      const answerHeaders: Record<string, string> = {};
-      answer.headers.forEach((value, name) => {
-        if (name !== 'content-length' && name !== 'transfer-encoding' && name !== 'connection' && name !== 'content-encoding') answerHeaders[name] = value;
+    void readBody(req)
+      .then(async (body) => {
+        const target = req.headers['x-amz-target'];
+        if (typeof target === 'string' && extensionTargets.has(target)) {
+          refused++;
+          res.writeHead(400, {
+            'content-type': 'application/x-amz-json-1.0',
+            'x-amzn-query-error': 'InvalidAction;Sender',
+          });
+          res.end(JSON.stringify({ __type: 'com.amazon.coral.service#UnknownOperationException', message: null }));
+          return;
+        }
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(req.headers)) {
+          if (typeof value === 'string' && name !== 'host' && name !== 'connection' && name !== 'content-length')
+            headers[name] = value;
+        }
+        const answer = await fetch(`${upstream}${req.url ?? '/'}`, {
+          method: req.method ?? 'POST',
+          headers,
+          signal: upstreamAbort.signal,
+          ...(body.length > 0 ? { body } : {}),
+        });
+        const answerHeaders: Record<string, string> = {};
+        answer.headers.forEach((value, name) => {
+          if (
+            name !== 'content-length' &&
+            name !== 'transfer-encoding' &&
+            name !== 'connection' &&
+            name !== 'content-encoding'
+          )
+            answerHeaders[name] = value;
+        });
+        const answerBody = Buffer.from(await answer.arrayBuffer());
+        res.writeHead(answer.status, { ...answerHeaders, 'content-length': String(answerBody.length) });
+        res.end(answerBody);
+      })
+      .catch((error: unknown) => {
+        if (res.headersSent || res.destroyed) return;
+        res.writeHead(502);
+        res.end(String(error));
       });
-      const answerBody = Buffer.from(await answer.arrayBuffer());
-      res.writeHead(answer.status, { ...answerHeaders, 'content-length': String(answerBody.length) });
-      res.end(answerBody);
-    }).catch((error: unknown) => {
-      if (res.headersSent || res.destroyed) return;
-      res.writeHead(502);
-      res.end(String(error));
-    });
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -83,10 +83,20 @@ const utf8 = new TextEncoder();
 export async function putTxn(node: ClusterNode, txnId: string, key: string, value: string): Promise<Txn> {
   const view = await node.readView({ linearizable: false });
   view.release();
-  return { txnId, startTsUs: view.ts, nowMs: node.nowMs(), readKeys: [], writes: [{ kind: 'put', key: encodeKey(['t', key]), value: utf8.encode(value) }] };
+  return {
+    txnId,
+    startTsUs: view.ts,
+    nowMs: node.nowMs(),
+    readKeys: [],
+    writes: [{ kind: 'put', key: encodeKey(['t', key]), value: utf8.encode(value) }],
+  };
 }
 
-export async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+export async function waitUntil(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await predicate())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

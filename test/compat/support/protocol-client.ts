@@ -32,7 +32,8 @@ export class ProtocolClient {
   /** The call, failing the test unless it succeeded. */
   async ok(action: string, input: Input = {}, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
     const result = await this.call(action, input, headers);
-    if (result.error !== undefined) throw new Error(`${action} over ${this.protocol} failed: ${result.error.code}: ${result.error.message}`);
+    if (result.error !== undefined)
+      throw new Error(`${action} over ${this.protocol} failed: ${result.error.code}: ${result.error.message}`);
     return result.body;
   }
 
@@ -61,7 +62,12 @@ export class ProtocolClient {
     });
     const raw = await res.text();
     if (res.status >= 300) {
-      return { status: res.status, body: {}, raw, error: { code: text(raw, 'Code') ?? '', message: text(raw, 'Message') ?? '' } };
+      return {
+        status: res.status,
+        body: {},
+        raw,
+        error: { code: text(raw, 'Code') ?? '', message: text(raw, 'Message') ?? '' },
+      };
     }
     return { status: res.status, body: readQueryResult(raw), raw };
   }
@@ -75,7 +81,8 @@ function flatten(params: URLSearchParams, action: string, name: string, value: u
   };
   if (name === 'Entries') {
     (value as Input[]).forEach((entry, i) => {
-      for (const [field, v] of Object.entries(entry)) flatten(params, action, `${action}RequestEntry.${i + 1}.${field}`, v);
+      for (const [field, v] of Object.entries(entry))
+        flatten(params, action, `${action}RequestEntry.${i + 1}.${field}`, v);
     });
     return;
   }
@@ -147,7 +154,11 @@ function readQueryResult(xml: string): Record<string, unknown> {
     if (value !== undefined) out[element] = value;
   }
   if (/<GetQueueAttributesResult>/.test(xml)) out['Attributes'] = nameValues(xml);
-  const successful = [...all(xml, 'SendMessageBatchResultEntry'), ...all(xml, 'DeleteMessageBatchResultEntry'), ...all(xml, 'ChangeMessageVisibilityBatchResultEntry')];
+  const successful = [
+    ...all(xml, 'SendMessageBatchResultEntry'),
+    ...all(xml, 'DeleteMessageBatchResultEntry'),
+    ...all(xml, 'ChangeMessageVisibilityBatchResultEntry'),
+  ];
   const failed = all(xml, 'BatchResultErrorEntry');
   if (/BatchResult>/.test(xml)) {
     out['Successful'] = successful.map((e) => ({ Id: text(e, 'Id') }));

@@ -48,7 +48,10 @@ export function parseEnvFile(text: string): Record<string, string> {
 }
 
 /** The RAFTQ_ variables `raftq serve` reads. */
-export const serveEnvNames: ReadonlySet<string> = new Set([...serveFlags.map((spec) => envName(spec.name)), 'RAFTQ_CONFIG']);
+export const serveEnvNames: ReadonlySet<string> = new Set([
+  ...serveFlags.map((spec) => envName(spec.name)),
+  'RAFTQ_CONFIG',
+]);
 
 /**
  * Rewrites every HOST:PORT in `text` onto 127.0.0.1 and a free port. `scope` keeps addresses

@@ -32,7 +32,8 @@ export function runtimeStageOf(instructions: readonly DockerInstruction[]): Runt
   const stageStarts = instructions.flatMap((line, index) => (line.instruction === 'FROM' ? [index] : []));
   const buildStart = instructions.findIndex((line) => line.instruction === 'FROM' && / AS build$/i.test(line.args));
   const runtimeStart = stageStarts[stageStarts.length - 1];
-  if (buildStart === -1 || runtimeStart === undefined || runtimeStart === buildStart) throw new Error('expected a build stage "AS build" and a runtime stage after it');
+  if (buildStart === -1 || runtimeStart === undefined || runtimeStart === buildStart)
+    throw new Error('expected a build stage "AS build" and a runtime stage after it');
   const workdirOf = (from: number, to: number): string => {
     const workdirs = instructions.slice(from, to).filter((line) => line.instruction === 'WORKDIR');
     const last = workdirs[workdirs.length - 1];
@@ -47,7 +48,8 @@ export function runtimeStageOf(instructions: readonly DockerInstruction[]): Runt
     .filter((line) => line.instruction === 'COPY')
     .map((line) => {
       const words = line.args.split(/\s+/);
-      if (words[0] !== '--from=build' || words.length !== 3) throw new Error(`expected COPY --from=build SRC DEST, got COPY ${line.args}`);
+      if (words[0] !== '--from=build' || words.length !== 3)
+        throw new Error(`expected COPY --from=build SRC DEST, got COPY ${line.args}`);
       const source = posix.resolve(buildWorkdir, words[1] as string);
       const destination = posix.relative(workdir, posix.resolve(workdir, words[2] as string));
       if (destination.startsWith('..')) throw new Error(`COPY destination outside ${workdir}: ${words[2]}`);
@@ -60,7 +62,8 @@ export function runtimeStageOf(instructions: readonly DockerInstruction[]): Runt
 export function assembleRuntimeStage(stage: RuntimeStage, appDir: string): void {
   for (const { source, destination } of stage.copies) {
     const relativeSource = posix.relative(stage.buildWorkdir, source);
-    if (relativeSource.startsWith('..')) throw new Error(`COPY source outside the build stage's ${stage.buildWorkdir}: ${source}`);
+    if (relativeSource.startsWith('..'))
+      throw new Error(`COPY source outside the build stage's ${stage.buildWorkdir}: ${source}`);
     const from = join(repoRoot, relativeSource);
     const to = join(appDir, destination);
     if (!existsSync(from)) throw new Error(`${source} is not in the built checkout (${from}): run npm run build`);
@@ -72,11 +75,15 @@ export function assembleRuntimeStage(stage: RuntimeStage, appDir: string): void 
 
 /** Top-level packages of `modulesDir` that `npm prune --omit=dev` keeps, linked into `to`. */
 function linkProductionModules(modulesDir: string, to: string): void {
-  const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+  const lock = JSON.parse(readFileSync(join(repoRoot, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
   mkdirSync(to, { recursive: true });
   for (const entry of readdirSync(modulesDir)) {
     if (entry.startsWith('.')) continue;
-    const names = entry.startsWith('@') ? readdirSync(join(modulesDir, entry)).map((scoped) => `${entry}/${scoped}`) : [entry];
+    const names = entry.startsWith('@')
+      ? readdirSync(join(modulesDir, entry)).map((scoped) => `${entry}/${scoped}`)
+      : [entry];
     for (const name of names) {
       const locked = lock.packages[`node_modules/${name}`];
       if (locked === undefined || locked.dev === true) continue;

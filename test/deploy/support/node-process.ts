@@ -12,7 +12,11 @@ import { freePort } from '../../support/ports.js';
 export const repoRoot = new URL('../../../', import.meta.url).pathname.replace(/\/$/, '');
 export const mainScript = `${repoRoot}/dist/src/cli/main.js`;
 
-export async function waitFor(predicate: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
+export async function waitFor(
+  predicate: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await predicate()) return;
@@ -35,7 +39,11 @@ export class NodeProcess {
     options: { command?: string; cwd?: string } = {},
   ) {
     const out = openSync(logFile, 'a');
-    this.child = spawn(options.command ?? process.execPath, argv, { stdio: ['ignore', out, out], env, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
+    this.child = spawn(options.command ?? process.execPath, argv, {
+      stdio: ['ignore', out, out],
+      env,
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    });
     closeSync(out);
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
   }
@@ -45,14 +53,35 @@ export class NodeProcess {
   }
 
   async waitReady(timeoutMs = 30_000, headers: Record<string, string> = {}): Promise<void> {
-    await waitFor(async () => {
-      if (!this.isRunning) throw new Error(`${this.name} exited during start-up:\n${this.tail()}`);
-      return (await fetch(`http://${this.adminAddress}/ready`, { headers, signal: AbortSignal.timeout(3_000) }).catch(() => null))?.status === 200;
-    }, timeoutMs, `${this.name} to be ready`);
+    await waitFor(
+      async () => {
+        if (!this.isRunning) throw new Error(`${this.name} exited during start-up:\n${this.tail()}`);
+        return (
+          (
+            await fetch(`http://${this.adminAddress}/ready`, { headers, signal: AbortSignal.timeout(3_000) }).catch(
+              () => null,
+            )
+          )?.status === 200
+        );
+      },
+      timeoutMs,
+      `${this.name} to be ready`,
+    );
   }
 
-  async status(headers: Record<string, string> = {}): Promise<{ id: string; role: string; leader: string; appliedIndex: number; commitIndex: number; stateDigest: string; members: { id: string; role: string }[] }> {
-    const response = await fetch(`http://${this.adminAddress}/status`, { headers, signal: AbortSignal.timeout(10_000) });
+  async status(headers: Record<string, string> = {}): Promise<{
+    id: string;
+    role: string;
+    leader: string;
+    appliedIndex: number;
+    commitIndex: number;
+    stateDigest: string;
+    members: { id: string; role: string }[];
+  }> {
+    const response = await fetch(`http://${this.adminAddress}/status`, {
+      headers,
+      signal: AbortSignal.timeout(10_000),
+    });
     if (!response.ok) throw new Error(`${this.name} /status: ${response.status}`);
     return (await response.json()) as never;
   }
@@ -78,7 +107,11 @@ export class NodeProcess {
 }
 
 /** Runs the raftq CLI to completion. */
-export function runCli(args: readonly string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 90_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 90_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(process.execPath, [mainScript, ...args], { env, timeout: timeoutMs }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;

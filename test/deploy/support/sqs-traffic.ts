@@ -32,7 +32,10 @@ export class FailoverSqs {
   }
 
   /** Runs `call` against one node after another until one answers, within `timeoutMs`. */
-  async withFailover<T>(call: (client: SQSClient, queueUrlOf: (name: string) => string) => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  async withFailover<T>(
+    call: (client: SQSClient, queueUrlOf: (name: string) => string) => Promise<T>,
+    timeoutMs = 30_000,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     let lastError: unknown = null;
     for (;;) {
@@ -55,7 +58,9 @@ export class FailoverSqs {
   }
 
   async send(queueName: string, body: string): Promise<void> {
-    await this.withFailover((client, queueUrlOf) => client.send(new SendMessageCommand({ QueueUrl: queueUrlOf(queueName), MessageBody: body })));
+    await this.withFailover((client, queueUrlOf) =>
+      client.send(new SendMessageCommand({ QueueUrl: queueUrlOf(queueName), MessageBody: body })),
+    );
   }
 
   /** Receives and deletes until `expected` bodies were all seen (or the bound passes); returns every body seen. */
@@ -65,11 +70,23 @@ export class FailoverSqs {
     while ([...expected].some((body) => !seen.has(body)) && Date.now() < deadline) {
       await this.withFailover(async (client, queueUrlOf) => {
         const url = queueUrlOf(queueName);
-        const answer = await client.send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 60 }));
+        const answer = await client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            VisibilityTimeout: 60,
+          }),
+        );
         const messages = answer.Messages ?? [];
         for (const message of messages) seen.add(message.Body ?? '');
         if (messages.length > 0) {
-          await client.send(new DeleteMessageBatchCommand({ QueueUrl: url, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })) }));
+          await client.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: url,
+              Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
+            }),
+          );
         }
       });
     }

@@ -4,12 +4,27 @@ import { FifoPartitionIndex } from '../../../src/queue/index/fifo-partition-inde
 
 const keys = new GenerationKeys('q.fifo', 1);
 
-function send(index: FifoPartitionIndex, groupId: string, sequence: bigint, messageId: string, visibleAtMs: number): void {
+function send(
+  index: FifoPartitionIndex,
+  groupId: string,
+  sequence: bigint,
+  messageId: string,
+  visibleAtMs: number,
+): void {
   index.applyGroup({ kind: 'put', groupId, sequence, messageId }, 1);
-  index.applyVis({ kind: 'put', visibleAtMs, order: sequence, messageId, isNeverReceived: true, retentionStartMs: visibleAtMs }, 1);
+  index.applyVis(
+    { kind: 'put', visibleAtMs, order: sequence, messageId, isNeverReceived: true, retentionStartMs: visibleAtMs },
+    1,
+  );
 }
 
-function remove(index: FifoPartitionIndex, groupId: string, sequence: bigint, messageId: string, visibleAtMs: number): void {
+function remove(
+  index: FifoPartitionIndex,
+  groupId: string,
+  sequence: bigint,
+  messageId: string,
+  visibleAtMs: number,
+): void {
   index.applyGroup({ kind: 'delete', groupId, sequence }, 2);
   index.applyVis({ kind: 'delete', visibleAtMs, messageId }, 2);
 }
@@ -64,7 +79,7 @@ describe('FifoPartitionIndex', () => {
     expect(index.take(1_000)).toBeUndefined();
   });
 
-  it('passes expired messages at a group\'s head once marked, and offers them again when told', () => {
+  it("passes expired messages at a group's head once marked, and offers them again when told", () => {
     const index = new FifoPartitionIndex(0);
     send(index, 'g1', 1n, 'a1', 100);
     send(index, 'g1', 2n, 'a2', 800);

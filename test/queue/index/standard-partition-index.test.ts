@@ -12,7 +12,8 @@ function put(messageId: string, visibleAtMs: number, order: bigint, retentionSta
 
 function takeAll(index: StandardPartitionIndex, nowMs: number, expiredBeforeMs = never): string[] {
   const taken: string[] = [];
-  for (let m = index.take(nowMs, expiredBeforeMs); m !== undefined; m = index.take(nowMs, expiredBeforeMs)) taken.push(m.messageId);
+  for (let m = index.take(nowMs, expiredBeforeMs); m !== undefined; m = index.take(nowMs, expiredBeforeMs))
+    taken.push(m.messageId);
   return taken;
 }
 

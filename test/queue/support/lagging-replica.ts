@@ -82,13 +82,17 @@ export class LaggingReplica implements TxnExecutor {
     if (claims.length === 0) return;
     const claimedIds = new Set(claims.map((c) => c.messageId));
     for (const claim of claims) {
-      const rows = await view.scan(claim.keys.groupRange(claim.partition, claim.groupId), { limit: Number.MAX_SAFE_INTEGER });
+      const rows = await view.scan(claim.keys.groupRange(claim.partition, claim.groupId), {
+        limit: Number.MAX_SAFE_INTEGER,
+      });
       for (const row of rows) {
         const sequence = decodeKey(row.key).at(-1) as bigint;
         if (sequence >= claim.sequence) break;
         const earlierId = decoder.decode(row.value);
         if (claimedIds.has(earlierId)) continue;
-        this.violations.push(`${claim.groupId}: ${claim.sequence} was claimed while ${sequence} of the same group was not deleted`);
+        this.violations.push(
+          `${claim.groupId}: ${claim.sequence} was claimed while ${sequence} of the same group was not deleted`,
+        );
       }
     }
   }

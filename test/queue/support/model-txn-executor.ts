@@ -53,7 +53,8 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
         const id = hex(write.key);
         let entry = this.versions.get(id);
         // The apply step trusts a new-key vouch without reading: a wrong one must fail the test.
-        if (write.kind === 'put' && write.isNewKey === true && entry !== undefined) throw new Error(`a put vouched its key new, but the key has versions: ${id}`);
+        if (write.kind === 'put' && write.isNewKey === true && entry !== undefined)
+          throw new Error(`a put vouched its key new, but the key has versions: ${id}`);
         if (entry === undefined) {
           entry = { key: write.key, versions: [] };
           this.versions.set(id, entry);

@@ -21,7 +21,9 @@ export interface Harness {
  * `executor`: 'store' (default) runs on the real MVCC store and apply step; 'model' on the
  * in-memory model, which the property tests also use to cross-check the store.
  */
-export function makeHarness(options: { seed?: number; inFlightMessagesMax?: number; executor?: 'store' | 'model' } = {}): Harness {
+export function makeHarness(
+  options: { seed?: number; inFlightMessagesMax?: number; executor?: 'store' | 'model' } = {},
+): Harness {
   const executor = options.executor === 'model' ? new ModelTxnExecutor() : new StoreTxnExecutor();
   const scheduler = new ManualScheduler(executor.clock);
   const warnings: Harness['warnings'] = [];
@@ -42,13 +44,23 @@ export function entry(id: string, body: string, extra: Partial<SendEntry> = {}):
 }
 
 /** Sends one message and returns its id; fails the test if the entry failed. */
-export async function sendOne(service: QueueService, queue: string, body: string, extra: Partial<SendEntry> = {}): Promise<string> {
+export async function sendOne(
+  service: QueueService,
+  queue: string,
+  body: string,
+  extra: Partial<SendEntry> = {},
+): Promise<string> {
   const [result] = await service.sendMessages(queue, [entry('e', body, extra)], { senderId: 'tester' });
-  if (result === undefined || 'error' in result) throw new Error(`send failed: ${result === undefined ? 'no result' : result.error.message}`);
+  if (result === undefined || 'error' in result)
+    throw new Error(`send failed: ${result === undefined ? 'no result' : result.error.message}`);
   return result.messageId;
 }
 
-export async function receiveAll(service: QueueService, queue: string, options: { visibilityTimeoutSeconds?: number } = {}): Promise<ReceivedMessage[]> {
+export async function receiveAll(
+  service: QueueService,
+  queue: string,
+  options: { visibilityTimeoutSeconds?: number } = {},
+): Promise<ReceivedMessage[]> {
   const all: ReceivedMessage[] = [];
   for (;;) {
     const batch = await service.receiveMessages(queue, { maxMessages: 10, waitTimeSeconds: 0, ...options });

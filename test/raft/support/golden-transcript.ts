@@ -31,7 +31,8 @@ export function isUpdatingGolden(): boolean {
  * with a unified diff (- checked in, + now) when they differ, and when there is no file yet.
  */
 export function expectGoldenTranscript(name: string, transcript: readonly string[]): void {
-  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name)) throw new Error(`golden transcript name '${name}': lowercase words joined by '-'`);
+  if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name))
+    throw new Error(`golden transcript name '${name}': lowercase words joined by '-'`);
   if (namesSeen.has(name)) throw new Error(`golden transcript name '${name}' is used twice`);
   namesSeen.add(name);
   const fileUrl = new URL(`${name}.txt`, folderUrl);
@@ -42,7 +43,8 @@ export function expectGoldenTranscript(name: string, transcript: readonly string
     writeFileSync(fileUrl, text);
     return;
   }
-  if (!existsSync(fileUrl)) throw new Error(`no golden transcript ${path}: run \`${updateCommand}\` to write it, then review and commit it`);
+  if (!existsSync(fileUrl))
+    throw new Error(`no golden transcript ${path}: run \`${updateCommand}\` to write it, then review and commit it`);
   // A checkout that turned line ends into CRLF changes no behaviour.
   const expected = readFileSync(fileUrl, 'utf8').replace(/\r\n/g, '\n');
   if (expected === text) return;
@@ -81,7 +83,9 @@ function lineEdits(before: readonly string[], after: readonly string[]): Edit[] 
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
         lcs[i * width + j] =
-          before[start + i] === after[start + j] ? lcs[(i + 1) * width + j + 1]! + 1 : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
+          before[start + i] === after[start + j]
+            ? lcs[(i + 1) * width + j + 1]! + 1
+            : Math.max(lcs[(i + 1) * width + j]!, lcs[i * width + j + 1]!);
       }
     }
     let i = 0;
@@ -104,7 +108,8 @@ function lineEdits(before: readonly string[], after: readonly string[]): Edit[] 
     for (let i = start; i < endBefore; i++) edits.push({ kind: '-', line: before[i]!, oldNo: i + 1, newNo: start });
     for (let j = start; j < endAfter; j++) edits.push({ kind: '+', line: after[j]!, oldNo: endBefore, newNo: j + 1 });
   }
-  for (let i = endBefore, j = endAfter; i < before.length; i++, j++) edits.push({ kind: ' ', line: before[i]!, oldNo: i + 1, newNo: j + 1 });
+  for (let i = endBefore, j = endAfter; i < before.length; i++, j++)
+    edits.push({ kind: ' ', line: before[i]!, oldNo: i + 1, newNo: j + 1 });
   return edits;
 }
 
@@ -146,7 +151,9 @@ export function unifiedDiff(before: readonly string[], after: readonly string[])
     }
     if (shown === shownLinesMax) {
       const changed = edits.filter((e) => e.kind !== ' ').length;
-      out.push(`… cut at ${shownLinesMax} lines; ${changed} lines changed in all (update, then read \`git diff ${goldenFolder}\`)`);
+      out.push(
+        `… cut at ${shownLinesMax} lines; ${changed} lines changed in all (update, then read \`git diff ${goldenFolder}\`)`,
+      );
       break;
     }
     k = end;

@@ -41,7 +41,10 @@ export class NodeHarness {
     });
     this.storage.append((options.logTerms ?? []).map((t, i) => entry(t, i + 1)));
     this.raw = new RawNode(
-      testRaftConfig({ id: this.id, storage: this.storage, prng: new SeededPrng(options.seed ?? 7) }, options, { preVote: false, checkQuorum: false }),
+      testRaftConfig({ id: this.id, storage: this.storage, prng: new SeededPrng(options.seed ?? 7) }, options, {
+        preVote: false,
+        checkQuorum: false,
+      }),
     );
   }
 

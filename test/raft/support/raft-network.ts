@@ -4,7 +4,15 @@ import { decodeConfChange } from '../../../src/raft/conf-change.js';
 import { MemoryRaftStorage } from '../../../src/raft/memory-storage.js';
 import { describeRaftMessage } from '../../../src/raft/raft-message.js';
 import { RawNode } from '../../../src/raft/raw-node.js';
-import type { ConfChange, ConfState, Entry, NodeId, RaftMessage, ReadState, StateRole } from '../../../src/raft/types.js';
+import type {
+  ConfChange,
+  ConfState,
+  Entry,
+  NodeId,
+  RaftMessage,
+  ReadState,
+  StateRole,
+} from '../../../src/raft/types.js';
 import { EntryType, MessageType } from '../../../src/raft/types.js';
 import { testRaftConfig, type RaftTestTuning } from './test-raft-config.js';
 
@@ -76,7 +84,10 @@ export class RaftNetwork {
    * A node bootstrapped with `confState` (by default the cluster's genesis configuration, which a
    * node added later must share: the log records changes from it, not the configuration itself).
    */
-  addNode(id: NodeId, options: { confState?: ConfState; storage?: MemoryRaftStorage; applied?: number } = {}): TestNode {
+  addNode(
+    id: NodeId,
+    options: { confState?: ConfState; storage?: MemoryRaftStorage; applied?: number } = {},
+  ): TestNode {
     const storage = options.storage ?? new MemoryRaftStorage({ confState: options.confState ?? this.genesisConfState });
     const node: TestNode = {
       id,
@@ -151,11 +162,15 @@ export class RaftNetwork {
   /** Cuts every link between the groups (both ways); links within a group stay up. */
   partition(...groups: NodeId[][]): void {
     this.log(`> partition ${groups.map((g) => g.join(' ')).join(' | ')}`);
-    for (const a of groups) for (const b of groups) if (a !== b) for (const x of a) for (const y of b) this.cutLinks.add(`${x}->${y}`);
+    for (const a of groups)
+      for (const b of groups) if (a !== b) for (const x of a) for (const y of b) this.cutLinks.add(`${x}->${y}`);
   }
 
   isolate(id: NodeId): void {
-    this.partition([id], [...this.nodes.keys()].filter((other) => other !== id));
+    this.partition(
+      [id],
+      [...this.nodes.keys()].filter((other) => other !== id),
+    );
   }
 
   cutOneWay(from: NodeId, to: NodeId): void {
@@ -305,7 +320,12 @@ export class RaftNetwork {
   }
 
   private newRawNode(id: NodeId, storage: MemoryRaftStorage, applied: number | undefined): RawNode {
-    return new RawNode(testRaftConfig({ id, storage, prng: this.prng.fork(), applied }, this.options, { preVote: true, checkQuorum: true }));
+    return new RawNode(
+      testRaftConfig({ id, storage, prng: this.prng.fork(), applied }, this.options, {
+        preVote: true,
+        checkQuorum: true,
+      }),
+    );
   }
 }
 

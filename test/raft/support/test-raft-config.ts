@@ -29,7 +29,11 @@ export interface RaftTestNodeParts {
  * entries (so that no test meets a flow-control limit it did not ask for). PreVote and
  * CheckQuorum are the caller's default, since the one-node harness and the network differ.
  */
-export function testRaftConfig(parts: RaftTestNodeParts, tuning: RaftTestTuning, defaults: { readonly preVote: boolean; readonly checkQuorum: boolean }): RaftConfig {
+export function testRaftConfig(
+  parts: RaftTestNodeParts,
+  tuning: RaftTestTuning,
+  defaults: { readonly preVote: boolean; readonly checkQuorum: boolean },
+): RaftConfig {
   return {
     id: parts.id,
     storage: parts.storage,

@@ -56,7 +56,10 @@ export class DurabilityChecker {
           );
         }
       } else if (applied.appliedIndex >= ack.index && applied.valueAt(ack.index) !== ack.value) {
-        throw new InvariantViolationError('durability', `leader ${leaderId} of term ${term} applied ${applied.valueAt(ack.index) ?? 'nothing'} at index ${ack.index}, where acknowledged value ${ack.value} was`);
+        throw new InvariantViolationError(
+          'durability',
+          `leader ${leaderId} of term ${term} applied ${applied.valueAt(ack.index) ?? 'nothing'} at index ${ack.index}, where acknowledged value ${ack.value} was`,
+        );
       }
     }
     this.checkedCountByLeader.set(key, this.acks.length);
@@ -66,11 +69,17 @@ export class DurabilityChecker {
   checkMemberApplied(nodeId: NodeId, applied: AppliedView): void {
     for (const ack of this.acks) {
       if (applied.appliedIndex < ack.index) {
-        throw new InvariantViolationError('durability', `node ${nodeId} applied only up to ${applied.appliedIndex}, short of acknowledged value ${ack.value} at index ${ack.index}`);
+        throw new InvariantViolationError(
+          'durability',
+          `node ${nodeId} applied only up to ${applied.appliedIndex}, short of acknowledged value ${ack.value} at index ${ack.index}`,
+        );
       }
       const value = applied.valueAt(ack.index);
       if (value !== ack.value) {
-        throw new InvariantViolationError('durability', `node ${nodeId} applied ${value ?? 'nothing'} at index ${ack.index}, where acknowledged value ${ack.value} was`);
+        throw new InvariantViolationError(
+          'durability',
+          `node ${nodeId} applied ${value ?? 'nothing'} at index ${ack.index}, where acknowledged value ${ack.value} was`,
+        );
       }
     }
   }

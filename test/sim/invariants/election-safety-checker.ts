@@ -10,7 +10,10 @@ export class ElectionSafetyChecker {
     const known = this.leaderByTerm.get(term);
     if (known === undefined) this.leaderByTerm.set(term, nodeId);
     else if (known !== nodeId) {
-      throw new InvariantViolationError('electionSafety', `nodes ${known} and ${nodeId} are both leader of term ${term}`);
+      throw new InvariantViolationError(
+        'electionSafety',
+        `nodes ${known} and ${nodeId} are both leader of term ${term}`,
+      );
     }
   }
 }

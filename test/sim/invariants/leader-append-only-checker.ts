@@ -17,7 +17,13 @@ export class LeaderAppendOnlyChecker {
   private readonly claimsByLeader = new Map<NodeId, LeaderClaims>();
 
   /** An append sent by `leaderId` in `term`: entry `prevIndex` has `prevTerm`, then `entries`. */
-  observeAppendSent(leaderId: NodeId, term: number, prevIndex: number, prevTerm: number, entries: readonly Entry[]): void {
+  observeAppendSent(
+    leaderId: NodeId,
+    term: number,
+    prevIndex: number,
+    prevTerm: number,
+    entries: readonly Entry[],
+  ): void {
     let claims = this.claimsByLeader.get(leaderId);
     if (claims === undefined || claims.term < term) {
       claims = { term, termByIndex: new Map() };

@@ -29,12 +29,18 @@ export class LeaderCompletenessChecker {
     for (let index = Math.max(fromIndex, log.snapshotIndex) + 1; index <= toIndex; index++) {
       const term = log.termAt(index);
       if (term === undefined) {
-        throw new InvariantViolationError('leaderCompleteness', `node ${nodeId} committed index ${index}, which its log does not hold (last index ${log.lastIndex})`);
+        throw new InvariantViolationError(
+          'leaderCompleteness',
+          `node ${nodeId} committed index ${index}, which its log does not hold (last index ${log.lastIndex})`,
+        );
       }
       const known = this.committed[index];
       if (known === undefined) this.committed[index] = { term, observedTerm: nodeTerm };
       else if (known.term !== term) {
-        throw new InvariantViolationError('leaderCompleteness', `entry ${index} was committed with term ${known.term}, but node ${nodeId} committed term ${term} there`);
+        throw new InvariantViolationError(
+          'leaderCompleteness',
+          `entry ${index} was committed with term ${known.term}, but node ${nodeId} committed term ${term} there`,
+        );
       } else known.observedTerm = Math.min(known.observedTerm, nodeTerm);
     }
   }

@@ -16,10 +16,16 @@ export class LinearizableReadChecker {
   observeReadState(nodeId: NodeId, ctx: string, index: number): void {
     const required = this.requiredIndexByCtx.get(ctx);
     if (required === undefined) {
-      throw new InvariantViolationError('linearizableReads', `node ${nodeId} answered read ${ctx}, which nobody requested`);
+      throw new InvariantViolationError(
+        'linearizableReads',
+        `node ${nodeId} answered read ${ctx}, which nobody requested`,
+      );
     }
     if (index < required) {
-      throw new InvariantViolationError('linearizableReads', `node ${nodeId} answered read ${ctx} at index ${index}, but index ${required} was acknowledged before it was requested`);
+      throw new InvariantViolationError(
+        'linearizableReads',
+        `node ${nodeId} answered read ${ctx} at index ${index}, but index ${required} was acknowledged before it was requested`,
+      );
     }
   }
 }

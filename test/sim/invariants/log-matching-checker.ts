@@ -27,7 +27,10 @@ export class LogMatchingChecker {
     let previousTerm = prevTerm;
     for (const entry of entries) {
       if (entry.index !== previousIndex + 1) {
-        throw new InvariantViolationError('logMatching', `${source}: entry ${entry.index} follows entry ${previousIndex}`);
+        throw new InvariantViolationError(
+          'logMatching',
+          `${source}: entry ${entry.index} follows entry ${previousIndex}`,
+        );
       }
       this.observeEntry(entry, previousTerm, source);
       previousIndex = entry.index;
@@ -44,7 +47,10 @@ export class LogMatchingChecker {
       return;
     }
     if (known.fingerprint !== fingerprint) {
-      throw new InvariantViolationError('logMatching', `entry ${entry.index} of term ${entry.term} has different contents in ${known.source} and ${source}`);
+      throw new InvariantViolationError(
+        'logMatching',
+        `entry ${entry.index} of term ${entry.term} has different contents in ${known.source} and ${source}`,
+      );
     }
     if (known.previousTerm !== previousTerm) {
       throw new InvariantViolationError(

@@ -21,7 +21,10 @@ export class MonotonicityChecker {
     if (before !== undefined) {
       for (const field of ['term', 'commit', 'applied'] as const) {
         if (progress[field] < before[field]) {
-          throw new InvariantViolationError('monotonicity', `node ${nodeId}'s durable ${field} went back from ${before[field]} to ${progress[field]} ${when}`);
+          throw new InvariantViolationError(
+            'monotonicity',
+            `node ${nodeId}'s durable ${field} went back from ${before[field]} to ${progress[field]} ${when}`,
+          );
         }
       }
     }

@@ -31,7 +31,8 @@ export class PersistBeforeSendChecker {
       return;
     }
     if (message.type === MessageType.VoteResp && !message.reject) promises.voteGranted = message.to;
-    if (message.type === MessageType.AppResp && !message.reject) promises.indexAcknowledged = Math.max(promises.indexAcknowledged, message.index);
+    if (message.type === MessageType.AppResp && !message.reject)
+      promises.indexAcknowledged = Math.max(promises.indexAcknowledged, message.index);
   }
 
   /** `nodeId` restarted with this durable term, vote and log. */
@@ -40,7 +41,10 @@ export class PersistBeforeSendChecker {
     if (promises === undefined) return;
     const said = `node ${nodeId} restarted with term ${durable.term}`;
     if (durable.term < promises.termSent) {
-      throw new InvariantViolationError('persistBeforeSend', `${said}, but it had sent messages of term ${promises.termSent} before crashing`);
+      throw new InvariantViolationError(
+        'persistBeforeSend',
+        `${said}, but it had sent messages of term ${promises.termSent} before crashing`,
+      );
     }
     if (durable.term > promises.termSent) return;
     if (promises.voteGranted !== '' && durable.vote !== promises.voteGranted) {

@@ -20,7 +20,10 @@ export class StateMachineSafetyChecker {
   /** `nodeId`, having applied up to `appliedBefore`, applied `entry`; its digest is now `digestAfter`. */
   observeApply(nodeId: NodeId, appliedBefore: number, entry: Entry, digestAfter: string): void {
     if (entry.index !== appliedBefore + 1) {
-      throw new InvariantViolationError('stateMachineSafety', `node ${nodeId} applied index ${entry.index} right after index ${appliedBefore}`);
+      throw new InvariantViolationError(
+        'stateMachineSafety',
+        `node ${nodeId} applied index ${entry.index} right after index ${appliedBefore}`,
+      );
     }
     this.compare(nodeId, entry.index, entry.term, digestAfter);
   }
@@ -38,7 +41,10 @@ export class StateMachineSafetyChecker {
     }
     if (known.digest !== digest) {
       const terms = known.term !== null && term !== null ? ` (term ${known.term} there, now term ${term})` : '';
-      throw new InvariantViolationError('stateMachineSafety', `node ${nodeId} applied a different history up to index ${index} than node ${known.nodeId}${terms}`);
+      throw new InvariantViolationError(
+        'stateMachineSafety',
+        `node ${nodeId} applied a different history up to index ${index} than node ${known.nodeId}${terms}`,
+      );
     }
   }
 }

@@ -1,6 +1,15 @@
 import { QueueDoesNotExistError, ReceiptHandleIsInvalidError } from '../../../src/queue/errors.js';
 import type { QueueService } from '../../../src/queue/queue-service.js';
-import type { ChangeVisibilityEntry, DeleteEntry, EntryFailure, EntrySuccess, ReceivedMessage, ReceiveOptions, SendEntry, SendResult } from '../../../src/queue/queue-api.js';
+import type {
+  ChangeVisibilityEntry,
+  DeleteEntry,
+  EntryFailure,
+  EntrySuccess,
+  ReceivedMessage,
+  ReceiveOptions,
+  SendEntry,
+  SendResult,
+} from '../../../src/queue/queue-api.js';
 
 interface FakeMessage {
   readonly messageId: string;
@@ -16,7 +25,10 @@ interface FakeMessage {
  */
 export class FakeQueueService {
   readonly calls: Array<{ method: string; args: unknown[] }> = [];
-  readonly queues = new Map<string, { attributes: Record<string, string>; tags: Record<string, string>; messages: FakeMessage[] }>();
+  readonly queues = new Map<
+    string,
+    { attributes: Record<string, string>; tags: Record<string, string>; messages: FakeMessage[] }
+  >();
   /** Makes the named method reject with this error (or never settle, for 'hang'). */
   readonly failures = new Map<string, Error | 'hang'>();
   private nextId = 1;
@@ -29,7 +41,9 @@ export class FakeQueueService {
     this.calls.push({ method, args });
     const failure = this.failures.get(method);
     if (failure === 'hang') {
-      const signal = (args.find((a) => typeof a === 'object' && a !== null && 'signal' in a) as { signal?: AbortSignal } | undefined)?.signal;
+      const signal = (
+        args.find((a) => typeof a === 'object' && a !== null && 'signal' in a) as { signal?: AbortSignal } | undefined
+      )?.signal;
       await new Promise<never>((_, reject) => signal?.addEventListener('abort', () => reject(new Error('aborted'))));
     }
     if (failure instanceof Error) throw failure;
@@ -43,7 +57,8 @@ export class FakeQueueService {
 
   async createQueue(input: { name: string; attributes: Record<string, string>; tags: Record<string, string> }) {
     await this.enter('createQueue', input);
-    if (!this.queues.has(input.name)) this.queues.set(input.name, { attributes: { ...input.attributes }, tags: { ...input.tags }, messages: [] });
+    if (!this.queues.has(input.name))
+      this.queues.set(input.name, { attributes: { ...input.attributes }, tags: { ...input.tags }, messages: [] });
     return { name: input.name };
   }
   async getQueueName(name: string) {
@@ -58,7 +73,9 @@ export class FakeQueueService {
   }
   async listQueues(options: { prefix?: string; maxResults?: number; nextToken?: string }) {
     await this.enter('listQueues', options);
-    const names = [...this.queues.keys()].filter((n) => options.prefix === undefined || n.startsWith(options.prefix)).sort();
+    const names = [...this.queues.keys()]
+      .filter((n) => options.prefix === undefined || n.startsWith(options.prefix))
+      .sort();
     return { names: names.slice(0, options.maxResults ?? 1000) };
   }
   async getQueueAttributes(name: string, attributeNames: string[]) {
@@ -73,7 +90,11 @@ export class FakeQueueService {
     await this.enter('purgeQueue', name);
     this.queue(name).messages.length = 0;
   }
-  async sendMessages(name: string, entries: SendEntry[], context: { senderId: string }): Promise<Array<SendResult | EntryFailure>> {
+  async sendMessages(
+    name: string,
+    entries: SendEntry[],
+    context: { senderId: string },
+  ): Promise<Array<SendResult | EntryFailure>> {
     await this.enter('sendMessages', name, entries, context);
     const queue = this.queue(name);
     return entries.map((entry) => {
@@ -84,7 +105,9 @@ export class FakeQueueService {
   }
   async receiveMessages(name: string, options: ReceiveOptions): Promise<ReceivedMessage[]> {
     await this.enter('receiveMessages', name, options);
-    const visible = this.queue(name).messages.filter((m) => !m.isInFlight).slice(0, options.maxMessages);
+    const visible = this.queue(name)
+      .messages.filter((m) => !m.isInFlight)
+      .slice(0, options.maxMessages);
     return visible.map((m) => {
       m.isInFlight = true;
       const trace = m.entry.systemAttributes['AWSTraceHeader']?.stringValue;
@@ -94,7 +117,13 @@ export class FakeQueueService {
         body: m.entry.body,
         messageAttributes: m.entry.messageAttributes,
         systemAttributes: m.entry.systemAttributes,
-        attributes: { SenderId: m.senderId, SentTimestamp: '1700000000000', ApproximateReceiveCount: '1', ApproximateFirstReceiveTimestamp: '1700000000001', ...(trace !== undefined ? { AWSTraceHeader: trace } : {}) },
+        attributes: {
+          SenderId: m.senderId,
+          SentTimestamp: '1700000000000',
+          ApproximateReceiveCount: '1',
+          ApproximateFirstReceiveTimestamp: '1700000000001',
+          ...(trace !== undefined ? { AWSTraceHeader: trace } : {}),
+        },
       };
     });
   }
@@ -103,12 +132,19 @@ export class FakeQueueService {
     const queue = this.queue(name);
     return entries.map((entry) => {
       const index = queue.messages.findIndex((m) => `rh-${m.messageId}` === entry.receiptHandle);
-      if (!entry.receiptHandle.startsWith('rh-')) return { entryId: entry.entryId, error: new ReceiptHandleIsInvalidError(entry.receiptHandle, 'not issued by this queue') };
+      if (!entry.receiptHandle.startsWith('rh-'))
+        return {
+          entryId: entry.entryId,
+          error: new ReceiptHandleIsInvalidError(entry.receiptHandle, 'not issued by this queue'),
+        };
       if (index >= 0) queue.messages.splice(index, 1);
       return { entryId: entry.entryId };
     });
   }
-  async changeMessageVisibility(name: string, entries: ChangeVisibilityEntry[]): Promise<Array<EntrySuccess | EntryFailure>> {
+  async changeMessageVisibility(
+    name: string,
+    entries: ChangeVisibilityEntry[],
+  ): Promise<Array<EntrySuccess | EntryFailure>> {
     await this.enter('changeMessageVisibility', name, entries);
     this.queue(name);
     return entries.map((entry) => ({ entryId: entry.entryId }));

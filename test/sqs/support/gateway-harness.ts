@@ -18,7 +18,9 @@ export function recordingLogger(): GatewayLogger & { lines: Array<{ level: strin
 }
 
 /** A request handler over a FakeQueueService, driven without a socket. */
-export function makeGateway(options: { verifier?: SigV4Verifier; logger?: GatewayLogger; model?: SqsServiceModel } = {}) {
+export function makeGateway(
+  options: { verifier?: SigV4Verifier; logger?: GatewayLogger; model?: SqsServiceModel } = {},
+) {
   const fake = new FakeQueueService();
   const handler = new SqsRequestHandler({
     queueService: fake.asQueueService(),
@@ -34,19 +36,34 @@ export function makeGateway(options: { verifier?: SigV4Verifier; logger?: Gatewa
     fake,
     handler,
     clock: new ManualClock(0),
-    async json(action: string, body: unknown, extra: { path?: string; headers?: string[] } = {}): Promise<GatewayResponse & { json: Record<string, unknown> }> {
+    async json(
+      action: string,
+      body: unknown,
+      extra: { path?: string; headers?: string[] } = {},
+    ): Promise<GatewayResponse & { json: Record<string, unknown> }> {
       const response = await handler.handle(
         {
           method: 'POST',
           rawUrl: extra.path ?? '/',
-          rawHeaders: ['Host', 'sqs.example:9324', 'X-Amz-Target', `AmazonSQS.${action}`, 'Content-Type', 'application/x-amz-json-1.0', ...(extra.headers ?? [])],
+          rawHeaders: [
+            'Host',
+            'sqs.example:9324',
+            'X-Amz-Target',
+            `AmazonSQS.${action}`,
+            'Content-Type',
+            'application/x-amz-json-1.0',
+            ...(extra.headers ?? []),
+          ],
           body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
         },
         never,
       );
       return { ...response, json: JSON.parse(response.body) as Record<string, unknown> };
     },
-    async query(params: Record<string, string> | string, extra: { path?: string; method?: 'GET' | 'POST' } = {}): Promise<GatewayResponse> {
+    async query(
+      params: Record<string, string> | string,
+      extra: { path?: string; method?: 'GET' | 'POST' } = {},
+    ): Promise<GatewayResponse> {
       const encoded = typeof params === 'string' ? params : new URLSearchParams(params).toString();
       const isGet = extra.method === 'GET';
       return handler.handle(

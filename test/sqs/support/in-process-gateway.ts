@@ -33,7 +33,9 @@ export interface InProcessGateway {
  * A real QueueService behind a real SQS server on a free loopback port, in this process: what
  * the end-to-end client tests talk to until a `raftq serve` node can be started instead.
  */
-export async function startInProcessGateway(options: { credentialsFile?: string; logger?: GatewayLogger } = {}): Promise<InProcessGateway> {
+export async function startInProcessGateway(
+  options: { credentialsFile?: string; logger?: GatewayLogger } = {},
+): Promise<InProcessGateway> {
   const service = new QueueService({
     executor: new WallClockModelExecutor(),
     accountId: '000000000000',

@@ -38,11 +38,16 @@ async function startServeProcess(options: { credentialsFile?: string }): Promise
   const args = [
     cliPath,
     'serve',
-    '--data-dir', dataDir.path,
-    '--sqs-listen', `127.0.0.1:${sqsPort}`,
-    '--admin-listen', `127.0.0.1:${adminPort}`,
-    '--raft-listen', `127.0.0.1:${raftPort}`,
-    '--log-level', 'warn',
+    '--data-dir',
+    dataDir.path,
+    '--sqs-listen',
+    `127.0.0.1:${sqsPort}`,
+    '--admin-listen',
+    `127.0.0.1:${adminPort}`,
+    '--raft-listen',
+    `127.0.0.1:${raftPort}`,
+    '--log-level',
+    'warn',
     ...(options.credentialsFile !== undefined ? ['--credentials-file', options.credentialsFile] : []),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });

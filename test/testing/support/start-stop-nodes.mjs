@@ -12,9 +12,15 @@ const nodes = [await startTestNode(), await startTestNode({ clock: 'real' }), aw
 const parkedPolls = [];
 for (const node of nodes) {
   await node.client.send(new CreateQueueCommand({ QueueName: 'jobs' }));
-  await node.client.send(new SendMessageCommand({ QueueUrl: node.queueUrl('jobs'), MessageBody: 'job', DelaySeconds: 5 }));
+  await node.client.send(
+    new SendMessageCommand({ QueueUrl: node.queueUrl('jobs'), MessageBody: 'job', DelaySeconds: 5 }),
+  );
   // Still waiting when the node stops: stop() must end it.
-  parkedPolls.push(node.client.send(new ReceiveMessageCommand({ QueueUrl: node.queueUrl('jobs'), WaitTimeSeconds: 20 })).catch(() => undefined));
+  parkedPolls.push(
+    node.client
+      .send(new ReceiveMessageCommand({ QueueUrl: node.queueUrl('jobs'), WaitTimeSeconds: 20 }))
+      .catch(() => undefined),
+  );
 }
 await nodes[0].advanceClock(1_000);
 for (const node of nodes) await node.stop();

@@ -9,24 +9,36 @@ export async function createQueueWithDeadLetters(
   options: { maxReceiveCount: number; visibilityTimeoutSeconds: number },
 ): Promise<{ queueUrl: string; deadLetterQueueUrl: string }> {
   const dlq = await node.client.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }));
-  const { Attributes } = await node.client.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
+  const { Attributes } = await node.client.send(
+    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
   const source = await node.client.send(
     new CreateQueueCommand({
       QueueName: name,
       Attributes: {
         VisibilityTimeout: String(options.visibilityTimeoutSeconds),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes?.['QueueArn'], maxReceiveCount: options.maxReceiveCount }),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: Attributes?.['QueueArn'],
+          maxReceiveCount: options.maxReceiveCount,
+        }),
       },
     }),
   );
   return { queueUrl: source.QueueUrl as string, deadLetterQueueUrl: dlq.QueueUrl as string };
 }
 
-export async function queueCounts(client: SQSClient, queueUrl: string): Promise<{ visible: number; notVisible: number; delayed: number }> {
+export async function queueCounts(
+  client: SQSClient,
+  queueUrl: string,
+): Promise<{ visible: number; notVisible: number; delayed: number }> {
   const { Attributes } = await client.send(
     new GetQueueAttributesCommand({
       QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+      AttributeNames: [
+        'ApproximateNumberOfMessages',
+        'ApproximateNumberOfMessagesNotVisible',
+        'ApproximateNumberOfMessagesDelayed',
+      ],
     }),
   );
   return {
@@ -41,8 +53,16 @@ export async function queueCounts(client: SQSClient, queueUrl: string): Promise<
  * for a consumer's ChangeMessageVisibility to be answered (the retry delay is set) before it
  * moves the clock.
  */
-export function observedClient(node: TestNode): { client: SQSClient; answered(commandName: string): number; until(predicate: () => boolean): Promise<void> } {
-  const client = new SQSClient({ endpoint: node.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+export function observedClient(node: TestNode): {
+  client: SQSClient;
+  answered(commandName: string): number;
+  until(predicate: () => boolean): Promise<void>;
+} {
+  const client = new SQSClient({
+    endpoint: node.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
   const counts = new Map<string, number>();
   const listeners = new Set<() => void>();
   client.middlewareStack.add(
