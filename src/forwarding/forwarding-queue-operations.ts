@@ -16,7 +16,10 @@
  * - a delete of a message already deleted is a no-op that succeeds; a FIFO delete the repeat
  *   refuses (its handle expired meanwhile) writes that refusal, so a first attempt still being
  *   committed by the old leader conflicts instead of deleting the message (handle-operations.ts);
- * - a visibility change sets the same message's timeout again, from the new leader's clock;
+ * - a visibility change sets the same message's timeout again, from the new leader's clock; but a
+ *   repeat that finds the message no longer in flight may be seeing the first attempt's own effect
+ *   (a timeout of 0 makes the message visible), so that refusal is not given as an answer: the
+ *   caller gets ProposalOutcomeUnknown, a retryable error, as when no answer came at all;
  * - a receive is a new receive: what the lost one claimed comes back when its visibility timeout
  *   ends, as after any receive whose answer a client never read.
  * The same holds when the leader answers with an error that says leadership is moving (it is
@@ -50,6 +53,7 @@ import type {
   SendEntry,
   SendResult,
 } from '../queue/queue-api.js';
+import { MessageNotInflightError } from '../queue/errors.js';
 import type { QueueOperations } from '../queue/queue-operations.js';
 import type { QueueService } from '../queue/queue-service.js';
 import {
@@ -101,6 +105,11 @@ interface ForwardSpec<T> {
    * leader ends its wait when it steps down), so what it claimed is not left unanswered.
    */
   readonly isAskedAgainOnLeaderChange: boolean;
+  /**
+   * Checks an answer got after an earlier attempt's answer was lost (that attempt may have
+   * committed), and throws when the answer may be that attempt's own effect read as a refusal.
+   */
+  readonly checkAfterLostAnswer?: (answer: T) => void;
 }
 
 export class ForwardingQueueOperations implements QueueOperations {
@@ -196,6 +205,14 @@ export class ForwardingQueueOperations implements QueueOperations {
       runLocally: () => this.local.changeMessageVisibility(name, entries),
       waitMs: 0,
       isAskedAgainOnLeaderChange: true,
+      checkAfterLostAnswer: (outcomes) => {
+        if (outcomes.some((outcome) => 'error' in outcome && outcome.error.code === notInflightCode)) {
+          throw new ProposalOutcomeUnknownError(
+            'forwarded ChangeMessageVisibility',
+            'asked again after a lost answer, the message was no longer in flight: the first attempt may have changed it',
+          );
+        }
+      },
     });
   }
 
@@ -279,7 +296,7 @@ export class ForwardingQueueOperations implements QueueOperations {
       }
       hintedLeader = '';
       if (leader === node.id) {
-        if (node.isLeader()) return spec.runLocally();
+        if (node.isLeader()) return checked(spec, await spec.runLocally(), mayHaveRun);
         await delay(backoffMs(attempt, deadlineMs, scheduler), scheduler);
         continue;
       }
@@ -300,7 +317,7 @@ export class ForwardingQueueOperations implements QueueOperations {
         );
         if (answer.kind === 'result') {
           node.metrics.forwardedOps.inc({ result: 'ok' });
-          return spec.decode(answer.result);
+          return checked(spec, spec.decode(answer.result), mayHaveRun);
         }
         node.metrics.forwardedOps.inc({ result: 'not-leader' });
         lastError = new NotLeaderError(leader, answer.leaderHint);
@@ -326,6 +343,14 @@ export class ForwardingQueueOperations implements QueueOperations {
     throw new NoLeaderError(node.id, timeoutMs, { cause: lastError });
   }
 }
+
+/** `answer`, unless an earlier attempt's answer was lost and the spec's check refuses it. */
+function checked<T>(spec: ForwardSpec<T>, answer: T, mayHaveRun: boolean): T {
+  if (mayHaveRun) spec.checkAfterLostAnswer?.(answer);
+  return answer;
+}
+
+const notInflightCode = new MessageNotInflightError('', '').code;
 
 /**
  * The leader's error says leadership is moving (it is stopping, or lost its place mid-operation):

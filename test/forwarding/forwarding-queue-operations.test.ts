@@ -231,4 +231,44 @@ describe('forwarding queue operations from a follower', () => {
     node.leader = '';
     await expect(ops.sendMessages('q', [entry('a', 'one')], { senderId: 's' })).rejects.toBeInstanceOf(NoLeaderError);
   });
+
+  describe('a FIFO visibility change asked again after a lost answer', () => {
+    async function inFlightFifoMessage(
+      script: Step[],
+    ): Promise<{ ops: ForwardingQueueOperations; service: QueueService; receiptHandle: string }> {
+      const { ops, service } = await setUp(script);
+      await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
+      await service.sendMessages('f.fifo', [entry('a', 'one', { messageGroupId: 'g', messageDeduplicationId: 'd1' })], {
+        senderId: 's',
+      });
+      const [received] = await service.receiveMessages('f.fifo', {
+        maxMessages: 1,
+        visibilityTimeoutSeconds: 30,
+        waitTimeSeconds: 0,
+      });
+      return { ops, service, receiptHandle: received?.receiptHandle ?? '' };
+    }
+
+    it('is not answered "not in flight" when the first attempt may have made the message visible', async () => {
+      const { ops, service, receiptHandle } = await inFlightFifoMessage(['run-then-lose', 'run']);
+      const answer = ops
+        .changeMessageVisibility('f.fifo', [{ entryId: 'c', receiptHandle, visibilityTimeoutSeconds: 0 }])
+        .catch((error: unknown) => error);
+      // The first attempt did commit: the message is visible again. Telling the caller its change
+      // was refused would be false, so the caller hears that the outcome is unknown (retryable).
+      expect(await answer).toBeInstanceOf(ProposalOutcomeUnknownError);
+      expect((await receiveAll(service, 'f.fifo')).map((m) => m.body)).toEqual(['one']);
+    });
+
+    it('answers the refusal when no earlier answer was lost', async () => {
+      const { ops, receiptHandle } = await inFlightFifoMessage(['run', 'run']);
+      expect(
+        await ops.changeMessageVisibility('f.fifo', [{ entryId: 'c', receiptHandle, visibilityTimeoutSeconds: 0 }]),
+      ).toEqual([{ entryId: 'c' }]);
+      const again = await ops.changeMessageVisibility('f.fifo', [
+        { entryId: 'c', receiptHandle, visibilityTimeoutSeconds: 0 },
+      ]);
+      expect(again).toMatchObject([{ entryId: 'c', error: { code: 'MessageNotInflight' } }]);
+    });
+  });
 });
