@@ -300,6 +300,10 @@ export function trapNumbersOf(trapsDocument) {
  */
 export function proseOf(relPath, text) {
   if (relPath.endsWith('.md')) return [{ kind: 'document', text, index: 0 }];
+  // Protocol Buffers definitions: line comments only (their strings never name a document).
+  if (relPath.endsWith('.proto')) {
+    return [...text.matchAll(/\/\/.*$/gm)].map((m) => ({ kind: 'comment', text: m[0], index: m.index }));
+  }
   if (!/\.[cm]?[jt]s$/.test(relPath)) {
     return [...text.matchAll(/(^|\s)(#(?!!).*)$/gm)].map((m) => ({
       kind: 'comment',

@@ -13,12 +13,12 @@ import {
 } from './lint-rules.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
-const roots = ['src', 'test', 'scripts', 'bench', 'jepsen-like', '.ci'];
+const roots = ['src', 'test', 'scripts', 'bench', 'jepsen-like', '.ci', 'proto'];
 /** Generated or third-party trees, and measurement output: not source. */
 const skippedFolders = new Set(['gen', 'node_modules', 'dist', 'results', '__pycache__']);
 /** Trees that hold no file a reference may name. */
 const foreignFolders = new Set(['node_modules', 'dist', '.git']);
-const sourceFile = /(\.[cm]?[jt]s|\.py|\.sh)$/;
+const sourceFile = /(\.[cm]?[jt]s|\.py|\.sh|\.proto)$/;
 
 function* walk(dir, isScriptFolder) {
   for (const name of readdirSync(dir)) {

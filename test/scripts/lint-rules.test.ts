@@ -177,6 +177,9 @@ describe('lint rule: the documents and traps a file cites exist', () => {
     ]);
     expect(lintReferences('bench/peers/x.sh', '#!/bin/sh\n# started as PLAN.md says\n', repository)).toHaveLength(1);
     expect(lintReferences('docs/x.md', 'As PLAN.md §4 has it.\n', repository)).toHaveLength(1);
+    expect(
+      lintReferences('proto/x.proto', 'syntax = "proto3";\n// one group per envelope (PLAN.md §10)\n', repository),
+    ).toEqual([expect.stringMatching(/^proto\/x\.proto:2: PLAN\.md is not a file of the repository/)]);
   });
 
   it('accepts names counted from the root or from the file, bare names of a file it holds, and URLs', () => {
