@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { delay } from '../base/delay.js';
 import { adminCall } from './admin-client.js';
 import { numberFlag, parseFlags, stringFlag, UsageError, booleanFlag, type FlagSpec } from './flags.js';
 
@@ -160,7 +161,7 @@ async function clusterUp(options: {
       if (isReady) break;
       if (Date.now() > deadlineMs)
         throw new Error(`node ${node.id} was not ready within ${options.readyTimeoutMs} ms; see ${node.logFile}`);
-      await new Promise((r) => setTimeout(r, 200));
+      await delay(200);
     }
   }
   for (const node of nodes)
@@ -177,8 +178,7 @@ async function clusterDown(recordPath: string): Promise<void> {
   const record = readClusterRecord(recordPath);
   for (const node of record.nodes) if (isProcessAlive(node.pid)) process.kill(node.pid, 'SIGTERM');
   const deadlineMs = Date.now() + 15_000;
-  while (record.nodes.some((node) => isProcessAlive(node.pid)) && Date.now() < deadlineMs)
-    await new Promise((r) => setTimeout(r, 100));
+  while (record.nodes.some((node) => isProcessAlive(node.pid)) && Date.now() < deadlineMs) await delay(100);
   for (const node of record.nodes) {
     if (isProcessAlive(node.pid)) {
       process.kill(node.pid, 'SIGKILL');
