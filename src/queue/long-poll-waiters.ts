@@ -108,6 +108,11 @@ export class LongPollWaiters {
     }
   }
 
+  /** Every waiter of `queueName` looks again (something they could not hear of changed). */
+  notifyQueue(queueName: string): void {
+    for (const waiter of this.byQueue.get(queueName)?.waiters ?? []) waiter.notify();
+  }
+
   close(): void {
     for (const entry of this.byQueue.values()) for (const waiter of entry.waiters) waiter.notify();
     this.byQueue.clear();

@@ -106,7 +106,11 @@ export class QueueService {
       options.logger,
     );
     this.sender = new MessageSender(this.ctx);
-    this.indexes = new QueueIndexes(options.executor);
+    // A receive served by an index still being built may park a long poll without knowing when
+    // an in-flight message comes back; the finished build tells that queue's waiters to look again.
+    this.indexes = new QueueIndexes(options.executor, {
+      onBuiltAfterServedEarly: (queueName) => this.waiters.notifyQueue(queueName),
+    });
     this.claimer = new MessageClaimer(this.ctx, options.inFlightMessagesMax, this.indexes, options.receiveScanSlot);
     this.waiters = new LongPollWaiters(options.executor, options.scheduler);
     this.reaper = new QueueReaper(this.ctx);

@@ -156,4 +156,45 @@ describe('a queue index served while it is built', () => {
     // The second vis page was read when the close came; no third page and no state rows after it.
     expect(pagesScanned).toBe(2);
   }, 60_000);
+
+  it('a long poll parked on an index served early looks again when the build ends, and is answered when the in-flight message comes back', async () => {
+    const { service, executor, scheduler } = makeHarness({ executor: 'model' });
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    await service.sendMessages('q', [entry('only', 'comes back in 5 s')], { senderId: 'tester' });
+    // Another node holds the only message, for 5 s.
+    expect(await service.receiveMessages('q', { maxMessages: 1, visibilityTimeoutSeconds: 5 })).toHaveLength(1);
+    let releaseBuild: () => void = () => {};
+    const buildHeld = new Promise<void>((resolve) => {
+      releaseBuild = resolve;
+    });
+    const node = new QueueService({
+      // Page 0 is the vis rows (the index is served early after it); page 1 the state rows.
+      executor: nodeExecutor(executor, async (page) => {
+        if (page === 1) await buildHeld;
+      }),
+      accountId: '000000000000',
+      region: 'us-east-1',
+      scheduler,
+      prng: new SeededPrng(13),
+    });
+    let answer: string[] | undefined;
+    const poll = node.receiveMessages('q', { maxMessages: 1, waitTimeSeconds: 20 }).then((messages) => {
+      answer = messages.map((m) => m.body);
+    });
+    const turns = async (until: () => boolean): Promise<void> => {
+      for (let turn = 0; !until() && turn < 1_000; turn++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    // Served early, the receive read the message's state row (in flight) and parked: when the
+    // message comes back was not known yet.
+    await turns(() => node.waitingReceiveCount === 1 && node.indexBuildsRunning === 1);
+    expect(node.waitingReceiveCount).toBe(1);
+    releaseBuild();
+    await turns(() => node.indexBuildsRunning === 0);
+    await turns(() => scheduler.pendingCount > 0 && scheduler.nextDueMs() <= executor.nowMs() + 5_000);
+    scheduler.advanceMs(5_000);
+    await turns(() => answer !== undefined);
+    expect(answer).toEqual(['comes back in 5 s']);
+    await poll;
+    node.close();
+  });
 });

@@ -76,7 +76,13 @@ export class QueueIndexes {
   /** Resets so far: an index built from a view older than the last reset is not used. */
   private resetsCount = 0;
 
-  constructor(private readonly executor: TxnExecutor) {
+  constructor(
+    private readonly executor: TxnExecutor,
+    private readonly options: {
+      /** A build whose index was served before it ended has ended (receives may look again). */
+      readonly onBuiltAfterServedEarly?: (queueName: string) => void;
+    } = {},
+  ) {
     this.unsubscribe = executor.onApplied((writes) => this.onApplied(writes));
   }
 
@@ -125,6 +131,8 @@ export class QueueIndexes {
       (built) => {
         if (this.builds.get(id) === build) this.builds.delete(id);
         if (this.generations.get(name) === generation && this.resetsCount === resetsAtBuild) this.live.set(id, built);
+        // What a receive served early could not know (the in-flight messages' deadlines) is known now.
+        if (build.servedEarly !== undefined) this.options.onBuiltAfterServedEarly?.(name);
         return built;
       },
       (error: unknown) => {

@@ -21,6 +21,11 @@ export class ManualScheduler implements QueueScheduler {
     return this.timers.filter((t) => !t.isCancelled).length;
   }
 
+  /** When the earliest pending timer is due (Infinity when none is). */
+  nextDueMs(): number {
+    return Math.min(...this.timers.filter((t) => !t.isCancelled).map((t) => t.atMs));
+  }
+
   /** Advances the clock by `deltaMs`, firing due timers in time order. */
   advanceMs(deltaMs: number): void {
     const targetMs = this.clock.nowMs() + deltaMs;
