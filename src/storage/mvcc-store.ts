@@ -17,8 +17,9 @@
  *   ReadBelowWatermarkError once collection passes it. Reads never return a silently wrong result.
  *
  * Read views are in mvcc-read-view.ts, batched newest-version lookups in latest-version-lookup.ts,
- * the collection steps in version-collector.ts, the applied row in applied-row.ts, and what an
- * apply step writes (and the checks on it) in applied-batch.ts.
+ * the collection steps in version-collector.ts, the applied row in applied-row.ts, scans over the
+ * engine (and the dead-prefix cache they use) in mvcc-range-scan.ts, and what an apply step
+ * writes (and the checks on it) in applied-batch.ts.
  */
 import { assert } from '../base/assert.js';
 import { raftqLimits } from '../base/limits.js';
@@ -30,18 +31,17 @@ import { compareBytes } from './key-codec.js';
 import { HorizonTracker } from './horizon.js';
 import { latestVersionsOfKeys, type LatestVersion } from './latest-version-lookup.js';
 import { ReadBelowWatermarkError, StateFormatError } from './mvcc-errors.js';
+import { scanForwardAt, scanReverseAt } from './mvcc-range-scan.js';
 import { MvccReadView, OpenReadViews } from './mvcc-read-view.js';
 import { NewestVersionCache, noVersionTs, type NewestVersionCacheOptions } from './newest-version-cache.js';
 import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion, systemRowMarker } from './system-keys.js';
 import type { KeyRange, KeyValue, ReadView } from './txn.js';
 import { VersionCollector, type GcStats, type GcStepReport } from './version-collector.js';
-import { scanForward, scanReverse, type DeadRun } from './version-scan.js';
 import {
   commitTsOf,
   decodeVersionValue,
   encodeVersionKey,
   logicalKeyOf,
-  physicalBounds,
   userSpaceStart,
   versionsEnd,
   versionsStart,
@@ -202,46 +202,15 @@ export class MvccStore {
       `scan limit must be a positive integer, got ${options.limit}`,
     );
     const rows = options.reverse
-      ? await this.scanReverseAt(range, ts, options.limit)
-      : await this.scanForwardAt(range, ts, options.limit);
+      ? await scanReverseAt(this.engine, range, ts, options.limit)
+      : await scanForwardAt(
+          { engine: this.engine, deadPrefixes: this.deadPrefixes, lastCommitTs: this.lastCommitTsValue },
+          range,
+          ts,
+          options.limit,
+        );
     this.checkReadable(ts);
     return rows;
-  }
-
-  private async scanReverseAt(range: KeyRange, ts: number, limit: number): Promise<KeyValue[]> {
-    const iterator = this.engine.iterator({ ...physicalBounds(range), reverse: true });
-    try {
-      return await scanReverse(iterator, range, ts, limit);
-    } finally {
-      await iterator.close();
-    }
-  }
-
-  /** A forward scan that starts past the known dead run of its range, and remembers the run it finds. */
-  private async scanForwardAt(range: KeyRange, ts: number, limit: number): Promise<KeyValue[]> {
-    // Only reads at or below lastCommitTs may use the cache: see dead-prefix-cache.ts.
-    const known = ts <= this.lastCommitTsValue ? this.deadPrefixes.lookup(range.gte, ts) : undefined;
-    const start = known === undefined ? range.gte : known.end;
-    const pending = this.deadPrefixes.beginScan(range.gte);
-    let found: DeadRun | undefined;
-    try {
-      const iterator = this.engine.iterator(physicalBounds({ gte: start, lt: range.lt }));
-      try {
-        const scan = await scanForward(iterator, { gte: start, lt: range.lt }, ts, limit);
-        found = scan.deadRun;
-        if (known !== undefined)
-          found = {
-            ...found,
-            deadKeys: Number.MAX_SAFE_INTEGER,
-            newestMarkerTs: Math.max(found.newestMarkerTs, known.newestMarkerTs),
-          };
-        return scan.rows;
-      } finally {
-        await iterator.close();
-      }
-    } finally {
-      this.deadPrefixes.finishScan(pending, found);
-    }
   }
 
   /** Dead runs remembered for forward scans (for tests and metrics). */
