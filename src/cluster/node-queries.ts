@@ -7,7 +7,7 @@
  */
 import type { Scheduler } from '../base/scheduler.js';
 import { leaderProgress, type PeerProgressView } from './leader-progress.js';
-import type { Membership } from './level-log-store.js';
+import type { Membership } from './membership-record.js';
 import type { NodeRole, NodeStatus } from './node-status-reporter.js';
 import { NodeWiring } from './node-wiring.js';
 import type { StateObserver } from './state-observer.js';
