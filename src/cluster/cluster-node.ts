@@ -3,7 +3,8 @@
  * MVCC state. ClusterNode is what the rest of raftq holds: its lifecycle (open, start, stop) and
  * its API (transactions and reads as the storage layer's TxnExecutor, forwarded operations,
  * leadership, membership, status). What runs underneath (the pieces, their wiring and the Ready
- * loop) is NodeWiring's (node-wiring.ts); what it does I/O and keeps time through is its
+ * loop) is NodeWiring's (node-wiring.ts), what it tells about itself (leader, membership, status)
+ * NodeQueries' (node-queries.ts); what it does I/O and keeps time through is its
  * NodeRuntime (node-runtime.ts): the host's in production, simulated ones in test/sim-node.
  *
  * Each step's work lives in its own file: start-up recovery (node-stores.ts), one turn of the
@@ -16,25 +17,22 @@
 import type { Logger } from 'pino';
 import { SystemClock, type Clock } from '../base/clock.js';
 import { raftLimits } from '../base/limits.js';
-import { SystemScheduler, type Scheduler } from '../base/scheduler.js';
+import { SystemScheduler } from '../base/scheduler.js';
 import type { RawNode } from '../raft/raw-node.js';
 import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../storage/txn.js';
 import { NodeStoppingError, ReadIndexTimeoutError } from './errors.js';
 import { GrpcTransport } from './grpc-transport.js';
-import { leaderProgress, type PeerProgressView } from './leader-progress.js';
-import type { LevelLogStore, Membership } from './level-log-store.js';
+import type { LevelLogStore } from './level-log-store.js';
 import type { NodeConfig } from './node-config.js';
 import { NodeMetrics } from './node-metrics.js';
 import type { NodeRuntime, NodeRuntimeParts } from './node-runtime.js';
 import { dataDirStorage } from './node-storage.js';
+import { NodeQueries } from './node-queries.js';
 import { openNodeStores } from './node-stores.js';
-import { NodeWiring } from './node-wiring.js';
-import type { NodeRole, NodeStatus } from './node-status-reporter.js';
 import { nodeTransportHandlers, type NodeTransportView } from './node-transport-handlers.js';
 import { NotMemberError } from './not-member-error.js';
 import { OpStreamClient, type OpAnswer, type OpCallOptions } from './op-stream-client.js';
 import type { OpHandler } from './op-stream-server.js';
-import type { StateObserver } from './state-observer.js';
 import type { StateStore } from './state-store.js';
 import { TxnCommitter, type TxnCommitterParts } from './txn-committer.js';
 import { loadTlsFiles } from './transport-security.js';
@@ -54,7 +52,7 @@ export interface ClusterNodeOptions {
   readonly runtime?: NodeRuntime;
 }
 
-export class ClusterNode extends NodeWiring implements TxnExecutor {
+export class ClusterNode extends NodeQueries implements TxnExecutor {
   private readonly committer: TxnCommitter;
   private readonly opClient: OpStreamClient;
   private readonly transportView: NodeTransportView;
@@ -295,97 +293,7 @@ export class ClusterNode extends NodeWiring implements TxnExecutor {
     return this.applier.onApplied(listener);
   }
 
-  // ---- leadership and membership helpers ----------------------------------------------------
-
-  /** The node's timers and monotonic clock (the runtime's): forwarding's deadlines run on it too. */
-  get scheduler(): Scheduler {
-    return this.runtime.scheduler;
-  }
-
-  get id(): string {
-    return this.config.id;
-  }
-
-  leaderId(): string {
-    return this.leadership.leader;
-  }
-
-  isLeader(): boolean {
-    return this.leadership.isLeader;
-  }
-
-  /**
-   * Registers an observer of the state database (row counts, compaction): it hears of the current
-   * state at once and of every applied run and state replacement after, inside the Ready loop.
-   */
-  observeState(observer: StateObserver): () => void {
-    this.stateObservers.add(observer);
-    this.runInLoop(() => observer.onStateOpened(this.state)).catch((error: unknown) =>
-      this.logger.warn({ err: error }, 'a state observer failed to start'),
-    );
-    return () => this.stateObservers.delete(observer);
-  }
-
-  /** Called on every change of leader, role or membership. */
-  onLeadershipChange(listener: () => void): () => void {
-    return this.leadership.onChange(listener);
-  }
-
-  /** The leader's id, waiting up to `timeoutMs` for one to be known. */
-  waitForLeader(timeoutMs: number): Promise<string> {
-    return this.leadership.waitForLeader(timeoutMs);
-  }
-
-  membership(): Membership {
-    return this.logStore.currentMembership();
-  }
-
-  /**
-   * Whether this node's configuration includes it, as voter or learner. A node started with
-   * --join is not a member until a member adds it and it has received that configuration; until
-   * then it serves no reads or commits (NotMemberError at once: no leader will ever talk to it).
-   */
-  isMember(): boolean {
-    const { voters, learners } = this.logStore.currentMembership().confState;
-    return voters.includes(this.config.id) || learners.includes(this.config.id);
-  }
-
-  /** The leader's view of its members' replication (empty unless this node leads). */
-  leaderProgress(): PeerProgressView[] {
-    return leaderProgress({
-      nodeId: this.config.id,
-      isLeader: () => this.leadership.isLeader,
-      raftStatus: () => this.raw.status(),
-      peerLastHeardAgoMs: (peerId) => this.membershipAdmin.peerLastHeardAgoMs(peerId),
-    });
-  }
-
-  appliedIndex(): number {
-    return this.state.appliedIndex;
-  }
-
-  /**
-   * A frozen LevelDB view of the whole state database and the index it holds (`raftq backup`).
-   * Taken inside the loop, so no apply or snapshot install is halfway; the caller releases it.
-   */
-  freezeState(): Promise<{ reader: ReturnType<StateStore['engine']['snapshot']>; appliedIndex: number }> {
-    return this.runInLoop(() => ({ reader: this.state.engine.snapshot(), appliedIndex: this.state.appliedIndex }));
-  }
-
-  // ---- status ------------------------------------------------------------------------------
-
-  private role(): NodeRole {
-    return this.reporter.role();
-  }
-
-  /** The Raft term this node is in (the whole-node simulator records leader changes by it). */
-  currentTerm(): number {
-    return this.raw.status().term;
-  }
-
-  status(): Promise<NodeStatus> {
-    return this.reporter.status();
-  }
+  // ---- readiness ---------------------------------------------------------------------------
 
   /** Ready: a member that knows a leader and applied what the cluster had committed when asked. */
   async isReady(timeoutMs: number): Promise<boolean> {

@@ -6,19 +6,15 @@
  * mirrored in memory (the core reads synchronously); the mirror's size is what triggers the next
  * snapshot (raftLimits.logMirrorBytesMax), so it stays bounded.
  *
- * Layout (keys are ASCII tags, entry keys add the index big-endian so they sort by index):
- *   'e' ‖ BE64(index) → Entry        'hs' → HardState       'snap' → SnapshotMeta
- *   'dummy' → Entry with empty data at the compaction point (its term answers term(firstIndex-1))
- *   'cs' → Membership: the configuration and addresses as of the last applied conf change
- *   'snapdata' → Membership as of the snapshot, sent as the snapshot's data
- *   'fmt' → the format version (1: every value sealed with a checksum, see sealed-value.ts)
- * Like the in-memory storage of the core, the log keeps a dummy entry at the compaction point.
+ * The key layout is in log-store-layout.ts, the membership record in membership-record.ts. Like
+ * the in-memory storage of the core, the log keeps a dummy entry at the compaction point.
  *
  * Damage. Every value carries a CRC-32 of its key and bytes. On open, the write-ahead log of the
  * database is inspected before LevelDB replays it (level-wal-inspection.ts), then every entry is
- * checked (checksum, index, terms never decreasing). The log is cut back to what can be trusted and
- * the node is told to repair its tail from the leader (`LogTailRepair`); what cannot be repaired
- * that way stops the start with RaftLogDamagedError. The reasoning is in docs/architecture/cluster.md.
+ * checked (checksum, index, terms never decreasing; log-store-open.ts). The log is cut back to
+ * what can be trusted and the node is told to repair its tail from the leader (`LogTailRepair`);
+ * what cannot be repaired that way stops the start with RaftLogDamagedError. The reasoning is in
+ * docs/architecture/cluster.md.
  */
 import { assert } from '../base/assert.js';
 import { limitEntriesBySize, entrySizeBytes } from '../raft/entry-size.js';
@@ -32,112 +28,28 @@ import {
   type Snapshot,
   type SnapshotMeta,
 } from '../raft/types.js';
-import { raftq } from '../gen/proto.js';
-import { readRange, type Engine, type EngineWrite } from '../storage/engine.js';
+import type { Engine } from '../storage/engine.js';
 import { LevelEngine } from '../storage/level-engine.js';
-import {
-  decodeEntry,
-  decodeHardState,
-  decodeSnapshotMeta,
-  encodeEntry,
-  encodeHardState,
-  encodeSnapshotMeta,
-  confStateFromWire,
-  confStateToWire,
-} from './raft-codec.js';
-import { RaftLogDamagedError } from './errors.js';
+import { encodeEntry, encodeHardState, encodeSnapshotMeta } from './raft-codec.js';
 import { inspectLevelWal, type WalDamage } from './level-wal-inspection.js';
-import { planTailRepair, type EntryDamageReason, type EntryScan, type LogTailRepair } from './log-tail-repair.js';
-import { sealValue, unsealValue } from './sealed-value.js';
+import {
+  confStateKey,
+  dummyKey,
+  emptyBytes,
+  entryKey,
+  hardStateKey,
+  putOne,
+  sealEntry,
+  snapshotDataKey,
+  snapshotKey,
+  WriteBatch,
+} from './log-store-layout.js';
+import { loadLog, type LoadedLog } from './log-store-open.js';
+import type { LogTailRepair } from './log-tail-repair.js';
+import { encodeMembership, type Membership } from './membership-record.js';
+import { sealValue } from './sealed-value.js';
 
-const utf8 = new TextEncoder();
-const hardStateKey = utf8.encode('hs');
-const snapshotKey = utf8.encode('snap');
-const snapshotDataKey = utf8.encode('snapdata');
-const dummyKey = utf8.encode('dummy');
-const confStateKey = utf8.encode('cs');
-const formatKey = utf8.encode('fmt');
-const formatVersion = 1;
-const entryTag = 0x65; // 'e'
-
-function entryKey(index: number): Uint8Array {
-  const key = new Uint8Array(9);
-  key[0] = entryTag;
-  new DataView(key.buffer).setBigUint64(1, BigInt(index));
-  return key;
-}
-
-const entryKeysEnd = Uint8Array.of(entryTag + 1);
-
-/** The configuration as of the conf change entry at `index` (or the snapshot it came from), with addresses. */
-export interface Membership {
-  readonly confState: ConfState;
-  readonly index: number;
-  /** Raft address of each member, as announced when it joined (or given at bootstrap). */
-  readonly addresses: Readonly<Record<string, string>>;
-}
-
-export function encodeMembership(membership: Membership): Uint8Array {
-  return raftq.raft.Membership.encode({
-    index: membership.index,
-    confState: confStateToWire(membership.confState),
-    addresses: { ...membership.addresses },
-  }).finish();
-}
-
-export function decodeMembership(bytes: Uint8Array): Membership {
-  const decoded = raftq.raft.Membership.decode(bytes);
-  return {
-    index: Number(decoded.index),
-    confState: confStateFromWire(decoded.confState),
-    addresses: { ...decoded.addresses },
-  };
-}
-
-const emptyBytes = new Uint8Array(0);
-
-function sealEntry(entry: Entry): Uint8Array {
-  return sealValue(entryKey(entry.index), encodeEntry(entry));
-}
-
-function decodeSealedHardState(sealed: Uint8Array | null): HardState | null {
-  const payload = sealed === null ? null : unsealValue(hardStateKey, sealed);
-  if (payload === null) return null;
-  try {
-    return decodeHardState(payload);
-  } catch {
-    return null;
-  }
-}
-
-/** Reads entries after the compaction point in order, stopping at the first that fails a check. */
-async function scanEntries(db: Engine, dummy: Entry): Promise<EntryScan> {
-  const entries: Entry[] = [dummy];
-  let maxTermSeen = dummy.term;
-  let firstDamage: { index: number; reason: EntryDamageReason } | null = null;
-  const rows = await readRange(db, { gte: entryKey(dummy.index + 1), lt: entryKeysEnd }, Number.MAX_SAFE_INTEGER);
-  for (const { key, value: sealed } of rows) {
-    const expected = dummy.index + entries.length;
-    const payload = unsealValue(key, sealed);
-    let entry: Entry | null = null;
-    try {
-      entry = payload === null ? null : decodeEntry(payload);
-    } catch {
-      entry = null;
-    }
-    if (entry !== null) maxTermSeen = Math.max(maxTermSeen, entry.term);
-    if (firstDamage !== null) continue;
-    const keyIndex = Number(new DataView(key.buffer, key.byteOffset, key.byteLength).getBigUint64(1));
-    const previous = entries[entries.length - 1] as Entry;
-    if (keyIndex !== expected) firstDamage = { index: expected, reason: 'missing' };
-    else if (payload === null) firstDamage = { index: expected, reason: 'checksum' };
-    else if (entry === null) firstDamage = { index: expected, reason: 'undecodable' };
-    else if (entry.index !== expected) firstDamage = { index: expected, reason: 'wrong-index' };
-    else if (entry.term < previous.term) firstDamage = { index: expected, reason: 'term-decreases' };
-    else entries.push(entry);
-  }
-  return { entries, firstDamage, maxTermSeen };
-}
+export { decodeMembership, encodeMembership, type Membership } from './membership-record.js';
 
 type Db = Engine;
 
@@ -145,27 +57,6 @@ type Db = Engine;
 export interface LogStoreFaults {
   /** persist() resolves without syncing: the node acknowledges entries and votes a power loss can take back. */
   readonly ackBeforeFsync?: boolean;
-}
-
-/** A batch of puts and deletes written in one Engine.write. */
-class WriteBatch {
-  readonly writes: EngineWrite[] = [];
-
-  put(key: Uint8Array, value: Uint8Array): void {
-    this.writes.push({ kind: 'put', key, value });
-  }
-
-  del(key: Uint8Array): void {
-    this.writes.push({ kind: 'delete', key });
-  }
-
-  write(db: Db, options: { sync: boolean }): Promise<void> {
-    return db.write(this.writes, options);
-  }
-}
-
-async function putOne(db: Db, key: Uint8Array, value: Uint8Array, options: { sync: boolean }): Promise<void> {
-  await db.write([{ kind: 'put', key, value }], options);
 }
 
 export class LevelLogStore implements RaftStorage {
@@ -176,16 +67,22 @@ export class LevelLogStore implements RaftStorage {
   tailRepair: LogTailRepair | null = null;
   private faults: LogStoreFaults = {};
 
+  private hardState: HardState;
+  private membership: Membership;
+  private snapshotMeta: SnapshotMeta;
+  private snapshotData: Uint8Array;
+
   private constructor(
     private readonly db: Db,
-    private hardState: HardState,
-    private membership: Membership,
-    private snapshotMeta: SnapshotMeta,
-    private snapshotData: Uint8Array,
-    log: Entry[],
+    loaded: LoadedLog,
   ) {
-    this.log = log;
-    for (let i = 1; i < log.length; i++) this.mirrorBytes += entrySizeBytes(log[i] as Entry);
+    this.hardState = loaded.hardState;
+    this.membership = loaded.membership;
+    this.snapshotMeta = loaded.snapshotMeta;
+    this.snapshotData = loaded.snapshotData;
+    this.log = loaded.log;
+    this.tailRepair = loaded.tailRepair;
+    for (let i = 1; i < this.log.length; i++) this.mirrorBytes += entrySizeBytes(this.log[i] as Entry);
   }
 
   /**
@@ -219,90 +116,20 @@ export class LevelLogStore implements RaftStorage {
     },
   ): Promise<LevelLogStore> {
     try {
-      const store = await LevelLogStore.load(
+      const loaded = await loadLog(
         db,
         options.path,
         options.bootstrap,
         options.walDamage ?? null,
         options.hardStateBeforeDamage ?? null,
       );
+      const store = new LevelLogStore(db, loaded);
       store.faults = options.faults ?? {};
       return store;
     } catch (error) {
       await db.close();
       throw error;
     }
-  }
-
-  private static async load(
-    db: Db,
-    path: string,
-    bootstrap: Membership,
-    walDamage: WalDamage | null,
-    hardStateBeforeDamage: Uint8Array | null,
-  ): Promise<LevelLogStore> {
-    const read = async <T>(key: Uint8Array, what: string, decode: (bytes: Uint8Array) => T): Promise<T | undefined> => {
-      const sealed = await db.get(key);
-      if (sealed === undefined) return undefined;
-      const payload = unsealValue(key, sealed);
-      if (payload === null) throw new RaftLogDamagedError(path, `the ${what} fails its checksum`);
-      try {
-        return decode(payload);
-      } catch (cause) {
-        throw new RaftLogDamagedError(path, `the ${what} cannot be decoded`, { cause });
-      }
-    };
-    const format = await db.get(formatKey);
-    const isNew = format === undefined;
-    if (isNew) {
-      const isEmpty = (await readRange(db, {}, 1)).length === 0;
-      if (!isEmpty)
-        throw new RaftLogDamagedError(path, 'it has no format record (written by an older version, or damaged)');
-      await putOne(db, formatKey, Uint8Array.of(formatVersion), { sync: true });
-    } else if (format.length !== 1 || format[0] !== formatVersion) {
-      throw new RaftLogDamagedError(path, `its format record is ${Array.from(format).join(',')}, not ${formatVersion}`);
-    }
-    const storedHardState = await read(hardStateKey, 'hard state', decodeHardState);
-    const snapshotMetaStored = await read(snapshotKey, 'snapshot record', decodeSnapshotMeta);
-    const dummyStored = await read(dummyKey, 'compaction point entry', decodeEntry);
-    const snapshotData = (await read(snapshotDataKey, 'snapshot membership', (bytes) => bytes.slice())) ?? emptyBytes;
-    const confStateStored = await read(confStateKey, 'membership record', decodeMembership);
-    const membership: Membership = confStateStored ?? bootstrap;
-    const snapshotMeta: SnapshotMeta = snapshotMetaStored ?? { index: 0, term: 0, confState: membership.confState };
-    const dummy: Entry = dummyStored ?? { index: 0, term: 0, type: EntryType.Normal, data: emptyBytes };
-    if (confStateStored === undefined)
-      await putOne(db, confStateKey, sealValue(confStateKey, encodeMembership(membership)), { sync: true });
-    const scan = await scanEntries(db, dummy);
-    const repair = planTailRepair({
-      dummy,
-      scan,
-      walDamage,
-      hardStateBeforeDamage: decodeSealedHardState(hardStateBeforeDamage),
-      storedHardState,
-    });
-    const log = scan.entries.slice(0, repair.keptLastIndex - dummy.index + 1);
-    const hardState = repair.hardState;
-    if (repair.isCut || hardState !== storedHardState) {
-      const batch = new WriteBatch();
-      if (hardState !== undefined) batch.put(hardStateKey, sealValue(hardStateKey, encodeHardState(hardState)));
-      for (const { key } of await readRange(
-        db,
-        { gte: entryKey(repair.keptLastIndex + 1), lt: entryKeysEnd },
-        Number.MAX_SAFE_INTEGER,
-      ))
-        batch.del(key);
-      await batch.write(db, { sync: true });
-    }
-    const store = new LevelLogStore(
-      db,
-      hardState ?? { term: 0, vote: '', commit: 0 },
-      membership,
-      snapshotMeta,
-      snapshotData,
-      log,
-    );
-    store.tailRepair = repair.report;
-    return store;
   }
 
   initialState(): { hardState: HardState; confState: ConfState } {

@@ -7,6 +7,7 @@
  * Everything that changes the log or the state (snapshots, conf change proposals, compaction)
  * runs as a task of this loop, so no two of them ever interleave. Messages from peers and ticks
  * are fed to the core as they arrive (RawNode allows it between ready() and advance()).
+ * How the loop is woken is ready-loop-wakeup.ts; where peers are reached is peer-addresses.ts.
  * ClusterNode adds the lifecycle (open, start, stop) and the API the rest of raftq calls.
  */
 import type { Logger } from 'pino';
@@ -23,14 +24,16 @@ import { LeaderClockSampler } from './leader-clock-sampler.js';
 import { LeaderWatch } from './leader-watch.js';
 import type { LevelLogStore } from './level-log-store.js';
 import { MembershipAdmin, type MembershipAdminParts } from './membership-admin.js';
-import { parseHostPort, type NodeConfig } from './node-config.js';
+import type { NodeConfig } from './node-config.js';
 import type { NodeMetrics } from './node-metrics.js';
 import type { NodeRuntimeParts } from './node-runtime.js';
 import { NodeStatusReporter } from './node-status-reporter.js';
 import type { NodeTransport } from './node-transport.js';
 import { OpStreamServer } from './op-stream-server.js';
+import { announcedAddressOf, learnAnnouncedAddress, refreshPeerAddresses } from './peer-addresses.js';
 import { ReadIndexReader } from './read-index-reader.js';
 import { ReadyLoopTurn } from './ready-loop-turn.js';
+import { ReadyLoopWakeup } from './ready-loop-wakeup.js';
 import { SnapshotReceiver } from './snapshot-receiver.js';
 import { SnapshotSender } from './snapshot-sender.js';
 import { SnapshotTaker } from './snapshot-taker.js';
@@ -38,8 +41,6 @@ import type { StateObserver } from './state-observer.js';
 import type { StateStore } from './state-store.js';
 import { TailRepairGuard } from './tail-repair-guard.js';
 import { AppliedIndexWaiters, TxnWaiters, type AppliedTxn } from './txn-waiters.js';
-
-type LoopTask = () => Promise<void> | void;
 
 export abstract class NodeWiring {
   readonly metrics: NodeMetrics;
@@ -62,9 +63,7 @@ export abstract class NodeWiring {
   protected readonly tailRepairGuard: TailRepairGuard;
   private readonly proposer: EntryProposer;
   private readonly readyLoopTurn: ReadyLoopTurn;
-  private readonly loopTasks: LoopTask[] = [];
-  private wake: (() => void) | null = null;
-  private isKicked = false;
+  private readonly wakeup = new ReadyLoopWakeup();
   protected isLoopRunning = false;
   protected loopDone: Promise<void> = Promise.resolve();
   protected isStoppingValue = false;
@@ -217,36 +216,20 @@ export abstract class NodeWiring {
   // ---- the Ready loop --------------------------------------------------------------------
 
   protected kick(): void {
-    const wake = this.wake;
-    if (wake !== null) {
-      this.wake = null;
-      wake();
-    } else {
-      this.isKicked = true;
-    }
+    this.wakeup.kick();
   }
 
   /** Runs `task` inside the loop, between two Readys; resolves with its result. */
   runInLoop<T>(task: () => Promise<T> | T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.loopTasks.push(async () => {
-        try {
-          resolve(await task());
-        } catch (error) {
-          reject(error);
-        }
-      });
-      this.kick();
-    });
+    return this.wakeup.runInLoop(task);
   }
 
   protected async runLoop(): Promise<void> {
     try {
       while (this.isLoopRunning) {
-        if (!this.isKicked) await new Promise<void>((resolve) => (this.wake = resolve));
-        this.isKicked = false;
+        await this.wakeup.waitForKick();
         if (!this.isLoopRunning) break;
-        for (const task of this.loopTasks.splice(0)) await task();
+        for (const task of this.wakeup.takeTasks()) await task();
         await this.readyLoopTurn.run();
       }
     } catch (error) {
@@ -300,57 +283,24 @@ export abstract class NodeWiring {
     this.kick();
   }
 
-  /** Points the transport at every member but this node; --peers addresses win over announced ones. */
+  /** Points the transport at every member but this node (peer-addresses.ts). */
   protected refreshPeers(): void {
-    const membership = this.logStore.currentMembership();
-    const members = new Set([...membership.confState.voters, ...membership.confState.learners]);
-    for (const id of Object.keys(this.config.peers)) members.add(id);
-    members.delete(this.config.id);
-    for (const id of members) {
-      const address = this.config.peers[id] ?? membership.addresses[id];
-      if (address !== undefined) this.transport.setPeer(id, address);
-    }
-    for (const id of this.transport.peerIds()) if (!members.has(id)) this.transport.removePeer(id);
+    refreshPeerAddresses(this.config, this.logStore.currentMembership(), this.transport);
   }
 
-  /** This node's Raft address as the cluster knows it (announced at its addition, or given with --peers); '' if neither. */
+  /** This node's Raft address as the cluster knows it; '' if it has none. */
   protected announcedAddress(): string {
-    return this.logStore.currentMembership().addresses[this.config.id] ?? this.config.peers[this.config.id] ?? '';
-  }
-
-  /**
-   * A peer this node has no address for (it was added while this node was behind: down, cut off,
-   * or caught up by a snapshot older than the addition) can still be answered at the address it
-   * announces with its messages. Without this, a lagging member could never answer such a peer
-   * once it leads, so never receive the entries that would teach it the address: stuck for good.
-   * Only a missing address is filled in; membership and --peers addresses are never overridden.
-   * The next refreshPeers drops it again if the peer is still no member here, and its next
-   * message brings it back.
-   */
-  private learnAnnouncedAddress(peerId: string, fromAddress: string): void {
-    if (
-      fromAddress === '' ||
-      peerId === this.config.id ||
-      peerId === '' ||
-      this.transport.peerAddress(peerId) !== undefined
-    )
-      return;
-    try {
-      parseHostPort('announced address', fromAddress);
-    } catch {
-      return;
-    }
-    this.transport.setPeer(peerId, fromAddress);
-    this.logger.info(
-      { peerId, address: fromAddress },
-      'answering a peer at the address it announced (this node has not applied its addition yet)',
-    );
+    return announcedAddressOf(this.config, this.logStore.currentMembership());
   }
 
   /** A Raft message from a peer: into the core, unless the loop stopped or tail repair holds it back. */
   protected stepFromPeer(message: RaftMessage, fromAddress = ''): void {
     if (!this.isLoopRunning) return;
-    this.learnAnnouncedAddress(message.from, fromAddress);
+    learnAnnouncedAddress(
+      { config: this.config, transport: this.transport, logger: this.logger },
+      message.from,
+      fromAddress,
+    );
     if (message.type === MessageType.AppResp || message.type === MessageType.HeartbeatResp)
       this.membershipAdmin.peerAnswered(message.from);
     const admitted = this.tailRepairGuard.admit(message, this.logStore.lastIndex());

@@ -20,18 +20,20 @@
  * in the view: the head is delivered if visible, then its successors, and the group stops at the
  * first message in flight or not yet visible. Order never depends on visibleAtMs or on ids (trap
  * 16), so sends stamped by a clock that went backwards still deliver in sequence order.
+ *
+ * Standard claiming is in claim-standard-messages.ts, FIFO group claiming in claim-fifo-groups.ts,
+ * the claim of one message (shared by both) in claim-state.ts.
  */
 import { raftqLimits, sqsLimits } from '../base/limits.js';
-import { keySuccessor } from '../storage/key-codec.js';
-import type { ReadView, TxnWrite } from '../storage/txn.js';
+import type { ReadView } from '../storage/txn.js';
+import { claimFromGroups } from './claim-fifo-groups.js';
+import type { ClaimState } from './claim-state.js';
+import { claimFromMessages } from './claim-standard-messages.js';
 import { DeadLetterMover } from './dead-letter-move.js';
 import { OverLimitError } from './errors.js';
-import { isExpired, isInFlight, type MessageRecord } from './message-record.js';
-import type { StoredMessage } from './message-store.js';
-import type { FifoPartitionIndex } from './index/fifo-partition-index.js';
+import { isInFlight, type MessageRecord } from './message-record.js';
 import type { PartitionIndex, QueueIndexes } from './index/queue-indexes.js';
-import type { IndexedMessage, StandardPartitionIndex } from './index/standard-partition-index.js';
-import { firstPageOffset, rotatedRows, singleScanSlot, type ReceiveScanSlot } from './receive-scan-slot.js';
+import { singleScanSlot, type ReceiveScanSlot } from './receive-scan-slot.js';
 import { partitionVisitOrder } from './partitioning.js';
 import type { ReceivedMessage, ReceiveOptions } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
@@ -52,23 +54,6 @@ export interface ClaimResult {
 interface AttemptRow {
   readonly expiresAtMs: number;
   readonly claims: ReadonlyArray<{ partition: number; messageId: string; token: string }>;
-}
-
-interface ClaimState {
-  readonly queue: LoadedQueue;
-  readonly view: ReadView;
-  readonly nowMs: number;
-  readonly visibilityTimeoutMs: number;
-  readonly wanted: number;
-  readonly readKeys: Uint8Array[];
-  readonly writes: TxnWrite[];
-  readonly claimed: MessageRecord[];
-  readonly mover: DeadLetterMover;
-  /** Releases of what this attempt took from the indexes; run when the attempt ends. */
-  readonly taken: Array<() => void>;
-  /** Applied batches this node had heard of when the attempt's view was taken. */
-  readonly batchAtView: number;
-  rowsExamined: number;
 }
 
 export class MessageClaimer {
@@ -143,12 +128,18 @@ export class MessageClaimer {
       taken,
       batchAtView,
     };
+    const newId = () => this.ctx.newId();
     const start = this.nextPartitionStart(name, queue.meta.partitionCount);
     for (const partition of partitionVisitOrder(queue.meta.partitionCount, start)) {
       if (state.claimed.length >= state.wanted || state.rowsExamined >= raftqLimits.receiveScanRowsMax.value) break;
       const index = await this.indexOf(queue, partition, nowMs);
-      if (index.kind === 'fifo') await this.claimFromGroups(state, partition, index);
-      else await this.claimFromMessages(state, partition, index);
+      if (index.kind === 'fifo') await claimFromGroups(state, partition, index, newId);
+      else
+        await claimFromMessages(state, partition, index, {
+          scanSlot: this.scanSlot(),
+          appliedBatches: () => this.indexes.appliedBatches,
+          newId,
+        });
     }
     const messages = state.claimed.map((record) => this.toReceived(queue, record));
     if (state.claimed.length > 0) {
@@ -193,122 +184,6 @@ export class MessageClaimer {
     const start = this.partitionStarts.get(name) ?? 0;
     this.partitionStarts.set(name, (start + 1) % partitionCount);
     return start;
-  }
-
-  /**
-   * Standard queue: takes messages in delivery order. Nodes start at different points of the head
-   * (receive-scan-slot.ts), so receives on different nodes rarely race for a message.
-   */
-  private async claimFromMessages(state: ClaimState, partition: number, index: StandardPartitionIndex): Promise<void> {
-    const rowsMax = raftqLimits.receiveScanRowsMax.value;
-    const offset = firstPageOffset(this.scanSlot(), state.wanted, Number.MAX_SAFE_INTEGER);
-    const head: IndexedMessage[] = [];
-    while (head.length < offset + state.wanted) {
-      const message = this.takeMessage(state, index);
-      if (message === undefined) break;
-      head.push(message);
-    }
-    for (const candidate of rotatedRows(head, head.length === 0 ? 0 : offset % head.length)) {
-      if (state.claimed.length >= state.wanted) return;
-      await this.tryClaim(state, partition, index, candidate);
-    }
-    while (state.claimed.length < state.wanted && state.rowsExamined < rowsMax) {
-      const candidate = this.takeMessage(state, index);
-      if (candidate === undefined) return;
-      await this.tryClaim(state, partition, index, candidate);
-    }
-  }
-
-  private takeMessage(state: ClaimState, index: StandardPartitionIndex): IndexedMessage | undefined {
-    // isExpired: expired once nowMs >= retentionStartMs + retention, i.e. retentionStartMs < nowMs - retention + 1.
-    const expiredBeforeMs = state.nowMs - state.queue.meta.config.messageRetentionSeconds * 1000 + 1;
-    const message = index.take(state.nowMs, expiredBeforeMs);
-    if (message !== undefined) state.taken.push(() => index.release(message));
-    return message;
-  }
-
-  private async tryClaim(
-    state: ClaimState,
-    partition: number,
-    index: StandardPartitionIndex,
-    candidate: IndexedMessage,
-  ): Promise<void> {
-    state.rowsExamined++;
-    // The index has heard every batch the view may hold once it heard one more than when the view
-    // was taken; only then does its "never received" (no state row to read) hold for the view too.
-    const isNeverReceived = candidate.isNeverReceived && this.indexes.appliedBatches > state.batchAtView;
-    const message = await state.queue.messages.read(state.view, partition, candidate.messageId, { isNeverReceived });
-    if (message === undefined) {
-      // Gone in a view that includes the batch that indexed it: the index missed its removal.
-      if (candidate.addedInBatch <= state.batchAtView) index.dropPhantom(candidate);
-      return;
-    }
-    if (isExpired(message.record, state.queue.meta.config.messageRetentionSeconds, state.nowMs)) {
-      index.markExpired(candidate);
-      return;
-    }
-    // In flight as the view has it (the index lags the view by at most one batch).
-    if (message.record.visibleAtMs > state.nowMs) return;
-    await this.claimOrMove(state, message);
-  }
-
-  /** FIFO: takes groups whose head is visible, and claims each group's head and successors. */
-  private async claimFromGroups(state: ClaimState, partition: number, index: FifoPartitionIndex): Promise<void> {
-    while (state.claimed.length < state.wanted && state.rowsExamined < raftqLimits.receiveScanRowsMax.value) {
-      const group = index.take(state.nowMs);
-      if (group === undefined) return;
-      state.taken.push(() => index.release(group));
-      state.rowsExamined++;
-      const expiredIds = await this.claimGroup(state, partition, group.groupId);
-      if (expiredIds.length > 0) index.markExpired(group, expiredIds);
-    }
-  }
-
-  /** Claims the group's head and successors as the view has them; returns the ids of expired messages passed. */
-  private async claimGroup(state: ClaimState, partition: number, groupId: string): Promise<string[]> {
-    const range = state.queue.keys.groupRange(partition, groupId);
-    const expiredIds: string[] = [];
-    let gte = range.gte;
-    for (;;) {
-      const page = await state.view.scan({ gte, lt: range.lt }, { limit: sqsLimits.receiveMessagesMax.value + 1 });
-      for (const row of page) {
-        if (state.claimed.length >= state.wanted) return expiredIds;
-        const messageId = decoder.decode(row.value);
-        const message = await state.queue.messages.read(state.view, partition, messageId);
-        if (message === undefined) continue;
-        if (isExpired(message.record, state.queue.meta.config.messageRetentionSeconds, state.nowMs)) {
-          expiredIds.push(messageId);
-          continue;
-        }
-        // The group is locked by a message in flight, or blocked by one not yet visible.
-        if (message.record.visibleAtMs > state.nowMs) return expiredIds;
-        await this.claimOrMove(state, message);
-      }
-      const last = page[page.length - 1];
-      if (last === undefined || page.length <= sqsLimits.receiveMessagesMax.value) return expiredIds;
-      gte = keySuccessor(last.key);
-    }
-  }
-
-  /**
-   * Claims the message (a new state row and its vis row moved; the data row stays as it is) or
-   * moves it to the dead-letter queue. Both decide from the data and state rows: both are read.
-   */
-  private async claimOrMove(state: ClaimState, message: StoredMessage): Promise<void> {
-    const { messages } = state.queue;
-    const { record } = message;
-    state.readKeys.push(...message.readKeys);
-    if (state.mover.isDue(record) && (await state.mover.maybeMove(message, state))) return;
-    const claimed: MessageRecord = {
-      ...record,
-      receiveCount: record.receiveCount + 1,
-      firstReceiveAtMs: record.firstReceiveAtMs ?? state.nowMs,
-      claimedAtMs: state.nowMs,
-      receiptToken: this.ctx.newId(),
-      visibleAtMs: state.nowMs + state.visibilityTimeoutMs,
-    };
-    state.writes.push(...messages.receiveStateWrites(message, claimed));
-    state.claimed.push(claimed);
   }
 
   private async replayAttempt(

@@ -19,7 +19,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { compareBytes } from './key-codec.js';
-import type { VersionWrite } from './mvcc-store.js';
+import type { VersionWrite } from './applied-batch.js';
 
 export interface DeadPrefix {
   readonly gte: Uint8Array;

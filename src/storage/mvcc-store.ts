@@ -17,52 +17,37 @@
  *   ReadBelowWatermarkError once collection passes it. Reads never return a silently wrong result.
  *
  * Read views are in mvcc-read-view.ts, batched newest-version lookups in latest-version-lookup.ts,
- * the collection steps in version-collector.ts, the applied row in applied-row.ts.
+ * the collection steps in version-collector.ts, the applied row in applied-row.ts, scans over the
+ * engine (and the dead-prefix cache they use) in mvcc-range-scan.ts, and what an apply step
+ * writes (and the checks on it) in applied-batch.ts.
  */
 import { assert } from '../base/assert.js';
 import { raftqLimits } from '../base/limits.js';
-import { decodeAppliedRow, encodeAppliedRow } from './applied-row.js';
+import { engineWritesOf, type AppliedBatch } from './applied-batch.js';
+import { decodeAppliedRow } from './applied-row.js';
 import { DeadPrefixCache } from './dead-prefix-cache.js';
-import { readRange, type Engine, type EngineEntry, type EngineWrite } from './engine.js';
-import { bytesEqual, compareBytes, isWellFormedKey } from './key-codec.js';
+import { readRange, type Engine, type EngineEntry } from './engine.js';
+import { compareBytes } from './key-codec.js';
 import { HorizonTracker } from './horizon.js';
 import { latestVersionsOfKeys, type LatestVersion } from './latest-version-lookup.js';
 import { ReadBelowWatermarkError, StateFormatError } from './mvcc-errors.js';
+import { scanForwardAt, scanReverseAt } from './mvcc-range-scan.js';
 import { MvccReadView, OpenReadViews } from './mvcc-read-view.js';
 import { NewestVersionCache, noVersionTs, type NewestVersionCacheOptions } from './newest-version-cache.js';
 import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion, systemRowMarker } from './system-keys.js';
 import type { KeyRange, KeyValue, ReadView } from './txn.js';
 import { VersionCollector, type GcStats, type GcStepReport } from './version-collector.js';
-import { scanForward, scanReverse, type DeadRun } from './version-scan.js';
 import {
   commitTsOf,
   decodeVersionValue,
   encodeVersionKey,
-  encodeVersionValue,
   logicalKeyOf,
-  physicalBounds,
   userSpaceStart,
   versionsEnd,
   versionsStart,
 } from './version-key.js';
 
-export interface VersionWrite {
-  readonly key: Uint8Array;
-  readonly commitTsUs: number;
-  /** undefined writes a deletion marker. */
-  readonly value: Uint8Array | undefined;
-}
-
-/** Everything one apply step changes, written as one engine batch. */
-export interface AppliedBatch {
-  readonly versions: readonly VersionWrite[];
-  /** Writes to system rows (keys from system-keys.ts) other than the applied row. */
-  readonly systemWrites: readonly EngineWrite[];
-  readonly appliedIndex: number;
-  readonly lastCommitTs: number;
-  /** The horizon after this batch (the apply step advances it with every commit). */
-  readonly horizon: HorizonTracker;
-}
+export type { AppliedBatch, VersionWrite } from './applied-batch.js';
 
 export interface MvccStoreOptions {
   /** Commit-time history kept, in ms (default raftqLimits.mvccHistoryMs); must be equal on every replica. */
@@ -217,46 +202,15 @@ export class MvccStore {
       `scan limit must be a positive integer, got ${options.limit}`,
     );
     const rows = options.reverse
-      ? await this.scanReverseAt(range, ts, options.limit)
-      : await this.scanForwardAt(range, ts, options.limit);
+      ? await scanReverseAt(this.engine, range, ts, options.limit)
+      : await scanForwardAt(
+          { engine: this.engine, deadPrefixes: this.deadPrefixes, lastCommitTs: this.lastCommitTsValue },
+          range,
+          ts,
+          options.limit,
+        );
     this.checkReadable(ts);
     return rows;
-  }
-
-  private async scanReverseAt(range: KeyRange, ts: number, limit: number): Promise<KeyValue[]> {
-    const iterator = this.engine.iterator({ ...physicalBounds(range), reverse: true });
-    try {
-      return await scanReverse(iterator, range, ts, limit);
-    } finally {
-      await iterator.close();
-    }
-  }
-
-  /** A forward scan that starts past the known dead run of its range, and remembers the run it finds. */
-  private async scanForwardAt(range: KeyRange, ts: number, limit: number): Promise<KeyValue[]> {
-    // Only reads at or below lastCommitTs may use the cache: see dead-prefix-cache.ts.
-    const known = ts <= this.lastCommitTsValue ? this.deadPrefixes.lookup(range.gte, ts) : undefined;
-    const start = known === undefined ? range.gte : known.end;
-    const pending = this.deadPrefixes.beginScan(range.gte);
-    let found: DeadRun | undefined;
-    try {
-      const iterator = this.engine.iterator(physicalBounds({ gte: start, lt: range.lt }));
-      try {
-        const scan = await scanForward(iterator, { gte: start, lt: range.lt }, ts, limit);
-        found = scan.deadRun;
-        if (known !== undefined)
-          found = {
-            ...found,
-            deadKeys: Number.MAX_SAFE_INTEGER,
-            newestMarkerTs: Math.max(found.newestMarkerTs, known.newestMarkerTs),
-          };
-        return scan.rows;
-      } finally {
-        await iterator.close();
-      }
-    } finally {
-      this.deadPrefixes.finishScan(pending, found);
-    }
   }
 
   /** Dead runs remembered for forward scans (for tests and metrics). */
@@ -318,7 +272,11 @@ export class MvccStore {
   ): Promise<T> {
     return this.exclusive(async () => {
       const { batch, result } = await build();
-      const writes = this.engineWritesOf(batch);
+      const writes = engineWritesOf(batch, {
+        appliedIndex: this.appliedIndexValue,
+        lastCommitTs: this.lastCommitTsValue,
+        horizon: this.horizon,
+      });
       await this.engine.write(writes, { sync: options.sync });
       this.deadPrefixes.noteWrites(batch.versions);
       this.writeCount += 1;
@@ -372,47 +330,9 @@ export class MvccStore {
     if (ts < this.readFloorTsValue) throw new ReadBelowWatermarkError(ts, this.readFloorTsValue);
   }
 
-  private engineWritesOf(batch: AppliedBatch): EngineWrite[] {
-    assert(
-      batch.appliedIndex > this.appliedIndexValue,
-      `applied index must grow: ${batch.appliedIndex} after ${this.appliedIndexValue}`,
-    );
-    assert(
-      batch.lastCommitTs >= this.lastCommitTsValue,
-      `lastCommitTs must not go back: ${batch.lastCommitTs} after ${this.lastCommitTsValue}`,
-    );
-    const writes: EngineWrite[] = [];
-    for (const version of batch.versions) {
-      assert(version.key.length > 0 && isWellFormedKey(version.key), 'a version key must be a non-empty encoded tuple');
-      assert(
-        version.commitTsUs > this.lastCommitTsValue && version.commitTsUs <= batch.lastCommitTs,
-        `version commitTsUs ${version.commitTsUs} outside (${this.lastCommitTsValue}, ${batch.lastCommitTs}]`,
-      );
-      writes.push({
-        kind: 'put',
-        key: encodeVersionKey(version.key, version.commitTsUs),
-        value: encodeVersionValue(version.value),
-      });
-    }
-    for (const write of batch.systemWrites) {
-      assert(
-        write.key[0] === systemRowMarker && !isStoreOwnedRow(write.key),
-        'system writes go to system rows other than format, applied and horizon',
-      );
-      writes.push(write);
-    }
-    writes.push({ kind: 'put', key: appliedRowKey, value: encodeAppliedRow(batch.appliedIndex, batch.lastCommitTs) });
-    if (batch.horizon !== this.horizon) writes.push({ kind: 'put', key: horizonRowKey, value: batch.horizon.encode() });
-    return writes;
-  }
-
   private exclusive<T>(work: () => Promise<T>): Promise<T> {
     const result = this.lockTail.then(work);
     this.lockTail = result.catch(() => undefined);
     return result;
   }
-}
-
-function isStoreOwnedRow(key: Uint8Array): boolean {
-  return bytesEqual(key, appliedRowKey) || bytesEqual(key, formatRowKey) || bytesEqual(key, horizonRowKey);
 }

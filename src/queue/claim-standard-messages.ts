@@ -1,0 +1,85 @@
+/**
+ * Standard-queue claiming within one partition of a receive attempt (claim-messages.ts): messages
+ * are taken from the in-memory index in delivery order, each read in the attempt's view (the index
+ * is a hint) and claimed if it is there, unexpired and visible. Nodes start at different points of
+ * the head (receive-scan-slot.ts), so receives on different nodes rarely race for a message. It
+ * stands apart from FIFO claiming (claim-fifo-groups.ts), which claims whole groups in order.
+ */
+import { raftqLimits } from '../base/limits.js';
+import { claimOrMove, type ClaimState } from './claim-state.js';
+import type { IndexedMessage, StandardPartitionIndex } from './index/standard-partition-index.js';
+import { isExpired } from './message-record.js';
+import { firstPageOffset, rotatedRows, type ReceiveScanSlot } from './receive-scan-slot.js';
+
+/** What standard claiming needs from the node beyond the attempt. */
+export interface StandardClaimParts {
+  /** Where this node starts in the head of the queue. */
+  readonly scanSlot: ReceiveScanSlot;
+  /** Applied batches the node's indexes have heard of now. */
+  readonly appliedBatches: () => number;
+  /** Makes a claim's receipt token. */
+  readonly newId: () => string;
+}
+
+/**
+ * Standard queue: takes messages in delivery order. Nodes start at different points of the head
+ * (receive-scan-slot.ts), so receives on different nodes rarely race for a message.
+ */
+export async function claimFromMessages(
+  state: ClaimState,
+  partition: number,
+  index: StandardPartitionIndex,
+  parts: StandardClaimParts,
+): Promise<void> {
+  const rowsMax = raftqLimits.receiveScanRowsMax.value;
+  const offset = firstPageOffset(parts.scanSlot, state.wanted, Number.MAX_SAFE_INTEGER);
+  const head: IndexedMessage[] = [];
+  while (head.length < offset + state.wanted) {
+    const message = takeMessage(state, index);
+    if (message === undefined) break;
+    head.push(message);
+  }
+  for (const candidate of rotatedRows(head, head.length === 0 ? 0 : offset % head.length)) {
+    if (state.claimed.length >= state.wanted) return;
+    await tryClaim(state, partition, index, candidate, parts);
+  }
+  while (state.claimed.length < state.wanted && state.rowsExamined < rowsMax) {
+    const candidate = takeMessage(state, index);
+    if (candidate === undefined) return;
+    await tryClaim(state, partition, index, candidate, parts);
+  }
+}
+
+function takeMessage(state: ClaimState, index: StandardPartitionIndex): IndexedMessage | undefined {
+  // isExpired: expired once nowMs >= retentionStartMs + retention, i.e. retentionStartMs < nowMs - retention + 1.
+  const expiredBeforeMs = state.nowMs - state.queue.meta.config.messageRetentionSeconds * 1000 + 1;
+  const message = index.take(state.nowMs, expiredBeforeMs);
+  if (message !== undefined) state.taken.push(() => index.release(message));
+  return message;
+}
+
+async function tryClaim(
+  state: ClaimState,
+  partition: number,
+  index: StandardPartitionIndex,
+  candidate: IndexedMessage,
+  parts: StandardClaimParts,
+): Promise<void> {
+  state.rowsExamined++;
+  // The index has heard every batch the view may hold once it heard one more than when the view
+  // was taken; only then does its "never received" (no state row to read) hold for the view too.
+  const isNeverReceived = candidate.isNeverReceived && parts.appliedBatches() > state.batchAtView;
+  const message = await state.queue.messages.read(state.view, partition, candidate.messageId, { isNeverReceived });
+  if (message === undefined) {
+    // Gone in a view that includes the batch that indexed it: the index missed its removal.
+    if (candidate.addedInBatch <= state.batchAtView) index.dropPhantom(candidate);
+    return;
+  }
+  if (isExpired(message.record, state.queue.meta.config.messageRetentionSeconds, state.nowMs)) {
+    index.markExpired(candidate);
+    return;
+  }
+  // In flight as the view has it (the index lags the view by at most one batch).
+  if (message.record.visibleAtMs > state.nowMs) return;
+  await claimOrMove(state, message, parts.newId);
+}
