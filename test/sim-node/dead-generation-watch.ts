@@ -8,13 +8,15 @@
  * message lost even though its send was acknowledged (or a claim of a message that no longer
  * exists), and it outlives the reaper.
  *
- * A watch follows one node incarnation's applied writes, which come in log order: a tombstone it
- * applied was committed before every write it applies later, so a put into that generation is a
- * violation whatever the clients saw. A new incarnation (restart, power loss, empty disk) gets a
+ * A watch follows the keys one node incarnation's apply step gave a value (StateObserver's live key
+ * changes: what committed transactions wrote, not the writes of a repeated txn id the apply step
+ * answered with its first outcome), which come in log order: a tombstone it applied was committed
+ * before every write it applies later, so a new row in that generation is a violation whatever the
+ * clients saw. A new incarnation (restart, power loss, empty disk) gets a
  * new watch; an installed snapshot's tombstones are not seen, which can only hide a violation.
  */
+import type { AppliedStateChanges, StateObserver } from '../../src/cluster/state-observer.js';
 import { decodeKey } from '../../src/storage/key-codec.js';
-import type { TxnWrite } from '../../src/storage/txn.js';
 
 export interface DeadGenerationWrite {
   readonly queue: string;
@@ -25,16 +27,20 @@ export interface DeadGenerationWrite {
   readonly messageId: string | null;
 }
 
-export class DeadGenerationWatch {
+export class DeadGenerationWatch implements StateObserver {
   /** `${queue}/${generation}` of every tombstone this incarnation applied. */
   private readonly tombstoned = new Set<string>();
 
   constructor(private readonly report: (finding: DeadGenerationWrite) => void) {}
 
-  onApplied(writes: readonly TxnWrite[]): void {
-    for (const write of writes) {
-      if (write.kind !== 'put') continue;
-      const tuple = decodeKey(write.key);
+  onStateOpened(): void {
+    // An installed state's tombstones are not known: they can only hide a violation, never fake one.
+  }
+
+  onApplied(changes: AppliedStateChanges): void {
+    for (const change of changes.liveKeyChanges) {
+      if (!change.isLive) continue;
+      const tuple = decodeKey(change.key);
       // ("tomb", name, gen): the generation's end. ("q", name, "g", gen, family, …): one of its rows.
       if (tuple[0] === 'tomb' && tuple.length === 3) {
         this.tombstoned.add(`${String(tuple[1])}/${String(tuple[2])}`);

@@ -808,7 +808,7 @@ class NodeSimulation {
       const watch = new DeadGenerationWatch((finding) =>
         this.deadGenerationWrites.push({ node: p.id, atMs: this.time.nowMs, finding }),
       );
-      node.onApplied((writes) => watch.onApplied(writes));
+      node.observeState(watch);
     };
   }
 
