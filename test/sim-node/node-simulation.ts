@@ -47,7 +47,9 @@ export interface NodeSimOptions {
    * again while six clients receive, so transactions of two leaders race (what a forgotten read
    * key needs to show). 'queueChurn': a fourth queue, `churn`, is deleted and created again and
    * again while the clients send to it and receive from it (a send or claim that read the queue's
-   * meta before a DeleteQueue must not commit after it: what a forgotten meta read lets through).
+   * meta before a DeleteQueue must not commit after it: what a forgotten meta read lets through);
+   * every fault kind but clock jumps (with them, seeds 29 and 186 show a double delivery of their
+   * own: docs/architecture/simulator.md).
    */
   readonly profile?: NodeSimProfile;
 }
@@ -155,7 +157,13 @@ class NodeSimulation {
     this.planted = new Set(options.planted ?? []);
     this.isLeaderChurn = options.profile === 'leaderChurn';
     this.isQueueChurn = options.profile === 'queueChurn';
-    this.faultKinds = options.faultKinds ?? (this.isLeaderChurn ? ['partition', 'crash', 'heal'] : chaosFaultKinds);
+    this.faultKinds =
+      options.faultKinds ??
+      (this.isLeaderChurn
+        ? ['partition', 'crash', 'heal']
+        : this.isQueueChurn
+          ? chaosFaultKinds.filter((kind) => kind !== 'clockJump')
+          : chaosFaultKinds);
     this.nodeCount = seed % 2 === 0 ? 3 : 5;
   }
 
