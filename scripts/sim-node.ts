@@ -5,16 +5,18 @@
 import { parseArgs } from 'node:util';
 import {
   chaosFaultKinds,
+  nodeSimProfiles,
   plantedFaults,
   runNodeSimulation,
   type ChaosFaultKind,
+  type NodeSimProfile,
   type NodeSimResult,
   type PlantedFault,
 } from '../test/sim-node/node-simulation.js';
 import { minimalTrace } from '../test/sim-node/minimal-trace.js';
 
 const usage =
-  'usage: npm run sim:node -- --seeds N [--from S] | --seed S [--trace]; options: --fault NAME (repeatable), --profile mixed|leaderChurn, --chaos-ms MS, --only-faults KIND,KIND, --stop-at-first';
+  'usage: npm run sim:node -- --seeds N [--from S] | --seed S [--trace]; options: --fault NAME (repeatable), --profile mixed|leaderChurn|queueChurn, --chaos-ms MS, --only-faults KIND,KIND, --stop-at-first';
 
 function fail(message: string): never {
   console.error(`sim-node: ${message}\n${usage}`);
@@ -62,11 +64,11 @@ if (values['only-faults'] !== undefined) {
   });
 }
 const profile = values.profile;
-if (profile !== undefined && profile !== 'mixed' && profile !== 'leaderChurn')
-  fail(`unknown profile '${profile}' (mixed or leaderChurn)`);
+if (profile !== undefined && !nodeSimProfiles.includes(profile as NodeSimProfile))
+  fail(`unknown profile '${profile}' (one of ${nodeSimProfiles.join(', ')})`);
 const options = {
   planted,
-  ...(profile === undefined ? {} : { profile: profile as 'mixed' | 'leaderChurn' }),
+  ...(profile === undefined ? {} : { profile: profile as NodeSimProfile }),
   ...(values['chaos-ms'] === undefined
     ? {}
     : { chaosMs: nonNegativeInteger(values['chaos-ms'], '--chaos-ms', 20_000) }),

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { SeededPrng } from '../../src/base/prng.js';
 import type { QueueOperations } from '../../src/queue/queue-operations.js';
+import { DeadGenerationWatch, type DeadGenerationWrite } from './dead-generation-watch.js';
 import { checkHistory, type QueueViolation } from './queue-checkers.js';
 import { QueueHistory, type DeleteRecord, type ReceivedCopy } from './queue-history.js';
 import { SimDisk } from './sim-disk.js';
@@ -44,10 +45,17 @@ export interface NodeSimOptions {
   /**
    * 'mixed' (default): every fault kind. 'leaderChurn': leaders are cut off or crashed again and
    * again while six clients receive, so transactions of two leaders race (what a forgotten read
-   * key needs to show).
+   * key needs to show). 'queueChurn': a fourth queue, `churn`, is deleted and created again and
+   * again while the clients send to it and receive from it (a send or claim that read the queue's
+   * meta before a DeleteQueue must not commit after it: what a forgotten meta read lets through);
+   * every fault kind but clock jumps (with them, seeds 29 and 186 show a double delivery of their
+   * own: docs/architecture/simulator.md).
    */
-  readonly profile?: 'mixed' | 'leaderChurn';
+  readonly profile?: NodeSimProfile;
 }
+
+export const nodeSimProfiles = ['mixed', 'leaderChurn', 'queueChurn'] as const;
+export type NodeSimProfile = (typeof nodeSimProfiles)[number];
 
 export interface NodeSimResult {
   readonly seed: number;
@@ -71,6 +79,8 @@ export interface NodeSimResult {
 }
 
 const queueNames = { standard: 'std', deadLetter: 'std-dlq', fifo: 'jobs.fifo' } as const;
+/** The queue the queueChurn profile deletes and creates again. */
+const churnQueue = 'churn';
 const clientOpTimeoutMs = 8_000;
 const livenessBoundMs = 30_000;
 const drainBoundMs = 60_000;
@@ -124,6 +134,11 @@ class NodeSimulation {
   private readonly stats = { faults: 0, powerLosses: 0, crashes: 0 };
   private readonly nodeCount: number;
   private readonly isLeaderChurn: boolean;
+  private readonly isQueueChurn: boolean;
+  /** What the replicas' dead-generation watches reported, judged at the end (bodies are known by then). */
+  private readonly deadGenerationWrites: Array<{ node: string; atMs: number; finding: DeadGenerationWrite }> = [];
+  /** The body of each message id a send was answered with. */
+  private readonly bodyOfMessageId = new Map<string, string>();
   /** The node outside the cluster: added by a membership change, and one removed takes its place. */
   private spare: SimProcess | null = null;
   /** Every node's address: what a joining node is started with. */
@@ -141,7 +156,14 @@ class NodeSimulation {
     this.net = new SimNet(time, this.prng.fork());
     this.planted = new Set(options.planted ?? []);
     this.isLeaderChurn = options.profile === 'leaderChurn';
-    this.faultKinds = options.faultKinds ?? (this.isLeaderChurn ? ['partition', 'crash', 'heal'] : chaosFaultKinds);
+    this.isQueueChurn = options.profile === 'queueChurn';
+    this.faultKinds =
+      options.faultKinds ??
+      (this.isLeaderChurn
+        ? ['partition', 'crash', 'heal']
+        : this.isQueueChurn
+          ? chaosFaultKinds.filter((kind) => kind !== 'clockJump')
+          : chaosFaultKinds);
     this.nodeCount = seed % 2 === 0 ? 3 : 5;
   }
 
@@ -164,6 +186,7 @@ class NodeSimulation {
     for (const id of ids) {
       const p = new SimProcess(id, new SimDisk(), peers, this.time, this.net, prng.fork(), tuning, faults);
       p.onBecameLeader = (term) => this.trace.add(`leader ${id} (term ${term})`);
+      this.watchGenerations(p);
       this.processes.push(p);
     }
     // One more node, outside the cluster until a membership change adds it.
@@ -172,6 +195,7 @@ class NodeSimulation {
     this.spare = new SimProcess(spareId, new SimDisk(), sparePeers, this.time, this.net, prng.fork(), tuning, faults);
     this.spare.isJoining = true;
     this.spare.onBecameLeader = (term) => this.trace.add(`leader ${spareId} (term ${term})`);
+    this.watchGenerations(this.spare);
     this.allPeers = sparePeers;
     this.trace.add(
       `start seed=${this.seed} nodes=${ids.join(',')} drop=${this.net.dropRate} delay=${this.net.delayMsMin}..${this.net.delayMsMax}ms latency<=${tuning.writeLatencyMsMax}ms snapshotEvery=${tuning.snapshotThresholdEntries} keep=${tuning.snapshotCatchUpEntries}${this.planted.size > 0 ? ` planted=${[...this.planted].join(',')}` : ''}`,
@@ -193,8 +217,9 @@ class NodeSimulation {
     const chaosMs = this.options.chaosMs ?? 20_000;
     this.isChaos = true;
     this.isClientsRunning = true;
-    const clientCount = this.isLeaderChurn ? 6 : 3 + prng.intBelow(3);
+    const clientCount = this.isLeaderChurn || this.isQueueChurn ? 6 : 3 + prng.intBelow(3);
     for (let c = 1; c <= clientCount; c++) this.clientLoop(`c${c}`);
+    if (this.isQueueChurn) this.churnLoop();
     this.scheduleFault();
     const chaosEndMs = this.time.nowMs + chaosMs;
     while (this.time.nowMs < chaosEndMs) {
@@ -210,6 +235,8 @@ class NodeSimulation {
     this.noteFatals();
     await this.reconcileMembership();
     this.noteFatals();
+    if (this.isQueueChurn && !(await this.createQueue(churnQueue, {}, this.time.nowMs + 30_000)))
+      this.violations.push({ kind: 'liveness', message: `could not create ${churnQueue} after healing`, bodies: [] });
     await this.checkLiveness();
     await this.drain();
     await this.settleAndCompareDigests();
@@ -582,6 +609,11 @@ class NodeSimulation {
   private clientStep(client: string, then: () => void): void {
     const via = this.pickNode();
     if (via === null) return then();
+    if (this.isQueueChurn && this.prng.intBelow(100) < 45) {
+      if (this.prng.intBelow(3) < 2) this.send(client, via, churnQueue, null, then);
+      else this.receive(client, via, churnQueue, false, then);
+      return;
+    }
     const roll = this.prng.intBelow(100);
     if (roll < 30) this.send(client, via, queueNames.standard, null, then);
     else if (roll < 50) this.send(client, via, queueNames.fifo, `g${this.prng.intBelow(3)}`, then);
@@ -616,8 +648,10 @@ class NodeSimulation {
       (q) => q.sendMessages(queue, [entry], { senderId: client }),
       (result) => {
         record.doneMs = this.time.nowMs;
-        const isOk = result.ok && result.value.length === 1 && !('error' in (result.value[0] as object));
+        const answer = result.ok ? result.value[0] : undefined;
+        const isOk = result.ok && result.value.length === 1 && answer !== undefined && !('error' in answer);
         record.outcome = isOk ? 'ok' : 'failed';
+        if (answer !== undefined && 'messageId' in answer) this.bodyOfMessageId.set(answer.messageId, body);
         this.trace.add(
           `${client} send ${queue}${group === null ? '' : `/${group}`} ${body} via ${via.id}: ${isOk ? 'ok' : describeFailure(result)}`,
         );
@@ -733,6 +767,79 @@ class NodeSimulation {
     );
   }
 
+  /**
+   * queueChurn: an administrator deletes `churn` and creates it again, over and over, through any
+   * node, while the clients send to it and receive from it. A delete counts as a purge for the
+   * lost-message check (what was sent before it may be gone); an unanswered one, forever.
+   */
+  private churnLoop(): void {
+    const cycle = (): void => {
+      this.time.at('client', 200 + this.prng.intBelow(1_000), () => {
+        if (!this.isClientsRunning) return;
+        const via = this.pickNode();
+        if (via === null) return cycle();
+        const record = { queue: churnQueue, issuedMs: this.time.nowMs, doneMs: null as number | null };
+        this.history.purges.push(record);
+        this.invoke(
+          via,
+          (q) => q.deleteQueue(churnQueue),
+          (result) => {
+            if (result.ok) record.doneMs = this.time.nowMs;
+            this.trace.add(
+              `admin delete queue ${churnQueue} via ${via.id}: ${result.ok ? 'ok' : describeFailure(result)}`,
+            );
+            this.time.at('client', 20 + this.prng.intBelow(300), () => {
+              const createVia = this.pickNode() ?? via;
+              this.invoke(
+                createVia,
+                (q) => q.createQueue({ name: churnQueue, attributes: {}, tags: {} }),
+                (created) => {
+                  this.trace.add(
+                    `admin create queue ${churnQueue} via ${createVia.id}: ${created.ok ? 'ok' : describeFailure(created)}`,
+                  );
+                  cycle();
+                },
+              );
+            });
+          },
+        );
+      });
+    };
+    cycle();
+  }
+
+  // ---- replica-side checks ----------------------------------------------------------------------
+
+  /** Every incarnation of `p` gets a fresh watch over the writes it applies (dead-generation-watch.ts). */
+  private watchGenerations(p: SimProcess): void {
+    p.onNodeOpened = (node) => {
+      const watch = new DeadGenerationWatch((finding) =>
+        this.deadGenerationWrites.push({ node: p.id, atMs: this.time.nowMs, finding }),
+      );
+      node.observeState(watch);
+    };
+  }
+
+  /** One violation per row written into a dead generation, however many replicas applied it. */
+  private deadGenerationViolations(): QueueViolation[] {
+    const seen = new Set<string>();
+    const violations: QueueViolation[] = [];
+    for (const { node, atMs, finding } of this.deadGenerationWrites) {
+      const { queue, generation, family, messageId } = finding;
+      const id = `${queue}/${generation}/${family}/${messageId ?? ''}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const body = messageId === null ? undefined : this.bodyOfMessageId.get(messageId);
+      const what = messageId === null ? '' : ` of ${body ?? `message ${messageId}`}`;
+      violations.push({
+        kind: 'deadGenerationWrite',
+        message: `a ${family} row${what} was written into generation ${generation} of ${queue} after that generation was purged or deleted (first applied by ${node} at ${atMs} ms)`,
+        bodies: body === undefined ? [] : [body],
+      });
+    }
+    return violations;
+  }
+
   // ---- set-up, liveness, drain ---------------------------------------------------------------
 
   private async createQueues(): Promise<boolean> {
@@ -748,29 +855,34 @@ class NodeSimulation {
       },
       { name: queueNames.fifo, attributes: { FifoQueue: 'true', VisibilityTimeout: '5' } },
     ];
+    if (this.isQueueChurn) queues.push({ name: churnQueue, attributes: {} });
     const deadlineMs = this.time.nowMs + 30_000;
-    for (const queue of queues) {
-      for (;;) {
-        if (this.time.nowMs > deadlineMs) return false;
-        const via = this.leader() ?? this.pickNode();
-        let isOk = false;
-        if (via !== null) {
-          let isDone = false;
-          this.invoke(
-            via,
-            (q) => q.createQueue({ name: queue.name, attributes: queue.attributes, tags: {} }),
-            (result) => {
-              isOk = result.ok;
-              isDone = true;
-            },
-          );
-          await this.time.runUntil(this.time.nowMs + clientOpTimeoutMs + 1, () => isDone);
-        }
-        if (isOk) break;
-        await this.time.runUntil(this.time.nowMs + 500);
+    for (const queue of queues) if (!(await this.createQueue(queue.name, queue.attributes, deadlineMs))) return false;
+    return true;
+  }
+
+  /** Creates a queue through the leader (or any node), again and again until it is answered ok or the deadline passes. */
+  private async createQueue(name: string, attributes: Record<string, string>, deadlineMs: number): Promise<boolean> {
+    for (;;) {
+      if (this.time.nowMs > deadlineMs) return false;
+      const via = this.leader() ?? this.pickNode();
+      let isOk = false;
+      if (via !== null) {
+        let isDone = false;
+        this.invoke(
+          via,
+          (q) => q.createQueue({ name, attributes, tags: {} }),
+          (result) => {
+            isOk = result.ok;
+            isDone = true;
+          },
+        );
+        await this.time.runUntil(this.time.nowMs + clientOpTimeoutMs + 1, () => isDone);
       }
-      this.trace.add(`created ${queue.name}`);
+      if (isOk) break;
+      await this.time.runUntil(this.time.nowMs + 500);
     }
+    this.trace.add(`created ${name}`);
     return true;
   }
 
@@ -811,7 +923,8 @@ class NodeSimulation {
   /** Receives and deletes everything left, until every queue answers empty several times running. */
   private async drain(): Promise<void> {
     const deadlineMs = this.time.nowMs + drainBoundMs;
-    const emptyRuns = new Map<string, number>(Object.values(queueNames).map((q) => [q, 0]));
+    const drained: string[] = [...Object.values(queueNames), ...(this.isQueueChurn ? [churnQueue] : [])];
+    const emptyRuns = new Map<string, number>(drained.map((q) => [q, 0]));
     const startMs = this.time.nowMs;
     while (this.time.nowMs < deadlineMs) {
       const isEmpty = [...emptyRuns.values()].every((runs) => runs >= 4);
@@ -897,7 +1010,11 @@ class NodeSimulation {
     for (const p of this.processes) p.kill();
     const layout = { deadLetterOf: { [queueNames.standard]: queueNames.deadLetter } };
     const seen = new Set<string>();
-    const violations = [...this.violations, ...checkHistory(this.history, layout)].filter((v) => {
+    const violations = [
+      ...this.violations,
+      ...this.deadGenerationViolations(),
+      ...checkHistory(this.history, layout),
+    ].filter((v) => {
       const key = `${v.kind}: ${v.message}`;
       if (seen.has(key)) return false;
       seen.add(key);

@@ -26,6 +26,7 @@ export interface QueueViolation {
     | 'deletedRedelivered'
     | 'doubleDelivery'
     | 'digestMismatch'
+    | 'deadGenerationWrite'
     | 'liveness'
     | 'nodeFatal'
     | 'unexpectedError';

@@ -65,6 +65,9 @@ export class SimProcess {
   /** Hears this node become leader (for the trace). */
   onBecameLeader: (term: number) => void = () => undefined;
 
+  /** Hears each incarnation's node once it is open, before any client can reach it (replica-side checks). */
+  onNodeOpened: (node: ClusterNode) => void = () => undefined;
+
   /** Joins an existing cluster (`--join`) instead of founding it. */
   isJoining = false;
 
@@ -139,6 +142,7 @@ export class SimProcess {
       },
     });
     if (this.owner !== owner) return;
+    this.onNodeOpened(node);
     let wasLeader = false;
     node.onLeadershipChange(() => {
       const isLeader = node.isLeader();
