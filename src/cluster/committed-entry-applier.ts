@@ -67,17 +67,19 @@ export class CommittedEntryApplier {
     if (run.length === 0) return;
     const { metrics, txnWaiters, logger } = this.parts;
     const applied = await applyEntriesToStore(this.parts.state().mvcc, run);
-    const writes: TxnWrite[] = [];
     for (const entry of applied.entries) {
       for (const { txn, outcome } of entry.results) {
         metrics.appliedTxns.inc({ outcome: outcome.kind });
-        if (outcome.kind === 'committed') writes.push(...txn.writes);
         txnWaiters.resolve(txn.txnId, { outcome, entryIndex: entry.index });
       }
     }
     this.parts.appliedWaiters.notify();
     for (const observer of this.parts.stateObservers)
       observer.onApplied({ liveKeyChanges: applied.liveKeyChanges, versionsWritten: applied.versionsWritten });
+    // Only what was written: a repeated txn id answered "committed" from the txn-id table wrote
+    // nothing, and a queue index that heard its writes again would list a message claimed or
+    // deleted since as new.
+    const { writes } = applied;
     if (writes.length > 0) {
       for (const listener of this.appliedListeners) {
         try {

@@ -4,7 +4,7 @@
  * storage layer, deterministically, with the applied index in the same batch).
  */
 import type { MvccStore } from '../storage/mvcc-store.js';
-import type { Txn, TxnOutcome } from '../storage/txn.js';
+import type { Txn, TxnOutcome, TxnWrite } from '../storage/txn.js';
 import { decodeTxnBatch, encodeTxnBatch } from '../storage/txn-codec.js';
 import { applyEntries, type LiveKeyChange } from '../storage/txn-apply.js';
 
@@ -27,6 +27,11 @@ export interface AppliedEntry {
 
 export interface AppliedRun {
   readonly entries: AppliedEntry[];
+  /**
+   * The writes this run applied, in apply order: those of txns committed here, not those of a
+   * repeated txn id answered "committed" from the txn-id table (it writes nothing again).
+   */
+  readonly writes: readonly TxnWrite[];
   /** Keys that gained or lost their value (for counting live rows without scanning). */
   readonly liveKeyChanges: readonly LiveKeyChange[];
   readonly versionsWritten: number;
@@ -51,5 +56,10 @@ export async function applyEntriesToStore(store: MvccStore, entries: readonly En
     index: entry.index,
     results: entry.txns.map((txn, j) => ({ txn, outcome: (result.outcomes[i] as TxnOutcome[])[j] as TxnOutcome })),
   }));
-  return { entries: applied, liveKeyChanges: result.liveKeyChanges, versionsWritten: result.versionsWritten };
+  return {
+    entries: applied,
+    writes: result.writes,
+    liveKeyChanges: result.liveKeyChanges,
+    versionsWritten: result.versionsWritten,
+  };
 }
