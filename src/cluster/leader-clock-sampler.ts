@@ -25,13 +25,13 @@ export class LeaderClockSampler {
     const { clock, nodeId } = this.parts;
     const leader = this.parts.leaderId();
     if (leader === '' || leader === nodeId || this.parts.isStopping()) return;
-    const sentAtMs = clock.wallMs();
+    const sentAtMs = clock.monotonicMs();
     try {
       const answer = await this.parts
         .transport()
         .call(leader, 'clockSample', { groupId: this.parts.groupId, from: nodeId }, clockSampleTimeoutMs);
       if (answer.isLeader && this.parts.leaderId() === leader)
-        clock.recordSample({ sentAtMs, receivedAtMs: clock.wallMs(), leaderNowMs: answer.nowMs });
+        clock.recordSample({ sentAtMs, receivedAtMs: clock.monotonicMs(), leaderNowMs: answer.nowMs });
     } catch {
       // The leader is unreachable; the next sample will tell.
     }

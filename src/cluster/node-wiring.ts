@@ -81,7 +81,7 @@ export abstract class NodeWiring {
     protected readonly runtime: NodeRuntimeParts,
   ) {
     this.metrics = nodeMetrics;
-    this.clock = new ClusterClock(wallClock);
+    this.clock = new ClusterClock(wallClock, runtime.scheduler);
     this.tailRepairGuard = new TailRepairGuard(logStore.tailRepair, config.electionTimeoutTicks * 2);
     this.appliedWaiters = new AppliedIndexWaiters(() => this.state.appliedIndex, runtime.scheduler);
     const { metrics, clock, txnWaiters, appliedWaiters } = this;

@@ -38,6 +38,14 @@ export const regressionSeeds: ReadonlyArray<{
     options: { profile: 'leaderChurn' },
     found: 'a message claimed again by a node whose queue index missed a claim its snapshot install brought',
   },
+  {
+    seed: 29,
+    options: {
+      profile: 'queueChurn',
+      faultKinds: ['partition', 'heal', 'crash', 'powerLoss', 'clockJump', 'dropRate', 'membership'],
+    },
+    found: 'a node whose wall clock was stepped and corrected led with its cluster clock the step size ahead',
+  },
 ];
 
 describe('whole-node simulator regression seeds', () => {

@@ -48,8 +48,8 @@ export interface NodeSimOptions {
    * key needs to show). 'queueChurn': a fourth queue, `churn`, is deleted and created again and
    * again while the clients send to it and receive from it (a send or claim that read the queue's
    * meta before a DeleteQueue must not commit after it: what a forgotten meta read lets through);
-   * every fault kind but clock jumps (with them, seeds 29 and 186 show a double delivery of their
-   * own: docs/architecture/simulator.md).
+   * every fault kind but clock jumps (left out for the double delivery they showed at seeds 29
+   * and 186, since fixed: docs/architecture/simulator.md).
    */
   readonly profile?: NodeSimProfile;
 }
