@@ -1,6 +1,7 @@
 import { ReadIndexDroppedError } from './errors.js';
 import type { Raft } from './raft.js';
 import type { PendingRead } from './read-only.js';
+import { outgoingMessage } from './raft-message.js';
 import { bcastHeartbeatWithContext } from './replication.js';
 import type { RaftMessage } from './types.js';
 import { MessageType } from './types.js';
@@ -11,21 +12,11 @@ import { MessageType } from './types.js';
  * becomes a ReadState here. The caller must wait until it has applied the ReadState's index.
  */
 export function readIndex(r: Raft, requestCtx: Uint8Array): void {
-  const request: RaftMessage = {
-    type: MessageType.ReadIndex,
-    from: r.id,
-    to: r.id,
-    term: r.term,
-    index: 0,
-    logTerm: 0,
-    entries: [],
-    commit: 0,
-    reject: false,
-    rejectHint: 0,
-    rejectHintTerm: 0,
-    snapshot: null,
-    context: requestCtx,
-  };
+  const request: RaftMessage = outgoingMessage(
+    { type: MessageType.ReadIndex, to: r.id, context: requestCtx },
+    r.id,
+    r.term,
+  );
   if (r.role === 'leader') {
     handleReadIndexRequest(r, request);
     return;

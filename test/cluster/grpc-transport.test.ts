@@ -3,26 +3,13 @@ import pino from 'pino';
 import { GrpcTransport, PeerCallError, type TransportHandlers } from '../../src/cluster/grpc-transport.js';
 import { loadTlsFiles, type TransportSecurity } from '../../src/cluster/transport-security.js';
 import { MessageType, type RaftMessage } from '../../src/raft/types.js';
+import { raftMessage } from '../../src/raft/raft-message.js';
 import { freePort } from '../support/ports.js';
 
 const silent = pino({ level: 'silent' });
 
 function heartbeat(from: string, to: string, term: number): RaftMessage {
-  return {
-    type: MessageType.Heartbeat,
-    from,
-    to,
-    term,
-    index: 0,
-    logTerm: 0,
-    entries: [],
-    commit: term,
-    reject: false,
-    rejectHint: 0,
-    rejectHintTerm: 0,
-    snapshot: null,
-    context: new Uint8Array(0),
-  };
+  return raftMessage({ type: MessageType.Heartbeat, from, to, term, commit: term });
 }
 
 interface Recorder {

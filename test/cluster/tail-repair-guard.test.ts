@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TailRepairGuard } from '../../src/cluster/tail-repair-guard.js';
 import { MessageType, type RaftMessage } from '../../src/raft/types.js';
+import { raftMessage } from '../../src/raft/raft-message.js';
 import type { LogTailRepair } from '../../src/cluster/log-tail-repair.js';
 
 const repair: LogTailRepair = {
@@ -13,22 +14,7 @@ const repair: LogTailRepair = {
 };
 
 function message(type: MessageType, fields: Partial<RaftMessage> = {}): RaftMessage {
-  return {
-    type,
-    from: 'n1',
-    to: 'n2',
-    term: 3,
-    index: 0,
-    logTerm: 0,
-    entries: [],
-    commit: 0,
-    reject: false,
-    rejectHint: 0,
-    rejectHintTerm: 0,
-    snapshot: null,
-    context: new Uint8Array(0),
-    ...fields,
-  };
+  return raftMessage({ type, from: 'n1', to: 'n2', term: 3, ...fields });
 }
 
 describe('TailRepairGuard', () => {
