@@ -19,7 +19,7 @@ import { SystemClock, type Clock } from '../base/clock.js';
 import { raftLimits } from '../base/limits.js';
 import { SystemScheduler } from '../base/scheduler.js';
 import type { RawNode } from '../raft/raw-node.js';
-import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../storage/txn.js';
+import type { AppliedListener, ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../storage/txn.js';
 import { NodeStoppingError, ReadIndexTimeoutError } from './errors.js';
 import { GrpcTransport } from './grpc-transport.js';
 import type { LevelLogStore } from './level-log-store.js';
@@ -289,7 +289,7 @@ export class ClusterNode extends NodeQueries implements TxnExecutor {
     return this.clock.nowMs();
   }
 
-  onApplied(listener: (writes: readonly TxnWrite[]) => void): () => void {
+  onApplied(listener: AppliedListener): () => void {
     return this.applier.onApplied(listener);
   }
 

@@ -13,7 +13,7 @@ import type { NodeMetrics } from './node-metrics.js';
 import { applyEntriesToStore, decodeEntryPayload, type EntryToApply } from './state-apply.js';
 import type { StateObserver } from './state-observer.js';
 import type { StateStore } from './state-store.js';
-import type { TxnWrite } from '../storage/txn.js';
+import type { AppliedListener } from '../storage/txn.js';
 import type { AppliedIndexWaiters, TxnWaiters } from './txn-waiters.js';
 
 export interface CommittedEntryApplierParts {
@@ -36,12 +36,12 @@ export interface CommittedEntryApplierParts {
 const utf8Decoder = new TextDecoder();
 
 export class CommittedEntryApplier {
-  private readonly appliedListeners = new Set<(writes: readonly TxnWrite[]) => void>();
+  private readonly appliedListeners = new Set<AppliedListener>();
 
   constructor(private readonly parts: CommittedEntryApplierParts) {}
 
   /** Registers a listener of the writes of every applied run; returns its removal. */
-  onApplied(listener: (writes: readonly TxnWrite[]) => void): () => void {
+  onApplied(listener: AppliedListener): () => void {
     this.appliedListeners.add(listener);
     return () => this.appliedListeners.delete(listener);
   }
@@ -83,7 +83,7 @@ export class CommittedEntryApplier {
     if (writes.length > 0) {
       for (const listener of this.appliedListeners) {
         try {
-          listener(writes);
+          listener(writes, applied.lastCommitTsUs);
         } catch (error) {
           logger.error({ err: error }, 'an onApplied listener threw');
         }

@@ -35,6 +35,8 @@ export interface AppliedRun {
   /** Keys that gained or lost their value (for counting live rows without scanning). */
   readonly liveKeyChanges: readonly LiveKeyChange[];
   readonly versionsWritten: number;
+  /** The commit timestamp of the run's last transaction (the store's, when nothing committed). */
+  readonly lastCommitTsUs: number;
 }
 
 export function encodeEntryPayload(leaderStampTsUs: number, txns: readonly Txn[]): Uint8Array {
@@ -61,5 +63,6 @@ export async function applyEntriesToStore(store: MvccStore, entries: readonly En
     writes: result.writes,
     liveKeyChanges: result.liveKeyChanges,
     versionsWritten: result.versionsWritten,
+    lastCommitTsUs: result.lastCommitTs,
   };
 }

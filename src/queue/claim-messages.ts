@@ -138,6 +138,7 @@ export class MessageClaimer {
         await claimFromMessages(state, partition, index, {
           scanSlot: this.scanSlot(),
           appliedBatches: () => this.indexes.appliedBatches,
+          heardThroughTsUs: () => this.indexes.heardThroughTsUs,
           newId,
         });
     }

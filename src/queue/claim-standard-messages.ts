@@ -17,6 +17,8 @@ export interface StandardClaimParts {
   readonly scanSlot: ReceiveScanSlot;
   /** Applied batches the node's indexes have heard of now. */
   readonly appliedBatches: () => number;
+  /** The last commit timestamp the node's indexes have heard of now (QueueIndexes.heardThroughTsUs). */
+  readonly heardThroughTsUs: () => number;
   /** Makes a claim's receipt token. */
   readonly newId: () => string;
 }
@@ -66,9 +68,11 @@ async function tryClaim(
   parts: StandardClaimParts,
 ): Promise<void> {
   state.rowsExamined++;
-  // The index has heard every batch the view may hold once it heard one more than when the view
-  // was taken; only then does its "never received" (no state row to read) hold for the view too.
-  const isNeverReceived = candidate.isNeverReceived && parts.appliedBatches() > state.batchAtView;
+  // The index's "never received" (no state row to read) holds for the view only once the index has
+  // heard every batch the view holds: when it heard the view's commit timestamp, or one batch more
+  // than when the view was taken (a view includes at most one batch not yet heard).
+  const isIndexAtView = state.view.ts <= parts.heardThroughTsUs() || parts.appliedBatches() > state.batchAtView;
+  const isNeverReceived = candidate.isNeverReceived && isIndexAtView;
   const message = await state.queue.messages.read(state.view, partition, candidate.messageId, { isNeverReceived });
   if (message === undefined) {
     // Gone in a view that includes the batch that indexed it: the index missed its removal.

@@ -8,7 +8,7 @@ import type { Clock } from '../base/clock.js';
 import type { MvccStore } from './mvcc-store.js';
 import { decodeTxnBatch, encodeTxnBatch, validateTxn } from './txn-codec.js';
 import { applyEntries, defaultTxnApplyRules, type TxnApplyRules } from './txn-apply.js';
-import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from './txn.js';
+import type { AppliedListener, ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from './txn.js';
 
 export interface LocalTxnExecutorOptions {
   readonly store: MvccStore;
@@ -24,7 +24,7 @@ export interface LocalTxnExecutorOptions {
 }
 
 export class LocalTxnExecutor implements TxnExecutor {
-  private readonly listeners = new Set<(writes: readonly TxnWrite[]) => void>();
+  private readonly listeners = new Set<AppliedListener>();
   private commitTail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: LocalTxnExecutorOptions) {}
@@ -50,7 +50,7 @@ export class LocalTxnExecutor implements TxnExecutor {
     return this.options.clock.nowMs();
   }
 
-  onApplied(listener: (writes: readonly TxnWrite[]) => void): () => void {
+  onApplied(listener: AppliedListener): () => void {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);
@@ -73,7 +73,7 @@ export class LocalTxnExecutor implements TxnExecutor {
       const failures: unknown[] = [];
       for (const listener of [...this.listeners]) {
         try {
-          listener(result.writes);
+          listener(result.writes, result.lastCommitTs);
         } catch (err) {
           failures.push(err);
         }

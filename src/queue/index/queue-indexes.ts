@@ -69,6 +69,11 @@ export class QueueIndexes {
   private readonly unsubscribe: () => void;
   /** Applied batches heard so far: a view taken after batch N was heard includes batch N. */
   appliedBatches = 0;
+  /**
+   * The last commit timestamp of the batches heard so far, when the executor tells it: a view at
+   * or below it holds no write these indexes have not heard of (0 until then).
+   */
+  heardThroughTsUs = 0;
   /** Indexes built so far (tests and metrics). */
   buildsCount = 0;
   /** Set by close: a build still scanning stops at its next page instead of running to the end. */
@@ -83,7 +88,7 @@ export class QueueIndexes {
       readonly onBuiltAfterServedEarly?: (queueName: string) => void;
     } = {},
   ) {
-    this.unsubscribe = executor.onApplied((writes) => this.onApplied(writes));
+    this.unsubscribe = executor.onApplied((writes, appliedTsUs) => this.onApplied(writes, appliedTsUs));
   }
 
   static idOf(queueName: string, generation: number, partition: number): string {
@@ -227,8 +232,9 @@ export class QueueIndexes {
     this.generations.delete(name);
   }
 
-  private onApplied(writes: readonly TxnWrite[]): void {
+  private onApplied(writes: readonly TxnWrite[], appliedTsUs: number | undefined): void {
     this.appliedBatches++;
+    if (appliedTsUs !== undefined && appliedTsUs > this.heardThroughTsUs) this.heardThroughTsUs = appliedTsUs;
     if (this.live.size === 0 && this.builds.size === 0) return;
     const batch = this.appliedBatches;
     const touched = new Set<PartitionIndex>();

@@ -7,7 +7,16 @@
  */
 import { ManualClock } from '../../../src/base/clock.js';
 import { RetryableError } from '../../../src/base/errors.js';
-import type { KeyRange, KeyValue, ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../../../src/storage/txn.js';
+import type {
+  AppliedListener,
+  KeyRange,
+  KeyValue,
+  ReadView,
+  Txn,
+  TxnExecutor,
+  TxnOutcome,
+  TxnWrite,
+} from '../../../src/storage/txn.js';
 
 export class CommitOutcomeUnknownError extends RetryableError {
   readonly code = 'CommitOutcomeUnknown';
@@ -15,7 +24,7 @@ export class CommitOutcomeUnknownError extends RetryableError {
 
 export abstract class HookedTxnExecutor implements TxnExecutor {
   readonly clock: ManualClock;
-  private readonly listeners = new Set<(writes: readonly TxnWrite[]) => void>();
+  private readonly listeners = new Set<AppliedListener>();
   /** Every committed txn, in order. */
   readonly commits: Txn[] = [];
   conflicts = 0;
@@ -58,7 +67,7 @@ export abstract class HookedTxnExecutor implements TxnExecutor {
     return view;
   }
 
-  onApplied(listener: (writes: readonly TxnWrite[]) => void): () => void {
+  onApplied(listener: AppliedListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -76,7 +85,7 @@ export abstract class HookedTxnExecutor implements TxnExecutor {
     if (outcome.kind === 'committed') {
       this.commits.push(txn);
       if (this.silentCommitsCount > 0) this.silentCommitsCount--;
-      else for (const listener of this.listeners) listener(writes);
+      else for (const listener of this.listeners) listener(writes, outcome.commitTsUs);
     } else if (outcome.kind === 'conflict') {
       this.conflicts++;
     }

@@ -8,7 +8,7 @@
  * group may be claimed only together with every earlier undeleted message of that group.
  */
 import { decodeKey } from '../../../src/storage/key-codec.js';
-import type { ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../../../src/storage/txn.js';
+import type { AppliedListener, ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../../../src/storage/txn.js';
 import { GenerationKeys } from '../../../src/queue/key-layout.js';
 import { decodeMessageRecord } from '../../../src/queue/message-record.js';
 import { decodeReceiveState } from '../../../src/queue/receive-state.js';
@@ -26,8 +26,8 @@ interface ClaimWrite {
 
 export class LaggingReplica implements TxnExecutor {
   appliedTs: number;
-  private readonly listeners = new Set<(writes: readonly TxnWrite[]) => void>();
-  private unheard: Array<readonly TxnWrite[]> = [];
+  private readonly listeners = new Set<AppliedListener>();
+  private unheard: Array<{ writes: readonly TxnWrite[]; appliedTsUs: number | undefined }> = [];
 
   constructor(
     readonly log: ModelTxnExecutor,
@@ -35,7 +35,7 @@ export class LaggingReplica implements TxnExecutor {
     readonly violations: string[],
   ) {
     this.appliedTs = log.latestCommitTs;
-    log.onApplied((writes) => this.unheard.push(writes));
+    log.onApplied((writes, appliedTsUs) => this.unheard.push({ writes, appliedTsUs }));
   }
 
   /** Applies everything committed so far: views see it, listeners hear of it. */
@@ -43,7 +43,7 @@ export class LaggingReplica implements TxnExecutor {
     const batches = this.unheard;
     this.unheard = [];
     this.appliedTs = this.log.latestCommitTs;
-    for (const writes of batches) for (const listener of this.listeners) listener(writes);
+    for (const { writes, appliedTsUs } of batches) for (const listener of this.listeners) listener(writes, appliedTsUs);
   }
 
   async readView(options: { linearizable: boolean }): Promise<ReadView> {
@@ -62,7 +62,7 @@ export class LaggingReplica implements TxnExecutor {
     return this.log.nowMs();
   }
 
-  onApplied(listener: (writes: readonly TxnWrite[]) => void): () => void {
+  onApplied(listener: AppliedListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
