@@ -5,6 +5,8 @@
  * drains it with ReceiveMessage(10) + DeleteMessageBatch from several concurrent consumers, and
  * reports each phase per message. Also the time to build the receive index of the backlog.
  *
+ * Engine reads (iterators opened, point reads) are counted too: each is a LevelDB seek.
+ *
  *   npm run bench:write-cost -- [--messages N] [--body-bytes B] [--consumers C] [--fifo] [--engine level|memory] [--cpu-prof-dir DIR] [--skip-consume] [--consume-limit N]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { LocalTxnExecutor } from '../src/storage/local-txn-executor.js';
 import { MemoryEngine } from '../src/storage/memory-engine.js';
 import { MvccStore } from '../src/storage/mvcc-store.js';
 import { drainQueue } from './queue-drain.js';
+import { countingEngine, ReadTally } from './write-cost/read-tally.js';
 import { WriteTally } from './write-cost/write-tally.js';
 
 const { values } = parseArgs({
@@ -47,8 +50,9 @@ const isFifo = values.fifo === true;
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'raftq-write-cost-'));
   const engine: Engine = values.engine === 'memory' ? new MemoryEngine() : await LevelEngine.open(dir);
+  const reads = new ReadTally();
   const executor = new LocalTxnExecutor({
-    store: await MvccStore.open(engine),
+    store: await MvccStore.open(countingEngine(engine, reads)),
     clock: new SystemClock(),
     isEncodingRoundTrip: true,
   });
@@ -72,7 +76,7 @@ async function main(): Promise<void> {
     `${isFifo ? 'FIFO' : 'standard'} queue, ${messageCount} messages of ${body.length} B, ${consumers} consumers, ${values.engine} engine`,
   );
 
-  const produce = await measure(tally, async () => {
+  const produce = await measure(tally, reads, async () => {
     for (let i = 0; i < messageCount; i += 10) {
       const entries: SendEntry[] = Array.from({ length: Math.min(10, messageCount - i) }, (_, j) => ({
         entryId: `e${j}`,
@@ -126,7 +130,9 @@ async function main(): Promise<void> {
   await service.receiveMessages(queue, { maxMessages: 1, waitTimeSeconds: 0, visibilityTimeoutSeconds: 0 });
   while (service.indexBuildsRunning > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   console.log(`consuming node's index built in ${(performance.now() - warmStartedMs).toFixed(0)} ms`);
-  const consume = await profiled('consume', () => measure(tally, () => drainQueue(service, queue, consumers, limit)));
+  const consume = await profiled('consume', () =>
+    measure(tally, reads, () => drainQueue(service, queue, consumers, limit)),
+  );
   report('consume (ReceiveMessage of 10 + DeleteMessageBatch)', consume);
   service.close();
   await engine.close();
@@ -158,11 +164,14 @@ interface Phase {
   readonly cpuMs: number;
   readonly keys: number;
   readonly bytes: number;
+  readonly pointReads: number;
+  readonly iteratorsOpened: number;
   readonly byFamily: ReadonlyMap<string, number>;
 }
 
-async function measure(tally: WriteTally, body: () => Promise<number>): Promise<Phase> {
+async function measure(tally: WriteTally, reads: ReadTally, body: () => Promise<number>): Promise<Phase> {
   tally.reset();
+  reads.reset();
   const cpuBefore = process.cpuUsage();
   const startedMs = performance.now();
   const messages = await body();
@@ -174,6 +183,8 @@ async function measure(tally: WriteTally, body: () => Promise<number>): Promise<
     cpuMs: (cpu.user + cpu.system) / 1000,
     keys: tally.keys,
     bytes: tally.bytes,
+    pointReads: reads.pointReads,
+    iteratorsOpened: reads.iteratorsOpened,
     byFamily: new Map(tally.byFamily),
   };
 }
@@ -184,6 +195,9 @@ function report(name: string, phase: Phase): void {
     `${name}: ${phase.messages} messages, ${Math.round((phase.messages / phase.wallMs) * 1000)} msgs/s, CPU ${((phase.cpuMs / Math.max(1, phase.messages)) * 1000).toFixed(0)} µs/msg`,
   );
   console.log(`  per message: ${per(phase.keys)} keys written, ${per(phase.bytes)} bytes written (key + value)`);
+  console.log(
+    `  engine reads per message: ${per(phase.iteratorsOpened)} iterators opened (a seek each), ${per(phase.pointReads)} point reads`,
+  );
   console.log(`  keys by family: ${[...phase.byFamily].map(([family, n]) => `${family} ${per(n)}`).join(', ')}`);
 }
 
