@@ -24,6 +24,7 @@ import { LevelEngine } from '../src/storage/level-engine.js';
 import { LocalTxnExecutor } from '../src/storage/local-txn-executor.js';
 import { MemoryEngine } from '../src/storage/memory-engine.js';
 import { MvccStore } from '../src/storage/mvcc-store.js';
+import { impliedNewQueueKeys } from '../src/queue/implied-new-keys.js';
 import { drainQueue } from './queue-drain.js';
 import { countingEngine, ReadTally } from './write-cost/read-tally.js';
 import { WriteTally } from './write-cost/write-tally.js';
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
   const engine: Engine = values.engine === 'memory' ? new MemoryEngine() : await LevelEngine.open(dir);
   const reads = new ReadTally();
   const executor = new LocalTxnExecutor({
-    store: await MvccStore.open(countingEngine(engine, reads)),
+    store: await MvccStore.open(countingEngine(engine, reads), { impliedNewKeys: impliedNewQueueKeys }),
     clock: new SystemClock(),
     isEncodingRoundTrip: true,
   });

@@ -22,6 +22,7 @@ import { startStateUpkeep } from './state-upkeep.js';
 import { registerQueueMetrics } from '../admin/queue-metrics.js';
 import type { SqsRequestObserver } from '../sqs/request-observer.js';
 import { gatewayActions } from '../sqs/sqs-actions.js';
+import { impliedNewQueueKeys } from '../queue/implied-new-keys.js';
 
 const reaperIntervalMsDefault = 1_000;
 
@@ -37,7 +38,12 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   // Each step that binds an address or opens the data directory says, if it fails, which flag to fix.
   node = await openingDataDir(() =>
     listeningOn('raft-listen', options.node.raftListen, () =>
-      ClusterNode.open({ config: options.node, logger, onFatal: fatal }),
+      ClusterNode.open({
+        config: options.node,
+        logger,
+        onFatal: fatal,
+        stateHints: { impliedNewKeys: impliedNewQueueKeys },
+      }),
     ),
   );
   if (options.failpoint !== null)

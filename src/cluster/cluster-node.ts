@@ -33,7 +33,7 @@ import { nodeTransportHandlers, type NodeTransportView } from './node-transport-
 import { NotMemberError } from './not-member-error.js';
 import { OpStreamClient, type OpAnswer, type OpCallOptions } from './op-stream-client.js';
 import type { OpHandler } from './op-stream-server.js';
-import type { StateStore } from './state-store.js';
+import type { StateStore, StateStoreHints } from './state-store.js';
 import { TxnCommitter, type TxnCommitterParts } from './txn-committer.js';
 import { loadTlsFiles } from './transport-security.js';
 
@@ -50,6 +50,8 @@ export interface ClusterNodeOptions {
   readonly isProcessMetricsOn?: boolean;
   /** What the node does I/O and keeps time through; each part defaults to the production one. The simulator replaces them all. */
   readonly runtime?: NodeRuntime;
+  /** Hints for the state store from the layer above (MvccStoreOptions.impliedNewKeys), for the default storage. */
+  readonly stateHints?: StateStoreHints;
 }
 
 export class ClusterNode extends NodeQueries implements TxnExecutor {
@@ -97,7 +99,7 @@ export class ClusterNode extends NodeQueries implements TxnExecutor {
   static async open(options: ClusterNodeOptions): Promise<ClusterNode> {
     const { config, logger } = options;
     const random = options.runtime?.random ?? Math.random;
-    const storage = options.runtime?.storage ?? dataDirStorage(config.dataDir);
+    const storage = options.runtime?.storage ?? dataDirStorage(config.dataDir, options.stateHints);
     const faults = options.runtime?.faults ?? {};
     const runtime = {
       transport: options.runtime?.transport ?? GrpcTransport.start,

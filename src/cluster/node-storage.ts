@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { openDataDirStore, prepareDataDir } from './data-dir.js';
 import { LevelLogStore, type Membership } from './level-log-store.js';
 import { recoverStateInstall, statePaths, swapInSnapshot, type InstallMarker } from './state-install.js';
-import { IncomingState, StateStore } from './state-store.js';
+import { IncomingState, StateStore, type StateStoreHints } from './state-store.js';
 
 /** The state database and the staging area a received snapshot is written into, then swapped in (state-install.ts). */
 export interface StateDirectory {
@@ -32,7 +32,7 @@ export interface NodeStorage {
 }
 
 /** LevelDB databases under `dataDir`: DATA/raft, DATA/state (and DATA/state-incoming while a snapshot arrives). */
-export function dataDirStorage(dataDir: string): NodeStorage {
+export function dataDirStorage(dataDir: string, hints: StateStoreHints = {}): NodeStorage {
   const paths = statePaths(dataDir);
   return {
     prepare: () => prepareDataDir(dataDir),
@@ -40,7 +40,7 @@ export function dataDirStorage(dataDir: string): NodeStorage {
       openDataDirStore(dataDir, 'raft', () => LevelLogStore.open(join(dataDir, 'raft'), bootstrap)),
     stateDir: {
       recover: (logStore) => recoverStateInstall(dataDir, logStore),
-      openLive: () => openDataDirStore(dataDir, 'state', () => StateStore.open(paths.live)),
+      openLive: () => openDataDirStore(dataDir, 'state', () => StateStore.open(paths.live, hints)),
       createIncoming: () => IncomingState.create(paths.incoming),
       swapIn: (marker, logStore) => swapInSnapshot(dataDir, marker, logStore),
       liveName: paths.live,

@@ -30,6 +30,9 @@ export interface StateEngine extends Engine {
   compactRange(start: Uint8Array, end: Uint8Array): Promise<void>;
 }
 
+/** What the layer above may tell the state's MVCC store to save it reads (never what it decides). */
+export type StateStoreHints = Pick<MvccStoreOptions, 'impliedNewKeys'>;
+
 export class StateStore {
   private digestCache: StateDigest | null = null;
   private digestReusableUntilMs = 0;
@@ -40,8 +43,8 @@ export class StateStore {
     private readonly costClock: Pick<Scheduler, 'monotonicMs'>,
   ) {}
 
-  static async open(path: string): Promise<StateStore> {
-    return StateStore.openOnEngine(await LevelEngine.open(path));
+  static async open(path: string, hints: StateStoreHints = {}): Promise<StateStore> {
+    return StateStore.openOnEngine(await LevelEngine.open(path), hints);
   }
 
   /**

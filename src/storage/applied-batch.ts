@@ -29,6 +29,8 @@ export interface AppliedBatch {
   readonly lastCommitTs: number;
   /** The horizon after this batch (the apply step advances it with every commit). */
   readonly horizon: HorizonTracker;
+  /** Keys known to have no version before this batch (MvccStoreOptions.impliedNewKeys); nothing is written for them. */
+  readonly absentKeys?: readonly Uint8Array[];
 }
 
 /**

@@ -60,6 +60,13 @@ export interface MvccStoreOptions {
   readonly newestVersionCache?: NewestVersionCacheOptions;
   /** Test-only deliberate faults (the whole-node simulator proves its checkers with them); never set in production. */
   readonly faults?: MvccFaults;
+  /**
+   * Keys that have never had a version whenever `key`, written with the new-key vouch
+   * (TxnWrite.isNewKey), has not: the layer above knows them (a message's receive-state row is
+   * named by the same minted id as its data row). The store remembers them as absent, so the first
+   * read or validation of one skips the engine. A hint for the cache alone: outcomes never depend on it.
+   */
+  readonly impliedNewKeys?: (key: Uint8Array) => readonly Uint8Array[];
 }
 
 /** Deliberate faults of the apply step, for the whole-node simulator (test/sim-node) only. */
@@ -89,6 +96,8 @@ export class MvccStore {
 
   /** Test-only deliberate faults (MvccStoreOptions.faults). */
   readonly faults: MvccFaults;
+  /** MvccStoreOptions.impliedNewKeys. */
+  readonly impliedNewKeys: ((key: Uint8Array) => readonly Uint8Array[]) | undefined;
 
   private constructor(
     readonly engine: Engine,
@@ -97,6 +106,7 @@ export class MvccStore {
     options: MvccStoreOptions,
   ) {
     this.faults = options.faults ?? {};
+    this.impliedNewKeys = options.impliedNewKeys;
     this.appliedIndexValue = applied.appliedIndex;
     this.lastCommitTsValue = applied.lastCommitTs;
     this.horizon = horizon;
@@ -280,6 +290,8 @@ export class MvccStore {
       await this.engine.write(writes, { sync: options.sync });
       this.deadPrefixes.noteWrites(batch.versions);
       this.writeCount += 1;
+      // Before the versions: a key implied new by one write of the batch may be written by a later one.
+      for (const key of batch.absentKeys ?? []) this.newestVersions.rememberAbsent(key);
       for (const version of batch.versions)
         this.newestVersions.remember(version.key, version.commitTsUs, version.value);
       this.appliedIndexValue = batch.appliedIndex;

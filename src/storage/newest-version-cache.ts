@@ -115,6 +115,19 @@ export class NewestVersionCache {
     this.evict();
   }
 
+  /**
+   * Records that `key` has no version, unless an entry for it is already held (only for a key the
+   * layer above knows was never written: MvccStoreOptions.impliedNewKeys).
+   */
+  rememberAbsent(key: Uint8Array): void {
+    const id = keyId(key);
+    if (this.entries.has(id)) return;
+    const entry: NewestVersion = { commitTsUs: noVersionTs, isValue: false, value: undefined };
+    this.entries.set(id, entry);
+    this.bytes += this.costOf(id, entry);
+    this.evict();
+  }
+
   /** Forgets `key` if its entry is the version at `commitTsUs` (garbage collection removed that version). */
   forgetVersion(key: Uint8Array, commitTsUs: number): void {
     const id = keyId(key);

@@ -123,6 +123,7 @@ export async function applyEntries(
       return {
         batch: {
           versions: step.versions,
+          absentKeys: step.absentKeys,
           systemWrites: step.systemWrites,
           appliedIndex: last.index,
           lastCommitTs: step.lastCommitTs,
@@ -163,6 +164,8 @@ function withoutFirstReadOnlyKey(txn: Txn): readonly Uint8Array[] {
 
 class ApplyStep {
   readonly versions: VersionWrite[] = [];
+  /** Keys the committed new-key writes imply never had a version (MvccStoreOptions.impliedNewKeys). */
+  readonly absentKeys: Uint8Array[] = [];
   readonly systemWrites: EngineWrite[] = [];
   readonly writes: TxnWrite[] = [];
   readonly liveKeyChanges: LiveKeyChange[] = [];
@@ -283,6 +286,8 @@ class ApplyStep {
         this.liveKeyChanges.push({ key: write.key, isLive });
       }
       this.writes.push(write);
+      if (write.kind === 'put' && write.isNewKey === true && this.store.impliedNewKeys !== undefined)
+        this.absentKeys.push(...this.store.impliedNewKeys(write.key));
     }
     this.versionsWritten += keysWritten.size;
     this.lastCommitTs = commitTsUs;

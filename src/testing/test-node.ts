@@ -27,6 +27,7 @@ import { buildQueueUrl } from '../sqs/queue-url.js';
 import { defaultAccountId, startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
 import { SystemClock } from '../base/clock.js';
 import { ManualTestClock, RealTestClock, type TestClock } from './test-clock.js';
+import { impliedNewQueueKeys } from '../queue/implied-new-keys.js';
 
 export interface TestNodeOptions {
   /** 'manual' (default): time moves only by advanceClock(). 'real': the host's clock. */
@@ -160,7 +161,7 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Test
 
 async function openMemoryExecutor(clock: TestClock): Promise<Executor> {
   const engine = new MemoryEngine();
-  const store = await MvccStore.open(engine);
+  const store = await MvccStore.open(engine, { impliedNewKeys: impliedNewQueueKeys });
   return { executor: new LocalTxnExecutor({ store, clock }), close: () => engine.close() };
 }
 
@@ -178,7 +179,14 @@ async function openClusterExecutor(
     raftListen: '127.0.0.1:0',
     peers: { [testNodeId]: '127.0.0.1:0' },
   });
-  const node = await ClusterNode.open({ config, logger, wallClock: clock, onFatal, isProcessMetricsOn: false });
+  const node = await ClusterNode.open({
+    config,
+    logger,
+    wallClock: clock,
+    onFatal,
+    isProcessMetricsOn: false,
+    stateHints: { impliedNewKeys: impliedNewQueueKeys },
+  });
   try {
     await node.waitForLeader(leaderWaitMs);
   } catch (error) {

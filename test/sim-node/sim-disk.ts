@@ -28,6 +28,7 @@ import {
 } from '../../src/storage/engine.js';
 import { MemoryEngine } from '../../src/storage/memory-engine.js';
 import type { MvccFaults } from '../../src/storage/mvcc-store.js';
+import { impliedNewQueueKeys } from '../../src/queue/implied-new-keys.js';
 
 export interface DiskFaults {
   readonly log?: LogStoreFaults;
@@ -84,7 +85,10 @@ export class SimDisk {
       async openLive() {
         const store = await StateStore.openOnEngine(
           handle.wrap(disk.state),
-          faults.state === undefined ? {} : { faults: faults.state },
+          {
+            impliedNewKeys: impliedNewQueueKeys,
+            ...(faults.state === undefined ? {} : { faults: faults.state }),
+          },
           costClock,
         );
         disk.liveStore = store;

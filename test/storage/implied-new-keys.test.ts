@@ -1,0 +1,116 @@
+/**
+ * MvccStoreOptions.impliedNewKeys: a put vouched new (TxnWrite.isNewKey) tells the store that
+ * other keys the layer above derives from it never had a version either (a message's state row,
+ * from its data row's minted id). The store remembers them as absent: their first read and their
+ * validation skip the engine, and a later write of one is read back as written.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EngineIterator, EngineIteratorOptions } from '../../src/storage/engine.js';
+import { bytesEqual, encodeKey } from '../../src/storage/key-codec.js';
+import { MemoryEngine } from '../../src/storage/memory-engine.js';
+import { MvccStore } from '../../src/storage/mvcc-store.js';
+import { applyEntries } from '../../src/storage/txn-apply.js';
+import type { Txn } from '../../src/storage/txn.js';
+import { impliedNewQueueKeys } from '../../src/queue/implied-new-keys.js';
+import { GenerationKeys } from '../../src/queue/key-layout.js';
+import { occHistoryMs, occRules } from './occ-schedule.js';
+
+/** A memory engine that counts the iterators opened on user keys (reads of versions). */
+class IteratorCountingEngine extends MemoryEngine {
+  userIterators = 0;
+
+  override iterator(options: EngineIteratorOptions): EngineIterator {
+    const start = options.gte;
+    if (start === undefined || start[0] !== 0x00) this.userIterators++;
+    return super.iterator(options);
+  }
+}
+
+const data = encodeKey(['data', 'm1']);
+const state = encodeKey(['state', 'm1']);
+const stateOf = (key: Uint8Array) => (bytesEqual(key, data) ? [state] : []);
+
+function txn(id: string, startTsUs: number, fields: Partial<Txn>, nowMs = 1_000): Txn {
+  return { txnId: id, startTsUs, nowMs, readKeys: [], writes: [], ...fields };
+}
+
+const send = txn('send', 0, { writes: [{ kind: 'put', key: data, value: Uint8Array.of(1), isNewKey: true }] });
+
+async function openStore(engine: MemoryEngine, isHinted: boolean): Promise<MvccStore> {
+  return MvccStore.open(engine, { historyMs: occHistoryMs, ...(isHinted ? { impliedNewKeys: stateOf } : {}) });
+}
+
+async function applyInOrder(store: MvccStore, ...batches: Array<{ leaderStampTsUs: number; txns: Txn[] }>) {
+  return applyEntries(
+    store,
+    batches.map((batch, i) => ({ index: store.appliedIndex + 1 + i, ...batch })),
+    { rules: occRules },
+  );
+}
+
+describe('keys implied new by a put vouched new', () => {
+  it('are read and validated without the engine, and a later write of one is read back', async () => {
+    const engine = new IteratorCountingEngine();
+    const store = await openStore(engine, true);
+    await applyInOrder(store, { leaderStampTsUs: 1_000_000, txns: [send] });
+    const before = engine.userIterators;
+    const view = store.readView();
+    expect(await view.get(state)).toBeUndefined();
+    const startTsUs = view.ts;
+    view.release();
+    // A first receive: reads both rows, writes the state row.
+    const claim = txn('claim', startTsUs, {
+      readKeys: [data, state],
+      writes: [{ kind: 'put', key: state, value: Uint8Array.of(7) }],
+    });
+    const result = await applyInOrder(store, { leaderStampTsUs: 1_000_001, txns: [claim] });
+    expect(result.outcomes[0]?.[0]?.kind).toBe('committed');
+    expect(engine.userIterators - before).toBe(0);
+    const after = store.readView();
+    expect(await after.get(state)).toEqual(Uint8Array.of(7));
+    after.release();
+    // A rival claim from the same view conflicts on the state row, as without the hint.
+    const rival = txn('rival', startTsUs, {
+      readKeys: [data, state],
+      writes: [{ kind: 'put', key: state, value: Uint8Array.of(8) }],
+    });
+    const rivalResult = await applyInOrder(store, { leaderStampTsUs: 1_000_002, txns: [rival] });
+    expect(rivalResult.outcomes[0]?.[0]?.kind).toBe('conflict');
+  });
+
+  it('without the hint, the first read of the implied key goes to the engine (what the hint saves)', async () => {
+    const engine = new IteratorCountingEngine();
+    const store = await openStore(engine, false);
+    await applyInOrder(store, { leaderStampTsUs: 1_000_000, txns: [send] });
+    const before = engine.userIterators;
+    const view = store.readView();
+    expect(await view.get(state)).toBeUndefined();
+    view.release();
+    expect(engine.userIterators - before).toBe(1);
+  });
+
+  it('a key implied new and written later in the same apply call is read back as written', async () => {
+    const store = await openStore(new IteratorCountingEngine(), true);
+    const claim = txn('claim', 1_000_000, {
+      readKeys: [data, state],
+      writes: [{ kind: 'put', key: state, value: Uint8Array.of(7) }],
+    });
+    const result = await applyInOrder(
+      store,
+      { leaderStampTsUs: 1_000_000, txns: [send] },
+      { leaderStampTsUs: 1_000_001, txns: [claim] },
+    );
+    expect(result.outcomes.map((outcomes) => outcomes[0]?.kind)).toEqual(['committed', 'committed']);
+    const view = store.readView();
+    expect(await view.get(state)).toEqual(Uint8Array.of(7));
+    view.release();
+  });
+
+  it("the queue layer's rule: a data row implies its message's state row, nothing else does", () => {
+    const keys = new GenerationKeys('orders', 3);
+    expect(impliedNewQueueKeys(keys.data(1, 'id-1'))).toEqual([keys.receiveState(1, 'id-1')]);
+    expect(impliedNewQueueKeys(keys.visibility(1, 5_000, 7n, 'id-1'))).toEqual([]);
+    expect(impliedNewQueueKeys(keys.receiveState(1, 'id-1'))).toEqual([]);
+    expect(impliedNewQueueKeys(encodeKey(['queues', 'orders']))).toEqual([]);
+  });
+});
