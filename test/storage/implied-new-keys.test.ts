@@ -107,8 +107,18 @@ describe('keys implied new by a put vouched new', () => {
   });
 
   it("the queue layer's rule: a data row implies its message's state row, nothing else does", () => {
+    for (const [name, generation, partition, id] of [
+      ['orders', 3, 1, 'id-1'],
+      ['a', 0, 0, 'x'],
+      ['Queue_name-80chars'.padEnd(80, 'z'), 2 ** 40, 255, 'f6b1c0de-1111-4222-8333-944455556666'],
+      ['orders.fifo', 70_000, 12, 'id\u0001with\u0000bytes'],
+    ] as const) {
+      const generationKeys = new GenerationKeys(name, generation);
+      expect(impliedNewQueueKeys(generationKeys.data(partition, id))).toEqual([
+        generationKeys.receiveState(partition, id),
+      ]);
+    }
     const keys = new GenerationKeys('orders', 3);
-    expect(impliedNewQueueKeys(keys.data(1, 'id-1'))).toEqual([keys.receiveState(1, 'id-1')]);
     expect(impliedNewQueueKeys(keys.visibility(1, 5_000, 7n, 'id-1'))).toEqual([]);
     expect(impliedNewQueueKeys(keys.receiveState(1, 'id-1'))).toEqual([]);
     expect(impliedNewQueueKeys(encodeKey(['queues', 'orders']))).toEqual([]);
