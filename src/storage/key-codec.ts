@@ -72,10 +72,35 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 const scratch = new ByteWriter(256);
 
+/**
+ * Keys up to this size are cut out of shared slabs. A typed array of more than 64 bytes gets a
+ * backing store of its own outside the V8 heap, which costs more than encoding the key, and most
+ * queue row keys are 70-90 bytes. A slab lives as long as any key cut from it; keys live for a
+ * request (stores and caches copy or stringify what they keep), so a slab pins little.
+ */
+const slabKeyBytesMax = 512;
+const slabBytes = 8_192;
+let slab = new Uint8Array(slabBytes);
+let slabUsedBytes = 0;
+
+/** The bytes written to the scratch writer, as a key of their own. */
+function scratchKey(): Uint8Array {
+  const lengthBytes = scratch.lengthBytes;
+  if (lengthBytes > slabKeyBytesMax) return scratch.copy();
+  if (slabUsedBytes + lengthBytes > slabBytes) {
+    slab = new Uint8Array(slabBytes);
+    slabUsedBytes = 0;
+  }
+  const start = slabUsedBytes;
+  slab.set(scratch.finish(), start);
+  slabUsedBytes += lengthBytes;
+  return slab.subarray(start, start + lengthBytes);
+}
+
 export function encodeKey(tuple: KeyTuple): Uint8Array {
   scratch.reset();
   appendElements(scratch, tuple, 0);
-  return scratch.copy();
+  return scratchKey();
 }
 
 /** Appends the encoding of `tuple` to `writer` (so callers can build a key and a suffix at once). */
@@ -106,15 +131,15 @@ export class KeyPrefix {
   /** encodeKey of the prefix's tuple followed by `suffix`. */
   key(suffix: KeyTuple): Uint8Array {
     this.writeWith(suffix);
-    return scratch.copy();
+    return scratchKey();
   }
 
   /** prefixRange of the prefix's tuple followed by `suffix`. */
   range(suffix: KeyTuple = []): KeyRange {
     this.writeWith(suffix);
-    const gte = scratch.copy();
+    const gte = scratchKey();
     scratch.byte(0xff);
-    return { gte, lt: scratch.copy() };
+    return { gte, lt: scratchKey() };
   }
 
   private writeWith(suffix: KeyTuple): void {
@@ -452,9 +477,9 @@ export function elementEnd(bytes: Uint8Array, offset: number): number {
 export function prefixRange(prefix: KeyTuple): KeyRange {
   scratch.reset();
   appendElements(scratch, prefix, 0);
-  const gte = scratch.copy();
+  const gte = scratchKey();
   scratch.byte(0xff);
-  return { gte, lt: scratch.copy() };
+  return { gte, lt: scratchKey() };
 }
 
 /** The smallest byte string greater than `key` (for paging: resume a scan after the last key seen). */

@@ -154,6 +154,23 @@ describe('key codec against a plain reference encoder', () => {
     expect(encodeKey([2 ** 32, 2 ** 32 - 1, 2 ** 31])).toEqual(referenceEncode([2 ** 32, 2 ** 32 - 1, 2 ** 31]));
   });
 
+  it('gives every key bytes of its own: later keys, and writes into one key, leave the others as they were', () => {
+    const tuples = Array.from({ length: 2_000 }, (_, i) => [
+      'q',
+      `queue-${i}`,
+      'g',
+      i,
+      'data',
+      i % 7,
+      `id-${i}`.repeat(1 + (i % 9)),
+    ]);
+    const keys = tuples.map((tuple) => encodeKey(tuple));
+    const large = encodeKey([new Uint8Array(2_000).fill(7)]);
+    (keys[0] as Uint8Array).fill(0xee);
+    tuples.slice(1).forEach((tuple, i) => expect(keys[i + 1]).toEqual(referenceEncode(tuple)));
+    expect(large).toEqual(referenceEncode([new Uint8Array(2_000).fill(7)]));
+  });
+
   it('rejects a lone surrogate like the reference, naming the same element, and writes nothing', () => {
     fc.assert(
       fc.property(wideTupleArb, loneSurrogate, wideTupleArb, (before, bad, after) => {
