@@ -47,20 +47,50 @@ const classifyingElements = 5;
 const classOfPrefix = new Map<string, ClassifiedKey>();
 const prefixesMax = 4_096;
 
+interface RecentPrefix {
+  /** The key's first classifyingElements elements, or the whole key when it has fewer. */
+  readonly bytes: Uint8Array;
+  readonly isWholeKey: boolean;
+  readonly keyClass: ClassifiedKey;
+}
+/**
+ * The prefixes classified last, newest first. The writes of one apply step are mostly rows of one
+ * generation in a few families (data, vis, state), so a key is usually classified by comparing its
+ * first bytes with a handful of prefixes, without finding its element boundaries or a map key.
+ */
+const recentPrefixes: RecentPrefix[] = [];
+const recentPrefixesMax = 8;
+
 export function classifyStateKey(key: Uint8Array): ClassifiedKey {
+  for (const recent of recentPrefixes) if (isClassifiedBy(recent, key)) return recent.keyClass;
   // A key malformed within its prefix is 'other' (the elements after it are not looked at).
   let prefixEnd = 0;
-  for (let i = 0; i < classifyingElements && prefixEnd < key.length; i++) {
+  let elements = 0;
+  for (; elements < classifyingElements && prefixEnd < key.length; elements++) {
     prefixEnd = elementEnd(key, prefixEnd);
     if (prefixEnd === -1) return other;
   }
   const prefixId = Buffer.from(key.buffer, key.byteOffset, prefixEnd).toString('latin1');
-  const known = classOfPrefix.get(prefixId);
-  if (known !== undefined) return known;
-  const keyClass = classifyPrefix(key.subarray(0, prefixEnd));
-  if (classOfPrefix.size >= prefixesMax) classOfPrefix.clear();
-  classOfPrefix.set(prefixId, keyClass);
+  let keyClass = classOfPrefix.get(prefixId);
+  if (keyClass === undefined) {
+    keyClass = classifyPrefix(key.subarray(0, prefixEnd));
+    if (classOfPrefix.size >= prefixesMax) classOfPrefix.clear();
+    classOfPrefix.set(prefixId, keyClass);
+  }
+  recentPrefixes.unshift({ bytes: key.slice(0, prefixEnd), isWholeKey: elements < classifyingElements, keyClass });
+  if (recentPrefixes.length > recentPrefixesMax) recentPrefixes.pop();
   return keyClass;
+}
+
+/**
+ * Whether `key` has the prefix `recent` holds. Elements are self-delimiting, so a key that starts
+ * with a whole prefix's bytes has the same first elements; a key shorter than that prefix must equal it.
+ */
+function isClassifiedBy(recent: RecentPrefix, key: Uint8Array): boolean {
+  const { bytes } = recent;
+  if (recent.isWholeKey ? key.length !== bytes.length : key.length < bytes.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (key[i] !== bytes[i]) return false;
+  return true;
 }
 
 function classifyPrefix(prefix: Uint8Array): ClassifiedKey {

@@ -7,7 +7,7 @@
  * terminates every variable-length element, so no name or id can run into the next element
  * (docs/TRAPS.md, trap 15).
  */
-import { decodeKey, decodeKeyFrom, encodeKey, prefixRange, type KeyElement } from '../storage/key-codec.js';
+import { encodeKey, KeyPrefix, KeyReader, prefixRange, type KeyElement } from '../storage/key-codec.js';
 import type { KeyRange } from '../storage/txn.js';
 
 export type KeyPart = KeyElement;
@@ -32,116 +32,117 @@ export const queueKeys = {
 
 /** Rows of one generation of one queue. */
 export class GenerationKeys {
-  private readonly root: readonly KeyPart[];
+  /** ("q", name, "g", gen) and each family's ("q", name, "g", gen, family), encoded when first used. */
+  private rootPrefix: KeyPrefix | undefined;
+  private readonly familyPrefixes = new Map<GenerationFamily, KeyPrefix>();
 
   constructor(
     readonly queueName: string,
     readonly generation: number,
-  ) {
-    this.root = [queueRoot, queueName, 'g', generation];
-  }
+  ) {}
 
   range(): KeyRange {
-    return prefixRange(this.root);
+    return this.root().range();
   }
 
   /** Every row of one family of this generation ('data', 'state', 'vis', …), all partitions. */
   familyRange(family: GenerationFamily): KeyRange {
-    return prefixRange([...this.root, family]);
+    return this.family(family).range();
   }
 
   data(partition: number, messageId: string): Uint8Array {
-    return encodeKey([...this.root, 'data', partition, messageId]);
+    return this.family('data').key([partition, messageId]);
   }
 
   /** A message's receive state once it was received (receive-state.ts); keyed like its data row. */
   receiveState(partition: number, messageId: string): Uint8Array {
-    return encodeKey([...this.root, 'state', partition, messageId]);
+    return this.family('state').key([partition, messageId]);
   }
 
   /** Every state row of a partition. */
   receiveStatePrefix(partition: number): KeyRange {
-    return prefixRange([...this.root, 'state', partition]);
+    return this.family('state').range([partition]);
   }
 
   visibility(partition: number, visibleAtMs: number, order: bigint, messageId: string): Uint8Array {
-    return encodeKey([...this.root, 'vis', partition, visibleAtMs, order, messageId]);
+    return this.family('vis').key([partition, visibleAtMs, order, messageId]);
   }
 
   /** Rows visible at `nowMs` (visibleAtMs <= nowMs), oldest first; from `fromMs` when a scan hint allows. */
   visibleRange(partition: number, nowMs: number, fromMs = 0): KeyRange {
-    const gte =
-      fromMs > 0
-        ? encodeKey([...this.root, 'vis', partition, fromMs])
-        : prefixRange([...this.root, 'vis', partition]).gte;
-    return { gte, lt: encodeKey([...this.root, 'vis', partition, nowMs + 1]) };
+    const vis = this.family('vis');
+    const gte = fromMs > 0 ? vis.key([partition, fromMs]) : vis.key([partition]);
+    return { gte, lt: vis.key([partition, nowMs + 1]) };
   }
 
   /** Rows not yet visible at `nowMs`: in flight or delayed. */
   futureRange(partition: number, nowMs: number): KeyRange {
-    return {
-      gte: encodeKey([...this.root, 'vis', partition, nowMs + 1]),
-      lt: prefixRange([...this.root, 'vis', partition]).lt,
-    };
+    const vis = this.family('vis');
+    return { gte: vis.key([partition, nowMs + 1]), lt: vis.range([partition]).lt };
   }
 
   visibilityPrefix(partition: number): KeyRange {
-    return prefixRange([...this.root, 'vis', partition]);
+    return this.family('vis').range([partition]);
   }
 
   /** Ordered by the start of the retention period (the send time, except for FIFO dead-letter copies). */
   age(partition: number, retentionStartMs: number, messageId: string): Uint8Array {
-    return encodeKey([...this.root, 'age', partition, retentionStartMs, messageId]);
+    return this.family('age').key([partition, retentionStartMs, messageId]);
   }
 
   /** Rows whose retention started before `cutoffMs`. */
   ageRangeBefore(partition: number, cutoffMs: number): KeyRange {
-    return {
-      gte: prefixRange([...this.root, 'age', partition]).gte,
-      lt: encodeKey([...this.root, 'age', partition, cutoffMs]),
-    };
+    const age = this.family('age');
+    return { gte: age.key([partition]), lt: age.key([partition, cutoffMs]) };
   }
 
   agePrefix(partition: number): KeyRange {
-    return prefixRange([...this.root, 'age', partition]);
+    return this.family('age').range([partition]);
   }
 
   /** FIFO: a group's messages in SequenceNumber order; its first row is the group's head. */
   groupMember(partition: number, groupId: string, sequence: bigint): Uint8Array {
-    return encodeKey([...this.root, 'group', partition, groupId, sequence]);
+    return this.family('group').key([partition, groupId, sequence]);
   }
 
   /** Every group row of a partition: all FIFO groups, each in SequenceNumber order. */
   groupPrefix(partition: number): KeyRange {
-    return prefixRange([...this.root, 'group', partition]);
+    return this.family('group').range([partition]);
   }
 
   groupRange(partition: number, groupId: string): KeyRange {
-    return prefixRange([...this.root, 'group', partition, groupId]);
+    return this.family('group').range([partition, groupId]);
   }
 
   /** FIFO deduplication; `groupScope` is the group id under DeduplicationScope=messageGroup, else ''. */
   dedup(partition: number, groupScope: string, deduplicationId: string): Uint8Array {
-    return encodeKey([
-      ...this.root,
-      'dedup',
-      partition,
-      groupScope === '' ? 'queue' : 'group',
-      groupScope,
-      deduplicationId,
-    ]);
+    return this.family('dedup').key([partition, groupScope === '' ? 'queue' : 'group', groupScope, deduplicationId]);
   }
 
   dedupPrefix(partition: number): KeyRange {
-    return prefixRange([...this.root, 'dedup', partition]);
+    return this.family('dedup').range([partition]);
   }
 
   receiveAttempt(attemptId: string): Uint8Array {
-    return encodeKey([...this.root, 'attempt', attemptId]);
+    return this.family('attempt').key([attemptId]);
   }
 
   attemptPrefix(): KeyRange {
-    return prefixRange([...this.root, 'attempt']);
+    return this.family('attempt').range();
+  }
+
+  private root(): KeyPrefix {
+    this.rootPrefix ??= KeyPrefix.of([queueRoot, this.queueName, 'g', this.generation]);
+    return this.rootPrefix;
+  }
+
+  private family(family: GenerationFamily): KeyPrefix {
+    let prefix = this.familyPrefixes.get(family);
+    if (prefix === undefined) {
+      prefix = this.root().extend([family]);
+      this.familyPrefixes.set(family, prefix);
+    }
+    return prefix;
   }
 }
 
@@ -188,27 +189,43 @@ export type MessageRowKey = RowPlace &
     | { readonly family: 'group'; readonly groupId: string; readonly sequence: bigint }
   );
 
-/** Elements before a message row's own: "q", name, "g", generation, family, partition. */
-const rowPlaceElements = 6;
-
 /** Whether `key` is a queue key at all ("q", …): a byte test, no decoding (the encoded "q" element is 0x02 'q' 0x00). */
 export function isQueueKey(key: Uint8Array): boolean {
   return key[0] === 0x02 && key[1] === 0x71 && key[2] === 0x00;
 }
 
+/** Byte length of the encoded "q" element that isQueueKey tests. */
+const queueRootBytes = 3;
+const generationMarker = encodeKey(['g']);
+type MessageRowFamily = MessageRowKey['family'];
+/** The encoded element of each family that has message rows (dedup and attempt rows are not). */
+const encodedFamilies: readonly (readonly [MessageRowFamily, Uint8Array])[] = (
+  ['vis', 'data', 'state', 'age', 'group'] as const
+).map((family) => [family, encodeKey([family])] as const);
+
+/**
+ * Decodes only what a message row key holds, element by element: the queue name, the
+ * generation, the family (matched as bytes), the partition and the family's own elements.
+ * Elements after those are not looked at.
+ */
 export function parseMessageRowKey(key: Uint8Array): MessageRowKey | undefined {
   if (!isQueueKey(key)) return undefined;
-  const tuple = decodeKey(key);
-  const [root, queueName, g, generation, family, partition] = tuple;
-  if (
-    root !== queueRoot ||
-    typeof queueName !== 'string' ||
-    g !== 'g' ||
-    typeof generation !== 'number' ||
-    typeof partition !== 'number'
-  )
-    return undefined;
-  return messageRowOf({ queueName, generation, partition }, family, tuple.slice(rowPlaceElements));
+  const reader = new KeyReader(key, queueRootBytes);
+  const queueName = reader.string();
+  if (queueName === undefined || !reader.skipIf(generationMarker)) return undefined;
+  const generation = reader.integer();
+  if (typeof generation !== 'number') return undefined;
+  let family: MessageRowFamily | undefined;
+  for (const [candidate, encoded] of encodedFamilies) {
+    if (reader.skipIf(encoded)) {
+      family = candidate;
+      break;
+    }
+  }
+  if (family === undefined) return undefined;
+  const partition = reader.integer();
+  if (typeof partition !== 'number') return undefined;
+  return messageRowOf({ queueName, generation, partition }, family, reader);
 }
 
 /**
@@ -221,31 +238,37 @@ export function parseMessageRowKeyUnder(
   family: GenerationFamily,
   prefixLength: number,
 ): MessageRowKey | undefined {
-  return messageRowOf(place, family, decodeKeyFrom(key, prefixLength));
+  return messageRowOf(place, family, new KeyReader(key, prefixLength));
 }
 
-function messageRowOf(
-  place: RowPlace,
-  family: KeyElement | undefined,
-  own: readonly KeyElement[],
-): MessageRowKey | undefined {
-  const [a, b, c] = own;
+/** The row's own elements, read from `reader` (positioned after the partition). */
+function messageRowOf(place: RowPlace, family: GenerationFamily, reader: KeyReader): MessageRowKey | undefined {
+  const { queueName, generation, partition } = place;
   switch (family) {
-    case 'vis':
-      if (typeof a !== 'number' || (typeof b !== 'number' && typeof b !== 'bigint') || typeof c !== 'string')
-        return undefined;
-      return { ...place, family, visibleAtMs: a, order: b, messageId: c };
+    case 'vis': {
+      const visibleAtMs = reader.integer();
+      const order = reader.integer();
+      const messageId = reader.string();
+      if (typeof visibleAtMs !== 'number' || order === undefined || messageId === undefined) return undefined;
+      return { queueName, generation, partition, family, visibleAtMs, order, messageId };
+    }
     case 'data':
-    case 'state':
-      return typeof a === 'string' ? { ...place, family, messageId: a } : undefined;
-    case 'age':
-      return typeof a === 'number' && typeof b === 'string'
-        ? { ...place, family, retentionStartMs: a, messageId: b }
-        : undefined;
-    case 'group':
-      return typeof a === 'string' && (typeof b === 'number' || typeof b === 'bigint')
-        ? { ...place, family, groupId: a, sequence: BigInt(b) }
-        : undefined;
+    case 'state': {
+      const messageId = reader.string();
+      return messageId === undefined ? undefined : { queueName, generation, partition, family, messageId };
+    }
+    case 'age': {
+      const retentionStartMs = reader.integer();
+      const messageId = reader.string();
+      if (typeof retentionStartMs !== 'number' || messageId === undefined) return undefined;
+      return { queueName, generation, partition, family, retentionStartMs, messageId };
+    }
+    case 'group': {
+      const groupId = reader.string();
+      const sequence = reader.integer();
+      if (groupId === undefined || sequence === undefined) return undefined;
+      return { queueName, generation, partition, family, groupId, sequence: BigInt(sequence) };
+    }
     default:
       return undefined;
   }

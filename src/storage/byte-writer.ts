@@ -55,6 +55,31 @@ export class ByteWriter {
     return this.buffer.subarray(0, this.length);
   }
 
+  /** A copy of exactly the written bytes, owning its own buffer (for a writer that is reused). */
+  copy(): Uint8Array {
+    return this.buffer.slice(0, this.length);
+  }
+
+  /** Forgets what was written, keeping the buffer: a writer reused for many short encodings allocates once. */
+  reset(): void {
+    this.length = 0;
+  }
+
+  /**
+   * The buffer, with room for `extraBytes` more bytes from `lengthBytes` on: an encoder that knows
+   * an upper bound of what it writes checks capacity once, writes the bytes itself, then
+   * `advance`s by what it wrote. Valid until the next call that may grow the buffer.
+   */
+  room(extraBytes: number): Uint8Array {
+    this.reserve(extraBytes);
+    return this.buffer;
+  }
+
+  /** Counts `writtenBytes` bytes written into the buffer `room` returned as part of the output. */
+  advance(writtenBytes: number): void {
+    this.length += writtenBytes;
+  }
+
   private reserve(extraBytes: number): void {
     const needed = this.length + extraBytes;
     if (needed <= this.buffer.length) return;

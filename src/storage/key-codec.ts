@@ -63,69 +63,226 @@ export class KeyDecodingError extends RaftqError {
   }
 }
 
-const utf8Encoder = new TextEncoder();
-const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a string that starts with U+FEFF keeps it (by default a decoder drops a leading BOM).
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Where encodeKey and its kin encode, to copy out exactly the key's bytes: one allocation a key.
+ * Encoding is synchronous and calls nothing outside this module, so one writer serves every call.
+ */
+const scratch = new ByteWriter(256);
+
+/**
+ * Keys up to this size are cut out of shared slabs. A typed array of more than 64 bytes gets a
+ * backing store of its own outside the V8 heap, which costs more than encoding the key, and most
+ * queue row keys are 70-90 bytes. A slab lives as long as any key cut from it; keys live for a
+ * request (stores and caches copy or stringify what they keep), so a slab pins little.
+ */
+const slabKeyBytesMax = 512;
+const slabBytes = 8_192;
+let slab = new Uint8Array(slabBytes);
+let slabUsedBytes = 0;
+
+/** The bytes written to the scratch writer, as a key of their own. */
+function scratchKey(): Uint8Array {
+  const lengthBytes = scratch.lengthBytes;
+  if (lengthBytes > slabKeyBytesMax) return scratch.copy();
+  if (slabUsedBytes + lengthBytes > slabBytes) {
+    slab = new Uint8Array(slabBytes);
+    slabUsedBytes = 0;
+  }
+  const start = slabUsedBytes;
+  slab.set(scratch.finish(), start);
+  slabUsedBytes += lengthBytes;
+  return slab.subarray(start, start + lengthBytes);
+}
 
 export function encodeKey(tuple: KeyTuple): Uint8Array {
-  const writer = new ByteWriter(32);
-  appendKey(writer, tuple);
-  return writer.finish();
+  scratch.reset();
+  appendElements(scratch, tuple, 0);
+  return scratchKey();
 }
 
 /** Appends the encoding of `tuple` to `writer` (so callers can build a key and a suffix at once). */
 export function appendKey(writer: ByteWriter, tuple: KeyTuple): void {
-  tuple.forEach((element, index) => appendElement(writer, element, index));
+  appendElements(writer, tuple, 0);
 }
+
+/**
+ * An encoded tuple prefix, kept as bytes so that the keys under it are built by appending only
+ * their own elements (a queue generation's rows all start with the same five elements).
+ */
+export class KeyPrefix {
+  private constructor(
+    readonly bytes: Uint8Array,
+    /** How many elements the prefix has: where the suffix's element indexes start in errors. */
+    readonly elementCount: number,
+  ) {}
+
+  static of(tuple: KeyTuple): KeyPrefix {
+    return new KeyPrefix(encodeKey(tuple), tuple.length);
+  }
+
+  /** The prefix followed by `suffix`, as a prefix itself. */
+  extend(suffix: KeyTuple): KeyPrefix {
+    return new KeyPrefix(this.key(suffix), this.elementCount + suffix.length);
+  }
+
+  /** encodeKey of the prefix's tuple followed by `suffix`. */
+  key(suffix: KeyTuple): Uint8Array {
+    this.writeWith(suffix);
+    return scratchKey();
+  }
+
+  /** prefixRange of the prefix's tuple followed by `suffix`. */
+  range(suffix: KeyTuple = []): KeyRange {
+    this.writeWith(suffix);
+    const gte = scratchKey();
+    scratch.byte(0xff);
+    return { gte, lt: scratchKey() };
+  }
+
+  private writeWith(suffix: KeyTuple): void {
+    scratch.reset();
+    scratch.bytes(this.bytes);
+    appendElements(scratch, suffix, this.elementCount);
+  }
+}
+
+function appendElements(writer: ByteWriter, tuple: KeyTuple, firstIndex: number): void {
+  for (let i = 0; i < tuple.length; i++) appendElement(writer, tuple[i] as KeyElement, firstIndex + i);
+}
+
+const maxSafeBigint = BigInt(Number.MAX_SAFE_INTEGER);
+const twoTo32 = 0x1_0000_0000;
 
 function appendElement(writer: ByteWriter, element: KeyElement, index: number): void {
   if (typeof element === 'string') {
-    if (hasLoneSurrogate(element))
-      throw new KeyEncodingError(index, 'the string has a lone surrogate, which has no UTF-8 encoding');
-    writer.byte(tagString);
-    appendEscaped(writer, utf8Encoder.encode(element));
+    appendString(writer, element, index);
   } else if (typeof element === 'number') {
     if (!Number.isSafeInteger(element) || element < 0)
       throw new KeyEncodingError(index, `${element} is not a non-negative safe integer (use a bigint above 2^53-1)`);
-    appendInteger(writer, BigInt(element));
+    appendU64(writer, Math.floor(element / twoTo32), element >>> 0);
   } else if (typeof element === 'bigint') {
     if (element < 0n || element > maxU64) throw new KeyEncodingError(index, `${element} is outside [0, 2^64-1]`);
-    appendInteger(writer, element);
+    if (element <= maxSafeBigint) {
+      const value = Number(element);
+      appendU64(writer, Math.floor(value / twoTo32), value >>> 0);
+    } else {
+      appendU64(writer, Number(element >> 32n), Number(element & 0xffff_ffffn));
+    }
   } else if (element instanceof Uint8Array) {
-    writer.byte(tagBytes);
-    appendEscaped(writer, element);
+    appendBytes(writer, element);
   } else {
     throw new KeyEncodingError(index, `unsupported element type ${typeof element}`);
   }
 }
 
-const anySurrogate = /[\uD800-\uDFFF]/;
-const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function hasLoneSurrogate(text: string): boolean {
-  return anySurrogate.test(text) && loneSurrogate.test(text);
+/**
+ * A string element. ASCII without 0x00/0x01 (every name and id the queue layer makes) is copied
+ * code unit by code unit; anything else takes the UTF-8 path, which escapes and rejects lone surrogates.
+ */
+function appendString(writer: ByteWriter, text: string, index: number): void {
+  const length = text.length;
+  const buffer = writer.room(length + 2);
+  const start = writer.lengthBytes;
+  buffer[start] = tagString;
+  for (let i = 0; i < length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit <= escapeByte || unit >= 0x80) {
+      appendUtf8String(writer, text, index);
+      return;
+    }
+    buffer[start + 1 + i] = unit;
+  }
+  buffer[start + 1 + length] = 0;
+  writer.advance(length + 2);
 }
 
-function appendEscaped(writer: ByteWriter, raw: Uint8Array): void {
-  if (raw.indexOf(0) === -1 && raw.indexOf(escapeByte) === -1) {
-    writer.bytes(raw);
-  } else {
-    for (const byte of raw) {
-      if (byte === 0) writer.bytes(escapedZero);
-      else if (byte === escapeByte) writer.bytes(escapedEscape);
-      else writer.byte(byte);
+/**
+ * The general string element: UTF-8, escaped, terminated. Nothing is counted as written unless
+ * the whole string encodes, so a lone surrogate leaves the writer as it was.
+ */
+function appendUtf8String(writer: ByteWriter, text: string, index: number): void {
+  const length = text.length;
+  // At most 3 bytes a UTF-16 unit: an escaped byte takes 2, a BMP character 3, a surrogate pair 4.
+  const buffer = writer.room(3 * length + 2);
+  const start = writer.lengthBytes;
+  let at = start;
+  buffer[at++] = tagString;
+  for (let i = 0; i < length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) {
+      if (unit <= escapeByte) {
+        // 0x00 as 0x01 0x01 and 0x01 as 0x01 0x02.
+        buffer[at++] = escapeByte;
+        buffer[at++] = unit + 1;
+      } else {
+        buffer[at++] = unit;
+      }
+    } else if (unit < 0x800) {
+      buffer[at++] = 0xc0 | (unit >> 6);
+      buffer[at++] = 0x80 | (unit & 0x3f);
+    } else if (unit >= 0xd800 && unit <= 0xdfff) {
+      const low = text.charCodeAt(i + 1);
+      if (unit > 0xdbff || !(low >= 0xdc00 && low <= 0xdfff))
+        throw new KeyEncodingError(index, 'the string has a lone surrogate, which has no UTF-8 encoding');
+      i++;
+      const codePoint = 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00);
+      buffer[at++] = 0xf0 | (codePoint >> 18);
+      buffer[at++] = 0x80 | ((codePoint >> 12) & 0x3f);
+      buffer[at++] = 0x80 | ((codePoint >> 6) & 0x3f);
+      buffer[at++] = 0x80 | (codePoint & 0x3f);
+    } else {
+      buffer[at++] = 0xe0 | (unit >> 12);
+      buffer[at++] = 0x80 | ((unit >> 6) & 0x3f);
+      buffer[at++] = 0x80 | (unit & 0x3f);
     }
   }
-  writer.byte(0);
+  buffer[at++] = 0;
+  writer.advance(at - start);
 }
 
-const escapedZero = Uint8Array.of(escapeByte, 0x01);
-const escapedEscape = Uint8Array.of(escapeByte, 0x02);
+function appendBytes(writer: ByteWriter, raw: Uint8Array): void {
+  const buffer = writer.room(2 * raw.length + 2);
+  const start = writer.lengthBytes;
+  let at = start;
+  buffer[at++] = tagBytes;
+  if (raw.indexOf(0) === -1 && raw.indexOf(escapeByte) === -1) {
+    buffer.set(raw, at);
+    at += raw.length;
+  } else {
+    for (const byte of raw) {
+      if (byte <= escapeByte) {
+        buffer[at++] = escapeByte;
+        buffer[at++] = byte + 1;
+      } else {
+        buffer[at++] = byte;
+      }
+    }
+  }
+  buffer[at++] = 0;
+  writer.advance(at - start);
+}
 
-function appendInteger(writer: ByteWriter, value: bigint): void {
-  let lengthBytes = 0;
-  for (let rest = value; rest > 0n; rest >>= 8n) lengthBytes++;
-  writer.byte(tagIntZero + lengthBytes);
-  for (let i = lengthBytes - 1; i >= 0; i--) writer.byte(Number((value >> BigInt(8 * i)) & 0xffn));
+/** An integer given as its high and low 32 bits: 0x14 + n, then n minimal big-endian bytes. */
+function appendU64(writer: ByteWriter, high: number, low: number): void {
+  const lengthBytes = high !== 0 ? 4 + byteLength32(high) : byteLength32(low);
+  const buffer = writer.room(1 + lengthBytes);
+  let at = writer.lengthBytes;
+  buffer[at++] = tagIntZero + lengthBytes;
+  for (let i = lengthBytes - 1; i >= 4; i--) buffer[at++] = (high >>> (8 * (i - 4))) & 0xff;
+  for (let i = Math.min(lengthBytes, 4) - 1; i >= 0; i--) buffer[at++] = (low >>> (8 * i)) & 0xff;
+  writer.advance(1 + lengthBytes);
+}
+
+/** Bytes needed for an unsigned 32-bit value without leading zeros (0 for 0). */
+function byteLength32(value: number): number {
+  if (value === 0) return 0;
+  if (value < 0x100) return 1;
+  if (value < 0x1_0000) return 2;
+  if (value < 0x100_0000) return 3;
+  return 4;
 }
 
 export function decodeKey(key: Uint8Array): KeyElement[] {
@@ -142,24 +299,14 @@ export function decodeKeyFrom(key: Uint8Array, start: number): KeyElement[] {
   while (offset < key.length) {
     const tag = key[offset] as number;
     if (tag === tagBytes || tag === tagString) {
-      const { raw, next } = readEscaped(key, offset + 1);
-      if (tag === tagBytes) elements.push(raw);
-      else {
-        try {
-          elements.push(utf8Decoder.decode(raw));
-        } catch (cause) {
-          throw new KeyDecodingError(offset, 'a string element is not valid UTF-8', { cause });
-        }
-      }
-      offset = next;
+      const end = escapedEnd(key, offset + 1);
+      if (end === -1)
+        throw new KeyDecodingError(offset + 1, 'a string or bytes element has no terminator, or a bad escape');
+      elements.push(tag === tagBytes ? unescapeSegment(key, offset + 1, end) : readString(key, offset, end));
+      offset = end + 1;
     } else if (tag >= tagIntZero && tag <= tagIntMax) {
-      const lengthBytes = tag - tagIntZero;
-      const end = offset + 1 + lengthBytes;
-      if (end > key.length) throw new KeyDecodingError(offset, 'an integer element is cut short');
-      if (lengthBytes > 0 && key[offset + 1] === 0)
-        throw new KeyDecodingError(offset, 'an integer element has a leading zero byte');
-      elements.push(readInteger(key, offset + 1, end));
-      offset = end;
+      elements.push(readIntegerElement(key, offset));
+      offset += 1 + tag - tagIntZero;
     } else {
       throw new KeyDecodingError(offset, `unknown type tag 0x${tag.toString(16).padStart(2, '0')}`);
     }
@@ -167,18 +314,92 @@ export function decodeKeyFrom(key: Uint8Array, start: number): KeyElement[] {
   return elements;
 }
 
-function readEscaped(key: Uint8Array, start: number): { raw: Uint8Array; next: number } {
-  const end = escapedEnd(key, start);
-  if (end === -1) throw new KeyDecodingError(start, 'a string or bytes element has no terminator, or a bad escape');
+/**
+ * Reads a key's elements one at a time from `offset`, decoding only those asked for: what a
+ * parser of one fixed key layout uses instead of decoding the whole tuple. A malformed element
+ * throws KeyDecodingError, like decodeKey; an element of another type than asked is `undefined`
+ * and is not consumed.
+ */
+export class KeyReader {
+  constructor(
+    readonly key: Uint8Array,
+    public offset = 0,
+  ) {}
+
+  get isAtEnd(): boolean {
+    return this.offset >= this.key.length;
+  }
+
+  string(): string | undefined {
+    const { key, offset } = this;
+    if (key[offset] !== tagString) return undefined;
+    const end = escapedEnd(key, offset + 1);
+    if (end === -1)
+      throw new KeyDecodingError(offset + 1, 'a string or bytes element has no terminator, or a bad escape');
+    const text = readString(key, offset, end);
+    this.offset = end + 1;
+    return text;
+  }
+
+  integer(): number | bigint | undefined {
+    const { key, offset } = this;
+    const tag = key[offset];
+    if (tag === undefined || tag < tagIntZero || tag > tagIntMax) return undefined;
+    const value = readIntegerElement(key, offset);
+    this.offset = offset + 1 + tag - tagIntZero;
+    return value;
+  }
+
+  /**
+   * Whether the next element is the one `encoded` holds (a complete encoded element, e.g. a
+   * KeyPrefix of one element): skipped if so. Compares bytes; nothing is decoded.
+   */
+  skipIf(encoded: Uint8Array): boolean {
+    const { key, offset } = this;
+    if (offset + encoded.length > key.length) return false;
+    for (let i = 0; i < encoded.length; i++) if (key[offset + i] !== encoded[i]) return false;
+    this.offset = offset + encoded.length;
+    return true;
+  }
+}
+
+/** Arrays of char codes by length, reused to build short ASCII strings without a decoder. */
+const charCodesOfLength: number[][] = [];
+const shortStringMaxBytes = 128;
+
+/** The string element whose tag is at `tagOffset` and whose terminator is at `end` (escapes checked). */
+function readString(key: Uint8Array, tagOffset: number, end: number): string {
+  const start = tagOffset + 1;
+  const length = end - start;
+  if (length <= shortStringMaxBytes) {
+    const codes = (charCodesOfLength[length] ??= new Array<number>(length).fill(0));
+    let i = 0;
+    for (; i < length; i++) {
+      const byte = key[start + i] as number;
+      if (byte === escapeByte || byte >= 0x80) break;
+      codes[i] = byte;
+    }
+    if (i === length) return String.fromCharCode.apply(null, codes);
+  }
+  try {
+    return utf8Decoder.decode(unescapeSegment(key, start, end));
+  } catch (cause) {
+    throw new KeyDecodingError(tagOffset, 'a string element is not valid UTF-8', { cause });
+  }
+}
+
+/** The raw bytes of the escaped segment [start, end) (a copy, escapes undone; escapes already checked). */
+function unescapeSegment(key: Uint8Array, start: number, end: number): Uint8Array {
   const escaped = key.subarray(start, end);
-  if (escaped.indexOf(escapeByte) === -1) return { raw: escaped.slice(), next: end + 1 };
-  const writer = new ByteWriter(escaped.length);
+  if (escaped.indexOf(escapeByte) === -1) return escaped.slice();
+  const raw = new Uint8Array(escaped.length);
+  let at = 0;
   for (let i = 0; i < escaped.length; i++) {
     const byte = escaped[i] as number;
-    if (byte === escapeByte) writer.byte(escaped[++i] === 0x01 ? 0x00 : escapeByte);
-    else writer.byte(byte);
+    if (byte === escapeByte) raw[at++] = escaped[++i] === 0x01 ? 0x00 : escapeByte;
+    else raw[at++] = byte;
   }
-  return { raw: writer.finish(), next: end + 1 };
+  return raw.slice(0, at);
 }
 
 /**
@@ -186,24 +407,34 @@ function readEscaped(key: Uint8Array, start: number): { raw: Uint8Array; next: n
  * or holds an escape byte not followed by 0x01 or 0x02.
  */
 function escapedEnd(key: Uint8Array, start: number): number {
-  const end = key.indexOf(0, start);
-  if (end === -1) return -1;
-  for (let i = key.indexOf(escapeByte, start); i !== -1 && i < end; i = key.indexOf(escapeByte, i + 2)) {
-    const escaped = key[i + 1];
-    if (escaped !== 0x01 && escaped !== 0x02) return -1;
+  for (let i = start; i < key.length; i++) {
+    const byte = key[i];
+    if (byte === 0) return i;
+    if (byte === escapeByte) {
+      const escaped = key[i + 1];
+      if (escaped !== 0x01 && escaped !== 0x02) return -1;
+      i++;
+    }
   }
-  return end;
+  return -1;
 }
 
-function readInteger(key: Uint8Array, start: number, end: number): number | bigint {
-  if (end - start <= 6) {
+/** The integer element whose tag (known to be an integer tag) is at `offset`. */
+function readIntegerElement(key: Uint8Array, offset: number): number | bigint {
+  const lengthBytes = (key[offset] as number) - tagIntZero;
+  const start = offset + 1;
+  const end = start + lengthBytes;
+  if (end > key.length) throw new KeyDecodingError(offset, 'an integer element is cut short');
+  if (lengthBytes > 0 && key[start] === 0)
+    throw new KeyDecodingError(offset, 'an integer element has a leading zero byte');
+  if (lengthBytes <= 6) {
     let value = 0;
     for (let i = start; i < end; i++) value = value * 256 + (key[i] as number);
     return value;
   }
   let value = 0n;
   for (let i = start; i < end; i++) value = (value << 8n) | BigInt(key[i] as number);
-  return value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+  return value <= maxSafeBigint ? Number(value) : value;
 }
 
 /**
@@ -244,11 +475,11 @@ export function elementEnd(bytes: Uint8Array, offset: number): number {
  * `lt` appends 0xff, which is above every element tag, so it bounds every extension.
  */
 export function prefixRange(prefix: KeyTuple): KeyRange {
-  const gte = encodeKey(prefix);
-  const lt = new Uint8Array(gte.length + 1);
-  lt.set(gte);
-  lt[gte.length] = 0xff;
-  return { gte, lt };
+  scratch.reset();
+  appendElements(scratch, prefix, 0);
+  const gte = scratchKey();
+  scratch.byte(0xff);
+  return { gte, lt: scratchKey() };
 }
 
 /** The smallest byte string greater than `key` (for paging: resume a scan after the last key seen). */

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { classifyStateKey, generationRangeOf } from '../../src/queue/key-family.js';
 import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/key-layout.js';
-import { compareBytes, encodeKey } from '../../src/storage/key-codec.js';
+import { compareBytes, decodeKey, encodeKey } from '../../src/storage/key-codec.js';
 
 describe('state key families', () => {
   it('name the family and generation of every key the queue layer writes', () => {
@@ -25,6 +26,43 @@ describe('state key families', () => {
       [Uint8Array.of(0xff), { family: 'other' }],
     ];
     for (const [key, expected] of cases) expect(classifyStateKey(key)).toEqual(expected);
+  });
+
+  it('classifies every key the same in any order, also keys that are byte prefixes of others', () => {
+    const cases: Array<[Uint8Array, ReturnType<typeof classifyStateKey>]> = [];
+    for (const name of ['a', 'ab', 'orders.fifo']) {
+      for (const generation of [1, 2, 300]) {
+        const keys = new GenerationKeys(name, generation);
+        const generationId = `${name}/${generation}`;
+        cases.push(
+          [keys.data(0, 'm'), { family: 'data', generationId }],
+          [keys.data(3, 'n'), { family: 'data', generationId }],
+          [keys.visibility(1, 5, 9n, 'm'), { family: 'vis', generationId }],
+          [keys.receiveState(2, 'm'), { family: 'state', generationId }],
+          [keys.groupMember(0, 'g', 9n), { family: 'group', generationId }],
+          [encodeKey(['q', name, 'g', generation]), { family: 'other' }],
+          [encodeKey(['q', name, 'g', generation, 'data']), { family: 'data', generationId }],
+          [encodeKey(['q', name, 'g', generation, 'datum', 0, 'm']), { family: 'other' }],
+          [globalKeys.tombstone(name, generation), { family: 'tombstone', generationId }],
+        );
+      }
+      cases.push(
+        [queueKeys.meta(name), { family: 'meta' }],
+        [queueKeys.sequence(name, 1), { family: 'seq' }],
+        [encodeKey(['q', name]), { family: 'other' }],
+        [encodeKey(['q', name, 'g']), { family: 'other' }],
+        [encodeKey(['q', name, 'meta', 'extra']), { family: 'meta' }],
+      );
+    }
+    fc.assert(
+      fc.property(fc.array(fc.nat(cases.length - 1), { minLength: 1, maxLength: 60 }), (order) => {
+        for (const i of order) {
+          const [key, expected] = cases[i] as (typeof cases)[number];
+          expect(classifyStateKey(key), String(decodeKey(key))).toEqual(expected);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("maps a generation id back to exactly that generation's key range", () => {
