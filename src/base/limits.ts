@@ -225,7 +225,7 @@ export const raftqLimits = {
   newestVersionCacheBytesMax: limit(
     256 * 1_048_576,
     'bytes',
-    "Memory of that cache: keys, kept values and 600 bytes of bookkeeping per key (measured), the bound that binds first. Holds the head of a backlog of about 100,000 messages of 1 KiB or 150,000 of 256 bytes; sized to fit a node in 1 GiB (deploy/kubernetes's memory limit) beside the heap's other uses.",
+    "Memory of that cache: keys, kept values and 450 bytes of bookkeeping per key (measured), the bound that binds first. Holds the head of a backlog of about 120,000 messages of 1 KiB or 190,000 of 256 bytes; sized to fit a node in 1 GiB (deploy/kubernetes's memory limit) beside the heap's other uses.",
   ),
   newestVersionCacheValueBytesMax: limit(
     16_384,

@@ -112,7 +112,9 @@ describe('NewestVersionCache', () => {
     const byHash = new Map<number, Uint8Array[]>();
     for (let i = 0; i < 200_000; i++) {
       const key = encodeKey(['t', `m${(i * 2_654_435_761) % 1_000_000_007}`]);
-      byHash.set(keyHashOf(key), [...(byHash.get(keyHashOf(key)) ?? []), key]);
+      const same = byHash.get(keyHashOf(key));
+      if (same === undefined) byHash.set(keyHashOf(key), [key]);
+      else same.push(key);
     }
     const keys = [...byHash.values()].filter((same) => same.length > 1).flat();
     expect(keys.length).toBeGreaterThanOrEqual(4);
