@@ -354,6 +354,30 @@ describe('MvccStore with the newest-version cache', () => {
     ]);
   });
 
+  it('serves a backlog larger than the cache from its head: the consumed make room for what was not kept', async () => {
+    const watched = new WatchedEngine(new MemoryEngine());
+    // Room for 4 of the 12 messages sent (a data row each).
+    const store = await MvccStore.open(watched.engine(), { newestVersionCache: { ...roomFor(4, 100), entriesMax: 6 } });
+    const message = (i: number) => k(`m${String(i).padStart(2, '0')}`);
+    for (let i = 0; i < 12; i++)
+      await applyVersions(store, [{ key: message(i), commitTsUs: 10 + i, value: new Uint8Array(100).fill(i) }]);
+    let ts = 100;
+    const consume = async (i: number): Promise<void> => {
+      expect((await store.getAt(message(i), ts))?.[0]).toBe(i);
+      expect((await store.latestVersionsOfKeys([message(i)]))[0]?.commitTsUs).toBe(10 + i);
+      ts += 1;
+      await applyVersions(store, [{ key: message(i), commitTsUs: ts, value: undefined }]);
+    };
+    const before = watched.iteratorsOpened;
+    for (let i = 0; i < 4; i++) await consume(i);
+    // The four oldest came from memory (a least-recently-used cache would have kept the newest four).
+    expect(watched.iteratorsOpened).toBe(before);
+    // Past them: one read each, which the validation and the delete's read then find in memory.
+    for (let i = 4; i < 12; i++) await consume(i);
+    expect(watched.iteratorsOpened).toBe(before + 8);
+    expect(await store.getAt(message(11), ts)).toBeUndefined();
+  });
+
   it('reads and OCC lookups equal the model through commits, collection and evictions of a tiny cache', async () => {
     const names = ['a', 'b', 'c'];
     const step = fc.oneof(
