@@ -233,9 +233,9 @@ export const raftqLimits = {
     'Largest value that cache keeps: a larger one still answers version lookups from memory, but its reads go to LevelDB, where one large read costs little next to its size.',
   ),
   levelDbBlockCacheBytes: limit(
-    64 * 1_048_576,
+    8 * 1_048_576,
     'bytes',
-    "LevelDB's cache of uncompressed table blocks, per database (a node has two: its state and its Raft log), for the reads the newest-version cache does not answer (a backlog past its head, OCC seeks of keys never written). classic-level's default is 8 MiB.",
+    "LevelDB's cache of uncompressed table blocks, per database (a node has two: its state and its Raft log), for the reads the newest-version cache does not answer. classic-level's default: 64 MiB was measured against it from a backlog of a million 256-byte messages and of 200,000 (docs/BENCHMARKS.md) without a gain beyond the run-to-run spread.",
   ),
   queueTxnAttemptsMax: limit(
     16,
