@@ -218,19 +218,24 @@ export const raftqLimits = {
     'Deleted keys a scan must skip before its run is remembered: shorter runs cost less to read again than to track.',
   ),
   newestVersionCacheEntriesMax: limit(
-    65_536,
+    524_288,
     'keys',
-    'Keys whose newest version a replica keeps in memory, so point reads and OCC validation of hot keys (queue meta, messages just sent or received) skip LevelDB; least recently used go first.',
+    'Keys whose newest version a replica keeps in memory, so point reads and OCC validation of hot keys (queue meta, queued messages) skip LevelDB. When full, deletion markers go first and a new send does not push out older unread messages, so a backlog stays cached from its head, where consumers read (newest-version-cache.ts). A queued message takes two keys.',
   ),
   newestVersionCacheBytesMax: limit(
-    32 * 1_048_576,
+    256 * 1_048_576,
     'bytes',
-    'Memory of that cache (keys and kept values): bounded so that large messages cannot grow a node without limit.',
+    "Memory of that cache: keys, kept values and 450 bytes of bookkeeping per key (measured), the bound that binds first. Holds the head of a backlog of about 120,000 messages of 1 KiB or 190,000 of 256 bytes; sized to fit a node in 1 GiB (deploy/kubernetes's memory limit) beside the heap's other uses.",
   ),
   newestVersionCacheValueBytesMax: limit(
     16_384,
     'bytes',
     'Largest value that cache keeps: a larger one still answers version lookups from memory, but its reads go to LevelDB, where one large read costs little next to its size.',
+  ),
+  levelDbBlockCacheBytes: limit(
+    8 * 1_048_576,
+    'bytes',
+    "LevelDB's cache of uncompressed table blocks, per database (a node has two: its state and its Raft log), for the reads the newest-version cache does not answer. classic-level's default: 64 MiB was measured against it from a backlog of a million 256-byte messages and of 200,000 (docs/BENCHMARKS.md) without a gain beyond the run-to-run spread.",
   ),
   queueTxnAttemptsMax: limit(
     16,

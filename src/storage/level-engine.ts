@@ -8,6 +8,7 @@
  */
 import { ClassicLevel, type Iterator } from 'classic-level';
 import { RaftqError } from '../base/errors.js';
+import { raftqLimits } from '../base/limits.js';
 import {
   EngineClosedError,
   type Engine,
@@ -42,7 +43,7 @@ export class EngineOpenError extends RaftqError {
 }
 
 export interface LevelEngineOptions {
-  /** LevelDB's block cache, in bytes (classic-level's default is 8 MiB). */
+  /** LevelDB's block cache, in bytes (default raftqLimits.levelDbBlockCacheBytes). */
   readonly cacheSizeBytes?: number;
   /** Bytes of writes LevelDB buffers in memory before it writes a table file (default 4 MiB). */
   readonly writeBufferSizeBytes?: number;
@@ -57,7 +58,7 @@ export class LevelEngine implements Engine {
     const db: Db = new ClassicLevel<Uint8Array, Uint8Array>(location, {
       keyEncoding: 'view',
       valueEncoding: 'view',
-      ...(options.cacheSizeBytes === undefined ? {} : { cacheSize: options.cacheSizeBytes }),
+      cacheSize: options.cacheSizeBytes ?? raftqLimits.levelDbBlockCacheBytes.value,
       ...(options.writeBufferSizeBytes === undefined ? {} : { writeBufferSize: options.writeBufferSizeBytes }),
     });
     try {

@@ -196,7 +196,9 @@ export class MvccStore {
       const [found] = await iterator.next(1);
       value = found === undefined ? undefined : decodeVersionValue(found.value);
       if (isNewestRead && this.writeCount === writesBefore)
-        this.newestVersions.remember(key, found === undefined ? noVersionTs : commitTsOf(found.key), value);
+        this.newestVersions.remember(key, found === undefined ? noVersionTs : commitTsOf(found.key), value, {
+          isRead: true,
+        });
     } finally {
       await iterator.close();
     }

@@ -1,9 +1,9 @@
 /**
  * The newest version of recently used keys, kept in memory so that the hottest reads do not open
  * a LevelDB iterator each: a queue's meta and gen rows (read by every message-path request and
- * validated by every apply), and the rows of messages just sent or just received (read again by
- * the receive, the delete and their validation moments later). Measured under SendMessage load,
- * those point reads were most of a node's LevelDB time (docs/BENCHMARKS.md, SQS).
+ * validated by every apply), and the rows of queued messages (read by the receive, the delete and
+ * their validation). Measured under SendMessage load, those point reads were most of a node's
+ * LevelDB time (docs/BENCHMARKS.md, SQS).
  *
  * An entry is exact: it is the newest version the engine holds for its key. That stays true
  * because every write of a user key goes through MvccStore.applyExclusive, which reports its
@@ -16,9 +16,25 @@
  * for the lookups above.
  *
  * The cache changes which reads reach the engine, never what a read returns or what the apply
- * step decides, so replicas with different cache contents still agree.
+ * step decides, so replicas with different cache contents still agree: which entries it keeps
+ * (below) is a local choice.
+ *
+ * What it keeps when full. A queue is read from its head, its oldest messages, which is what a
+ * least-recently-used cache drops first once the backlog is larger than the cache. So entries are
+ * in one of three lists, and room is made in this order:
+ * - `cold`: an entry without a kept value (a deletion marker, "no version", a value too large to
+ *   keep) not read since it was learned. A consumed message leaves three or four of these; they
+ *   are rarely read again, and one costs a seek at most. Oldest first.
+ * - `read`, when it holds more than half of either bound: entries hit since they were learned
+ *   (a queue's meta and gen rows, messages received and not yet deleted). Least recently used first.
+ * - `unread`: values written (a send) or learned and not read since. NEWEST first: of two queued
+ *   messages not yet read, the older one is read sooner, so a new send does not push out older
+ *   unread messages; it is kept only if there is room. When the oldest are consumed their entries
+ *   turn cold and go, and later sends take the room.
+ * - `read`, least recently used first, when nothing else is left.
+ * The price: a send to a queue whose consumers keep up is not kept while another queue's unread
+ * backlog fills the cache; its receive then reads the engine once (a recent row), and learns it.
  */
-import { Buffer } from 'node:buffer';
 import { assert } from '../base/assert.js';
 
 export interface NewestVersion {
@@ -30,9 +46,9 @@ export interface NewestVersion {
 }
 
 export interface NewestVersionCacheOptions {
-  /** Keys kept; the least recently used go first. */
+  /** Keys kept (see the file comment for which go first). */
   readonly entriesMax: number;
-  /** Bytes of keys and kept values; the least recently used go first. */
+  /** Bytes of keys, kept values and per-entry bookkeeping (entryOverheadBytes). */
   readonly bytesMax: number;
   /** A larger value is not kept: its entry still answers version lookups, reads go to the engine. */
   readonly valueBytesMax: number;
@@ -41,16 +57,113 @@ export interface NewestVersionCacheOptions {
 /** The commit timestamp of an entry for a key known to have no version at all (no commit has this timestamp). */
 export const noVersionTs = 0;
 
-/** Per-entry bookkeeping cost counted against bytesMax besides the key and value. */
-const entryOverheadBytes = 64;
+/**
+ * Per-entry memory counted against bytesMax besides the key and value bytes: the entry object,
+ * the typed array of key and value with its buffer, and the map slot. Measured on Node 20 (x64)
+ * by filling a cache with 200,000 keys of 59 bytes: 340-450 bytes of RSS per entry beyond its key
+ * and value bytes, for values of 0 to 1,024 bytes.
+ */
+export const entryOverheadBytes = 450;
 
-function keyId(key: Uint8Array): string {
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('latin1');
+/** Which list an entry is on (file comment). */
+const enum Segment {
+  Cold = 0,
+  Unread = 1,
+  Read = 2,
+}
+
+/**
+ * An entry, on one doubly linked list and in one hash bucket. Handed to callers as a NewestVersion.
+ * Its key and kept value share one array (key first): one typed array and one buffer per entry
+ * instead of two, which is less memory and fewer objects for the garbage collector to trace.
+ */
+class Entry implements NewestVersion {
+  prev: Entry | null = null;
+  next: Entry | null = null;
+  /** The next entry whose key has the same hash. */
+  sameHash: Entry | null = null;
+  segment = Segment.Cold;
+
+  constructor(
+    readonly hash: number,
+    readonly keyLength: number,
+    /** The key's bytes, then the kept value's. */
+    public bytes: Uint8Array,
+    public commitTsUs: number,
+    public isValue: boolean,
+    public hasKeptValue: boolean,
+  ) {}
+
+  get value(): Uint8Array | undefined {
+    return this.hasKeptValue ? this.bytes.subarray(this.keyLength) : undefined;
+  }
+
+  hasKey(key: Uint8Array): boolean {
+    const { bytes } = this;
+    if (key.length !== this.keyLength) return false;
+    // From the end: keys of one queue share long prefixes and differ in their last bytes.
+    for (let i = key.length - 1; i >= 0; i--) if (bytes[i] !== key[i]) return false;
+    return true;
+  }
+}
+
+/** A copy of `key` followed by `value` (copies: either may be a view into a larger buffer the cache must not keep alive or see change). */
+function entryBytes(key: Uint8Array, value: Uint8Array | undefined): Uint8Array {
+  const bytes = new Uint8Array(key.length + (value?.length ?? 0));
+  bytes.set(key);
+  if (value !== undefined) bytes.set(value, key.length);
+  return bytes;
+}
+
+/** Entries oldest (head) to newest (tail), with their count and cost. */
+class EntryList {
+  head: Entry | null = null;
+  tail: Entry | null = null;
+  size = 0;
+  bytes = 0;
+
+  append(entry: Entry, cost: number): void {
+    entry.prev = this.tail;
+    entry.next = null;
+    if (this.tail === null) this.head = entry;
+    else this.tail.next = entry;
+    this.tail = entry;
+    this.size += 1;
+    this.bytes += cost;
+  }
+
+  remove(entry: Entry, cost: number): void {
+    if (entry.prev === null) this.head = entry.next;
+    else entry.prev.next = entry.next;
+    if (entry.next === null) this.tail = entry.prev;
+    else entry.next.prev = entry.prev;
+    entry.prev = null;
+    entry.next = null;
+    this.size -= 1;
+    this.bytes -= cost;
+  }
+}
+
+/** FNV-1a over the key's bytes, cut to a small integer (a Map key V8 stores without boxing). Exported for tests. */
+export function keyHashOf(key: Uint8Array): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ (key[i] as number), 0x01000193);
+  return hash & 0x3fffffff;
+}
+
+function costOf(entry: Entry): number {
+  return entry.bytes.length + entryOverheadBytes;
 }
 
 export class NewestVersionCache {
-  /** Insertion order is recency order: a touched entry is moved to the end. */
-  private readonly entries = new Map<string, NewestVersion>();
+  /** Hash of the key → first entry with that hash (others follow on `sameHash`). */
+  private readonly buckets = new Map<number, Entry>();
+  private readonly lists: readonly [EntryList, EntryList, EntryList] = [
+    new EntryList(),
+    new EntryList(),
+    new EntryList(),
+  ];
+  private count = 0;
   private bytes = 0;
   private hitCount = 0;
   private missCount = 0;
@@ -63,7 +176,7 @@ export class NewestVersionCache {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.count;
   }
 
   get sizeBytes(): number {
@@ -75,43 +188,60 @@ export class NewestVersionCache {
     return { hits: this.hitCount, misses: this.missCount };
   }
 
-  /** The newest version of `key`, if known. Its value is the cache's own: callers copy it before they hand it on. */
+  /**
+   * The newest version of `key`, if known. The answer is the cache's own entry, valid until the
+   * next remember or forgetVersion: callers use it at once, copy its value before they hand it
+   * on, and change nothing in it.
+   */
   lookup(key: Uint8Array): NewestVersion | undefined {
-    const id = keyId(key);
-    const entry = this.entries.get(id);
+    const entry = this.find(keyHashOf(key), key);
     if (entry === undefined) {
       this.missCount += 1;
       return undefined;
     }
     this.hitCount += 1;
-    this.entries.delete(id);
-    this.entries.set(id, entry);
+    this.move(entry, Segment.Read);
     return entry;
   }
 
   /**
    * Records the newest version of `key`. Only for a version just written by the apply step, or
    * just read inside the apply step's exclusive section (see the file comment); a version older
-   * than the entry already held is a caller bug.
+   * than the entry already held is a caller bug. `isRead`: the version was learned by a read that
+   * wants its value (a point read), so it counts as read once.
    */
-  remember(key: Uint8Array, commitTsUs: number, value: Uint8Array | undefined): void {
-    const id = keyId(key);
-    const previous = this.entries.get(id);
-    if (previous !== undefined) {
-      assert(
-        commitTsUs >= previous.commitTsUs,
-        `newest version of a key cannot go back from ${previous.commitTsUs} to ${commitTsUs}`,
-      );
-      this.forget(id, previous);
-    }
+  remember(key: Uint8Array, commitTsUs: number, value: Uint8Array | undefined, options?: { isRead?: boolean }): void {
+    const hash = keyHashOf(key);
     const isKept = value !== undefined && value.byteLength <= this.options.valueBytesMax;
-    const entry: NewestVersion = {
-      commitTsUs,
-      isValue: value !== undefined,
-      value: isKept ? value.slice() : undefined,
-    };
-    this.entries.set(id, entry);
-    this.bytes += this.costOf(id, entry);
+    let entry = this.find(hash, key);
+    let segment: Segment;
+    if (entry === undefined) {
+      entry = new Entry(
+        hash,
+        key.length,
+        entryBytes(key, isKept ? value : undefined),
+        commitTsUs,
+        value !== undefined,
+        isKept,
+      );
+      this.link(entry);
+      segment = !isKept ? Segment.Cold : options?.isRead === true ? Segment.Read : Segment.Unread;
+    } else {
+      assert(
+        commitTsUs >= entry.commitTsUs,
+        `newest version of a key cannot go back from ${entry.commitTsUs} to ${commitTsUs}`,
+      );
+      // A key read since it was learned stays read while it keeps a value (a queue's meta row rewritten).
+      const wasRead = entry.segment === Segment.Read;
+      this.detach(entry);
+      // A key without a kept value before and after (a marker, "no version") keeps its array.
+      if (isKept || entry.hasKeptValue) entry.bytes = entryBytes(key, isKept ? value : undefined);
+      entry.commitTsUs = commitTsUs;
+      entry.isValue = value !== undefined;
+      entry.hasKeptValue = isKept;
+      segment = !isKept ? Segment.Cold : wasRead || options?.isRead === true ? Segment.Read : Segment.Unread;
+    }
+    this.attach(entry, segment);
     this.evict();
   }
 
@@ -120,36 +250,89 @@ export class NewestVersionCache {
    * layer above knows was never written: MvccStoreOptions.impliedNewKeys).
    */
   rememberAbsent(key: Uint8Array): void {
-    const id = keyId(key);
-    if (this.entries.has(id)) return;
-    const entry: NewestVersion = { commitTsUs: noVersionTs, isValue: false, value: undefined };
-    this.entries.set(id, entry);
-    this.bytes += this.costOf(id, entry);
+    const hash = keyHashOf(key);
+    if (this.find(hash, key) !== undefined) return;
+    const entry = new Entry(hash, key.length, entryBytes(key, undefined), noVersionTs, false, false);
+    this.link(entry);
+    // Unread, not cold: it goes with a queued message's data row (also unread), and like it is
+    // read when the message is first received; cold entries, oldest first, would drop the hints
+    // of the queue's head as soon as the cache is full.
+    this.attach(entry, Segment.Unread);
     this.evict();
   }
 
   /** Forgets `key` if its entry is the version at `commitTsUs` (garbage collection removed that version). */
   forgetVersion(key: Uint8Array, commitTsUs: number): void {
-    const id = keyId(key);
-    const entry = this.entries.get(id);
-    if (entry !== undefined && entry.commitTsUs === commitTsUs) this.forget(id, entry);
+    const entry = this.find(keyHashOf(key), key);
+    if (entry !== undefined && entry.commitTsUs === commitTsUs) this.drop(entry);
   }
 
-  private costOf(id: string, entry: NewestVersion): number {
-    return id.length + (entry.value?.byteLength ?? 0) + entryOverheadBytes;
+  /** Entries per list, for tests and metrics. */
+  get segmentSizes(): { readonly cold: number; readonly unread: number; readonly read: number } {
+    const [cold, unread, read] = this.lists;
+    return { cold: cold.size, unread: unread.size, read: read.size };
   }
 
-  private forget(id: string, entry: NewestVersion): void {
-    this.entries.delete(id);
-    this.bytes -= this.costOf(id, entry);
+  private find(hash: number, key: Uint8Array): Entry | undefined {
+    let entry = this.buckets.get(hash) ?? null;
+    while (entry !== null) {
+      if (entry.hasKey(key)) return entry;
+      entry = entry.sameHash;
+    }
+    return undefined;
+  }
+
+  private link(entry: Entry): void {
+    entry.sameHash = this.buckets.get(entry.hash) ?? null;
+    this.buckets.set(entry.hash, entry);
+  }
+
+  private unlink(entry: Entry): void {
+    const first = this.buckets.get(entry.hash);
+    if (first === entry) {
+      if (entry.sameHash === null) this.buckets.delete(entry.hash);
+      else this.buckets.set(entry.hash, entry.sameHash);
+      return;
+    }
+    let before = first ?? null;
+    while (before !== null && before.sameHash !== entry) before = before.sameHash;
+    if (before !== null) before.sameHash = entry.sameHash;
+  }
+
+  private attach(entry: Entry, segment: Segment): void {
+    const cost = costOf(entry);
+    entry.segment = segment;
+    this.lists[segment].append(entry, cost);
+    this.count += 1;
+    this.bytes += cost;
+  }
+
+  private detach(entry: Entry): void {
+    const cost = costOf(entry);
+    this.lists[entry.segment].remove(entry, cost);
+    this.count -= 1;
+    this.bytes -= cost;
+  }
+
+  /** To the newest end of `segment`'s list. */
+  private move(entry: Entry, segment: Segment): void {
+    this.detach(entry);
+    this.attach(entry, segment);
+  }
+
+  private drop(entry: Entry): void {
+    this.detach(entry);
+    this.unlink(entry);
   }
 
   private evict(): void {
-    while (this.entries.size > this.options.entriesMax || this.bytes > this.options.bytesMax) {
-      const oldest = this.entries.entries().next();
-      if (oldest.done === true) break;
-      const [id, entry] = oldest.value;
-      this.forget(id, entry);
+    const { entriesMax, bytesMax } = this.options;
+    const [cold, unread, read] = this.lists;
+    while (this.count > entriesMax || this.bytes > bytesMax) {
+      const isReadOverShare = read.size * 2 > entriesMax || read.bytes * 2 > bytesMax;
+      const victim = cold.head ?? (isReadOverShare ? read.head : null) ?? unread.tail ?? read.head;
+      if (victim === null) break;
+      this.drop(victim);
     }
   }
 }

@@ -4,7 +4,14 @@ import type { Engine, EngineIterator, EngineIteratorOptions } from '../../src/st
 import { encodeKey } from '../../src/storage/key-codec.js';
 import { MemoryEngine } from '../../src/storage/memory-engine.js';
 import { MvccStore, type VersionWrite } from '../../src/storage/mvcc-store.js';
-import { NewestVersionCache, type NewestVersionCacheOptions } from '../../src/storage/newest-version-cache.js';
+import {
+  entryOverheadBytes,
+  keyHashOf,
+  NewestVersionCache,
+  noVersionTs,
+  type NewestVersion,
+  type NewestVersionCacheOptions,
+} from '../../src/storage/newest-version-cache.js';
 import { MvccModel } from './mvcc-model.js';
 
 const k = (name: string): Uint8Array => encodeKey(['t', name]);
@@ -73,41 +80,178 @@ async function applyVersions(store: MvccStore, versions: VersionWrite[]): Promis
   );
 }
 
+/** The fields callers read, without the cache's bookkeeping. */
+const versionOf = (found: NewestVersion | undefined) =>
+  found === undefined ? undefined : { commitTsUs: found.commitTsUs, isValue: found.isValue, value: found.value };
+
+/** Bounds that hold `entries` entries with values of `valueBytes` bytes and keys like k('…'). */
+const roomFor = (entries: number, valueBytes: number): NewestVersionCacheOptions => ({
+  entriesMax: 1_000,
+  bytesMax: entries * (valueBytes + 8 + entryOverheadBytes),
+  valueBytesMax: 1_000,
+});
+
 describe('NewestVersionCache', () => {
-  it('answers what was remembered, and keeps a copy of the value it was given', () => {
+  it('answers what was remembered, and keeps a copy of the value and key it was given', () => {
     const cache = new NewestVersionCache(roomy);
     cache.remember(k('a'), 10, bytes(1, 2));
     cache.remember(k('b'), 11, undefined);
     const given = bytes(3, 4);
-    cache.remember(k('c'), 12, given);
+    const givenKey = k('c');
+    cache.remember(givenKey, 12, given);
     given.fill(9);
-    expect(cache.lookup(k('a'))).toEqual({ commitTsUs: 10, isValue: true, value: bytes(1, 2) });
+    givenKey.fill(0);
+    expect(versionOf(cache.lookup(k('a')))).toEqual({ commitTsUs: 10, isValue: true, value: bytes(1, 2) });
     expect(cache.lookup(k('c'))?.value).toEqual(bytes(3, 4));
-    expect(cache.lookup(k('b'))).toEqual({ commitTsUs: 11, isValue: false, value: undefined });
+    expect(versionOf(cache.lookup(k('b')))).toEqual({ commitTsUs: 11, isValue: false, value: undefined });
     expect(cache.lookup(k('d'))).toBeUndefined();
     expect(cache.stats).toEqual({ hits: 3, misses: 1 });
   });
 
-  it('drops the least recently used key past entriesMax, and a lookup counts as a use', () => {
-    const cache = new NewestVersionCache({ ...roomy, entriesMax: 2 });
-    cache.remember(k('a'), 1, bytes(1));
-    cache.remember(k('b'), 2, bytes(2));
-    cache.lookup(k('a'));
-    cache.remember(k('c'), 3, bytes(3));
-    expect(cache.lookup(k('b'))).toBeUndefined();
-    expect(cache.lookup(k('a'))?.commitTsUs).toBe(1);
-    expect(cache.lookup(k('c'))?.commitTsUs).toBe(3);
-    expect(cache.size).toBe(2);
+  it('tells keys apart whose hashes collide', () => {
+    const byHash = new Map<number, Uint8Array[]>();
+    for (let i = 0; i < 200_000; i++) {
+      const key = encodeKey(['t', `m${(i * 2_654_435_761) % 1_000_000_007}`]);
+      const same = byHash.get(keyHashOf(key));
+      if (same === undefined) byHash.set(keyHashOf(key), [key]);
+      else same.push(key);
+    }
+    const keys = [...byHash.values()].filter((same) => same.length > 1).flat();
+    expect(keys.length).toBeGreaterThanOrEqual(4);
+    const cache = new NewestVersionCache({ entriesMax: 1_000, bytesMax: 10_000_000, valueBytesMax: 100 });
+    keys.forEach((key, i) => cache.remember(key, i + 1, bytes(i % 256)));
+    keys.forEach((key, i) => expect(cache.lookup(key)?.value).toEqual(bytes(i % 256)));
+    // Forget every other one (first and second of a pair alike), and the rest still answer.
+    keys.forEach((key, i) => {
+      if (i % 2 === 0) cache.forgetVersion(key, i + 1);
+    });
+    keys.forEach((key, i) => expect(cache.lookup(key)?.commitTsUs).toBe(i % 2 === 0 ? undefined : i + 1));
+    expect(cache.size).toBe(keys.length - Math.ceil(keys.length / 2));
+  });
+
+  it('keeps the oldest unread values when full: a newer write does not push them out', () => {
+    const cache = new NewestVersionCache({ ...roomy, entriesMax: 3 });
+    for (let i = 0; i < 6; i++) cache.remember(k(`m${i}`), i + 1, bytes(i));
+    expect([0, 1, 2].map((i) => cache.lookup(k(`m${i}`))?.value)).toEqual([bytes(0), bytes(1), bytes(2)]);
+    expect([3, 4, 5].map((i) => cache.lookup(k(`m${i}`)))).toEqual([undefined, undefined, undefined]);
+    expect(cache.size).toBe(3);
+  });
+
+  it('keeps a key remembered as absent with the unread values, and never over an entry it holds', () => {
+    const cache = new NewestVersionCache({ ...roomy, entriesMax: 4 });
+    // Two queued messages, each a data row and the state row its send implies never existed.
+    cache.remember(k('data-1'), 10, bytes(1));
+    cache.rememberAbsent(k('state-1'));
+    cache.remember(k('data-2'), 11, bytes(2));
+    cache.rememberAbsent(k('state-2'));
+    // A third send finds the cache full: its entries are the newest unread, so they go, not the head's.
+    cache.remember(k('data-3'), 12, bytes(3));
+    cache.rememberAbsent(k('state-3'));
+    expect(cache.lookup(k('state-1'))).toMatchObject({ commitTsUs: noVersionTs, isValue: false });
+    expect(cache.lookup(k('data-1'))?.commitTsUs).toBe(10);
+    expect(cache.lookup(k('state-3'))).toBeUndefined();
+    // An entry already held is left as it is.
+    cache.remember(k('state-1'), 20, bytes(9));
+    cache.rememberAbsent(k('state-1'));
+    expect(cache.lookup(k('state-1'))?.commitTsUs).toBe(20);
+  });
+
+  it('drops deletion markers and unknown keys before any value, oldest first', () => {
+    const cache = new NewestVersionCache({ ...roomy, entriesMax: 4 });
+    cache.remember(k('m0'), 1, bytes(0));
+    cache.remember(k('m1'), 2, bytes(1));
+    cache.remember(k('gone'), 3, undefined);
+    cache.remember(k('never'), noVersionTs, undefined);
+    // m0 consumed: its value becomes a deletion marker, and markers go first.
+    cache.remember(k('m0'), 4, undefined);
+    cache.remember(k('m2'), 5, bytes(2));
+    expect(cache.lookup(k('gone'))).toBeUndefined();
+    cache.remember(k('m3'), 6, bytes(3));
+    expect(cache.lookup(k('never'))).toBeUndefined();
+    expect(versionOf(cache.lookup(k('m0')))).toEqual({ commitTsUs: 4, isValue: false, value: undefined });
+    expect([1, 2, 3].map((i) => cache.lookup(k(`m${i}`))?.value)).toEqual([bytes(1), bytes(2), bytes(3)]);
+  });
+
+  it('makes room for a value learned by a read, and keeps a read entry rewritten as a value', () => {
+    const cache = new NewestVersionCache({ ...roomy, entriesMax: 4 });
+    cache.remember(k('meta'), 1, bytes(9));
+    expect(cache.lookup(k('meta'))?.value).toEqual(bytes(9));
+    for (let i = 0; i < 3; i++) cache.remember(k(`m${i}`), 2 + i, bytes(i));
+    // A consumer reads a message the cache did not keep: it stays (for the delete), the newest unread one goes.
+    cache.remember(k('far'), 5, bytes(5), { isRead: true });
+    expect(cache.lookup(k('m2'))).toBeUndefined();
+    // The hot meta row rewritten is still read, so new writes do not push it out either.
+    cache.remember(k('meta'), 6, bytes(8));
+    cache.remember(k('m9'), 7, bytes(7));
+    expect(versionOf(cache.lookup(k('meta')))).toEqual({ commitTsUs: 6, isValue: true, value: bytes(8) });
+    expect(cache.lookup(k('far'))?.value).toEqual(bytes(5));
+    expect([0, 1].map((i) => cache.lookup(k(`m${i}`))?.value)).toEqual([bytes(0), bytes(1)]);
+    expect(cache.lookup(k('m9'))).toBeUndefined();
+  });
+
+  it('lets read entries take at most half of the room from unread values, least recently used first', () => {
+    const cache = new NewestVersionCache({ ...roomy, entriesMax: 4 });
+    for (let i = 0; i < 4; i++) cache.remember(k(`m${i}`), 1 + i, bytes(i));
+    for (let i = 0; i < 3; i++) cache.remember(k(`r${i}`), 10 + i, bytes(i), { isRead: true });
+    expect(cache.segmentSizes).toEqual({ cold: 0, unread: 2, read: 2 });
+    expect(cache.lookup(k('r0'))).toBeUndefined();
+    expect([1, 2].map((i) => cache.lookup(k(`r${i}`))?.commitTsUs)).toEqual([11, 12]);
+    expect([0, 1].map((i) => cache.lookup(k(`m${i}`))?.commitTsUs)).toEqual([1, 2]);
+  });
+
+  it('holds both bounds whatever is remembered, looked up and forgotten', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            op: fc.constantFrom('write', 'read', 'learn', 'delete', 'forget'),
+            key: fc.integer({ min: 0, max: 40 }),
+            size: fc.integer({ min: 0, max: 300 }),
+          }),
+          { maxLength: 300 },
+        ),
+        (ops) => {
+          const bounds = { entriesMax: 12, bytesMax: 8 * (100 + entryOverheadBytes), valueBytesMax: 200 };
+          const cache = new NewestVersionCache(bounds);
+          const newest = new Map<number, { ts: number; value: Uint8Array | undefined }>();
+          ops.forEach(({ op, key, size }, i) => {
+            const ts = i + 1;
+            const value = new Uint8Array(size).fill(key);
+            if (op === 'write' || op === 'learn' || op === 'delete') {
+              const written = op === 'delete' ? undefined : value;
+              cache.remember(encodeKey(['t', key]), ts, written, { isRead: op === 'learn' });
+              newest.set(key, { ts, value: written });
+            } else if (op === 'forget') {
+              const known = newest.get(key);
+              if (known !== undefined) cache.forgetVersion(encodeKey(['t', key]), known.ts);
+              newest.delete(key);
+            } else {
+              const found = cache.lookup(encodeKey(['t', key]));
+              const known = newest.get(key);
+              if (found !== undefined) {
+                expect(found.commitTsUs).toBe(known?.ts);
+                expect(found.isValue).toBe(known?.value !== undefined);
+                if (found.value !== undefined) expect(found.value).toEqual(known?.value);
+              }
+            }
+            expect(cache.size).toBeLessThanOrEqual(bounds.entriesMax);
+            expect(cache.sizeBytes).toBeLessThanOrEqual(bounds.bytesMax);
+            const { cold, unread, read } = cache.segmentSizes;
+            expect(cold + unread + read).toBe(cache.size);
+          });
+        },
+      ),
+    );
   });
 
   it('stays within bytesMax, and keeps only the version of a value larger than valueBytesMax', () => {
-    const cache = new NewestVersionCache({ entriesMax: 100, bytesMax: 400, valueBytesMax: 100 });
+    const cache = new NewestVersionCache({ ...roomFor(3, 100), valueBytesMax: 100 });
     cache.remember(k('big'), 1, new Uint8Array(101));
-    expect(cache.lookup(k('big'))).toEqual({ commitTsUs: 1, isValue: true, value: undefined });
+    expect(versionOf(cache.lookup(k('big')))).toEqual({ commitTsUs: 1, isValue: true, value: undefined });
     for (let i = 0; i < 10; i++) cache.remember(k(`v${i}`), 2 + i, new Uint8Array(100));
-    expect(cache.sizeBytes).toBeLessThanOrEqual(400);
-    expect(cache.lookup(k('v9'))?.value?.byteLength).toBe(100);
-    expect(cache.lookup(k('v0'))).toBeUndefined();
+    expect(cache.sizeBytes).toBeLessThanOrEqual(roomFor(3, 100).bytesMax);
+    expect(cache.lookup(k('v0'))?.value?.byteLength).toBe(100);
+    expect(cache.lookup(k('v9'))).toBeUndefined();
   });
 
   it('refuses a version older than the one it holds', () => {
@@ -227,6 +371,30 @@ describe('MvccStore with the newest-version cache', () => {
       undefined,
       { commitTsUs: 14_000, isValue: true },
     ]);
+  });
+
+  it('serves a backlog larger than the cache from its head: the consumed make room for what was not kept', async () => {
+    const watched = new WatchedEngine(new MemoryEngine());
+    // Room for 4 of the 12 messages sent (a data row each).
+    const store = await MvccStore.open(watched.engine(), { newestVersionCache: { ...roomFor(4, 100), entriesMax: 6 } });
+    const message = (i: number) => k(`m${String(i).padStart(2, '0')}`);
+    for (let i = 0; i < 12; i++)
+      await applyVersions(store, [{ key: message(i), commitTsUs: 10 + i, value: new Uint8Array(100).fill(i) }]);
+    let ts = 100;
+    const consume = async (i: number): Promise<void> => {
+      expect((await store.getAt(message(i), ts))?.[0]).toBe(i);
+      expect((await store.latestVersionsOfKeys([message(i)]))[0]?.commitTsUs).toBe(10 + i);
+      ts += 1;
+      await applyVersions(store, [{ key: message(i), commitTsUs: ts, value: undefined }]);
+    };
+    const before = watched.iteratorsOpened;
+    for (let i = 0; i < 4; i++) await consume(i);
+    // The four oldest came from memory (a least-recently-used cache would have kept the newest four).
+    expect(watched.iteratorsOpened).toBe(before);
+    // Past them: one read each, which the validation and the delete's read then find in memory.
+    for (let i = 4; i < 12; i++) await consume(i);
+    expect(watched.iteratorsOpened).toBe(before + 8);
+    expect(await store.getAt(message(11), ts)).toBeUndefined();
   });
 
   it('reads and OCC lookups equal the model through commits, collection and evictions of a tiny cache', async () => {
