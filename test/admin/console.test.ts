@@ -379,7 +379,12 @@ describe('the web console, in a browser', () => {
     await page.goto(`${consoleUrl}#/queues/work-dlq`);
     await page.locator('#redrive').waitFor({ state: 'visible' });
     expect(await page.locator('#queue-relations a').allTextContents()).toEqual(['work']);
-    expect(await page.locator('#messages-table pre.body').allTextContents()).toEqual(['first']);
+    // The page peeks the queue after it shows the queue's details: the table fills a moment later.
+    await eventually(
+      () => page.locator('#messages-table pre.body').allTextContents(),
+      ['first'],
+      'the peek of work-dlq',
+    );
     await page.locator('#redrive-button').click();
     await eventually(
       () => page.locator('#action-status').textContent(),
