@@ -4,8 +4,8 @@
  */
 import type {
   Engine,
-  EngineIterator,
   EngineIteratorOptions,
+  EngineReader,
   EngineSnapshot,
   EngineWrite,
 } from '../../src/storage/engine.js';
@@ -20,38 +20,33 @@ export class ReadTally {
   }
 }
 
-/** `engine`, with every read it serves counted in `tally` (snapshots' reads too). */
-export function countingEngine(engine: Engine, tally: ReadTally): Engine {
-  const countIterator = (open: () => EngineIterator): EngineIterator => {
-    tally.iteratorsOpened++;
-    return open();
-  };
+/** `reader`'s point reads and iterators, counted in `tally`. */
+function countingReader(reader: EngineReader, tally: ReadTally): EngineReader {
   return {
     get: (key) => {
       tally.pointReads++;
-      return engine.get(key);
+      return reader.get(key);
     },
     getMany: (keys) => {
       tally.pointReads += keys.length;
-      return engine.getMany(keys);
+      return reader.getMany(keys);
     },
-    iterator: (options: EngineIteratorOptions) => countIterator(() => engine.iterator(options)),
+    iterator: (options: EngineIteratorOptions) => {
+      tally.iteratorsOpened++;
+      return reader.iterator(options);
+    },
+  };
+}
+
+/** `engine`, with every read it serves counted in `tally` (snapshots' reads too). */
+export function countingEngine(engine: Engine, tally: ReadTally): Engine {
+  return {
+    ...countingReader(engine, tally),
     write: (writes: readonly EngineWrite[], options) => engine.write(writes, options),
     flush: () => engine.flush(),
     snapshot: (): EngineSnapshot => {
       const snapshot = engine.snapshot();
-      return {
-        get: (key) => {
-          tally.pointReads++;
-          return snapshot.get(key);
-        },
-        getMany: (keys) => {
-          tally.pointReads += keys.length;
-          return snapshot.getMany(keys);
-        },
-        iterator: (options) => countIterator(() => snapshot.iterator(options)),
-        release: () => snapshot.release(),
-      };
+      return { ...countingReader(snapshot, tally), release: () => snapshot.release() };
     },
     close: () => engine.close(),
   };

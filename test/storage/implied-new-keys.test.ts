@@ -5,7 +5,7 @@
  * validation skip the engine, and a later write of one is read back as written.
  */
 import { describe, expect, it } from 'vitest';
-import type { EngineIterator, EngineIteratorOptions } from '../../src/storage/engine.js';
+import { IteratorCountingEngine } from './iterator-counting-engine.js';
 import { bytesEqual, encodeKey } from '../../src/storage/key-codec.js';
 import { MemoryEngine } from '../../src/storage/memory-engine.js';
 import { MvccStore } from '../../src/storage/mvcc-store.js';
@@ -14,17 +14,6 @@ import type { Txn } from '../../src/storage/txn.js';
 import { impliedNewQueueKeys } from '../../src/queue/implied-new-keys.js';
 import { GenerationKeys } from '../../src/queue/key-layout.js';
 import { occHistoryMs, occRules } from './occ-schedule.js';
-
-/** A memory engine that counts the iterators opened on user keys (reads of versions). */
-class IteratorCountingEngine extends MemoryEngine {
-  userIterators = 0;
-
-  override iterator(options: EngineIteratorOptions): EngineIterator {
-    const start = options.gte;
-    if (start === undefined || start[0] !== 0x00) this.userIterators++;
-    return super.iterator(options);
-  }
-}
 
 const data = encodeKey(['data', 'm1']);
 const state = encodeKey(['state', 'm1']);

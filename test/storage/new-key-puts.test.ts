@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { IteratorCountingEngine } from './iterator-counting-engine.js';
 import { encodeKey } from '../../src/storage/key-codec.js';
-import type { EngineIterator, EngineIteratorOptions } from '../../src/storage/engine.js';
-import { MemoryEngine } from '../../src/storage/memory-engine.js';
 import type { MvccStore } from '../../src/storage/mvcc-store.js';
 import { applyEntries } from '../../src/storage/txn-apply.js';
 import type { Txn, TxnWrite } from '../../src/storage/txn.js';
 import { occRules, openOccStore } from './occ-schedule.js';
-
-/** A memory engine that counts the iterators opened on user keys (the apply step's version reads). */
-class IteratorCountingEngine extends MemoryEngine {
-  userIterators = 0;
-
-  override iterator(options: EngineIteratorOptions): EngineIterator {
-    const start = options.gte;
-    if (start === undefined || start[0] !== 0x00) this.userIterators++;
-    return super.iterator(options);
-  }
-}
 
 const key = (n: number) => encodeKey(['msg', n]);
 const newKeyPut = (n: number): TxnWrite => ({ kind: 'put', key: key(n), value: Uint8Array.of(n), isNewKey: true });
