@@ -137,7 +137,6 @@ export class MessageClaimer {
       else
         await claimFromMessages(state, partition, index, {
           scanSlot: this.scanSlot(),
-          appliedBatches: () => this.indexes.appliedBatches,
           heardThroughTsUs: () => this.indexes.heardThroughTsUs,
           newId,
         });

@@ -15,8 +15,6 @@ import { firstPageOffset, rotatedRows, type ReceiveScanSlot } from './receive-sc
 export interface StandardClaimParts {
   /** Where this node starts in the head of the queue. */
   readonly scanSlot: ReceiveScanSlot;
-  /** Applied batches the node's indexes have heard of now. */
-  readonly appliedBatches: () => number;
   /** The last commit timestamp the node's indexes have heard of now (QueueIndexes.heardThroughTsUs). */
   readonly heardThroughTsUs: () => number;
   /** Makes a claim's receipt token. */
@@ -69,10 +67,8 @@ async function tryClaim(
 ): Promise<void> {
   state.rowsExamined++;
   // The index's "never received" (no state row to read) holds for the view only once the index has
-  // heard every batch the view holds: when it heard the view's commit timestamp, or one batch more
-  // than when the view was taken (a view includes at most one batch not yet heard).
-  const isIndexAtView = state.view.ts <= parts.heardThroughTsUs() || parts.appliedBatches() > state.batchAtView;
-  const isNeverReceived = candidate.isNeverReceived && isIndexAtView;
+  // heard every batch the view holds, i.e. the view's commit timestamp.
+  const isNeverReceived = candidate.isNeverReceived && state.view.ts <= parts.heardThroughTsUs();
   const message = await state.queue.messages.read(state.view, partition, candidate.messageId, { isNeverReceived });
   if (message === undefined) {
     // Gone in a view that includes the batch that indexed it: the index missed its removal.

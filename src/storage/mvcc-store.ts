@@ -64,7 +64,8 @@ export interface MvccStoreOptions {
    * Keys that have never had a version whenever `key`, written with the new-key vouch
    * (TxnWrite.isNewKey), has not: the layer above knows them (a message's receive-state row is
    * named by the same minted id as its data row). The store remembers them as absent, so the first
-   * read or validation of one skips the engine. A hint for the cache alone: outcomes never depend on it.
+   * read or validation of one skips the engine. Outcomes do not depend on it as long as the vouch is
+   * true (docs/architecture/storage.md, "Keys implied new").
    */
   readonly impliedNewKeys?: (key: Uint8Array) => readonly Uint8Array[];
 }

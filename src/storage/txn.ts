@@ -55,7 +55,7 @@ export interface KeyValue {
 }
 
 /** Hears the writes of each applied batch (TxnExecutor.onApplied). */
-export type AppliedListener = (writes: readonly TxnWrite[], appliedTsUs?: number) => void;
+export type AppliedListener = (writes: readonly TxnWrite[], appliedTsUs: number) => void;
 
 /** A consistent snapshot of the keyspace at `ts`. Release it so garbage collection can advance. */
 export interface ReadView {
@@ -79,7 +79,7 @@ export interface TxnExecutor {
   nowMs(): number;
   /**
    * Called after each applied batch with every write of its committed transactions, in apply
-   * order (a key may repeat), and the batch's last commit timestamp when the executor knows it.
+   * order (a key may repeat), and the batch's last commit timestamp.
    * Views taken after a listener ran include that batch; a view at or below `appliedTsUs` includes
    * nothing the listener has not heard of.
    */

@@ -69,10 +69,7 @@ export class QueueIndexes {
   private readonly unsubscribe: () => void;
   /** Applied batches heard so far: a view taken after batch N was heard includes batch N. */
   appliedBatches = 0;
-  /**
-   * The last commit timestamp of the batches heard so far, when the executor tells it: a view at
-   * or below it holds no write these indexes have not heard of (0 until then).
-   */
+  /** The last commit timestamp of the batches heard so far: a view at or below it holds no write these indexes have not heard of. */
   heardThroughTsUs = 0;
   /** Indexes built so far (tests and metrics). */
   buildsCount = 0;
@@ -232,9 +229,9 @@ export class QueueIndexes {
     this.generations.delete(name);
   }
 
-  private onApplied(writes: readonly TxnWrite[], appliedTsUs: number | undefined): void {
+  private onApplied(writes: readonly TxnWrite[], appliedTsUs: number): void {
     this.appliedBatches++;
-    if (appliedTsUs !== undefined && appliedTsUs > this.heardThroughTsUs) this.heardThroughTsUs = appliedTsUs;
+    if (appliedTsUs > this.heardThroughTsUs) this.heardThroughTsUs = appliedTsUs;
     if (this.live.size === 0 && this.builds.size === 0) return;
     const batch = this.appliedBatches;
     const touched = new Set<PartitionIndex>();

@@ -27,7 +27,7 @@ interface ClaimWrite {
 export class LaggingReplica implements TxnExecutor {
   appliedTs: number;
   private readonly listeners = new Set<AppliedListener>();
-  private unheard: Array<{ writes: readonly TxnWrite[]; appliedTsUs: number | undefined }> = [];
+  private unheard: Array<{ writes: readonly TxnWrite[]; appliedTsUs: number }> = [];
 
   constructor(
     readonly log: ModelTxnExecutor,
