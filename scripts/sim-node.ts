@@ -3,6 +3,7 @@
 //   npm run sim:node -- --seed S [--trace] [--fault NAME]
 // Exits 1, naming the failing seeds, when any run breaks a check; 2 on a usage error.
 import { parseArgs } from 'node:util';
+import { simCli } from './sim-cli.js';
 import {
   chaosFaultKinds,
   nodeSimProfiles,
@@ -18,17 +19,7 @@ import { minimalTrace } from '../test/sim-node/minimal-trace.js';
 const usage =
   'usage: npm run sim:node -- --seeds N [--from S] | --seed S [--trace]; options: --fault NAME (repeatable), --profile mixed|leaderChurn|queueChurn, --chaos-ms MS, --only-faults KIND,KIND, --stop-at-first';
 
-function fail(message: string): never {
-  console.error(`sim-node: ${message}\n${usage}`);
-  process.exit(2);
-}
-
-function nonNegativeInteger(text: string | undefined, name: string, fallback: number): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0) fail(`${name} must be a non-negative integer, got '${text}'`);
-  return value;
-}
+const { fail, nonNegativeInteger } = simCli('sim-node', usage);
 
 const { values } = parseArgs({
   options: {

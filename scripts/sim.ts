@@ -3,6 +3,7 @@
 //   npm run sim -- --seed S --trace [--fault NAME] [--profile mixed|leaderChurn]
 // Exits non-zero, naming the failing seeds, when any run breaks an invariant.
 import { parseArgs } from 'node:util';
+import { simCli } from './sim-cli.js';
 import { runSeed, runSeeds } from '../test/sim/run-seeds.js';
 import { simFaultNames, type SimConfig, type SimFaultName, type SimProfile } from '../test/sim/sim-config.js';
 import type { SimViolation } from '../test/sim/simulation.js';
@@ -10,17 +11,7 @@ import type { SimViolation } from '../test/sim/simulation.js';
 const usage =
   'usage: npm run sim -- --seeds N [--from S] | --seed S [--trace]; options: --fault NAME, --profile mixed|leaderChurn';
 
-function fail(message: string): never {
-  console.error(`sim: ${message}\n${usage}`);
-  process.exit(2);
-}
-
-function positiveInteger(text: string | undefined, name: string, fallback: number): number {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0) fail(`${name} must be a non-negative integer, got '${text}'`);
-  return value;
-}
+const { fail, nonNegativeInteger } = simCli('sim', usage);
 
 /** The options a replay needs besides the seed, so that the printed command reproduces the run. */
 let replayOptions = '';
@@ -62,7 +53,7 @@ replayOptions = [
 ].join('');
 
 if (values.seed !== undefined) {
-  const seed = positiveInteger(values.seed, '--seed', 1);
+  const seed = nonNegativeInteger(values.seed, '--seed', 1);
   const result = runSeed(seed, { isKeepingTrace: values.trace, ...runOptions });
   if (values.trace) for (const line of result.traceLines) console.log(line);
   console.log(
@@ -73,8 +64,8 @@ if (values.seed !== undefined) {
   process.exit(result.violation === null ? 0 : 1);
 }
 
-const count = positiveInteger(values.seeds, '--seeds', 100);
-const from = positiveInteger(values.from, '--from', 1);
+const count = nonNegativeInteger(values.seeds, '--seeds', 100);
+const from = nonNegativeInteger(values.from, '--from', 1);
 const progressEvery = Math.max(1, Math.ceil(count / 10));
 const startMs = performance.now();
 let done = 0;
