@@ -20,6 +20,13 @@ interface ActiveFault {
 
 /** Bound on one membership call: the node itself waits up to 30 s for a learner to catch up. */
 const membershipCallTimeoutMs = 40_000;
+/**
+ * A removal the cluster refuses for a passing reason (the leader to be removed could not hand its
+ * leadership over in time while other faults slowed the cluster) is asked again this many times,
+ * as an operator would, before the step counts as failed.
+ */
+const membershipRemoveAttemptsMax = 3;
+const membershipRemoveRetryDelayMs = 1_000;
 
 export interface SkippedFamily {
   readonly family: NemesisFamily;
@@ -214,7 +221,12 @@ export class NemesisExecutor {
           ids.filter((other) => other !== id),
           prng,
         );
-        const answer = await this.cluster.admin(via).removeMember(id, membershipCallTimeoutMs);
+        let answer = await this.cluster.admin(via).removeMember(id, membershipCallTimeoutMs);
+        for (let attempt = 1; !answer.isAccepted && attempt < membershipRemoveAttemptsMax; attempt++) {
+          this.say(`removing ${id} through ${via} was refused (${answer.reason.slice(0, 120)}); asking again`);
+          await new Promise((resolve) => setTimeout(resolve, membershipRemoveRetryDelayMs));
+          answer = await this.cluster.admin(via).removeMember(id, membershipCallTimeoutMs);
+        }
         if (!answer.isAccepted) throw new Error(`removing ${id} through ${via} was refused: ${answer.reason}`);
         // An operator stops a removed node and, to bring it back, starts it afresh as a joiner.
         const node = this.cluster.node(id);
