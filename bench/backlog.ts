@@ -16,7 +16,8 @@
  * hundred messages per transaction through the leader's POST /debug/txn: the same rows, replicated
  * and applied like any transaction, without the per-request cost of the SQS gateway.
  *
- * RAFTQ_BENCH_NODE_ARGS passes node.js flags to the nodes (e.g. "--cpu-prof --cpu-prof-dir=DIR").
+ * RAFTQ_BENCH_NODE_ARGS passes node.js flags to the nodes (e.g. "--cpu-prof --cpu-prof-dir=DIR", or
+ * "--import DIST/bench/profile/profile-on-signal.js" to profile one round: see docs/BENCHMARKS.md).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -202,13 +203,12 @@ function cpuOf(nodes: readonly SoakNode[]): number {
 
 async function runBacklog(backlog: number): Promise<void> {
   const baseDir = mkdtempSync(join(tmpdir(), 'raftq-bench-backlog-'));
-  const nodeArgs = (process.env['RAFTQ_BENCH_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
-  const profileDir = nodeArgs.find((arg) => arg.startsWith('--cpu-prof-dir='))?.slice('--cpu-prof-dir='.length);
+  const nodeFlags = (process.env['RAFTQ_BENCH_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
   const cluster = await SoakCluster.start({
     nodeCount,
     baseDir,
     extraArgs: ['--debug-endpoints'],
-    ...(profileDir === undefined ? {} : { cpuProfileDir: profileDir }),
+    nodeFlags,
   });
   try {
     const leader = await cluster.leader();

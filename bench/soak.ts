@@ -97,7 +97,9 @@ async function main(): Promise<void> {
     nodeCount: options.nodes,
     baseDir,
     extraArgs: options.reaperIntervalMs === undefined ? [] : ['--reaper-interval-ms', String(options.reaperIntervalMs)],
-    ...(options.cpuProfileDir === undefined ? {} : { cpuProfileDir: options.cpuProfileDir }),
+    ...(options.cpuProfileDir === undefined
+      ? {}
+      : { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] }),
   });
   const load = new SoakLoad({
     endpoints: cluster.nodes.map((n) => n.sqsEndpoint),

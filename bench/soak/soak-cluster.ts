@@ -22,12 +22,15 @@ export interface SoakNode {
 export class SoakCluster {
   private constructor(readonly nodes: readonly SoakNode[]) {}
 
-  /** `cpuProfileDir`: each node writes a V8 CPU profile there when it exits (node --cpu-prof). */
+  /**
+   * `extraArgs` go to `raftq serve`, `nodeFlags` to node.js before the script (e.g. `--cpu-prof
+   * --cpu-prof-dir=DIR`, or the profile-on-signal preload).
+   */
   static async start(options: {
     nodeCount: number;
     baseDir: string;
     extraArgs: readonly string[];
-    cpuProfileDir?: string;
+    nodeFlags?: readonly string[];
   }): Promise<SoakCluster> {
     const ports = await freePorts(options.nodeCount * 3);
     const ids = Array.from({ length: options.nodeCount }, (_, i) => `n${i + 1}`);
@@ -56,9 +59,7 @@ export class SoakCluster {
         'warn',
         ...options.extraArgs,
       ];
-      const profiling =
-        options.cpuProfileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`];
-      const child = spawn(process.execPath, [...profiling, ...args], {
+      const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...args], {
         stdio: ['ignore', log, log],
         env: { ...process.env, RAFTQ_CLUSTER_SECRET: soakClusterSecret },
       });
