@@ -165,7 +165,9 @@ export async function measureCell(context: CellContext, cell: CellSpec): Promise
       producers,
       consumers,
       workerProcesses: context.clientProcesses,
-      warmupMs: isConsumeOnly ? 0 : context.timing.warmupMs,
+      // Consume cells warm up too: a queue's first receives and deletes run cold code (JIT) and
+      // fill caches, which is first-use cost, not the rate. The prefill holds enough for both.
+      warmupMs: context.timing.warmupMs,
       windowMsMax: context.timing.windowMs,
       ...(isConsumeOnly ? { isDone: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeDoneShare } : {}),
       recordsEndToEnd: cell.workload === 'produce-consume',
