@@ -77,33 +77,29 @@ export class MessageStore {
   ): Promise<StoredMessage | undefined> {
     const dataKey = this.keys.data(partition, messageId);
     const stateKey = this.keys.receiveState(partition, messageId);
-    const [dataBytes, stateBytes] = await Promise.all([
-      view.get(dataKey),
-      options.isNeverReceived === true ? undefined : view.get(stateKey),
-    ]);
+    let dataBytes: Uint8Array | undefined;
+    let stateBytes: Uint8Array | undefined;
+    if (options.isNeverReceived === true) dataBytes = await view.get(dataKey);
+    else [dataBytes, stateBytes] = await Promise.all([view.get(dataKey), view.get(stateKey)]);
     if (dataBytes === undefined) return undefined;
     const initial = decodeMessageRecord(dataBytes);
-    const hasAgeRow = isLegacyDataRow(dataBytes) || isAgeIndexed(initial);
-    const found = {
+    const initialVisKey = this.keys.visibility(partition, initial.visibleAtMs, initial.order, messageId);
+    const stored = stateBytes === undefined ? undefined : decodeReceiveState(stateBytes);
+    const isVisRowMoved = stored?.isMovingVisRow === true;
+    // One object literal for every message read, so that its readers see one shape.
+    return {
+      record: stored === undefined ? initial : withReceiveState(initial, stored.state),
+      hasStateRow: stored !== undefined,
       dataKey,
       stateKey,
-      readKeys: [dataKey, stateKey] as const,
+      visKey:
+        stored !== undefined && isVisRowMoved
+          ? this.keys.visibility(partition, stored.state.visibleAtMs, initial.order, messageId)
+          : initialVisKey,
+      isVisRowMoved,
       initialVisibleAtMs: initial.visibleAtMs,
-      hasAgeRow,
-    };
-    const initialVisKey = this.keys.visibility(partition, initial.visibleAtMs, initial.order, messageId);
-    if (stateBytes === undefined)
-      return { ...found, record: initial, hasStateRow: false, visKey: initialVisKey, isVisRowMoved: false };
-    const { state, isMovingVisRow } = decodeReceiveState(stateBytes);
-    const visKey = isMovingVisRow
-      ? this.keys.visibility(partition, state.visibleAtMs, initial.order, messageId)
-      : initialVisKey;
-    return {
-      ...found,
-      record: withReceiveState(initial, state),
-      hasStateRow: true,
-      visKey,
-      isVisRowMoved: isMovingVisRow,
+      hasAgeRow: isLegacyDataRow(dataBytes) || isAgeIndexed(initial),
+      readKeys: [dataKey, stateKey],
     };
   }
 

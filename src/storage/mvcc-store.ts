@@ -183,9 +183,12 @@ export class MvccStore {
   async getAt(key: Uint8Array, ts: number): Promise<Uint8Array | undefined> {
     this.checkReadable(ts);
     const newest = this.newestVersions.lookup(key);
-    // A copy: the caller may keep or change what it reads.
-    if (newest !== undefined && newest.commitTsUs <= ts && (newest.value !== undefined || !newest.isValue))
-      return newest.value?.slice();
+    if (newest !== undefined && newest.commitTsUs <= ts) {
+      if (!newest.isValue) return undefined;
+      // A copy: the caller may keep or change what it reads.
+      const value = newest.copyOfValue();
+      if (value !== undefined) return value;
+    }
     // A read at or above the last commit, with no batch written while it read, finds the key's
     // newest version, or that it has none: the cache learns it (as an OCC lookup would), so the
     // validation of the transaction that read it, and the next reads, skip the engine.

@@ -43,6 +43,8 @@ export interface NewestVersion {
   readonly isValue: boolean;
   /** The value, when it is one and small enough to keep (undefined otherwise). */
   readonly value: Uint8Array | undefined;
+  /** A copy of `value` the caller may keep and change, made from the entry in one allocation. */
+  copyOfValue(): Uint8Array | undefined;
 }
 
 export interface NewestVersionCacheOptions {
@@ -96,6 +98,10 @@ class Entry implements NewestVersion {
 
   get value(): Uint8Array | undefined {
     return this.hasKeptValue ? this.bytes.subarray(this.keyLength) : undefined;
+  }
+
+  copyOfValue(): Uint8Array | undefined {
+    return this.hasKeptValue ? this.bytes.slice(this.keyLength) : undefined;
   }
 
   hasKey(key: Uint8Array): boolean {
