@@ -237,6 +237,11 @@ export const raftqLimits = {
     'bytes',
     "LevelDB's cache of uncompressed table blocks, per database (a node has two: its state and its Raft log), for the reads the newest-version cache does not answer. classic-level's default: 64 MiB was measured against it from a backlog of a million 256-byte messages and of 200,000 (docs/BENCHMARKS.md) without a gain beyond the run-to-run spread.",
   ),
+  levelDbIteratorBatchBytes: limit(
+    1_048_576,
+    'bytes',
+    "Bytes of rows one read of a bulk LevelDB iteration (a garbage-collection step, a Raft log replay) brings back at most; the reader bounds the count too. classic-level's default of 16 KiB, which point reads and short scans keep, returned about 15 one-KiB rows per call: a garbage-collection step of 10,000 rows took some 650 native calls and promise hops on the main thread.",
+  ),
   queueTxnAttemptsMax: limit(
     16,
     'attempts',

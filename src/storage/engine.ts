@@ -27,6 +27,11 @@ export interface EngineIteratorOptions {
   readonly gte?: Uint8Array | undefined;
   readonly lt?: Uint8Array | undefined;
   readonly reverse?: boolean | undefined;
+  /**
+   * The reader wants many rows (a garbage-collection step, a log replay): each native read brings
+   * back up to raftqLimits.levelDbIteratorBatchBytes instead of LevelDB's small default batch.
+   */
+  readonly isBulk?: boolean | undefined;
 }
 
 export interface EngineIterator {
@@ -74,7 +79,7 @@ export async function readRange(
   options: EngineIteratorOptions,
   entriesMax: number,
 ): Promise<EngineEntry[]> {
-  const iterator = reader.iterator(options);
+  const iterator = reader.iterator(entriesMax > 1 ? { ...options, isBulk: true } : options);
   try {
     const entries: EngineEntry[] = [];
     while (entries.length < entriesMax) {

@@ -157,6 +157,7 @@ function iteratorOptions(options: EngineIteratorOptions, snapshot: LevelSnapshot
   const isReverse = options.reverse ?? false;
   return {
     reverse: isReverse,
+    ...(options.isBulk === true ? { highWaterMarkBytes: raftqLimits.levelDbIteratorBatchBytes.value } : {}),
     ...(options.gte === undefined ? {} : { gte: options.gte }),
     ...(options.lt === undefined ? {} : isReverse ? { lte: options.lt } : { lt: options.lt }),
     ...(snapshot === undefined ? {} : { snapshot }),
