@@ -83,6 +83,12 @@ export class NodeMetrics {
     buckets: latencyBucketsSeconds,
     registers: [this.registry],
   });
+  readonly gcStepSeconds = new Histogram({
+    name: 'raftq_state_gc_step_seconds',
+    help: 'Time one MVCC garbage-collection step held the Ready loop and the apply lock: requests in flight wait it out',
+    buckets: latencyBucketsSeconds,
+    registers: [this.registry],
+  });
   readonly appliedTxns = new Counter({
     name: 'raftq_applied_txns_total',
     help: 'Transactions applied, by outcome',

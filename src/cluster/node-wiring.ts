@@ -161,6 +161,8 @@ export abstract class NodeWiring {
       state: currentState,
       isStopping,
       runInLoop: (task) => this.runInLoop(task),
+      monotonicMs: () => runtime.scheduler.monotonicMs(),
+      onStepSeconds: (seconds) => metrics.gcStepSeconds.observe(seconds),
     });
     this.snapshotTaker = new SnapshotTaker({
       config,

@@ -280,6 +280,21 @@ describe('the queues, seen by an operator', () => {
     expect(text).not.toMatch(/raftq_cluster_clock_offset_ms|raftq_state_gc_passes /);
   });
 
+  it('times the garbage-collection steps that follow the writes (raftq_state_gc_step_seconds)', async () => {
+    // The node has applied the workload's writes, so collection steps run until a pass completes.
+    let count = 0;
+    await waitFor(
+      async () => {
+        count = sample(await metrics(), 'raftq_state_gc_step_seconds_count') ?? 0;
+        return count > 0;
+      },
+      10_000,
+      'a garbage-collection step',
+    );
+    expect(count).toBeGreaterThan(0);
+    expect(sample(await metrics(), 'raftq_state_gc_step_seconds_sum')).toBeGreaterThanOrEqual(0);
+  });
+
   it('--access-log writes one JSON line per SQS request', async () => {
     await waitFor(() => readFileSync(node.logFile, 'utf8').includes('"GetQueueUrl"'), 10_000, 'the access log line');
     const lines = readFileSync(node.logFile, 'utf8')
