@@ -27,7 +27,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { sqsJsonRequest } from './load/sqs-json-request.js';
 import { bulkFill } from './backlog/bulk-fill.js';
-import { processCpuMs, SoakCluster, soakClusterSecret, type SoakNode } from './soak/soak-cluster.js';
+import {
+  processCpuMs,
+  sampleMetrics,
+  SoakCluster,
+  soakClusterSecret,
+  type NodeMetricsSample,
+  type SoakNode,
+} from './soak/soak-cluster.js';
 
 const { values } = parseArgs({
   options: {
@@ -197,6 +204,14 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+/** The leader's garbage-collection steps over a round: how many, and how long they held its loop. */
+function gcStepsText(before: NodeMetricsSample | null, after: NodeMetricsSample | null): string {
+  if (before === null || after === null) return 'gc steps unknown';
+  const steps = after.gcSteps - before.gcSteps;
+  const heldMs = (after.gcStepSeconds - before.gcStepSeconds) * 1000;
+  return `leader gc ${steps} steps held its loop ${heldMs.toFixed(0)} ms (mean ${(steps > 0 ? heldMs / steps : 0).toFixed(1)} ms)`;
+}
+
 function cpuOf(nodes: readonly SoakNode[]): number {
   return nodes.reduce((sum, node) => sum + (processCpuMs(node) ?? 0), 0);
 }
@@ -264,12 +279,14 @@ async function runBacklog(backlog: number): Promise<void> {
     for (let round = 1; round <= roundCount; round++) {
       const target = Math.min(consumeCount, backlog);
       const cpuBeforeMs = cpuOf(cluster.nodes);
+      const metricsBefore = await sampleMetrics(leader);
       const { seconds, latenciesMs, errors } = await consume(pool, queueUrl, target);
       const cpuMs = cpuOf(cluster.nodes) - cpuBeforeMs;
+      const metricsAfter = await sampleMetrics(leader);
       latenciesMs.sort((a, b) => a - b);
       console.log(
         `  round ${round}: consumed ${target.toLocaleString('en')}: ${Math.round(target / seconds)} msgs/s, receive p50 ${percentile(latenciesMs, 50).toFixed(0)} ms p99 ${percentile(latenciesMs, 99).toFixed(0)} ms, ` +
-          `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, load average ${loadavg()[0]?.toFixed(2)}`,
+          `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, ${gcStepsText(metricsBefore, metricsAfter)}, load average ${loadavg()[0]?.toFixed(2)}`,
       );
     }
     await pool.close();

@@ -129,6 +129,9 @@ export interface NodeMetricsSample {
   readonly deadVersions: number;
   readonly tombstonedRows: number;
   readonly gcPasses: number;
+  /** Garbage-collection steps so far, and the seconds they held the Ready loop (raftq_state_gc_step_seconds). */
+  readonly gcSteps: number;
+  readonly gcStepSeconds: number;
   readonly compactions: number;
 }
 
@@ -145,6 +148,8 @@ export function parseMetrics(text: string): NodeMetricsSample {
   let deadVersions = 0;
   let tombstonedRows = 0;
   let gcPasses = 0;
+  let gcSteps = 0;
+  let gcStepSeconds = 0;
   let compactions = 0;
   for (const line of text.split('\n')) {
     const family = /^raftq_state_rows\{family="([^"]+)"\} (\S+)$/.exec(line);
@@ -153,10 +158,12 @@ export function parseMetrics(text: string): NodeMetricsSample {
     deadVersions = value('raftq_state_versions{kind="dead"}') ?? deadVersions;
     tombstonedRows = value('raftq_reaper_tombstoned_rows') ?? tombstonedRows;
     gcPasses = value('raftq_state_gc_passes_total') ?? gcPasses;
+    gcSteps = value('raftq_state_gc_step_seconds_count') ?? gcSteps;
+    gcStepSeconds = value('raftq_state_gc_step_seconds_sum') ?? gcStepSeconds;
     compactions = value('raftq_state_compaction_seconds_count') ?? compactions;
   }
   const liveRows = Object.values(rowsByFamily).reduce((sum, n) => sum + n, 0);
-  return { liveRows, rowsByFamily, deadVersions, tombstonedRows, gcPasses, compactions };
+  return { liveRows, rowsByFamily, deadVersions, tombstonedRows, gcPasses, gcSteps, gcStepSeconds, compactions };
 }
 
 /**

@@ -56,7 +56,16 @@ describe('soak verdict', () => {
       'raftq_state_versions{kind="dead"} 11',
       'raftq_reaper_tombstoned_rows 3',
       'raftq_state_gc_passes_total 2',
+      'raftq_state_gc_step_seconds_sum 0.25',
+      'raftq_state_gc_step_seconds_count 40',
     ].join('\n');
-    expect(parseMetrics(text)).toMatchObject({ liveRows: 12, deadVersions: 11, tombstonedRows: 3, gcPasses: 2 });
+    expect(parseMetrics(text)).toMatchObject({
+      liveRows: 12,
+      deadVersions: 11,
+      tombstonedRows: 3,
+      gcPasses: 2,
+      gcSteps: 40,
+      gcStepSeconds: 0.25,
+    });
   });
 });
