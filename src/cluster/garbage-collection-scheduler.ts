@@ -41,7 +41,13 @@ export class GarbageCollectionScheduler {
       this.offersToRest -= 1;
       return;
     }
-    if (this.isCollecting || this.parts.isStopping() || this.passAppliedIndex === this.parts.state().appliedIndex)
+    const state = this.parts.state();
+    if (
+      this.isCollecting ||
+      this.parts.isStopping() ||
+      this.passAppliedIndex === state.appliedIndex ||
+      !state.mvcc.hasGarbageToCollect
+    )
       return;
     this.isCollecting = true;
     this.parts

@@ -31,6 +31,11 @@ export interface AppliedBatch {
   readonly horizon: HorizonTracker;
   /** Keys known to have no version before this batch (MvccStoreOptions.impliedNewKeys); nothing is written for them. */
   readonly absentKeys?: readonly Uint8Array[];
+  /**
+   * Versions of this batch that give garbage collection work: deletion markers, and values of keys
+   * that had a version. Absent: unknown, every version counts.
+   */
+  readonly hidingWrites?: number;
 }
 
 /**

@@ -94,6 +94,11 @@ export class MvccStore {
   private readonly newestVersions: NewestVersionCache;
   /** Counts batches written (apply and collection): a lookup learns a newest version only if none landed while it read. */
   private writeCount = 0;
+  /** Versions applied that gave garbage collection work (AppliedBatch.hidingWrites), since the store opened. */
+  private hidingWritesTotal = 0;
+  /** hidingWritesTotal when the current collection pass started, and when the last complete one did. */
+  private hidingWritesAtPassStart = 0;
+  private hidingWritesAtLastPassStart = -1;
 
   /** Test-only deliberate faults (MvccStoreOptions.faults). */
   readonly faults: MvccFaults;
@@ -296,6 +301,7 @@ export class MvccStore {
       await this.engine.write(writes, { sync: options.sync });
       this.deadPrefixes.noteWrites(batch.versions);
       this.writeCount += 1;
+      this.hidingWritesTotal += batch.hidingWrites ?? batch.versions.length;
       // Before the versions: a key implied new by one write of the batch may be written by a later one.
       for (const key of batch.absentKeys ?? []) this.newestVersions.rememberAbsent(key);
       for (const version of batch.versions)
@@ -320,13 +326,25 @@ export class MvccStore {
       );
       // Raise the floor before removing anything, so a read racing with the removal fails instead of seeing a partial state.
       this.readFloorTsValue = watermarkTs;
-      return this.collector.step({ rowsMax, watermarkTs, horizonTs }, (removals) => {
+      if (this.collector.isAtPassStart) this.hidingWritesAtPassStart = this.hidingWritesTotal;
+      const report = await this.collector.step({ rowsMax, watermarkTs, horizonTs }, (removals) => {
         this.writeCount += 1;
         // A removed newest deletion marker leaves its key without versions: the cache must say so too.
         for (const physical of removals)
           this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
       });
+      if (report.isPassComplete) this.hidingWritesAtLastPassStart = this.hidingWritesAtPassStart;
+      return report;
     });
+  }
+
+  /**
+   * Whether a collection pass could remove anything: false once a complete pass left each key only
+   * its newest version, a value, and no applied version has hidden another or deleted a key since
+   * that pass started (a node taking only sends, whose keys are all new, collects nothing).
+   */
+  get hasGarbageToCollect(): boolean {
+    return !(this.collector.isLastPassClean && this.hidingWritesTotal === this.hidingWritesAtLastPassStart);
   }
 
   get gcStats(): GcStats {

@@ -27,6 +27,7 @@ import { raftqLimits } from '../base/limits.js';
 import type { EngineWrite } from './engine.js';
 import type { HorizonTracker } from './horizon.js';
 import { compareBytes } from './key-codec.js';
+import { noVersionTs } from './newest-version-cache.js';
 import type { MvccStore, VersionWrite } from './mvcc-store.js';
 import { systemKey, txnExpiryRowKey, txnExpiryRows, txnRowKey } from './system-keys.js';
 import type { Txn, TxnOutcome, TxnWrite } from './txn.js';
@@ -128,6 +129,7 @@ export async function applyEntries(
           appliedIndex: last.index,
           lastCommitTs: step.lastCommitTs,
           horizon: step.horizon,
+          hidingWrites: step.hidingWrites,
         },
         result,
       };
@@ -170,6 +172,8 @@ class ApplyStep {
   readonly writes: TxnWrite[] = [];
   readonly liveKeyChanges: LiveKeyChange[] = [];
   versionsWritten = 0;
+  /** AppliedBatch.hidingWrites. */
+  hidingWrites = 0;
   lastCommitTs: number;
   horizon: HorizonTracker;
   expiryFloorMs: number;
@@ -279,6 +283,8 @@ class ApplyStep {
       this.versions.push({ key: write.key, commitTsUs, value: write.kind === 'put' ? write.value : undefined });
       const id = keyId(write.key);
       keysWritten.add(id);
+      // A marker, or a version over an older one, leaves garbage collection something to remove.
+      if (write.kind === 'delete' || (this.latestCommitTs.get(id) ?? noVersionTs) !== noVersionTs) this.hidingWrites++;
       this.latestCommitTs.set(id, commitTsUs);
       const isLive = write.kind === 'put';
       if (this.isLive.get(id) !== isLive) {

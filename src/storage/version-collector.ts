@@ -46,11 +46,28 @@ export class VersionCollector {
     lastPass: undefined,
   };
   private passCounts = { liveVersions: 0, deadVersions: 0 };
+  /** Keys of this pass whose newest version is a value: with liveVersions, what the pass left to a later one. */
+  private passKeysWithValueNewest = 0;
+  /** The last complete pass left nothing a later pass could remove (false until a pass completes). */
+  private isLastPassCleanValue = false;
 
   constructor(private readonly engine: Engine) {}
 
   get stats(): GcStats {
     return this.statsValue;
+  }
+
+  /** The next step starts a pass at the beginning of the keyspace. */
+  get isAtPassStart(): boolean {
+    return this.resumeAt === userSpaceStart;
+  }
+
+  /**
+   * The last complete pass kept only each key's newest version, and only when it is a value:
+   * until a write hides a version, another pass would find nothing to remove.
+   */
+  get isLastPassClean(): boolean {
+    return this.isLastPassCleanValue;
   }
 
   /**
@@ -68,6 +85,11 @@ export class VersionCollector {
         { sync: false },
       );
       onRemoved(plan.removals);
+    }
+    this.passKeysWithValueNewest += plan.keysWithValueNewest;
+    if (isPassComplete) {
+      this.isLastPassCleanValue = this.passCounts.liveVersions + plan.liveVersions === this.passKeysWithValueNewest;
+      this.passKeysWithValueNewest = 0;
     }
     this.countStep(plan.liveVersions, plan.deadVersions, plan.deletionMarkersRemoved, isPassComplete);
     const last = rows[rows.length - 1];

@@ -35,6 +35,12 @@ export interface GcPlan {
   readonly deadVersions: number;
   /** Deletion markers among the removals. */
   readonly deletionMarkersRemoved: number;
+  /**
+   * Keys whose newest version (first seen here) is a value. Over a whole pass, live versions
+   * beyond these are versions a later pass may still remove (older versions kept for reads above
+   * the watermark, markers not yet below the horizon).
+   */
+  readonly keysWithValueNewest: number;
   readonly state: GcKeyState;
 }
 
@@ -48,6 +54,7 @@ export function planVersionGc(
   const removals: Uint8Array[] = [];
   let liveVersions = 0;
   let deletionMarkersRemoved = 0;
+  let keysWithValueNewest = 0;
   let { key, hasNewerThanWatermark, hasBase } = start;
   /** A removable marker of the current key, removed once the key is known to be complete. */
   let pendingMarker: Uint8Array | undefined;
@@ -68,6 +75,7 @@ export function planVersionGc(
       key = rowKey;
       hasNewerThanWatermark = false;
       hasBase = false;
+      if (!isDeletionMarker(row.value)) keysWithValueNewest++;
     }
     const commitTsUs = commitTsOf(row.key);
     if (commitTsUs > watermarkTs) {
@@ -90,6 +98,7 @@ export function planVersionGc(
     liveVersions,
     deadVersions: removals.length,
     deletionMarkersRemoved,
+    keysWithValueNewest,
     state: { key: key === undefined ? undefined : key.slice(), hasNewerThanWatermark, hasBase },
   };
 }

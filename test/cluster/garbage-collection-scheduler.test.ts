@@ -10,6 +10,7 @@ function fakeState(stepsPerPass: number) {
   const state = {
     appliedIndex: 0,
     mvcc: {
+      hasGarbageToCollect: true,
       collectGarbage: async () => {
         counts.steps += 1;
         state.appliedIndex += 1; // the node keeps applying: a finished pass does not end collection
