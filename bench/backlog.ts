@@ -235,6 +235,7 @@ async function runBacklog(backlog: number): Promise<void> {
     console.log(
       `backlog ${backlog.toLocaleString('en')}: ${nodeCount} node(s), leader ${leader.id}, ${body.length}-byte bodies, data in ${baseDir}`,
     );
+    const metricsBeforeFill = await sampleMetrics(leader);
     const fillSeconds =
       values.fill === 'sqs'
         ? await fill(pool, queueUrl, backlog)
@@ -247,7 +248,7 @@ async function runBacklog(backlog: number): Promise<void> {
             inFlight: 4,
           });
     console.log(
-      `  filled in ${fillSeconds.toFixed(1)} s (${Math.round(backlog / fillSeconds)} msgs/s), load average ${loadavg()[0]?.toFixed(2)}`,
+      `  filled in ${fillSeconds.toFixed(1)} s (${Math.round(backlog / fillSeconds)} msgs/s), ${gcStepsText(metricsBeforeFill, await sampleMetrics(leader))}, load average ${loadavg()[0]?.toFixed(2)}`,
     );
     if (isKillingLeader) {
       const survivors = cluster.nodes.filter((node) => node !== leader);
