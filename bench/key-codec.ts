@@ -60,44 +60,21 @@ async function main(): Promise<void> {
   const keysOf = () => new GenerationKeys('bench-queue-0001', 3);
   const visKeys = ids.map((id, i) => keysOf().visibility(i % 4, nowMs + i, BigInt(i) << 20n, id));
   const dataKeys = ids.map((id, i) => keysOf().data(i % 4, id));
+  /** ns per key of `encode`, with one GenerationKeys per ten keys, as the queue layer makes one per loaded queue. */
+  const perRequest = (encode: (keys: KeyLayout.GenerationKeys, i: number, id: string) => Uint8Array) =>
+    nsPerCall(() => {
+      let total = 0;
+      let keys = keysOf();
+      for (let i = 0; i < keyCount; i++) {
+        if (i % 10 === 0) keys = keysOf();
+        total += encode(keys, i, ids[i] as string).length;
+      }
+      return total;
+    });
   const results: Array<[string, number]> = [
-    // One GenerationKeys per request, as the queue layer makes one per loaded queue: 10 keys each.
-    [
-      'data key encode',
-      nsPerCall(() => {
-        let total = 0;
-        let keys = keysOf();
-        for (let i = 0; i < keyCount; i++) {
-          if (i % 10 === 0) keys = keysOf();
-          total += keys.data(i % 4, ids[i] as string).length;
-        }
-        return total;
-      }),
-    ],
-    [
-      'state key encode',
-      nsPerCall(() => {
-        let total = 0;
-        let keys = keysOf();
-        for (let i = 0; i < keyCount; i++) {
-          if (i % 10 === 0) keys = keysOf();
-          total += keys.receiveState(i % 4, ids[i] as string).length;
-        }
-        return total;
-      }),
-    ],
-    [
-      'vis key encode',
-      nsPerCall(() => {
-        let total = 0;
-        let keys = keysOf();
-        for (let i = 0; i < keyCount; i++) {
-          if (i % 10 === 0) keys = keysOf();
-          total += keys.visibility(i % 4, nowMs + i, BigInt(i) << 20n, ids[i] as string).length;
-        }
-        return total;
-      }),
-    ],
+    ['data key encode', perRequest((keys, i, id) => keys.data(i % 4, id))],
+    ['state key encode', perRequest((keys, i, id) => keys.receiveState(i % 4, id))],
+    ['vis key encode', perRequest((keys, i, id) => keys.visibility(i % 4, nowMs + i, BigInt(i) << 20n, id))],
     [
       'parseMessageRowKey (vis)',
       nsPerCall(() => {

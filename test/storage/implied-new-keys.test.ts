@@ -25,6 +25,14 @@ function txn(id: string, startTsUs: number, fields: Partial<Txn>, nowMs = 1_000)
 
 const send = txn('send', 0, { writes: [{ kind: 'put', key: data, value: Uint8Array.of(1), isNewKey: true }] });
 
+/** A receive of the sent message: reads its data and state rows, writes the state row. */
+function receiveOf(id: string, startTsUs: number, stateValue: number): Txn {
+  return txn(id, startTsUs, {
+    readKeys: [data, state],
+    writes: [{ kind: 'put', key: state, value: Uint8Array.of(stateValue) }],
+  });
+}
+
 async function openStore(engine: MemoryEngine, isHinted: boolean): Promise<MvccStore> {
   return MvccStore.open(engine, { historyMs: occHistoryMs, ...(isHinted ? { impliedNewKeys: stateOf } : {}) });
 }
@@ -48,10 +56,7 @@ describe('keys implied new by a put vouched new', () => {
     const startTsUs = view.ts;
     view.release();
     // A first receive: reads both rows, writes the state row.
-    const claim = txn('claim', startTsUs, {
-      readKeys: [data, state],
-      writes: [{ kind: 'put', key: state, value: Uint8Array.of(7) }],
-    });
+    const claim = receiveOf('claim', startTsUs, 7);
     const result = await applyInOrder(store, { leaderStampTsUs: 1_000_001, txns: [claim] });
     expect(result.outcomes[0]?.[0]?.kind).toBe('committed');
     expect(engine.userIterators - before).toBe(0);
@@ -59,10 +64,7 @@ describe('keys implied new by a put vouched new', () => {
     expect(await after.get(state)).toEqual(Uint8Array.of(7));
     after.release();
     // A rival claim from the same view conflicts on the state row, as without the hint.
-    const rival = txn('rival', startTsUs, {
-      readKeys: [data, state],
-      writes: [{ kind: 'put', key: state, value: Uint8Array.of(8) }],
-    });
+    const rival = receiveOf('rival', startTsUs, 8);
     const rivalResult = await applyInOrder(store, { leaderStampTsUs: 1_000_002, txns: [rival] });
     expect(rivalResult.outcomes[0]?.[0]?.kind).toBe('conflict');
   });
@@ -80,10 +82,7 @@ describe('keys implied new by a put vouched new', () => {
 
   it('a key implied new and written later in the same apply call is read back as written', async () => {
     const store = await openStore(new IteratorCountingEngine(), true);
-    const claim = txn('claim', 1_000_000, {
-      readKeys: [data, state],
-      writes: [{ kind: 'put', key: state, value: Uint8Array.of(7) }],
-    });
+    const claim = receiveOf('claim', 1_000_000, 7);
     const result = await applyInOrder(
       store,
       { leaderStampTsUs: 1_000_000, txns: [send] },
