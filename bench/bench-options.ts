@@ -4,6 +4,8 @@ import { systemCatalog } from './systems/system-catalog.js';
 import { benchFlags, BenchUsageError, parsePositiveIntegers, parseWorkloadNames } from './bench-flags.js';
 
 export interface PhaseTiming {
+  /** Traffic a system gets after it starts and before its first cell (system-warm-up.ts); 0 for none. */
+  readonly systemWarmupMs: number;
   readonly warmupMs: number;
   readonly windowMs: number;
   /** Messages a consume cell drains, at most; fewer for large messages (see prefillBytesMax). */
@@ -25,6 +27,7 @@ export interface BenchOptions {
 }
 
 export const quickTiming: PhaseTiming = {
+  systemWarmupMs: 20_000,
   warmupMs: 500,
   windowMs: 3_000,
   // The warm-up consumes too: ~5,000 messages at 10,000 msgs/s, and the window needs the rest.
@@ -34,6 +37,7 @@ export const quickTiming: PhaseTiming = {
 };
 
 export const fullTiming: PhaseTiming = {
+  systemWarmupMs: 30_000,
   warmupMs: 2_000,
   windowMs: 10_000,
   prefillMessagesMax: 50_000,
@@ -44,7 +48,8 @@ export const fullTiming: PhaseTiming = {
 export { BenchUsageError };
 
 export const benchUsage = `usage: npm run bench -- [--quick] [--systems a,b,...] [--workloads w,...] [--sizes BYTES,...]
-       [--batch-sizes 1,10] [--concurrency N,...] [--client-processes N] [--results-dir DIR] [--write-docs]
+       [--batch-sizes 1,10] [--concurrency N,...] [--client-processes N] [--system-warmup-ms MS]
+       [--results-dir DIR] [--write-docs]
 systems: ${systemCatalog.map((s) => s.id).join(', ')}`;
 
 export function parseBenchOptions(argv: readonly string[], defaultResultsDir: string): BenchOptions {
@@ -57,6 +62,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
   let sizes: number[] | null = null;
   let batchSizes: number[] | null = null;
   let workloads: WorkloadKind[] | null = null;
+  let systemWarmupMs: number | null = null;
   for (const { arg, flag, value } of benchFlags(argv)) {
     switch (flag) {
       case '--quick':
@@ -93,6 +99,12 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
       case '--results-dir':
         resultsDir = value();
         break;
+      case '--system-warmup-ms': {
+        const ms = Number(value());
+        if (!Number.isInteger(ms) || ms < 0) throw new BenchUsageError(`${flag}: a whole number of milliseconds, 0 or more`);
+        systemWarmupMs = ms;
+        break;
+      }
       case '--help':
       case '-h':
         throw new BenchUsageError(benchUsage);
@@ -113,7 +125,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     isQuick,
     systems,
     matrix,
-    timing: isQuick ? quickTiming : fullTiming,
+    timing: { ...(isQuick ? quickTiming : fullTiming), ...(systemWarmupMs === null ? {} : { systemWarmupMs }) },
     clientProcesses,
     resultsDir,
     isWritingDocs,

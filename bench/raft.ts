@@ -3,7 +3,9 @@
  * concurrent proposals of small transactions from inside the nodes (POST /debug/load, so no HTTP
  * per transaction), at several concurrencies: on the leader only, then spread over all three
  * nodes (followers forward to the leader). Prints, per phase, commits/s, p50/p99 commit latency,
- * fsyncs/s (all nodes, and the leader's) and transactions per Raft entry: group commit at work.
+ * fsyncs/s (all nodes, and the leader's), transactions per Raft entry (group commit at work) and
+ * each node's CPU seconds (all threads) per 1000 commits, the leader's first: what replication
+ * costs a follower apart from any SQS front.
  *
  * Options (flags or env): --duration-ms N (per phase, default 5000), --concurrency 1,16,64,256,
  * --value-bytes 100, --keep (leave the data dir). RAFTQ_BENCH_NODE_ARGS passes node.js flags to
@@ -141,6 +143,7 @@ async function phase(
   options: Options,
 ): Promise<string> {
   const fsyncsBefore = await Promise.all(nodes.map((n) => metric(n, 'raftq_fsyncs_total')));
+  const cpuBefore = await Promise.all(nodes.map((n) => metric(n, 'raftq_process_cpu_seconds_total')));
   const entriesBefore = await metric(leader, 'raftq_proposed_entries_total');
   const perDriver = Math.max(1, Math.round(concurrency / drivers.length));
   const started = performance.now();
@@ -155,6 +158,7 @@ async function phase(
   )) as LoadResult[];
   const seconds = (performance.now() - started) / 1000;
   const fsyncsAfter = await Promise.all(nodes.map((n) => metric(n, 'raftq_fsyncs_total')));
+  const cpuAfter = await Promise.all(nodes.map((n) => metric(n, 'raftq_process_cpu_seconds_total')));
   const entries = (await metric(leader, 'raftq_proposed_entries_total')) - entriesBefore;
   const commits = results.reduce((sum, r) => sum + r.commits, 0);
   const fsyncs = fsyncsAfter.reduce((sum, v, i) => sum + v - (fsyncsBefore[i] ?? 0), 0);
@@ -163,6 +167,12 @@ async function phase(
   // Latency percentiles of the phase: the worst driver's (drivers run the same load).
   const p50 = Math.max(...results.map((r) => r.p50Ms));
   const p99 = Math.max(...results.map((r) => r.p99Ms));
+  // CPU seconds per 1000 commits, leader first, then the followers in id order.
+  const cpuPer1k = nodes
+    .map((node, i) => ({ node, seconds: (cpuAfter[i] ?? 0) - (cpuBefore[i] ?? 0) }))
+    .sort((a, b) => (a.node === leader ? -1 : b.node === leader ? 1 : 0))
+    .map(({ seconds }) => (commits > 0 ? (seconds / commits) * 1000 : 0).toFixed(3))
+    .join(' ');
   const errors = results.flatMap((r) => Object.entries(r.errors).map(([k, v]) => `${k}:${v}`)).join(' ');
   return [
     `${drivers.length === 1 ? 'leader' : 'all-3 '}`.padEnd(7),
@@ -173,6 +183,7 @@ async function phase(
     `${Math.round(fsyncs / seconds)}`.padStart(9),
     `${Math.round(leaderFsyncs / seconds)}`.padStart(9),
     (entries > 0 ? commits / entries : 0).toFixed(1).padStart(8),
+    `  ${cpuPer1k}`,
     errors === '' ? '' : `  errors ${errors}`,
   ].join(' ');
 }
@@ -206,7 +217,9 @@ async function main(): Promise<void> {
       concurrency: 16,
       valueBytes: options.valueBytes,
     });
-    console.log('where   conc.  commits/s  p50 ms   p99 ms  fsyncs/s  leader/s  txn/entry');
+    console.log(
+      'where   conc.  commits/s  p50 ms   p99 ms  fsyncs/s  leader/s  txn/entry  cpu s/1k leader, followers',
+    );
     for (const drivers of [[leader], nodes]) {
       for (const concurrency of options.concurrencies)
         console.log(await phase(nodes, drivers, leader, concurrency, options));

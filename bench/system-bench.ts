@@ -5,9 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchOptions } from './bench-options.js';
 import type { CellSpec } from './cell-spec.js';
-import { describeCell, failedCell, measureCell } from './measure-cell.js';
+import { describeCell, failedCell, measureCell, type CellContext } from './measure-cell.js';
 import type { CellMeasurement, SystemRun } from './report/bench-result.js';
 import type { ProgressDisplay } from './report/progress-display.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { processTreeCpuSeconds } from './stats/process-cpu.js';
+import { waitForQuiet, warmUpSystem } from './system-warm-up.js';
 import { freePorts } from './systems/free-ports.js';
 import { startPeer, stopPeer } from './systems/peer-process.js';
 import type { SystemDefinition } from './systems/system-catalog.js';
@@ -55,30 +58,43 @@ export async function benchSystem(
     const startSeconds = (Date.now() - startedMs) / 1000;
     progress.log(`  ready in ${startSeconds.toFixed(1)} s (pids ${pids.join(' ')})`);
     const target = system.target(ports);
+    const contextOf = (cellIndex: number, queueName: string): CellContext => ({
+      system,
+      target,
+      serverPids: pids,
+      timing: plan.timing,
+      clientProcesses: plan.clientProcesses,
+      queueName,
+      onProgress: (phase, totals, elapsedMs) =>
+        progress.status({
+          systemIndex: plan.position.index,
+          systemCount: plan.position.count,
+          system: system.id,
+          cellIndex,
+          cellCount: cells.length,
+          phase,
+          ...totals,
+          elapsedMs,
+        }),
+    });
+    if (plan.timing.systemWarmupMs > 0) {
+      const warmStartedMs = Date.now();
+      progress.log(`  warming up for ${(plan.timing.systemWarmupMs / 1000).toFixed(0)} s (produce-consume, not measured)…`);
+      try {
+        const moved = await warmUpSystem(contextOf(0, `${plan.namePrefix}-warmup-${Date.now().toString(36)}`), cells);
+        const quiet = await waitForQuiet(
+          () => processTreeCpuSeconds(pids),
+          (ms) => sleep(ms),
+        );
+        progress.log(
+          `  warmed up in ${((Date.now() - warmStartedMs) / 1000).toFixed(1)} s (${moved} messages); ${quiet.isQuiet ? 'quiet' : 'still busy'} after ${(quiet.waitedMs / 1000).toFixed(0)} s more`,
+        );
+      } catch (err) {
+        progress.log(`  warm-up failed (${describeError(err)}); measuring anyway`);
+      }
+    }
     for (const [i, cell] of cells.entries()) {
-      const context = {
-        system,
-        target,
-        serverPids: pids,
-        timing: plan.timing,
-        clientProcesses: plan.clientProcesses,
-        queueName: `${plan.namePrefix}-${i}-${Date.now().toString(36)}`,
-        onProgress: (
-          phase: string,
-          totals: { produced: number; consumed: number; errors: number },
-          elapsedMs: number,
-        ) =>
-          progress.status({
-            systemIndex: plan.position.index,
-            systemCount: plan.position.count,
-            system: system.id,
-            cellIndex: i + 1,
-            cellCount: cells.length,
-            phase,
-            ...totals,
-            elapsedMs,
-          }),
-      };
+      const context = contextOf(i + 1, `${plan.namePrefix}-${i}-${Date.now().toString(36)}`);
       let result: CellMeasurement;
       try {
         result = await measureCell(context, cell);
