@@ -1,9 +1,11 @@
 /**
- * Runs the MVCC store's garbage collection a step at a time inside the Ready loop (so it never
- * interleaves with an apply or a snapshot install), one step in flight at most, and not at all on
- * a node that has applied nothing since its last full pass. Steps are small and frequent, since
- * the loop waits for each; a new pass rests garbageCollectionPassRestMs after the last one, so a
- * small keyspace is not rescanned at the steps' pace.
+ * Runs the MVCC store's garbage collection a step at a time, one step in flight at most, and not at
+ * all on a node that has applied nothing since its last full pass. A step reads its rows and
+ * decides what goes outside the Ready loop, while applies go on (mvcc-store.ts, planGarbageStep,
+ * says why that is safe), and removes them inside it (so a removal never interleaves with an apply
+ * or a snapshot install); a plan made on a state a snapshot install has since replaced is dropped.
+ * The loop waits only for the removal batch. A new pass rests garbageCollectionPassRestMs after the
+ * last one, so a small keyspace is not rescanned at the steps' pace.
  */
 import type { Logger } from 'pino';
 import { raftLimits } from '../base/limits.js';
@@ -23,7 +25,7 @@ export interface GarbageCollectionSchedulerParts {
   readonly runInLoop: (task: () => Promise<void>) => Promise<void>;
   /** The node's monotonic clock, for the step's duration. */
   readonly monotonicMs: () => number;
-  /** Hears how long each step held the loop, in seconds (raftq_state_gc_step_seconds). */
+  /** Hears how long each step's removal held the loop, in seconds (raftq_state_gc_step_seconds). */
   readonly onStepSeconds: (seconds: number) => void;
 }
 
@@ -50,19 +52,28 @@ export class GarbageCollectionScheduler {
     )
       return;
     this.isCollecting = true;
-    this.parts
-      .runInLoop(async () => {
-        const state = this.parts.state();
-        const appliedIndex = state.appliedIndex;
-        const startedMs = this.parts.monotonicMs();
-        const report = await state.mvcc.collectGarbage();
-        this.parts.onStepSeconds((this.parts.monotonicMs() - startedMs) / 1000);
-        if (report.isPassComplete) {
-          this.passAppliedIndex = appliedIndex;
-          this.offersToRest = passRestOffers;
-        }
+    const mvcc = state.mvcc;
+    const appliedIndex = state.appliedIndex;
+    mvcc
+      .planGarbageStep()
+      .then((plan) =>
+        this.parts.runInLoop(async () => {
+          // A snapshot install replaced the state while the step read: its plan is of the old one.
+          if (this.parts.state().mvcc !== mvcc) return;
+          const startedMs = this.parts.monotonicMs();
+          const report = await mvcc.finishGarbageStep(plan);
+          this.parts.onStepSeconds((this.parts.monotonicMs() - startedMs) / 1000);
+          if (report.isPassComplete) {
+            this.passAppliedIndex = appliedIndex;
+            this.offersToRest = passRestOffers;
+          }
+        }),
+      )
+      .catch((error: unknown) => {
+        // Reading a state that was closed under the step (install, shutdown) is not a failure.
+        if (this.parts.isStopping() || this.parts.state().mvcc !== mvcc) return;
+        this.parts.logger.warn({ err: error }, 'garbage collection step failed');
       })
-      .catch((error: unknown) => this.parts.logger.warn({ err: error }, 'garbage collection step failed'))
       .finally(() => (this.isCollecting = false));
   }
 }

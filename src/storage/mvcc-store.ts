@@ -36,7 +36,7 @@ import { MvccReadView, OpenReadViews } from './mvcc-read-view.js';
 import { NewestVersionCache, noVersionTs, type NewestVersionCacheOptions } from './newest-version-cache.js';
 import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion, systemRowMarker } from './system-keys.js';
 import type { KeyRange, KeyValue, ReadView } from './txn.js';
-import { VersionCollector, type GcStats, type GcStepReport } from './version-collector.js';
+import { VersionCollector, type GcStats, type GcStepPlan, type GcStepReport } from './version-collector.js';
 import {
   commitTsOf,
   decodeVersionValue,
@@ -48,6 +48,14 @@ import {
 } from './version-key.js';
 
 export type { AppliedBatch, VersionWrite } from './applied-batch.js';
+
+/** A collection step read and decided, not yet finished (MvccStore.planGarbageStep). */
+export interface GcStepPlanOfStore {
+  readonly step: GcStepPlan;
+  /** The store's count of hiding writes just before the step's rows were read. */
+  readonly hidingWritesAtRead: number;
+  readonly store: MvccStore;
+}
 
 export interface MvccStoreOptions {
   /** Commit-time history kept, in ms (default raftqLimits.mvccHistoryMs); must be equal on every replica. */
@@ -313,26 +321,55 @@ export class MvccStore {
     });
   }
 
-  /** One bounded step of garbage collection (see version-gc.ts for what goes). */
+  /** One bounded step of garbage collection (see version-gc.ts for what goes): plan, then finish. */
   async collectGarbage(options: { readonly rowsMax?: number } = {}): Promise<GcStepReport> {
+    return this.finishGarbageStep(await this.planGarbageStep(options));
+  }
+
+  /**
+   * The first half of a collection step: computes the watermarks, reads the step's rows and decides
+   * what may go, without the exclusive section, so applies go on meanwhile (the Ready loop is not
+   * held while the rows are read). Removes nothing. Why deciding on rows an apply may have moved
+   * past is safe:
+   * - the rows come from one engine iterator: one consistent state, a little older than the finish;
+   * - an apply only adds versions newer than every existing one (commit timestamps rise), so a
+   *   version hidden below the watermark by a newer one stays hidden, and a deletion marker at or
+   *   below the horizon that a new value now covers is an older version of that key, removable too;
+   *   versions written after the read are not in the plan and stay;
+   * - the watermarks only rise, and a reader that arrives after the plan reads at or above the
+   *   watermark it was computed with (new views open at the last commit timestamp), so the floor the
+   *   finish raises to it is no higher than the one the step would have raised at once;
+   * - one step is in flight at a time, and the finish refuses a plan not made where the pass is.
+   */
+  async planGarbageStep(options: { readonly rowsMax?: number } = {}): Promise<GcStepPlanOfStore> {
     const rowsMax = options.rowsMax ?? raftqLimits.gcRowsPerStepMax.value;
     assert(Number.isSafeInteger(rowsMax) && rowsMax > 0, `rowsMax must be a positive integer, got ${rowsMax}`);
+    const horizonTs = this.horizonTs;
+    const watermarkTs = Math.max(
+      this.readFloorTsValue,
+      horizonTs,
+      Math.min(this.openViews.oldestTs() ?? this.lastCommitTsValue, this.lastCommitTsValue),
+    );
+    // Counted before the read: a hiding write applied while it runs counts against the pass.
+    const hidingWritesAtRead = this.hidingWritesTotal;
+    const step = await this.collector.plan({ rowsMax, watermarkTs, horizonTs });
+    return { step, hidingWritesAtRead, store: this };
+  }
+
+  /** The second half of a collection step, in the exclusive section: removes what the plan chose. */
+  async finishGarbageStep(plan: GcStepPlanOfStore): Promise<GcStepReport> {
+    assert(plan.store === this, 'a garbage-collection plan of another store');
     return this.exclusive(async () => {
-      const horizonTs = this.horizonTs;
-      const watermarkTs = Math.max(
-        this.readFloorTsValue,
-        horizonTs,
-        Math.min(this.openViews.oldestTs() ?? this.lastCommitTsValue, this.lastCommitTsValue),
-      );
+      const isPassStart = this.collector.isAtPassStart;
       // Raise the floor before removing anything, so a read racing with the removal fails instead of seeing a partial state.
-      this.readFloorTsValue = watermarkTs;
-      if (this.collector.isAtPassStart) this.hidingWritesAtPassStart = this.hidingWritesTotal;
-      const report = await this.collector.step({ rowsMax, watermarkTs, horizonTs }, (removals) => {
+      this.readFloorTsValue = Math.max(this.readFloorTsValue, plan.step.watermarkTs);
+      const report = await this.collector.finish(plan.step, (removals) => {
         this.writeCount += 1;
         // A removed newest deletion marker leaves its key without versions: the cache must say so too.
         for (const physical of removals)
           this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
       });
+      if (isPassStart) this.hidingWritesAtPassStart = plan.hidingWritesAtRead;
       if (report.isPassComplete) this.hidingWritesAtLastPassStart = this.hidingWritesAtPassStart;
       return report;
     });

@@ -5,7 +5,7 @@
  */
 import { readRange, type Engine } from './engine.js';
 import { keySuccessor } from './key-codec.js';
-import { initialGcKeyState, planVersionGc, type GcKeyState } from './version-gc.js';
+import { initialGcKeyState, planVersionGc, type GcKeyState, type GcPlan } from './version-gc.js';
 import { userSpaceStart } from './version-key.js';
 
 export interface GcStepReport {
@@ -33,6 +33,18 @@ export interface GcStepBounds {
   /** The read watermark W: versions hidden below it by a newer one go. */
   readonly watermarkTs: number;
   /** The replicated horizon H: a newest deletion marker at or below it goes. */
+  readonly horizonTs: number;
+}
+
+/** What one step read and decided, before anything is removed (VersionCollector.plan). */
+export interface GcStepPlan {
+  /** Where the step started reading: the plan is only good while the pass is still there. */
+  readonly resumeAt: Uint8Array;
+  readonly rowsExamined: number;
+  readonly decisions: GcPlan;
+  readonly nextResumeAt: Uint8Array;
+  readonly isPassComplete: boolean;
+  readonly watermarkTs: number;
   readonly horizonTs: number;
 }
 
@@ -71,44 +83,65 @@ export class VersionCollector {
   }
 
   /**
-   * Reads up to rowsMax rows from where the last step stopped and deletes what may go, in one
-   * engine batch; `onRemoved` hears of the deleted physical keys once they are gone.
+   * Reads up to rowsMax rows from where the last step stopped and decides what may go: the first
+   * half of a step, which changes nothing and may run while applies do (mvcc-store.ts says why
+   * that is safe). The rows come from one engine iterator, so from one consistent state.
    */
-  async step(bounds: GcStepBounds, onRemoved: (physicalKeys: readonly Uint8Array[]) => void): Promise<GcStepReport> {
+  async plan(bounds: GcStepBounds): Promise<GcStepPlan> {
     const { rowsMax, watermarkTs, horizonTs } = bounds;
-    const rows = await readRange(this.engine, { gte: this.resumeAt }, rowsMax);
+    const resumeAt = this.resumeAt;
+    const rows = await readRange(this.engine, { gte: resumeAt }, rowsMax);
     const isPassComplete = rows.length < rowsMax;
     const plan = planVersionGc(rows, this.keyState, watermarkTs, horizonTs, { isEndOfKeyspace: isPassComplete });
-    if (plan.removals.length > 0) {
-      await this.engine.write(
-        plan.removals.map((key) => ({ kind: 'delete', key })),
-        { sync: false },
-      );
-      onRemoved(plan.removals);
-    }
-    this.passKeysWithValueNewest += plan.keysWithValueNewest;
-    if (isPassComplete) {
-      this.isLastPassCleanValue = this.passCounts.liveVersions + plan.liveVersions === this.passKeysWithValueNewest;
-      this.passKeysWithValueNewest = 0;
-    }
-    this.countStep(plan.liveVersions, plan.deadVersions, plan.deletionMarkersRemoved, isPassComplete);
     const last = rows[rows.length - 1];
-    if (isPassComplete || last === undefined) {
-      this.resumeAt = userSpaceStart;
-      this.keyState = initialGcKeyState;
-    } else {
-      this.resumeAt = keySuccessor(last.key);
-      this.keyState = plan.state;
-    }
     return {
+      resumeAt,
       rowsExamined: rows.length,
-      liveVersions: plan.liveVersions,
-      deadVersions: plan.deadVersions,
-      deletionMarkersRemoved: plan.deletionMarkersRemoved,
+      decisions: plan,
+      nextResumeAt: isPassComplete || last === undefined ? userSpaceStart : keySuccessor(last.key),
+      isPassComplete,
       watermarkTs,
       horizonTs,
+    };
+  }
+
+  /**
+   * The second half: deletes what the plan chose, in one engine batch, and moves the pass on;
+   * `onRemoved` hears of the deleted physical keys once they are gone. The plan must be this
+   * collector's latest, made where the last step stopped.
+   */
+  async finish(plan: GcStepPlan, onRemoved: (physicalKeys: readonly Uint8Array[]) => void): Promise<GcStepReport> {
+    if (plan.resumeAt !== this.resumeAt) throw new Error('a garbage-collection plan was finished out of turn');
+    const { decisions, isPassComplete } = plan;
+    if (decisions.removals.length > 0) {
+      await this.engine.write(
+        decisions.removals.map((key) => ({ kind: 'delete', key })),
+        { sync: false },
+      );
+      onRemoved(decisions.removals);
+    }
+    this.passKeysWithValueNewest += decisions.keysWithValueNewest;
+    if (isPassComplete) {
+      this.isLastPassCleanValue = this.passCounts.liveVersions + decisions.liveVersions === this.passKeysWithValueNewest;
+      this.passKeysWithValueNewest = 0;
+    }
+    this.countStep(decisions.liveVersions, decisions.deadVersions, decisions.deletionMarkersRemoved, isPassComplete);
+    this.resumeAt = plan.nextResumeAt;
+    this.keyState = isPassComplete ? initialGcKeyState : decisions.state;
+    return {
+      rowsExamined: plan.rowsExamined,
+      liveVersions: decisions.liveVersions,
+      deadVersions: decisions.deadVersions,
+      deletionMarkersRemoved: decisions.deletionMarkersRemoved,
+      watermarkTs: plan.watermarkTs,
+      horizonTs: plan.horizonTs,
       isPassComplete,
     };
+  }
+
+  /** A whole step: plan, then finish at once. */
+  async step(bounds: GcStepBounds, onRemoved: (physicalKeys: readonly Uint8Array[]) => void): Promise<GcStepReport> {
+    return this.finish(await this.plan(bounds), onRemoved);
   }
 
   private countStep(

@@ -6,12 +6,16 @@ import type { StateStore } from '../../src/cluster/state-store.js';
 
 /** A state whose every collection step is `stepsPerPass` steps into a pass of that many, applied index moving on each step. */
 function fakeState(stepsPerPass: number) {
-  const counts = { steps: 0 };
+  const counts = { steps: 0, plans: 0 };
   const state = {
     appliedIndex: 0,
     mvcc: {
       hasGarbageToCollect: true,
-      collectGarbage: async () => {
+      planGarbageStep: async () => {
+        counts.plans += 1;
+        return { plan: counts.plans };
+      },
+      finishGarbageStep: async () => {
         counts.steps += 1;
         state.appliedIndex += 1; // the node keeps applying: a finished pass does not end collection
         return { isPassComplete: counts.steps % stepsPerPass === 0 };
@@ -29,12 +33,15 @@ async function offer(scheduler: GarbageCollectionScheduler, offers: number): Pro
   }
 }
 
-function schedulerOver(state: StateStore): GarbageCollectionScheduler {
+function schedulerOver(
+  state: StateStore | (() => StateStore),
+  runInLoop: (task: () => Promise<void>) => Promise<void> = (task) => task(),
+): GarbageCollectionScheduler {
   return new GarbageCollectionScheduler({
     logger: pino({ level: 'silent' }),
-    state: () => state,
+    state: typeof state === 'function' ? state : () => state,
     isStopping: () => false,
-    runInLoop: (task) => task(),
+    runInLoop,
     monotonicMs: () => 0,
     onStepSeconds: () => undefined,
   });
@@ -61,5 +68,38 @@ describe('GarbageCollectionScheduler', () => {
     const scheduler = schedulerOver(state);
     await offer(scheduler, offersPerRest * 4);
     expect(counts.steps).toBe(4);
+  });
+
+  it('reads and plans a step outside the Ready loop; only the removal runs in it', async () => {
+    const { state, counts } = fakeState(100);
+    const plansWhenLoopRan: number[] = [];
+    const scheduler = schedulerOver(state, async (task) => {
+      plansWhenLoopRan.push(counts.plans);
+      await task();
+    });
+    await offer(scheduler, 3);
+    // Each loop task found its step already planned, and finished exactly that one.
+    expect(plansWhenLoopRan).toEqual([1, 2, 3]);
+    expect(counts.steps).toBe(3);
+  });
+
+  it('drops a plan made on a state that a snapshot install replaced before the removal', async () => {
+    const before = fakeState(100);
+    const after = fakeState(100);
+    let current = before.state;
+    const scheduler = schedulerOver(
+      () => current,
+      async (task) => {
+        current = after.state; // the install ran in the loop between the plan and the removal
+        await task();
+      },
+    );
+    await offer(scheduler, 1);
+    expect(before.counts.plans).toBe(1);
+    expect(before.counts.steps).toBe(0);
+    expect(after.counts.steps).toBe(0);
+    await offer(scheduler, 1); // the next step plans and removes on the new state
+    expect(after.counts.plans).toBe(1);
+    expect(after.counts.steps).toBe(1);
   });
 });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readRange } from '../../src/storage/engine.js';
 import { encodeKey } from '../../src/storage/key-codec.js';
 import { MemoryEngine } from '../../src/storage/memory-engine.js';
-import type { MvccStore } from '../../src/storage/mvcc-store.js';
+import type { GcStepPlanOfStore, MvccStore } from '../../src/storage/mvcc-store.js';
 import { applyEntries } from '../../src/storage/txn-apply.js';
 import type { TxnWrite } from '../../src/storage/txn.js';
 import { userSpaceStart } from '../../src/storage/version-key.js';
@@ -14,6 +14,8 @@ type Op =
   | { readonly kind: 'overwrite'; readonly pick: number }
   | { readonly kind: 'delete'; readonly pick: number }
   | { readonly kind: 'gc'; readonly rowsMax: number }
+  /** A step planned now, finished `finishAfter` ops later (what the node's scheduler does, applies between). */
+  | { readonly kind: 'gc-split'; readonly rowsMax: number; readonly finishAfter: number }
   | { readonly kind: 'tick'; readonly ms: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -21,6 +23,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('overwrite' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('gc' as const), rowsMax: fc.integer({ min: 1, max: 6 }) }),
+  fc.record({
+    kind: fc.constant('gc-split' as const),
+    rowsMax: fc.integer({ min: 1, max: 6 }),
+    finishAfter: fc.integer({ min: 0, max: 4 }),
+  }),
   fc.record({ kind: fc.constant('tick' as const), ms: fc.integer({ min: 1, max: 30 }) }),
 );
 
@@ -30,8 +37,16 @@ class Driver {
   private nextKey = 0;
   private nextTxn = 0;
   readonly liveKeys: number[] = [];
+  /** The collection step in flight, planned and not yet finished: one at most. */
+  private pending: { plan: GcStepPlanOfStore; opsLeft: number } | undefined;
 
   constructor(readonly store: MvccStore) {}
+
+  async finishPending(): Promise<void> {
+    const pending = this.pending;
+    this.pending = undefined;
+    if (pending !== undefined) await this.store.finishGarbageStep(pending.plan);
+  }
 
   async apply(writes: TxnWrite[]): Promise<void> {
     const startTsUs = this.store.lastCommitTs;
@@ -43,6 +58,7 @@ class Driver {
   }
 
   async run(op: Op): Promise<void> {
+    if (this.pending !== undefined && this.pending.opsLeft-- <= 0) await this.finishPending();
     switch (op.kind) {
       case 'send': {
         const n = this.nextKey++;
@@ -63,7 +79,11 @@ class Driver {
         return;
       }
       case 'gc':
-        await this.store.collectGarbage({ rowsMax: op.rowsMax });
+        if (this.pending === undefined) await this.store.collectGarbage({ rowsMax: op.rowsMax });
+        return;
+      case 'gc-split':
+        if (this.pending === undefined)
+          this.pending = { plan: await this.store.planGarbageStep({ rowsMax: op.rowsMax }), opsLeft: op.finishAfter };
         return;
       case 'tick':
         this.nowMs += op.ms;
@@ -76,6 +96,7 @@ class Driver {
   /** Steps until a pass completes; the versions that pass removed. */
   async fullPass(rowsMax: number): Promise<number> {
     const before = this.store.gcStats.versionsRemoved;
+    await this.finishPending();
     while (!(await this.store.collectGarbage({ rowsMax })).isPassComplete);
     return this.store.gcStats.versionsRemoved - before;
   }

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { Engine } from '../../src/storage/engine.js';
 import { encodeKey, keySuccessor, prefixRange, type KeyTuple } from '../../src/storage/key-codec.js';
 import { ReadBelowWatermarkError } from '../../src/storage/mvcc-errors.js';
-import { MvccStore, type VersionWrite } from '../../src/storage/mvcc-store.js';
+import { MvccStore, type GcStepPlanOfStore, type VersionWrite } from '../../src/storage/mvcc-store.js';
 import type { KeyRange } from '../../src/storage/txn.js';
 import { hex } from './engine-contract.js';
 import { MvccModel } from './mvcc-model.js';
@@ -43,6 +43,8 @@ export const rangeArb: fc.Arbitrary<KeyRange> = fc.oneof(
 export type MvccStep =
   | { kind: 'commit'; gapUs: number; writes: Array<{ keyIndex: number; value: number | undefined }> }
   | { kind: 'gc'; rowsMax: number }
+  /** A step planned now and finished `finishAfter` steps later (commits and reads run between). */
+  | { kind: 'gc-split'; rowsMax: number; finishAfter: number }
   | { kind: 'open-view' }
   | { kind: 'release-view'; which: number }
   | { kind: 'scan'; range: KeyRange; limit: number };
@@ -60,6 +62,14 @@ const stepArb: fc.Arbitrary<MvccStep> = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('gc' as const), rowsMax: fc.integer({ min: 1, max: 40 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('gc-split' as const),
+      rowsMax: fc.integer({ min: 1, max: 40 }),
+      finishAfter: fc.integer({ min: 0, max: 6 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.constant({ kind: 'open-view' as const }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('release-view' as const), which: fc.nat() }) },
   {
@@ -77,7 +87,7 @@ const historyMs = 5;
 
 /**
  * Snapshot reads at any readable timestamp equal the model, through commits, garbage collection
- * steps and open views; reads below the floor fail clearly; and whether a key has a version
+ * steps (whole, or planned and finished later with commits, reads and views between) and open views; reads below the floor fail clearly; and whether a key has a version
  * newer than t (what OCC asks) is exact for every t at or above the horizon.
  */
 export function mvccProperty(openEngine: () => Promise<Engine>) {
@@ -96,7 +106,16 @@ export function mvccProperty(openEngine: () => Promise<Engine>) {
         const views: ReturnType<MvccStore['readView']>[] = [];
         let index = 0;
         let ts = 0;
+        // At most one collection step in flight, as the node's scheduler runs them.
+        let pending: { plan: GcStepPlanOfStore; stepsLeft: number } | undefined;
+        const finishPending = async (): Promise<void> => {
+          if (pending === undefined) return;
+          const { plan } = pending;
+          pending = undefined;
+          await store.finishGarbageStep(plan);
+        };
         for (const step of steps) {
+          if (pending !== undefined && pending.stepsLeft-- <= 0) await finishPending();
           if (step.kind === 'commit') {
             ts += step.gapUs;
             const versions: VersionWrite[] = step.writes.map((w) => ({
@@ -120,7 +139,10 @@ export function mvccProperty(openEngine: () => Promise<Engine>) {
               { sync: false },
             );
           } else if (step.kind === 'gc') {
-            await store.collectGarbage({ rowsMax: step.rowsMax });
+            if (pending === undefined) await store.collectGarbage({ rowsMax: step.rowsMax });
+          } else if (step.kind === 'gc-split') {
+            if (pending === undefined)
+              pending = { plan: await store.planGarbageStep({ rowsMax: step.rowsMax }), stepsLeft: step.finishAfter };
           } else if (step.kind === 'scan') {
             const rows = await store.scanAt(step.range, ts, { limit: step.limit });
             expect(rows.map((r) => [hex(r.key), hex(r.value)])).toEqual(
@@ -132,6 +154,7 @@ export function mvccProperty(openEngine: () => Promise<Engine>) {
             views.splice(step.which % views.length, 1)[0]?.release();
           }
         }
+        await finishPending();
         expect(store.lastCommitTs).toBe(ts);
         // Views still open and younger than the horizon read exactly what the model says.
         for (const view of views) {
