@@ -21,6 +21,8 @@ export interface BenchOptions {
   readonly matrix: MatrixShape;
   readonly timing: PhaseTiming;
   readonly clientProcesses: number;
+  /** Send every client to this node of each system (1-based), not spread over them all. */
+  readonly onlyNode: number | null;
   readonly resultsDir: string;
   /** Rewrite the generated table in docs/BENCHMARKS.md from this run. */
   readonly isWritingDocs: boolean;
@@ -48,7 +50,7 @@ export const fullTiming: PhaseTiming = {
 export { BenchUsageError };
 
 export const benchUsage = `usage: npm run bench -- [--quick] [--systems a,b,...] [--workloads w,...] [--sizes BYTES,...]
-       [--batch-sizes 1,10] [--concurrency N,...] [--client-processes N] [--system-warmup-ms MS]
+       [--batch-sizes 1,10] [--concurrency N,...] [--client-processes N] [--system-warmup-ms MS] [--only-node N]
        [--results-dir DIR] [--write-docs]
 systems: ${systemCatalog.map((s) => s.id).join(', ')}`;
 
@@ -63,6 +65,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
   let batchSizes: number[] | null = null;
   let workloads: WorkloadKind[] | null = null;
   let systemWarmupMs: number | null = null;
+  let onlyNode: number | null = null;
   for (const { arg, flag, value } of benchFlags(argv)) {
     switch (flag) {
       case '--quick':
@@ -99,9 +102,13 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
       case '--results-dir':
         resultsDir = value();
         break;
+      case '--only-node':
+        [onlyNode = null] = parsePositiveIntegers(value(), flag);
+        break;
       case '--system-warmup-ms': {
         const ms = Number(value());
-        if (!Number.isInteger(ms) || ms < 0) throw new BenchUsageError(`${flag}: a whole number of milliseconds, 0 or more`);
+        if (!Number.isInteger(ms) || ms < 0)
+          throw new BenchUsageError(`${flag}: a whole number of milliseconds, 0 or more`);
         systemWarmupMs = ms;
         break;
       }
@@ -127,6 +134,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     matrix,
     timing: { ...(isQuick ? quickTiming : fullTiming), ...(systemWarmupMs === null ? {} : { systemWarmupMs }) },
     clientProcesses,
+    onlyNode,
     resultsDir,
     isWritingDocs,
   };

@@ -67,6 +67,7 @@ async function main(): Promise<void> {
       {
         timing: options.timing,
         clientProcesses: options.clientProcesses,
+        onlyNode: options.onlyNode,
         startMsMax: systemStartMsMax,
         namePrefix: 'bench',
         position: { index: index + 1, count: options.systems.length },

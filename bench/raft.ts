@@ -217,9 +217,7 @@ async function main(): Promise<void> {
       concurrency: 16,
       valueBytes: options.valueBytes,
     });
-    console.log(
-      'where   conc.  commits/s  p50 ms   p99 ms  fsyncs/s  leader/s  txn/entry  cpu s/1k leader, followers',
-    );
+    console.log('where   conc.  commits/s  p50 ms   p99 ms  fsyncs/s  leader/s  txn/entry  cpu s/1k leader, followers');
     for (const drivers of [[leader], nodes]) {
       for (const concurrency of options.concurrencies)
         console.log(await phase(nodes, drivers, leader, concurrency, options));

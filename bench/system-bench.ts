@@ -11,6 +11,7 @@ import type { ProgressDisplay } from './report/progress-display.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processTreeCpuSeconds } from './stats/process-cpu.js';
 import { waitForQuiet, warmUpSystem } from './system-warm-up.js';
+import { onlyNodeOf } from './load/load-target.js';
 import { freePorts } from './systems/free-ports.js';
 import { startPeer, stopPeer } from './systems/peer-process.js';
 import type { SystemDefinition } from './systems/system-catalog.js';
@@ -31,6 +32,8 @@ export interface SystemBenchPlan {
   readonly startMsMax: number;
   /** Prefix of the temporary directory and of the queue names, e.g. `bench` or `bench-sqs`. */
   readonly namePrefix: string;
+  /** Every client to this node (1-based) instead of all of them (`--only-node`). */
+  readonly onlyNode?: number | null;
   /** This system's place in the run, for the progress line. */
   readonly position: { readonly index: number; readonly count: number };
 }
@@ -57,7 +60,14 @@ export async function benchSystem(
     }
     const startSeconds = (Date.now() - startedMs) / 1000;
     progress.log(`  ready in ${startSeconds.toFixed(1)} s (pids ${pids.join(' ')})`);
-    const target = system.target(ports);
+    const spread = system.target(ports);
+    let target = spread;
+    try {
+      if (plan.onlyNode != null) target = onlyNodeOf(spread, plan.onlyNode);
+    } catch (err) {
+      progress.log(`  ${describeError(err)}`);
+      return { run: { ...base, status: 'failed', reason: describeError(err) }, cells: [] };
+    }
     const contextOf = (cellIndex: number, queueName: string): CellContext => ({
       system,
       target,
@@ -79,7 +89,9 @@ export async function benchSystem(
     });
     if (plan.timing.systemWarmupMs > 0) {
       const warmStartedMs = Date.now();
-      progress.log(`  warming up for ${(plan.timing.systemWarmupMs / 1000).toFixed(0)} s (produce-consume, not measured)…`);
+      progress.log(
+        `  warming up for ${(plan.timing.systemWarmupMs / 1000).toFixed(0)} s (produce-consume, not measured)…`,
+      );
       try {
         const moved = await warmUpSystem(contextOf(0, `${plan.namePrefix}-warmup-${Date.now().toString(36)}`), cells);
         const quiet = await waitForQuiet(

@@ -19,3 +19,25 @@ export interface QueueRef {
   /** SQS queue URL; absent for the other protocols. */
   readonly url?: string;
 }
+
+/**
+ * The same target narrowed to its `nodeNumber`th node (1-based; `--only-node`): every client slot
+ * then talks to that node alone. On a raftq cluster this separates what serving clients costs a
+ * node from what replicating costs the others (a follower's clients are forwarded to the leader).
+ */
+export function onlyNodeOf(target: LoadTarget, nodeNumber: number): LoadTarget {
+  const pick = (list: readonly string[]): string[] => {
+    const chosen = list[nodeNumber - 1];
+    if (chosen === undefined) throw new Error(`--only-node ${nodeNumber}: this system has ${list.length} node(s)`);
+    return [chosen];
+  };
+  switch (target.kind) {
+    case 'sqs':
+    case 'etcd':
+      return { ...target, endpoints: pick(target.endpoints) };
+    case 'amqp':
+      return { ...target, urls: pick(target.urls) };
+    case 'nats':
+      return { ...target, servers: pick(target.servers) };
+  }
+}

@@ -122,7 +122,8 @@ export class VersionCollector {
     }
     this.passKeysWithValueNewest += decisions.keysWithValueNewest;
     if (isPassComplete) {
-      this.isLastPassCleanValue = this.passCounts.liveVersions + decisions.liveVersions === this.passKeysWithValueNewest;
+      this.isLastPassCleanValue =
+        this.passCounts.liveVersions + decisions.liveVersions === this.passKeysWithValueNewest;
       this.passKeysWithValueNewest = 0;
     }
     this.countStep(decisions.liveVersions, decisions.deadVersions, decisions.deletionMarkersRemoved, isPassComplete);

@@ -14,7 +14,9 @@ describe('warming a system up before its first cell', () => {
       expect(cell.concurrency).toBe(cells[0]?.concurrency);
     }
     const only10: CellSpec[] = [{ workload: 'consume', messageBytes: 100, batchSize: 10, concurrency: 8 }];
-    expect(warmUpCells(only10)).toEqual([{ workload: 'produce-consume', messageBytes: 100, batchSize: 10, concurrency: 8 }]);
+    expect(warmUpCells(only10)).toEqual([
+      { workload: 'produce-consume', messageBytes: 100, batchSize: 10, concurrency: 8 },
+    ]);
     expect(warmUpCells([])).toEqual([]);
   });
 
@@ -29,7 +31,10 @@ describe('warming a system up before its first cell', () => {
   it('--system-warmup-ms sets it, 0 turns it off, and nonsense is a usage error', () => {
     expect(parseBenchOptions(['--quick'], '/r').timing.systemWarmupMs).toBe(quickTiming.systemWarmupMs);
     expect(parseBenchOptions(['--quick', '--system-warmup-ms', '0'], '/r').timing.systemWarmupMs).toBe(0);
-    expect(parseBenchOptions(['--system-warmup-ms', '5000'], '/r').timing).toEqual({ ...fullTiming, systemWarmupMs: 5000 });
+    expect(parseBenchOptions(['--system-warmup-ms', '5000'], '/r').timing).toEqual({
+      ...fullTiming,
+      systemWarmupMs: 5000,
+    });
     expect(() => parseBenchOptions(['--system-warmup-ms', '-1'], '/r')).toThrow(/milliseconds/);
     expect(() => parseBenchOptions(['--system-warmup-ms', '1.5'], '/r')).toThrow(/milliseconds/);
   });
@@ -52,7 +57,10 @@ describe('waiting for the server to go quiet after the warm-up', () => {
 
   it('returns after the first interval at or under the quiet share', async () => {
     const busyThenQuiet = server([0.9, 0.5, 0.05]);
-    expect(await waitForQuiet(busyThenQuiet.read, busyThenQuiet.sleep, wait)).toEqual({ waitedMs: 3_000, isQuiet: true });
+    expect(await waitForQuiet(busyThenQuiet.read, busyThenQuiet.sleep, wait)).toEqual({
+      waitedMs: 3_000,
+      isQuiet: true,
+    });
     const quietAtOnce = server([0.1]);
     expect(await waitForQuiet(quietAtOnce.read, quietAtOnce.sleep, wait)).toEqual({ waitedMs: 1_000, isQuiet: true });
   });
