@@ -29,7 +29,7 @@ export interface BenchOptions {
 }
 
 export const quickTiming: PhaseTiming = {
-  systemWarmupMs: 20_000,
+  systemWarmupMs: 10_000,
   warmupMs: 500,
   windowMs: 3_000,
   // The warm-up consumes too: ~5,000 messages at 10,000 msgs/s, and the window needs the rest.
@@ -39,7 +39,7 @@ export const quickTiming: PhaseTiming = {
 };
 
 export const fullTiming: PhaseTiming = {
-  systemWarmupMs: 30_000,
+  systemWarmupMs: 20_000,
   warmupMs: 2_000,
   windowMs: 10_000,
   prefillMessagesMax: 50_000,

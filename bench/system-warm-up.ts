@@ -5,7 +5,10 @@
 // Measured cold, the first cells showed compilation, not the steady state a long-running broker
 // is in. Every system gets the same warm-up: produce-consume traffic at each batch size the run
 // measures (it sends, receives and deletes, and leaves little behind), in a queue of its own that
-// is dropped afterwards, recorded nowhere.
+// is dropped afterwards, recorded nowhere. Longer is not simply better: on one node, 20 s of it
+// consumed enough (over 50,000 deletes in one queue) for raftq to schedule a LevelDB range
+// compaction 30 s later (stateCompactionDelayMs), which then landed in the first cells; 10 s
+// (quick) stays under that and gets a three-node cluster most of the way.
 import type { PhaseTiming } from './bench-options.js';
 import type { CellSpec } from './cell-spec.js';
 import { measureCell, type CellContext } from './measure-cell.js';

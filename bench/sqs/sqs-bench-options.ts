@@ -22,7 +22,7 @@ export interface SqsBenchOptions {
  * of a receive cell is small so that filling does not dominate the run.
  */
 export const sqsQuickTiming: PhaseTiming = {
-  systemWarmupMs: 20_000,
+  systemWarmupMs: 10_000,
   warmupMs: 500,
   windowMs: 3_000,
   prefillMessagesMax: 3_000,
@@ -31,7 +31,7 @@ export const sqsQuickTiming: PhaseTiming = {
 };
 
 export const sqsFullTiming: PhaseTiming = {
-  systemWarmupMs: 30_000,
+  systemWarmupMs: 20_000,
   warmupMs: 1_000,
   windowMs: 8_000,
   prefillMessagesMax: 12_000,
