@@ -3,15 +3,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchOptions } from './bench-options.js';
 import type { CellSpec } from './cell-spec.js';
 import { describeCell, failedCell, measureCell, type CellContext } from './measure-cell.js';
 import type { CellMeasurement, SystemRun } from './report/bench-result.js';
 import type { ProgressDisplay } from './report/progress-display.js';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { onlyNodeOf } from './load/load-target.js';
 import { processTreeCpuSeconds } from './stats/process-cpu.js';
 import { waitForQuiet, warmUpSystem } from './system-warm-up.js';
-import { onlyNodeOf } from './load/load-target.js';
 import { freePorts } from './systems/free-ports.js';
 import { startPeer, stopPeer } from './systems/peer-process.js';
 import type { SystemDefinition } from './systems/system-catalog.js';
