@@ -34,9 +34,8 @@ export function warmUpTiming(timing: PhaseTiming, cellCount: number): PhaseTimin
   return { ...timing, warmupMs: 0, windowMs: Math.max(1, Math.round(timing.systemWarmupMs / Math.max(1, cellCount))) };
 }
 
-/** Runs the warm-up cells; returns the messages they moved (a system that moved none is not warm). */
+/** Runs the warm-up cells (the caller skips this when systemWarmupMs is 0); returns the messages they moved. */
 export async function warmUpSystem(context: CellContext, cells: readonly CellSpec[]): Promise<number> {
-  if (context.timing.systemWarmupMs <= 0) return 0;
   const warmCells = warmUpCells(cells);
   const timing = warmUpTiming(context.timing, warmCells.length);
   let moved = 0;

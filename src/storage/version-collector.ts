@@ -140,11 +140,6 @@ export class VersionCollector {
     };
   }
 
-  /** A whole step: plan, then finish at once. */
-  async step(bounds: GcStepBounds, onRemoved: (physicalKeys: readonly Uint8Array[]) => void): Promise<GcStepReport> {
-    return this.finish(await this.plan(bounds), onRemoved);
-  }
-
   private countStep(
     liveVersions: number,
     deadVersions: number,
