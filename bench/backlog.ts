@@ -5,9 +5,12 @@
  * - measures the consume rate of `--consume` messages (ReceiveMessage(10) + DeleteMessageBatch
  *   from `--consumers` loops on the leader) and the nodes' CPU per 1000 consumed; or, with
  * - `--kill-leader` (needs 3 nodes): SIGKILLs the leader and times how long until a receive sent
- *   to the survivors returns a message (the new leader elected, its queue index built).
+ *   to the survivors returns a message (the new leader elected, its queue index built); or, with
+ * - `--delete-queue`: deletes the filled queue and times the reaper's clearing of its rows (and
+ *   garbage collection's removal of what that left), while a bystander queue is produced to and
+ *   consumed from at a steady pace, whose latency shows what the clearing costs everyone else.
  *
- *   npm run bench:backlog -- [--backlog 10000,1000000] [--nodes 1|3] [--kill-leader]
+ *   npm run bench:backlog -- [--backlog 10000,1000000] [--nodes 1|3] [--kill-leader | --delete-queue]
  *     [--consume 8000] [--rounds 1] [--consumers 32] [--body-bytes 256] [--fill bulk|sqs] [--fill-in-flight 64] [--keep]
  *
  * `--fill sqs` sends SendMessageBatch(10) from `--fill-in-flight` requests at once: a million
@@ -41,6 +44,7 @@ const { values } = parseArgs({
     backlog: { type: 'string', default: '10000,1000000' },
     nodes: { type: 'string', default: '1' },
     'kill-leader': { type: 'boolean', default: false },
+    'delete-queue': { type: 'boolean', default: false },
     consume: { type: 'string', default: '8000' },
     /** Consume windows of --consume messages, one after the other: the first includes a new index's build. */
     rounds: { type: 'string', default: '1' },
@@ -54,12 +58,14 @@ const { values } = parseArgs({
 const backlogs = values.backlog.split(',').map(Number);
 const nodeCount = Number(values.nodes);
 const isKillingLeader = values['kill-leader'] === true;
+const isDeletingQueue = values['delete-queue'] === true;
 const consumeCount = Number(values.consume);
 const roundCount = Number(values.rounds);
 const consumerCount = Number(values.consumers);
 const body = 'x'.repeat(Number(values['body-bytes']));
 const fillInFlight = Number(values['fill-in-flight']);
 if (isKillingLeader && nodeCount < 3) throw new Error('--kill-leader needs --nodes 3');
+if (isKillingLeader && isDeletingQueue) throw new Error('--kill-leader and --delete-queue are separate runs');
 
 /** A JSON-protocol SQS call that must succeed. */
 async function call<T>(pool: Pool, action: string, request: object): Promise<T> {
@@ -266,6 +272,11 @@ async function runBacklog(backlog: number): Promise<void> {
       );
       return;
     }
+    if (isDeletingQueue) {
+      await pool.close();
+      await timeQueueDeletion(cluster.nodes, leader, queueUrl);
+      return;
+    }
     // The node's first receive of the queue builds its queue index: timed apart from the rate.
     const firstStartedMs = performance.now();
     const firstAnswer = await sqsJsonRequest(pool, 'ReceiveMessage', {
@@ -294,6 +305,100 @@ async function runBacklog(backlog: number): Promise<void> {
   } finally {
     await cluster.stop();
     if (values.keep !== true) rmSync(baseDir, { recursive: true, force: true });
+  }
+}
+
+/** Bystander loops: each sends one message and receives-and-deletes one, at most every `pauseMs`. */
+const bystanderLoops = 4;
+const bystanderPauseMs = 20;
+/** The bystanders run this long before the delete: their latency then, and the dead versions their own traffic keeps. */
+const bystanderBaselineMs = 15_000;
+/** How long the clearing (and then collection) may take before the run gives up waiting. */
+const deletionWaitMsMax = 1_800_000;
+
+/**
+ * Deletes the filled queue, then samples the leader's metrics each second until the reaper has
+ * cleared every tombstoned row and garbage collection has removed the dead versions that left, while
+ * `bystanderLoops` loops produce to and consume from another queue (from `bystanderBaselineMs`
+ * before the delete, for a baseline).
+ */
+async function timeQueueDeletion(nodes: readonly SoakNode[], leader: SoakNode, queueUrl: string): Promise<void> {
+  const pool = new Pool(leader.sqsEndpoint, { connections: bystanderLoops + 1 });
+  try {
+    const { QueueUrl: bystanderUrl } = await call<{ QueueUrl: string }>(pool, 'CreateQueue', {
+      QueueName: 'bystander',
+      Attributes: {},
+    });
+    let latenciesMs: number[] = [];
+    let isDone = false;
+    const bystanders = Array.from({ length: bystanderLoops }, async () => {
+      while (!isDone) {
+        const sentMs = performance.now();
+        await call(pool, 'SendMessage', { QueueUrl: bystanderUrl, MessageBody: body });
+        const answer = await call<{ Messages?: ReceivedMessage[] }>(pool, 'ReceiveMessage', {
+          QueueUrl: bystanderUrl,
+          MaxNumberOfMessages: 1,
+          WaitTimeSeconds: 0,
+        });
+        for (const message of answer.Messages ?? [])
+          await call(pool, 'DeleteMessage', { QueueUrl: bystanderUrl, ReceiptHandle: message.ReceiptHandle });
+        latenciesMs.push(performance.now() - sentMs);
+        await delay(bystanderPauseMs);
+      }
+    });
+    let clearedMs: number | undefined;
+    let rowsAtDelete = 0;
+    let collectedMs = 0;
+    let cpuSeconds = 0;
+    let baselineMs: number[] = [];
+    try {
+      let deadBaselineMax = 0;
+      for (const end = performance.now() + bystanderBaselineMs; performance.now() < end;) {
+        await delay(1_000);
+        deadBaselineMax = Math.max(deadBaselineMax, (await sampleMetrics(leader))?.deadVersions ?? 0);
+      }
+      baselineMs = latenciesMs;
+      latenciesMs = [];
+      const liveRowsBefore = (await sampleMetrics(leader))?.liveRows ?? 0;
+      const cpuBeforeMs = cpuOf(nodes);
+      const deletedAtMs = performance.now();
+      await call(pool, 'DeleteQueue', { QueueUrl: queueUrl });
+      // Collection is done when the dead versions are back to what the bystanders alone keep.
+      const deadSettled = Math.ceil(deadBaselineMax * 1.5) + 100;
+      for (;;) {
+        const sample = await sampleMetrics(leader);
+        const elapsedMs = performance.now() - deletedAtMs;
+        if (sample !== null) {
+          if (clearedMs === undefined && sample.tombstonedRows === 0) clearedMs = elapsedMs;
+          process.stderr.write(
+            `\r  ${(elapsedMs / 1000).toFixed(0)} s: ${sample.tombstonedRows.toLocaleString('en')} tombstoned rows, ${sample.deadVersions.toLocaleString('en')} dead versions (settled at ${deadSettled.toLocaleString('en')})   `,
+          );
+          if (clearedMs !== undefined && sample.deadVersions <= deadSettled) break;
+        }
+        if (elapsedMs > deletionWaitMsMax) throw new Error(`not cleared after ${deletionWaitMsMax / 1000} s`);
+        await delay(1_000);
+      }
+      collectedMs = performance.now() - deletedAtMs;
+      // What the delete took away (the bystanders keep a handful of rows either side).
+      rowsAtDelete = liveRowsBefore - ((await sampleMetrics(leader))?.liveRows ?? 0);
+      cpuSeconds = (cpuOf(nodes) - cpuBeforeMs) / 1000;
+    } finally {
+      isDone = true;
+      await Promise.allSettled(bystanders);
+      process.stderr.write('\n');
+    }
+    baselineMs.sort((a, b) => a - b);
+    latenciesMs.sort((a, b) => a - b);
+    const latencyText = (sorted: readonly number[]) =>
+      `p50 ${percentile(sorted, 50).toFixed(0)} ms p99 ${percentile(sorted, 99).toFixed(0)} ms max ${(sorted[sorted.length - 1] ?? 0).toFixed(0)} ms (${sorted.length} rounds)`;
+    const clearedSeconds = (clearedMs ?? 0) / 1000;
+    console.log(
+      `  queue deleted: ~${rowsAtDelete.toLocaleString('en')} rows cleared in ${clearedSeconds.toFixed(1)} s (${Math.round(rowsAtDelete / Math.max(clearedSeconds, 0.001))} rows/s), ` +
+        `dead versions collected ${(collectedMs / 1000).toFixed(1)} s after the delete; nodes' CPU meanwhile ${cpuSeconds.toFixed(1)} s (bystanders included)\n` +
+        `  bystander send+receive+delete: before the delete ${latencyText(baselineMs)}; after ${latencyText(latenciesMs)}; load average ${loadavg()[0]?.toFixed(2)}`,
+    );
+  } finally {
+    await pool.close();
   }
 }
 

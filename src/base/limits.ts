@@ -155,7 +155,17 @@ export const raftqLimits = {
   reaperRowsPerQueuePerTickMax: limit(
     256,
     'rows',
-    'Rows the reaper deletes per queue per key family per tick, so one huge queue cannot starve the rest.',
+    'Rows of a live queue the reaper deletes per key family per tick (expired messages, dedup and attempt rows, dangling rows), so one huge queue cannot starve the rest.',
+  ),
+  reaperTombstonedRowsPerTxnMax: limit(
+    1_024,
+    'rows',
+    'Rows of a purged or deleted generation one reaper transaction deletes: one Raft entry of about 60 KiB of keys, whose apply holds the Ready loop a few milliseconds.',
+  ),
+  reaperTombstonedRowsPerSweepMax: limit(
+    8_192,
+    'rows',
+    'Rows of purged or deleted generations one reaper sweep deletes, a transaction per tombstone in turn; while rows are left the next sweep starts at once, so a deleted queue of a million messages (two million rows) is cleared in minutes while each sweep still reaches the live queues.',
   ),
   reaperAuditRowsPerQueuePerTickMax: limit(
     64,
@@ -170,7 +180,7 @@ export const raftqLimits = {
   reaperTombstonesPerTickMax: limit(
     32,
     'tombstones',
-    'Tombstoned generations one reaper tick clears a chunk of; the next tick continues with the following ones, so one huge purged queue cannot hold up the others.',
+    'Tombstoned generations one reaper sweep clears rows of, in turn; the next sweep continues with the following ones, so one huge purged queue cannot hold up the others.',
   ),
   moveTaskRetentionMs: limit(
     1_209_600_000,

@@ -91,7 +91,7 @@ export function startStateUpkeep(options: StateUpkeepOptions): StateUpkeep {
         if (rows > 0) stateMetrics.reapedRows.inc({ family }, rows);
       stateMetrics.reaperSweeps.inc({ result: report.isComplete ? 'complete' : 'aborted' });
       if (!signal.aborted) await queueService.stepMoveTasks();
-      return { hasMoreWork: report.hasExpiredBacklog };
+      return { hasMoreWork: report.hasExpiredBacklog || report.hasTombstonedBacklog };
     },
     onError: (error) => {
       stateMetrics.reaperSweeps.inc({ result: 'failed' });

@@ -27,6 +27,11 @@ export interface ReaperSweepReport {
    * sustained expiry rate while each sweep stays bounded.
    */
   hasExpiredBacklog: boolean;
+  /**
+   * A tombstoned generation still has rows after the sweep used its clearing budget: the runtime
+   * sweeps again at once, so a deleted queue of millions of messages is gone in minutes, not hours.
+   */
+  hasTombstonedBacklog: boolean;
 }
 
 export function emptyReaperReport(): ReaperSweepReport {
@@ -43,6 +48,7 @@ export function emptyReaperReport(): ReaperSweepReport {
     tombstonesVisited: 0,
     isComplete: true,
     hasExpiredBacklog: false,
+    hasTombstonedBacklog: false,
   };
 }
 

@@ -2,14 +2,16 @@
  * The reaper: background cleanup that the leader runs on a short tick (docs/architecture/reaper.md). Each sweep
  * does bounded work, as ordinary transactions:
  * - tombstoned generations (purged or deleted, of live and deleted queues alike, with or without
- *   meta) are cleared a chunk each, then the tombstone itself (docs/TRAPS.md, traps 5, 6);
+ *   meta) are cleared a transaction each in turn, up to a budget per sweep, then the tombstone
+ *   itself (docs/TRAPS.md, traps 5, 6);
  * - per live queue (reap-queue.ts): messages past retention through the by-age index, expired
  *   dedup and ReceiveRequestAttemptId rows, and dangling vis, age, group and state rows;
  * - finished message move tasks past their retention (reap-move-tasks.ts).
- * Bounds: reaperRowsPerQueuePerTickMax rows per queue (or tombstone) per family per tick, and
+ * Bounds: reaperRowsPerQueuePerTickMax rows per queue per family per tick, reaperTombstonedRowsPerSweepMax
+ * rows of tombstoned generations per sweep (reaperTombstonedRowsPerTxnMax a transaction), and
  * reaperQueuesPerTickMax queues and reaperTombstonesPerTickMax tombstones per tick, visited in a
  * rotation that resumes where the last tick stopped, so neither a huge queue nor many queues starve
- * the rest. Delivery never depends on the reaper (receive skips expired messages, trap 13), and the
+ * the rest. Expired messages or tombstoned rows left over make the runtime sweep again at once. Delivery never depends on the reaper (receive skips expired messages, trap 13), and the
  * cursors are in memory only: a leader change mid-sweep (the signal aborts) only delays cleanup,
  * and the next leader starts its own rotation.
  */
@@ -69,11 +71,7 @@ export class QueueReaper {
       this.nextQueueKey = queuePage.next;
       return { tombstones: tombstonePage.rows, queues: queuePage.rows.map((row) => String(decodeKey(row.key)[1])) };
     });
-    for (const tombstone of tombstones) {
-      if (isStopped()) return { ...report, isComplete: false };
-      await this.clearTombstoneChunk(tombstone.key, report);
-      report.tombstonesVisited++;
-    }
+    if (!(await this.clearTombstones(tombstones, report, isStopped))) return { ...report, isComplete: false };
     for (const name of queues) {
       if (isStopped()) return { ...report, isComplete: false };
       const cursors = this.queueCursors.get(name) ?? newQueueReapCursors();
@@ -86,8 +84,46 @@ export class QueueReaper {
     return report;
   }
 
-  /** Deletes up to rowsMax rows of a tombstoned generation; the tombstone goes with the last of them. */
-  private async clearTombstoneChunk(tombstoneKey: Uint8Array, report: ReaperSweepReport): Promise<void> {
+  /**
+   * Clears the page's tombstoned generations a transaction each in turn, until each is gone or the
+   * sweep's budget is spent (then the report says a backlog is left). False if the sweep was stopped.
+   */
+  private async clearTombstones(
+    tombstones: readonly KeyValue[],
+    report: ReaperSweepReport,
+    isStopped: () => boolean,
+  ): Promise<boolean> {
+    report.tombstonesVisited += tombstones.length;
+    let budgetRows = raftqLimits.reaperTombstonedRowsPerSweepMax.value;
+    let pending = tombstones.map((tombstone) => tombstone.key);
+    while (pending.length > 0 && budgetRows > 0) {
+      const left: Uint8Array[] = [];
+      for (const tombstoneKey of pending) {
+        if (isStopped()) return false;
+        if (budgetRows <= 0) {
+          left.push(tombstoneKey);
+          continue;
+        }
+        const rowsMax = Math.min(raftqLimits.reaperTombstonedRowsPerTxnMax.value, budgetRows);
+        const outcome = await this.clearTombstoneChunk(tombstoneKey, rowsMax, report);
+        budgetRows -= outcome.rows;
+        if (!outcome.isFinished) left.push(tombstoneKey);
+      }
+      pending = left;
+    }
+    if (pending.length > 0) report.hasTombstonedBacklog = true;
+    return true;
+  }
+
+  /**
+   * Deletes up to rowsMax rows of a tombstoned generation; the tombstone goes with the last of them.
+   * Finished: the tombstone is gone (now, or already).
+   */
+  private async clearTombstoneChunk(
+    tombstoneKey: Uint8Array,
+    rowsMax: number,
+    report: ReaperSweepReport,
+  ): Promise<{ rows: number; isFinished: boolean }> {
     const [, name, generation] = decodeKey(tombstoneKey);
     const whole = new GenerationKeys(String(name), Number(generation)).range();
     const cursorId = Buffer.from(tombstoneKey).toString('latin1');
@@ -96,29 +132,32 @@ export class QueueReaper {
       'ReapGeneration',
       async ({ view }) => {
         if ((await view.get(tombstoneKey)) === undefined)
-          return { readKeys: [], writes: [], result: { rows: 0, isLast: false, next: undefined } };
-        const rows = await view.scan({ gte: cursor ?? whole.gte, lt: whole.lt }, { limit: this.rowsMax });
+          return { readKeys: [], writes: [], result: { rows: 0, isLast: false, isGone: true, next: undefined } };
+        const rows = await view.scan({ gte: cursor ?? whole.gte, lt: whole.lt }, { limit: rowsMax });
         const writes: TxnWrite[] = rows.map((row) => ({ kind: 'delete', key: row.key }));
         // Nothing writes into a tombstoned generation (every message-path txn reads meta+gen), so
         // once the range is empty it stays empty and the tombstone can go.
-        const isLast = rows.length < this.rowsMax;
+        const isLast = rows.length < rowsMax;
         if (isLast) writes.push({ kind: 'delete', key: tombstoneKey });
         const last = rows[rows.length - 1];
         return {
           readKeys: [tombstoneKey],
           writes,
-          result: { rows: rows.length, isLast, next: last === undefined ? undefined : keySuccessor(last.key) },
+          result: {
+            rows: rows.length,
+            isLast,
+            isGone: false,
+            next: last === undefined ? undefined : keySuccessor(last.key),
+          },
         };
       },
       { staleAnswerWithoutWritesIsAcceptable: true },
     );
     report.tombstonedRowsDeleted += outcome.rows;
-    if (outcome.isLast) {
-      report.tombstonesCleared++;
-      this.tombstoneCursors.delete(cursorId);
-    } else if (outcome.next !== undefined) {
-      this.tombstoneCursors.set(cursorId, outcome.next);
-    }
+    if (outcome.isLast) report.tombstonesCleared++;
+    if (outcome.isLast || outcome.isGone) this.tombstoneCursors.delete(cursorId);
+    else if (outcome.next !== undefined) this.tombstoneCursors.set(cursorId, outcome.next);
+    return { rows: outcome.rows, isFinished: outcome.isLast || outcome.isGone };
   }
 }
 

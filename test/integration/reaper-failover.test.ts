@@ -1,6 +1,6 @@
 /**
  * The reaper across a leader change, on three real `raftq serve` processes: a purged generation
- * that takes several reaper chunks, the leader killed with SIGKILL after one of them (the reaper
+ * that takes several reaper sweeps, the leader killed with SIGKILL after one of them (the reaper
  * held there through the test hook RAFTQ_TEST_REAPER_SWEEPS_FILE, not caught in passing),
  * and the new leader finishing the job — with every message still within retention delivered
  * afterwards, on the queue that was purged and on one that was not.
@@ -22,10 +22,11 @@ import { makeTempDir } from '../support/temp-dir.js';
 import { ProcessCluster, waitFor } from './cluster-harness.js';
 
 // Two rows a sent message (data and vis; the age row is written only for late moves): a purged
-// generation of eight reaper chunks or more, so that even three nodes' one sweep each (leadership
-// moving under load) leaves rows.
+// generation of four reaper sweeps' budgets or more, so that even three nodes' one sweep each
+// (leadership moving under load) leaves rows.
 const rowsPerSentMessage = 2;
-const purgedMessages = Math.ceil((8 * raftqLimits.reaperRowsPerQueuePerTickMax.value) / rowsPerSentMessage);
+const sweepRowsMax = raftqLimits.reaperTombstonedRowsPerSweepMax.value;
+const purgedMessages = Math.ceil((4 * sweepRowsMax) / rowsPerSentMessage);
 const keptMessages = 40;
 const holdDir = makeTempDir('reaper-hold');
 /** How many sweeps each node may complete: the test's hold on the reaper (absent: no hold). */
@@ -60,10 +61,11 @@ async function metric(id: string, line: string): Promise<number | undefined> {
 
 async function sendBodies(id: string, queueUrl: string, prefix: string, count: number): Promise<void> {
   const batches = Math.ceil(count / 10);
-  // Four lanes: fast enough to fill a big generation in a few seconds.
+  // Eight lanes: fast enough to fill a big generation in a few seconds.
+  const lanes = 8;
   await Promise.all(
-    [0, 1, 2, 3].map(async (lane) => {
-      for (let b = lane; b < batches; b += 4) {
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (let b = lane; b < batches; b += lanes) {
         const entries = Array.from({ length: Math.min(10, count - b * 10) }, (_, i) => ({
           Id: `e${i}`,
           MessageBody: `${prefix}-${b * 10 + i}`,
@@ -137,19 +139,19 @@ describe.skipIf(!hasBuiltCli())('the reaper when the leader dies mid-sweep', () 
     const tombstonedAtPurge = (await metric(leader, 'raftq_reaper_tombstoned_rows')) as number;
     expect(await metric(leader, 'raftq_reaper_rows_total{family="tombstoned"}')).toBeUndefined();
 
-    // One sweep a node, then held: the leader reaps one chunk of the purged generation and stops
+    // One sweep a node, then held: the leader reaps one sweep's budget of the purged generation and stops
     // there. (Should leadership move meanwhile, whichever node reaped is the one part-way.)
     writeFileSync(sweepsFile, '1');
     const reaper = await firstNode(
       async (id) => ((await metric(id, 'raftq_reaper_rows_total{family="tombstoned"}')) ?? 0) > 0,
       60_000,
-      'a leader to reap one chunk',
+      'a leader to reap one sweep',
     );
     const remaining = async () => (await metric(reaper, 'raftq_reaper_tombstoned_rows')) ?? tombstonedAtPurge;
-    await waitFor(async () => (await remaining()) < tombstonedAtPurge, 30_000, 'the census to count the reaped chunk');
+    await waitFor(async () => (await remaining()) < tombstonedAtPurge, 30_000, 'the census to count the reaped rows');
     const remainingAtKill = await remaining();
     expect(remainingAtKill).toBeGreaterThan(0);
-    expect(tombstonedAtPurge - remainingAtKill).toBeLessThanOrEqual(3 * raftqLimits.reaperRowsPerQueuePerTickMax.value);
+    expect(tombstonedAtPurge - remainingAtKill).toBeLessThanOrEqual(3 * sweepRowsMax);
     await cluster.kill(reaper);
     // Released: the next leader reaps freely, from the start of the generation (its cursor is its own).
     rmSync(sweepsFile);

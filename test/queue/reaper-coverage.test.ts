@@ -10,6 +10,8 @@ import type { TxnWrite } from '../../src/storage/txn.js';
 import { entry, makeHarness, sendOne, type Harness } from './support/queue-harness.js';
 
 const rowsMax = raftqLimits.reaperRowsPerQueuePerTickMax.value;
+const tombstonedRowsPerTxnMax = raftqLimits.reaperTombstonedRowsPerTxnMax.value;
+const tombstonedRowsPerSweepMax = raftqLimits.reaperTombstonedRowsPerSweepMax.value;
 const arn = (name: string) => `arn:aws:sqs:us-east-1:000000000000:${name}`;
 
 async function sendMany(harness: Harness, queue: string, count: number): Promise<void> {
@@ -34,6 +36,17 @@ async function commitRaw(harness: Harness, writes: TxnWrite[]): Promise<void> {
   expect(outcome.kind).toBe('committed');
 }
 
+/** `count` age rows in a generation, committed raw a thousand at a time: many rows without sending as many messages. */
+async function putRows(harness: Harness, keys: GenerationKeys, count: number): Promise<void> {
+  const nowMs = harness.executor.nowMs();
+  for (let first = 0; first < count; first += 1_000) {
+    const writes: TxnWrite[] = [];
+    for (let i = first; i < Math.min(count, first + 1_000); i++)
+      writes.push({ kind: 'put', key: keys.age(0, nowMs, `m${String(i).padStart(6, '0')}`), value: new Uint8Array(0) });
+    await commitRaw(harness, writes);
+  }
+}
+
 describe('reaper coverage', () => {
   it('deletes a message past retention whose visibility keeps being extended, through the by-age index (trap 5)', async () => {
     const harness = makeHarness();
@@ -54,20 +67,51 @@ describe('reaper coverage', () => {
     expect(await executor.liveRows(new GenerationKeys('q', 1).range())).toEqual([]);
   });
 
-  it('clears a deleted queue larger than one tick in bounded chunks, and its tombstone only once the range is empty (traps 5, 6)', async () => {
+  it('clears a deleted generation a bounded transaction at a time, up to a budget per sweep, says rows are left, and deletes its tombstone only once the range is empty (traps 5, 6)', async () => {
     const harness = makeHarness();
     const { service, executor } = harness;
     await service.createQueue({ name: 'big', attributes: {}, tags: {} });
-    await sendMany(harness, 'big', 300); // 600 rows: data and vis
+    const count = tombstonedRowsPerSweepMax + tombstonedRowsPerTxnMax + 7;
+    await putRows(harness, new GenerationKeys('big', 1), count);
     await service.deleteQueue('big');
     const generation = new GenerationKeys('big', 1).range();
-    const remaining: number[] = [];
-    for (let sweep = 0; sweep < 3; sweep++) {
-      await service.sweepReaper();
-      remaining.push((await executor.liveRows(generation)).length);
-    }
-    expect(remaining).toEqual([600 - rowsMax, 600 - 2 * rowsMax, 0]);
+    const commitsBefore = executor.commits.length;
+
+    const first = await service.sweepReaper();
+    expect(first.tombstonedRowsDeleted).toBe(tombstonedRowsPerSweepMax);
+    expect(first.tombstonesCleared).toBe(0);
+    expect(first.hasTombstonedBacklog).toBe(true);
+    const firstCommits = executor.commits.slice(commitsBefore);
+    expect(firstCommits).toHaveLength(tombstonedRowsPerSweepMax / tombstonedRowsPerTxnMax);
+    for (const txn of firstCommits) expect(txn.writes).toHaveLength(tombstonedRowsPerTxnMax);
+    expect(await executor.liveRows(generation)).toHaveLength(count - tombstonedRowsPerSweepMax);
+    expect(await executor.liveRows(globalKeys.tombstoneRange())).toHaveLength(1);
+
+    const second = await service.sweepReaper();
+    expect(second.tombstonedRowsDeleted).toBe(count - tombstonedRowsPerSweepMax);
+    expect(second.tombstonesCleared).toBe(1);
+    expect(second.hasTombstonedBacklog).toBe(false);
+    expect(await executor.liveRows(generation)).toEqual([]);
     expect(await executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+  });
+
+  it('shares the sweep budget among tombstoned generations in turn: a small one is cleared beside a huge one', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    for (const name of ['a-huge', 'b-small']) await service.createQueue({ name, attributes: {}, tags: {} });
+    await putRows(harness, new GenerationKeys('a-huge', 1), 2 * tombstonedRowsPerSweepMax);
+    await sendMany(harness, 'b-small', 5);
+    await service.deleteQueue('a-huge');
+    await service.purgeQueue('b-small');
+    const report = await service.sweepReaper();
+    expect(report.tombstonesVisited).toBe(2);
+    expect(report.tombstonesCleared).toBe(1);
+    expect(report.tombstonedRowsDeleted).toBe(tombstonedRowsPerSweepMax);
+    expect(report.hasTombstonedBacklog).toBe(true);
+    expect(await executor.liveRows(new GenerationKeys('b-small', 1).range())).toEqual([]);
+    expect(await executor.liveRows(new GenerationKeys('a-huge', 1).range())).toHaveLength(
+      2 * tombstonedRowsPerSweepMax - (tombstonedRowsPerSweepMax - 10),
+    );
   });
 
   it('leaves a recreated queue of the same name alone while clearing its deleted generation', async () => {
