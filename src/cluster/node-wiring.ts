@@ -93,6 +93,10 @@ export abstract class NodeWiring {
     const kick = (): void => this.kick();
     const refreshPeers = (): void => this.refreshPeers();
     this.leadership = new LeaderWatch({ nodeId, isStopping, scheduler: runtime.scheduler });
+    // Only a leader reads the messages it applies (followers forward receives): a follower's cache
+    // keeps versions, not bodies. The node starts as a follower.
+    state.mvcc.setKeepsUnreadValues(false);
+    this.leadership.onChange(() => this.state.mvcc.setKeepsUnreadValues(this.leadership.isLeader));
     this.proposer = new EntryProposer({ nodeId, metrics, clock, raw, logStore, state: currentState, txnWaiters });
     this.applier = new CommittedEntryApplier({
       nodeId,
@@ -143,6 +147,7 @@ export abstract class NodeWiring {
       step: (message) => this.raw.step(message),
       adoptState: (state) => {
         this.state = state;
+        state.mvcc.setKeepsUnreadValues(this.leadership.isLeader);
         for (const observer of this.stateObservers) observer.onStateOpened(state);
       },
     });

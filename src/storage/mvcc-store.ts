@@ -321,6 +321,20 @@ export class MvccStore {
     });
   }
 
+  /** Entries and bytes (NewestVersionCacheOptions.bytesMax's measure) the newest-version cache holds now. */
+  get newestVersionCacheSize(): { readonly entries: number; readonly bytes: number } {
+    return { entries: this.newestVersions.size, bytes: this.newestVersions.sizeBytes };
+  }
+
+  /**
+   * Whether the newest-version cache keeps values nobody has read yet (NewestVersionCache.keepsUnreadValues):
+   * on for a leader, which serves receives from what it applied; off for a follower. Reads and
+   * outcomes do not depend on it, only which reads reach the engine.
+   */
+  setKeepsUnreadValues(isKept: boolean): void {
+    this.newestVersions.keepsUnreadValues = isKept;
+  }
+
   /** One bounded step of garbage collection (see version-gc.ts for what goes): plan, then finish. */
   async collectGarbage(options: { readonly rowsMax?: number } = {}): Promise<GcStepReport> {
     return this.finishGarbageStep(await this.planGarbageStep(options));

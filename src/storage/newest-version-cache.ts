@@ -181,6 +181,15 @@ export class NewestVersionCache {
     );
   }
 
+  /**
+   * Whether a value written (or learned by a lookup that does not want it) is kept although its key
+   * has not been read: the leader's receives read the messages it applies, so it keeps them; a
+   * follower forwards every message-path operation, never reads them, and keeps only the values of
+   * keys it reads (a queue's meta row) — one allocation and copy less of every body it applies.
+   * Off, such a version is still remembered, without its value (validation needs only versions).
+   */
+  keepsUnreadValues = true;
+
   get size(): number {
     return this.count;
   }
@@ -218,8 +227,9 @@ export class NewestVersionCache {
    */
   remember(key: Uint8Array, commitTsUs: number, value: Uint8Array | undefined, options?: { isRead?: boolean }): void {
     const hash = keyHashOf(key);
-    const isKept = value !== undefined && value.byteLength <= this.options.valueBytesMax;
     let entry = this.find(hash, key);
+    const isWanted = this.keepsUnreadValues || options?.isRead === true || entry?.segment === Segment.Read;
+    const isKept = isWanted && value !== undefined && value.byteLength <= this.options.valueBytesMax;
     let segment: Segment;
     if (entry === undefined) {
       entry = new Entry(

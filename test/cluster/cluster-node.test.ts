@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isRetryable } from '../../src/base/errors.js';
 import { raftLimits } from '../../src/base/limits.js';
+import type { StateStore } from '../../src/cluster/state-store.js';
 import { encodeKey } from '../../src/storage/key-codec.js';
 import { InProcessCluster, putTxn, waitUntil } from './support/in-process-cluster.js';
 
@@ -82,5 +83,37 @@ describe('ClusterNode (three nodes in one process)', () => {
     expect(outcome.kind).toBe('clock-skew');
     follower.clock.setArtificialOffsetMs(0);
     expect((await follower.commit(await putTxn(follower, 'fixed', 'k', 'v'))).kind).toBe('committed');
+  });
+  it('keeps the values it applied in its newest-version cache while it leads, and only their versions as a follower', async () => {
+    cluster = await InProcessCluster.start(3);
+    const leader = await cluster.leader();
+    const states = new Map<string, StateStore>();
+    for (const [id, node] of cluster.nodes)
+      node.observeState({ onApplied: () => {}, onStateOpened: (state) => states.set(id, state) });
+    await waitUntil(() => states.size === 3, 5_000, 'every node to report its state');
+    const cacheBytes = () => new Map([...states].map(([id, state]) => [id, state.mvcc.newestVersionCacheSize.bytes]));
+    const before = cacheBytes();
+    const count = 20;
+    const valueBytes = 2_000;
+    for (let i = 0; i < count; i++)
+      expect((await leader.commit(await putTxn(leader, `big-${i}`, `big-${i}`, 'v'.repeat(valueBytes)))).kind).toBe(
+        'committed',
+      );
+    const target = leader.appliedIndex();
+    await waitUntil(
+      () => [...cluster!.nodes.values()].every((n) => n.appliedIndex() >= target),
+      5_000,
+      'every node to apply',
+    );
+    const after = cacheBytes();
+    const grewBy = (id: string) => (after.get(id) ?? 0) - (before.get(id) ?? 0);
+    expect(grewBy(leader.id)).toBeGreaterThanOrEqual(count * valueBytes);
+    for (const id of cluster.nodes.keys())
+      if (id !== leader.id) expect(grewBy(id)).toBeLessThan((count * valueBytes) / 2);
+    // What the follower did not keep it still answers, from the engine.
+    const follower = [...cluster.nodes.values()].find((n) => n !== leader);
+    const view = await follower!.readView({ linearizable: false });
+    expect((await view.get(encodeKey(['t', 'big-7'])))?.length).toBe(valueBytes);
+    view.release();
   });
 });

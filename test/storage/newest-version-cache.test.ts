@@ -189,6 +189,23 @@ describe('NewestVersionCache', () => {
     expect(cache.lookup(k('m9'))).toBeUndefined();
   });
 
+  it('without keepsUnreadValues (a follower) remembers written versions without their values, and keeps those of keys read', () => {
+    const cache = new NewestVersionCache(roomy);
+    cache.remember(k('meta'), 1, bytes(9), { isRead: true });
+    cache.keepsUnreadValues = false;
+    cache.remember(k('m0'), 2, bytes(1, 2, 3));
+    cache.remember(k('meta'), 3, bytes(8));
+    expect(cache.segmentSizes.cold).toBe(1);
+    expect(versionOf(cache.lookup(k('m0')))).toEqual({ commitTsUs: 2, isValue: true, value: undefined });
+    expect(versionOf(cache.lookup(k('meta')))).toEqual({ commitTsUs: 3, isValue: true, value: bytes(8) });
+    // A point read wants its value whatever the role; a leader again keeps what it writes.
+    cache.remember(k('m1'), 4, bytes(4), { isRead: true });
+    expect(cache.lookup(k('m1'))?.value).toEqual(bytes(4));
+    cache.keepsUnreadValues = true;
+    cache.remember(k('m2'), 5, bytes(5));
+    expect(cache.lookup(k('m2'))?.value).toEqual(bytes(5));
+  });
+
   it('lets read entries take at most half of the room from unread values, least recently used first', () => {
     const cache = new NewestVersionCache({ ...roomy, entriesMax: 4 });
     for (let i = 0; i < 4; i++) cache.remember(k(`m${i}`), 1 + i, bytes(i));
@@ -430,6 +447,8 @@ describe('MvccStore with the newest-version cache', () => {
         weight: 1,
         arbitrary: fc.record({ kind: fc.constant('gc' as const), rowsMax: fc.integer({ min: 1, max: 20 }) }),
       },
+      // Leadership moving: a follower's cache keeps versions of unread keys, not their values.
+      { weight: 1, arbitrary: fc.record({ kind: fc.constant('role' as const), isLeader: fc.boolean() }) },
     );
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
@@ -465,6 +484,8 @@ describe('MvccStore with the newest-version cache', () => {
             const readTs = Math.max(0, ts - s.back);
             const key = k(names[s.which] as string);
             if (readTs >= store.readFloorTs) expect(await store.getAt(key, readTs)).toEqual(model.getAt(key, readTs));
+          } else if (s.kind === 'role') {
+            store.setKeepsUnreadValues(s.isLeader);
           } else {
             await store.collectGarbage({ rowsMax: s.rowsMax });
           }
