@@ -113,12 +113,15 @@ export class NodeStoppingError extends RetryableError {
 /** A membership change or leader transfer the cluster refused (bad id, change in progress, not leader). */
 export class MembershipChangeError extends RaftqError {
   readonly code = 'MembershipChange';
+  /** A timeout, a leader change or another change still applying: the same request may succeed later (admin answers 503, not 409). */
+  override readonly isRetryable: boolean;
   constructor(
     readonly action: string,
     readonly detail: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; isRetryable?: boolean },
   ) {
     super(`Cannot ${action}: ${detail}`, options);
+    this.isRetryable = options?.isRetryable ?? false;
   }
 }
 

@@ -7,6 +7,7 @@
  * voter.
  */
 import { delay } from '../base/delay.js';
+import { isRetryable } from '../base/errors.js';
 import { raftLimits } from '../base/limits.js';
 import type { Scheduler } from '../base/scheduler.js';
 import type { raftq } from '../gen/proto.js';
@@ -138,7 +139,9 @@ export class MembershipAdmin {
     if (nodeId === this.parts.nodeId) {
       await this.handOffLeadership(deadlineMs);
       if (this.parts.isLeader())
-        throw new MembershipChangeError(`remove ${nodeId}`, 'the leader could not hand leadership over first');
+        throw new MembershipChangeError(`remove ${nodeId}`, 'the leader could not hand leadership over first', {
+          isRetryable: true,
+        });
       await this.forward('removeMember', { groupId: this.parts.config.groupId, nodeId });
       return;
     }
@@ -148,7 +151,7 @@ export class MembershipAdmin {
       return !now.voters.includes(nodeId) && !now.learners.includes(nodeId);
     };
     if (!(await this.until(isGone, deadlineMs)))
-      throw new MembershipChangeError(`remove ${nodeId}`, 'the change was not applied in time');
+      throw new MembershipChangeError(`remove ${nodeId}`, 'the change was not applied in time', { isRetryable: true });
     this.parts.logger.info({ nodeId }, 'removed a member');
   }
 
@@ -163,7 +166,9 @@ export class MembershipAdmin {
     const deadlineMs = this.parts.scheduler.monotonicMs() + this.transferTimeoutMs();
     await this.parts.runInLoop(() => this.parts.transferLeaderTo(nodeId));
     if (!(await this.until(() => this.parts.leaderId() === nodeId, deadlineMs))) {
-      throw new MembershipChangeError(`transfer leadership to ${nodeId}`, 'it did not take over in time');
+      throw new MembershipChangeError(`transfer leadership to ${nodeId}`, 'it did not take over in time', {
+        isRetryable: true,
+      });
     }
     this.parts.logger.info({ nodeId }, 'transferred leadership');
   }
@@ -223,6 +228,7 @@ export class MembershipAdmin {
         isAccepted: false,
         leaderHint: this.parts.leaderId(),
         error: error instanceof Error ? error.message : String(error),
+        isRetryable: isRetryable(error),
       };
     }
   }
@@ -237,7 +243,10 @@ export class MembershipAdmin {
   ): Promise<raftq.cluster.MembershipResponse> {
     const leader = await this.parts.waitForLeader(raftLimits.leaderWaitMs.value);
     const answer = await this.parts.callPeer(leader, method, request as never, membershipChangeTimeoutMs + 5_000);
-    if (!answer.isAccepted) throw new MembershipChangeError(method, answer.error ?? `refused by ${leader}`);
+    if (!answer.isAccepted)
+      throw new MembershipChangeError(method, answer.error || `refused by ${leader}`, {
+        isRetryable: answer.isRetryable === true,
+      });
     return answer;
   }
 
@@ -251,7 +260,10 @@ export class MembershipAdmin {
           throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.why, { cause: error });
         if (!(error instanceof ProposalDroppedError)) throw error;
         if (error.reason === 'notLeader' || this.parts.scheduler.monotonicMs() >= deadlineMs)
-          throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.message, { cause: error });
+          throw new MembershipChangeError(`${change.kind} ${change.nodeId}`, error.message, {
+            cause: error,
+            isRetryable: true,
+          });
         // Another change is still applying, or the new leader has not committed in its term yet.
         await delay(100, this.parts.scheduler);
       }
