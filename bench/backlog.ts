@@ -331,18 +331,24 @@ async function timeQueueDeletion(nodes: readonly SoakNode[], leader: SoakNode, q
     });
     let latenciesMs: number[] = [];
     let isDone = false;
+    let failedRounds = 0;
     const bystanders = Array.from({ length: bystanderLoops }, async () => {
       while (!isDone) {
         const sentMs = performance.now();
-        await call(pool, 'SendMessage', { QueueUrl: bystanderUrl, MessageBody: body });
-        const answer = await call<{ Messages?: ReceivedMessage[] }>(pool, 'ReceiveMessage', {
-          QueueUrl: bystanderUrl,
-          MaxNumberOfMessages: 1,
-          WaitTimeSeconds: 0,
-        });
-        for (const message of answer.Messages ?? [])
-          await call(pool, 'DeleteMessage', { QueueUrl: bystanderUrl, ReceiptHandle: message.ReceiptHandle });
-        latenciesMs.push(performance.now() - sentMs);
+        try {
+          await call(pool, 'SendMessage', { QueueUrl: bystanderUrl, MessageBody: body });
+          const answer = await call<{ Messages?: ReceivedMessage[] }>(pool, 'ReceiveMessage', {
+            QueueUrl: bystanderUrl,
+            MaxNumberOfMessages: 1,
+            WaitTimeSeconds: 0,
+          });
+          for (const message of answer.Messages ?? [])
+            await call(pool, 'DeleteMessage', { QueueUrl: bystanderUrl, ReceiptHandle: message.ReceiptHandle });
+          latenciesMs.push(performance.now() - sentMs);
+        } catch {
+          // A busy node may answer 503: counted, and the loop goes on.
+          failedRounds++;
+        }
         await delay(bystanderPauseMs);
       }
     });
@@ -395,7 +401,7 @@ async function timeQueueDeletion(nodes: readonly SoakNode[], leader: SoakNode, q
     console.log(
       `  queue deleted: ~${rowsAtDelete.toLocaleString('en')} rows cleared in ${clearedSeconds.toFixed(1)} s (${Math.round(rowsAtDelete / Math.max(clearedSeconds, 0.001))} rows/s), ` +
         `dead versions collected ${(collectedMs / 1000).toFixed(1)} s after the delete; nodes' CPU meanwhile ${cpuSeconds.toFixed(1)} s (bystanders included)\n` +
-        `  bystander send+receive+delete: before the delete ${latencyText(baselineMs)}; after ${latencyText(latenciesMs)}; load average ${loadavg()[0]?.toFixed(2)}`,
+        `  bystander send+receive+delete: before the delete ${latencyText(baselineMs)}; after ${latencyText(latenciesMs)}; ${failedRounds} failed rounds; load average ${loadavg()[0]?.toFixed(2)}`,
     );
   } finally {
     await pool.close();

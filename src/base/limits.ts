@@ -177,6 +177,16 @@ export const raftqLimits = {
     'queues',
     'Queues one reaper tick visits (retention, expired dedup and attempt rows, dangling index rows); the next tick continues with the following queues, so a tick stays short however many queues exist.',
   ),
+  reaperTombstonedBytesPerTxnMax: limit(
+    4 * 1_048_576,
+    'bytes',
+    'Bytes (keys and values) one reaper transaction reads from a purged or deleted generation, judged by the mean size of the rows its previous transaction read (the first assumes 64 KiB rows): a generation of 256 KiB messages is read 16 rows at a time, not 1,024.',
+  ),
+  reaperTombstonedBytesPerSweepMax: limit(
+    16 * 1_048_576,
+    'bytes',
+    'Bytes (keys and values, which the clearing reads) of purged or deleted generations one reaper sweep deletes, whichever of it and reaperTombstonedRowsPerSweepMax comes first: a queue of 256 KiB messages is cleared about 16 MiB a sweep, not 8,192 rows (a GiB) at once.',
+  ),
   reaperTombstonesPerTickMax: limit(
     32,
     'tombstones',

@@ -177,6 +177,20 @@ export class LevelLogStore implements RaftStorage {
     return this.mirrorBytes;
   }
 
+  /**
+   * The highest index whose compaction would leave at most `bytesMax` bytes of entries after it
+   * (the compaction point itself when the entries held already fit), for a snapshot triggered by
+   * size: a catch-up window counted in entries alone could keep more than the bound allows.
+   */
+  compactIndexKeepingBytes(bytesMax: number): number {
+    let keptBytes = 0;
+    for (let i = this.log.length - 1; i >= 1; i--) {
+      keptBytes += entrySizeBytes(this.log[i] as Entry);
+      if (keptBytes > bytesMax) return this.offset() + i;
+    }
+    return this.offset();
+  }
+
   /** Entries since the compaction point, for the snapshot trigger. */
   logEntries(): number {
     return this.log.length - 1;

@@ -20,6 +20,8 @@ export interface SnapshotTakerParts {
   readonly state: () => StateStore;
   /** The compactPastFlush fault (NodeFaults): compact without flushing the state first. Never set in production. */
   readonly isFlushSkipped?: boolean;
+  /** Log bytes that make a snapshot due (default raftLimits.logMirrorBytesMax; tests use less). */
+  readonly logBytesMax?: number;
 }
 
 export class SnapshotTaker {
@@ -28,13 +30,23 @@ export class SnapshotTaker {
   /** Takes a snapshot and compacts the log when enough was applied since the last one. Loop only. */
   async maybeSnapshot(lastApplied: Entry): Promise<void> {
     const { config, logStore } = this.parts;
+    const logBytesMax = this.parts.logBytesMax ?? raftLimits.logMirrorBytesMax.value;
     const snapshotIndex = logStore.snapshot().meta.index;
     const index = Math.min(lastApplied.index, this.parts.state().appliedIndex, logStore.lastIndex());
-    const isDue =
-      index - snapshotIndex >= config.snapshotThresholdEntries ||
-      logStore.logBytes() >= raftLimits.logMirrorBytesMax.value;
+    const isDue = index - snapshotIndex >= config.snapshotThresholdEntries || logStore.logBytes() >= logBytesMax;
     if (!isDue || index <= snapshotIndex) return;
-    await this.takeSnapshot(index, Math.max(logStore.firstIndex() - 1, index - config.snapshotCatchUpEntries));
+    // The catch-up window keeps snapshotCatchUpEntries entries, but never more than half the byte
+    // bound: with large entries (a thousand batches of 64 KiB messages is over 600 MiB) a window
+    // counted in entries alone stayed above the bound, and every apply took another snapshot.
+    const compactIndex = Math.min(
+      index,
+      Math.max(
+        logStore.firstIndex() - 1,
+        index - config.snapshotCatchUpEntries,
+        logStore.compactIndexKeepingBytes(Math.floor(logBytesMax / 2)),
+      ),
+    );
+    await this.takeSnapshot(index, compactIndex);
   }
 
   /** Snapshot at `index` (applied here), compacting the log up to `compactIndex`. Loop only. */

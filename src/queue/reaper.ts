@@ -7,13 +7,15 @@
  * - per live queue (reap-queue.ts): messages past retention through the by-age index, expired
  *   dedup and ReceiveRequestAttemptId rows, and dangling vis, age, group and state rows;
  * - finished message move tasks past their retention (reap-move-tasks.ts).
- * Bounds: reaperRowsPerQueuePerTickMax rows per queue per family per tick, reaperTombstonedRowsPerSweepMax
- * rows of tombstoned generations per sweep (reaperTombstonedRowsPerTxnMax a transaction), and
- * reaperQueuesPerTickMax queues and reaperTombstonesPerTickMax tombstones per tick, visited in a
- * rotation that resumes where the last tick stopped, so neither a huge queue nor many queues starve
- * the rest. Expired messages or tombstoned rows left over make the runtime sweep again at once. Delivery never depends on the reaper (receive skips expired messages, trap 13), and the
- * cursors are in memory only: a leader change mid-sweep (the signal aborts) only delays cleanup,
- * and the next leader starts its own rotation.
+ * Bounds: reaperRowsPerQueuePerTickMax rows per queue per family per tick,
+ * reaperTombstonedRowsPerSweepMax rows of tombstoned generations per sweep
+ * (reaperTombstonedRowsPerTxnMax a transaction), and reaperQueuesPerTickMax queues and
+ * reaperTombstonesPerTickMax tombstones per tick, visited in a rotation that resumes where the
+ * last tick stopped, so neither a huge queue nor many queues starve the rest. Expired messages or
+ * tombstoned rows left over make the runtime sweep again at once. Delivery never depends on the
+ * reaper (receive skips expired messages, trap 13), and the cursors are in memory only: a leader
+ * change mid-sweep (the signal aborts) only delays cleanup, and the next leader starts its own
+ * rotation.
  */
 import { Buffer } from 'node:buffer';
 import { raftqLimits } from '../base/limits.js';
@@ -37,7 +39,7 @@ export class QueueReaper {
   private readonly moveTaskReap: MoveTaskReap;
   private readonly queueCursors = new Map<string, QueueReapCursors>();
   /** Where each tombstone's clearing resumes (nothing writes into a tombstoned generation). */
-  private readonly tombstoneCursors = new Map<string, Uint8Array>();
+  private readonly tombstoneCursors = new Map<string, TombstoneCursor>();
   /** The next queue-index and tombstone keys the rotation visits. */
   private nextQueueKey: Uint8Array | undefined;
   private nextTombstoneKey: Uint8Array | undefined;
@@ -95,18 +97,21 @@ export class QueueReaper {
   ): Promise<boolean> {
     report.tombstonesVisited += tombstones.length;
     let budgetRows = raftqLimits.reaperTombstonedRowsPerSweepMax.value;
+    // Rows are read whole (values included), so large messages spend a budget of bytes first.
+    let budgetBytes = raftqLimits.reaperTombstonedBytesPerSweepMax.value;
+    const hasBudget = (): boolean => budgetRows > 0 && budgetBytes > 0;
     let pending = tombstones.map((tombstone) => tombstone.key);
-    while (pending.length > 0 && budgetRows > 0) {
+    while (pending.length > 0 && hasBudget()) {
       const left: Uint8Array[] = [];
       for (const tombstoneKey of pending) {
         if (isStopped()) return false;
-        if (budgetRows <= 0) {
+        if (!hasBudget()) {
           left.push(tombstoneKey);
           continue;
         }
-        const rowsMax = Math.min(raftqLimits.reaperTombstonedRowsPerTxnMax.value, budgetRows);
-        const outcome = await this.clearTombstoneChunk(tombstoneKey, rowsMax, report);
+        const outcome = await this.clearTombstoneChunk(tombstoneKey, budgetRows, report);
         budgetRows -= outcome.rows;
+        budgetBytes -= outcome.bytes;
         if (!outcome.isFinished) left.push(tombstoneKey);
       }
       pending = left;
@@ -116,24 +121,29 @@ export class QueueReaper {
   }
 
   /**
-   * Deletes up to rowsMax rows of a tombstoned generation; the tombstone goes with the last of them.
-   * Finished: the tombstone is gone (now, or already).
+   * Deletes a transaction's worth of rows of a tombstoned generation (at most `budgetRows`); the
+   * tombstone goes with the last of them. Finished: the tombstone is gone (now, or already).
    */
   private async clearTombstoneChunk(
     tombstoneKey: Uint8Array,
-    rowsMax: number,
+    budgetRows: number,
     report: ReaperSweepReport,
-  ): Promise<{ rows: number; isFinished: boolean }> {
+  ): Promise<{ rows: number; bytes: number; isFinished: boolean }> {
     const [, name, generation] = decodeKey(tombstoneKey);
     const whole = new GenerationKeys(String(name), Number(generation)).range();
     const cursorId = Buffer.from(tombstoneKey).toString('latin1');
     const cursor = this.tombstoneCursors.get(cursorId);
+    const rowsMax = tombstonedRowsPerTxn(cursor?.rowBytes ?? assumedRowBytes, budgetRows);
     const outcome = await this.ctx.runner.run(
       'ReapGeneration',
       async ({ view }) => {
         if ((await view.get(tombstoneKey)) === undefined)
-          return { readKeys: [], writes: [], result: { rows: 0, isLast: false, isGone: true, next: undefined } };
-        const rows = await view.scan({ gte: cursor ?? whole.gte, lt: whole.lt }, { limit: rowsMax });
+          return {
+            readKeys: [],
+            writes: [],
+            result: { rows: 0, bytes: 0, isLast: false, isGone: true, next: undefined },
+          };
+        const rows = await view.scan({ gte: cursor?.next ?? whole.gte, lt: whole.lt }, { limit: rowsMax });
         const writes: TxnWrite[] = rows.map((row) => ({ kind: 'delete', key: row.key }));
         // Nothing writes into a tombstoned generation (every message-path txn reads meta+gen), so
         // once the range is empty it stays empty and the tombstone can go.
@@ -145,6 +155,7 @@ export class QueueReaper {
           writes,
           result: {
             rows: rows.length,
+            bytes: rows.reduce((sum, row) => sum + row.key.byteLength + row.value.byteLength, 0),
             isLast,
             isGone: false,
             next: last === undefined ? undefined : keySuccessor(last.key),
@@ -156,9 +167,28 @@ export class QueueReaper {
     report.tombstonedRowsDeleted += outcome.rows;
     if (outcome.isLast) report.tombstonesCleared++;
     if (outcome.isLast || outcome.isGone) this.tombstoneCursors.delete(cursorId);
-    else if (outcome.next !== undefined) this.tombstoneCursors.set(cursorId, outcome.next);
-    return { rows: outcome.rows, isFinished: outcome.isLast || outcome.isGone };
+    else if (outcome.next !== undefined)
+      this.tombstoneCursors.set(cursorId, { next: outcome.next, rowBytes: outcome.bytes / Math.max(1, outcome.rows) });
+    return { rows: outcome.rows, bytes: outcome.bytes, isFinished: outcome.isLast || outcome.isGone };
   }
+}
+
+/** Where a tombstoned generation's clearing resumes, and the mean size of the rows it last read. */
+interface TombstoneCursor {
+  readonly next: Uint8Array;
+  readonly rowBytes: number;
+}
+
+/** What a generation's first transaction assumes its rows weigh: the largest messages, so that it reads little. */
+const assumedRowBytes = 65_536;
+
+/**
+ * Rows one clearing transaction reads: as many as reaperTombstonedBytesPerTxnMax holds at `rowBytes`
+ * a row (it reads values too), at least one, at most reaperTombstonedRowsPerTxnMax and `budgetRows`.
+ */
+function tombstonedRowsPerTxn(rowBytes: number, budgetRows: number): number {
+  const fitting = Math.floor(raftqLimits.reaperTombstonedBytesPerTxnMax.value / Math.max(1, rowBytes));
+  return Math.max(1, Math.min(fitting, raftqLimits.reaperTombstonedRowsPerTxnMax.value, budgetRows));
 }
 
 /**

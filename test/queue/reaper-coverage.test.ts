@@ -12,6 +12,8 @@ import { entry, makeHarness, sendOne, type Harness } from './support/queue-harne
 const rowsMax = raftqLimits.reaperRowsPerQueuePerTickMax.value;
 const tombstonedRowsPerTxnMax = raftqLimits.reaperTombstonedRowsPerTxnMax.value;
 const tombstonedRowsPerSweepMax = raftqLimits.reaperTombstonedRowsPerSweepMax.value;
+const tombstonedBytesPerTxnMax = raftqLimits.reaperTombstonedBytesPerTxnMax.value;
+const tombstonedBytesPerSweepMax = raftqLimits.reaperTombstonedBytesPerSweepMax.value;
 const arn = (name: string) => `arn:aws:sqs:us-east-1:000000000000:${name}`;
 
 async function sendMany(harness: Harness, queue: string, count: number): Promise<void> {
@@ -36,13 +38,18 @@ async function commitRaw(harness: Harness, writes: TxnWrite[]): Promise<void> {
   expect(outcome.kind).toBe('committed');
 }
 
-/** `count` age rows in a generation, committed raw a thousand at a time: many rows without sending as many messages. */
-async function putRows(harness: Harness, keys: GenerationKeys, count: number): Promise<void> {
+/** `count` age rows in a generation (values of `valueBytes`), committed raw: many rows without sending as many messages. */
+async function putRows(harness: Harness, keys: GenerationKeys, count: number, valueBytes = 0): Promise<void> {
   const nowMs = harness.executor.nowMs();
-  for (let first = 0; first < count; first += 1_000) {
+  const perCommit = valueBytes > 0 ? 32 : 1_000;
+  for (let first = 0; first < count; first += perCommit) {
     const writes: TxnWrite[] = [];
-    for (let i = first; i < Math.min(count, first + 1_000); i++)
-      writes.push({ kind: 'put', key: keys.age(0, nowMs, `m${String(i).padStart(6, '0')}`), value: new Uint8Array(0) });
+    for (let i = first; i < Math.min(count, first + perCommit); i++)
+      writes.push({
+        kind: 'put',
+        key: keys.age(0, nowMs, `m${String(i).padStart(6, '0')}`),
+        value: new Uint8Array(valueBytes),
+      });
     await commitRaw(harness, writes);
   }
 }
@@ -81,9 +88,11 @@ describe('reaper coverage', () => {
     expect(first.tombstonedRowsDeleted).toBe(tombstonedRowsPerSweepMax);
     expect(first.tombstonesCleared).toBe(0);
     expect(first.hasTombstonedBacklog).toBe(true);
-    const firstCommits = executor.commits.slice(commitsBefore);
-    expect(firstCommits).toHaveLength(tombstonedRowsPerSweepMax / tombstonedRowsPerTxnMax);
-    for (const txn of firstCommits) expect(txn.writes).toHaveLength(tombstonedRowsPerTxnMax);
+    // The first transaction assumes large rows and reads few; the next ones read 1,024 small rows.
+    const rowsPerCommit = executor.commits.slice(commitsBefore).map((txn) => txn.writes.length);
+    expect(rowsPerCommit[0]).toBe(tombstonedBytesPerTxnMax / 65_536);
+    expect(Math.max(...rowsPerCommit)).toBe(tombstonedRowsPerTxnMax);
+    expect(rowsPerCommit.reduce((sum, rows) => sum + rows, 0)).toBe(tombstonedRowsPerSweepMax);
     expect(await executor.liveRows(generation)).toHaveLength(count - tombstonedRowsPerSweepMax);
     expect(await executor.liveRows(globalKeys.tombstoneRange())).toHaveLength(1);
 
@@ -93,6 +102,29 @@ describe('reaper coverage', () => {
     expect(second.hasTombstonedBacklog).toBe(false);
     expect(await executor.liveRows(generation)).toEqual([]);
     expect(await executor.liveRows(globalKeys.tombstoneRange())).toEqual([]);
+  });
+
+  it('reads a generation of large rows a few megabytes a transaction and a sweep, whatever its row count', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'large', attributes: {}, tags: {} });
+    const rowBytes = 65_536;
+    const count = 400;
+    await putRows(harness, new GenerationKeys('large', 1), count, rowBytes);
+    await service.deleteQueue('large');
+    const commitsBefore = executor.commits.length;
+    const first = await service.sweepReaper();
+    const rowsPerCommit = executor.commits.slice(commitsBefore).map((txn) => txn.writes.length);
+    // Each transaction reads about tombstonedBytesPerTxnMax; the sweep stops once it read its bytes.
+    for (const rows of rowsPerCommit) expect(rows * rowBytes).toBeLessThanOrEqual(tombstonedBytesPerTxnMax);
+    expect(first.tombstonedRowsDeleted).toBeLessThan(count);
+    expect(first.tombstonedRowsDeleted * rowBytes).toBeGreaterThanOrEqual(tombstonedBytesPerSweepMax);
+    expect(first.tombstonedRowsDeleted * rowBytes).toBeLessThan(tombstonedBytesPerSweepMax + tombstonedBytesPerTxnMax);
+    expect(first.hasTombstonedBacklog).toBe(true);
+    const second = await service.sweepReaper();
+    expect(first.tombstonedRowsDeleted + second.tombstonedRowsDeleted).toBe(count);
+    expect(second.tombstonesCleared).toBe(1);
+    expect(await executor.liveRows(new GenerationKeys('large', 1).range())).toEqual([]);
   });
 
   it('shares the sweep budget among tombstoned generations in turn: a small one is cleared beside a huge one', async () => {
