@@ -44,10 +44,10 @@ export function renderPlot(options: PlotOptions): string {
   const all = options.series.flatMap((s) => s.points).filter(([, y]) => Number.isFinite(y) && (!isLog || y > 0));
   const xs = all.map(([x]) => x);
   const ys = all.map(([, y]) => y);
-  const xMin = options.xMin ?? (xs.length > 0 ? Math.min(...xs) : 0);
-  const xMaxRaw = options.xMax ?? (xs.length > 0 ? Math.max(...xs) : 1);
+  const xMin = options.xMin ?? (xs.length > 0 ? minOf(xs) : 0);
+  const xMaxRaw = options.xMax ?? (xs.length > 0 ? maxOf(xs) : 1);
   const xMax = xMaxRaw > xMin ? xMaxRaw : xMin + 1;
-  const yTicks = isLog ? logTicks(ys) : linearTicks(0, ys.length > 0 ? Math.max(...ys) : 1);
+  const yTicks = isLog ? logTicks(ys) : linearTicks(0, ys.length > 0 ? maxOf(ys) : 1);
   const yLo = yTicks[0] ?? 0;
   const yHi = yTicks[yTicks.length - 1] ?? 1;
   const toX = (x: number): number => margin.left + ((x - xMin) / (xMax - xMin)) * plotW;
@@ -139,8 +139,8 @@ export function linearTicks(lo: number, hi: number): number[] {
 
 function logTicks(values: readonly number[]): number[] {
   const positive = values.filter((v) => v > 0);
-  const lo = positive.length > 0 ? Math.floor(Math.log10(Math.min(...positive))) : 0;
-  const hi = positive.length > 0 ? Math.ceil(Math.log10(Math.max(...positive))) : 1;
+  const lo = positive.length > 0 ? Math.floor(Math.log10(minOf(positive))) : 0;
+  const hi = positive.length > 0 ? Math.ceil(Math.log10(maxOf(positive))) : 1;
   const ticks: number[] = [];
   for (let e = lo; e <= Math.max(hi, lo + 1); e++) ticks.push(10 ** e);
   return ticks;
@@ -174,4 +174,18 @@ export function escapeXml(text: string): string {
     /[<>&"']/g,
     (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
   );
+}
+
+/** The least of `values` (non-empty): a loop, since spreading a long run's 200,000 points into Math.min overflows the stack. */
+function minOf(values: readonly number[]): number {
+  let least = Number.POSITIVE_INFINITY;
+  for (const value of values) if (value < least) least = value;
+  return least;
+}
+
+/** The greatest of `values` (non-empty); see minOf. */
+function maxOf(values: readonly number[]): number {
+  let greatest = Number.NEGATIVE_INFINITY;
+  for (const value of values) if (value > greatest) greatest = value;
+  return greatest;
 }

@@ -81,4 +81,16 @@ describe('SVG plot', () => {
     expect(linearTicks(0, 0.3)).toEqual([0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3]);
     expect(linearTicks(5, 5)).toEqual([5, 6]);
   });
+
+  it('plots a long run of 300,000 points on a log scale (the bounds are found without spreading them into Math.min)', () => {
+    const points: Array<[number, number]> = Array.from({ length: 300_000 }, (_, i) => [i, 1 + (i % 1000)]);
+    const svg = renderPlot({
+      title: 't',
+      xLabel: 'x',
+      yLabel: 'y',
+      yScale: 'log',
+      series: [{ name: 's', color: 'blue', style: 'line', points }],
+    });
+    expect(svg).toContain('<path ');
+  });
 });
