@@ -65,6 +65,11 @@ export class NodeAdmin {
     return this.call('DELETE', `/members/${encodeURIComponent(id)}`, undefined, timeoutMs);
   }
 
+  /** POST /leader/transfer: hands leadership to `id`; answers once it leads (or the node gives up). */
+  async transferLeader(id: string, timeoutMs: number): Promise<{ isAccepted: boolean; reason: string }> {
+    return this.call('POST', '/leader/transfer', { id }, timeoutMs);
+  }
+
   /** POST /members: adds a member as a learner; answers once it is a voter (or the node gives up). */
   async addMember(id: string, address: string, timeoutMs: number): Promise<{ isAccepted: boolean; reason: string }> {
     return this.call('POST', '/members', { id, address }, timeoutMs);

@@ -37,6 +37,10 @@ const progressIntervalMs = 5_000;
 /** How long the replicas get, after the drain, to be caught at one applied index. */
 const replicaConvergenceMsMax = 30_000;
 const nodeStopGraceMs = 5_000;
+/** The node a failpoint runs on (and which leads the run). */
+const failpointNode = 'n1';
+/** How long the node asked to lead may take to win leadership (its own bound is a few election timeouts). */
+const leaderTransferTimeoutMs = 15_000;
 
 /**
  * One run: start a cluster behind proxies, run the workloads while the nemesis follows its
@@ -57,7 +61,7 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
   const nowMs = (): number => performance.now() - runStartMs;
   const log = (line: string): void => say(`[${(nowMs() / 1000).toFixed(1).padStart(6)}s] ${line}`);
   log(
-    `run ${name}: seed ${options.seed}, ${options.nodes} nodes, ${options.timeSeconds} s, nemesis ${options.nemesis.join(',') || 'none'}, workloads ${options.workloads.join(',')}${options.failpoint === undefined ? '' : `, failpoint ${options.failpoint} on n1`}`,
+    `run ${name}: seed ${options.seed}, ${options.nodes} nodes, ${options.timeSeconds} s, nemesis ${options.nemesis.join(',') || 'none'}, workloads ${options.workloads.join(',')}${options.failpoint === undefined ? '' : `, failpoint ${options.failpoint} on ${failpointNode}`}`,
   );
   log(`store ${dir}`);
 
@@ -70,8 +74,12 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
     runDir: dir,
     cliPath,
     extraNodeArgs: ['--debug-endpoints', '--log-level', 'info'],
-    // A failpoint goes to the first node only: the bug is one node's, as a real one would be.
-    extraArgsByNode: options.failpoint === undefined ? {} : { n1: ['--test-failpoint', options.failpoint] },
+    // A failpoint goes to the first node only: the bug is one node's, as a real one would be. That
+    // node is made leader below: every node forwards its clients' operations to the leader, so a
+    // bug in a follower's queue service sees only its own clients' requests, and a short run can
+    // pass without one that shows it.
+    extraArgsByNode:
+      options.failpoint === undefined ? {} : { [failpointNode]: ['--test-failpoint', options.failpoint] },
     adminTimeoutMs: 2_000,
   });
   const endpoints = testCluster.ids.map(
@@ -98,6 +106,12 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
       );
     }
     log(`cluster ready, leader ${(await testCluster.leader()) ?? 'unknown'}`);
+    if (options.failpoint !== undefined && (await testCluster.leader()) !== failpointNode) {
+      const moved = await testCluster.admin(failpointNode).transferLeader(failpointNode, leaderTransferTimeoutMs);
+      if (!moved.isAccepted)
+        throw new Error(`could not make ${failpointNode} (the failpoint's node) leader: ${moved.reason}`);
+      log(`leadership moved to ${failpointNode}, which runs the failpoint`);
+    }
     for (const w of workloads) await w.setup(endpoints);
     await executor.probe();
 
