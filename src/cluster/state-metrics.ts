@@ -83,26 +83,29 @@ export class StateMetrics {
         if (rows !== undefined) this.set(rows);
       },
     });
-    new Gauge({
-      name: 'raftq_state_cache_bytes',
-      help: 'Memory of the newest-version cache: keys, kept values and bookkeeping (bounded by newestVersionCacheBytesMax); a follower keeps no message bodies it has not read',
-      registers,
-      collect() {
-        this.reset();
-        const state = sources.state();
-        if (state !== null) this.set(state.mvcc.newestVersionCacheSize.bytes);
-      },
-    });
-    new Gauge({
-      name: 'raftq_state_cache_keys',
-      help: 'Keys whose newest version the newest-version cache holds (bounded by newestVersionCacheEntriesMax)',
-      registers,
-      collect() {
-        this.reset();
-        const state = sources.state();
-        if (state !== null) this.set(state.mvcc.newestVersionCacheSize.entries);
-      },
-    });
+    /** A gauge of the state open now (none before one is). */
+    const stateGauge = (name: string, help: string, read: (state: StateStore) => number): void => {
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          const state = sources.state();
+          if (state !== null) this.set(read(state));
+        },
+      });
+    };
+    stateGauge(
+      'raftq_state_cache_bytes',
+      'Memory of the newest-version cache: keys, kept values and bookkeeping (bounded by newestVersionCacheBytesMax); a follower keeps no message bodies it has not read',
+      (state) => state.mvcc.newestVersionCacheSize.bytes,
+    );
+    stateGauge(
+      'raftq_state_cache_keys',
+      'Keys whose newest version the newest-version cache holds (bounded by newestVersionCacheEntriesMax)',
+      (state) => state.mvcc.newestVersionCacheSize.entries,
+    );
     new Counter({
       name: 'raftq_state_gc_passes_total',
       help: 'Complete garbage-collection passes over the state since it was opened (starts again from 0 after a snapshot install)',

@@ -105,14 +105,13 @@ export class QueueReaper {
       const left: Uint8Array[] = [];
       for (const tombstoneKey of pending) {
         if (isStopped()) return false;
-        if (!hasBudget()) {
-          left.push(tombstoneKey);
-          continue;
+        if (hasBudget()) {
+          const outcome = await this.clearTombstoneChunk(tombstoneKey, budgetRows, report);
+          budgetRows -= outcome.rows;
+          budgetBytes -= outcome.bytes;
+          if (outcome.isFinished) continue;
         }
-        const outcome = await this.clearTombstoneChunk(tombstoneKey, budgetRows, report);
-        budgetRows -= outcome.rows;
-        budgetBytes -= outcome.bytes;
-        if (!outcome.isFinished) left.push(tombstoneKey);
+        left.push(tombstoneKey);
       }
       pending = left;
     }
