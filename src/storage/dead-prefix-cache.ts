@@ -42,9 +42,21 @@ export interface DeadPrefixCacheOptions {
   readonly deadKeysMin: number;
 }
 
+/**
+ * The recorded prefixes ordered by their start, for noteWrites: a write is checked only against
+ * the prefixes that start at or below it and whose run may reach it, not against all of them.
+ */
+interface PrefixOrder {
+  readonly byStart: readonly DeadPrefix[];
+  /** reachEnds[i]: the largest end among byStart[0..i] when the order was made (ends only shrink after). */
+  readonly reachEnds: readonly Uint8Array[];
+}
+
 export class DeadPrefixCache {
   private readonly prefixes = new Map<string, DeadPrefix>();
   private readonly pending = new Set<PendingDeadPrefix>();
+  /** The order of `prefixes`; null when a prefix was added or removed since it was made. */
+  private order: PrefixOrder | null = null;
 
   constructor(readonly options: DeadPrefixCacheOptions) {}
 
@@ -80,6 +92,7 @@ export class DeadPrefixCache {
     if (compareBytes(end, pending.gte) <= 0) return;
     const id = idOf(pending.gte);
     this.prefixes.delete(id);
+    this.order = null;
     if (this.prefixes.size >= this.options.prefixesMax) {
       const oldest = this.prefixes.keys().next();
       if (oldest.done !== true) this.prefixes.delete(oldest.value);
@@ -91,16 +104,16 @@ export class DeadPrefixCache {
     });
   }
 
-  /** Called by the apply path with every version it wrote, before lastCommitTs moves past them. */
+  /**
+   * Called by the apply path with every version it wrote, before lastCommitTs moves past them. A
+   * marker raises the newest marker of each prefix it falls in; a put cuts each such prefix short
+   * at its key (or ends it, at the prefix's start). Every applied write comes here, so each is
+   * checked against the few prefixes that may hold it (PrefixOrder), found by binary search.
+   */
   noteWrites(versions: readonly VersionWrite[]): void {
     if (this.prefixes.size === 0 && this.pending.size === 0) return;
     for (const version of versions) {
-      for (const [id, prefix] of this.prefixes) {
-        if (compareBytes(version.key, prefix.gte) < 0 || compareBytes(version.key, prefix.end) >= 0) continue;
-        if (version.value === undefined) prefix.newestMarkerTs = Math.max(prefix.newestMarkerTs, version.commitTsUs);
-        else if (compareBytes(version.key, prefix.gte) === 0) this.prefixes.delete(id);
-        else prefix.end = version.key.slice();
-      }
+      if (this.prefixes.size > 0) this.notePrefixesOf(version);
       for (const pending of this.pending) {
         if (compareBytes(version.key, pending.gte) < 0) continue;
         if (version.value === undefined) pending.newestMarkerTs = Math.max(pending.newestMarkerTs, version.commitTsUs);
@@ -113,7 +126,52 @@ export class DeadPrefixCache {
   /** Forgets everything (the engine's state was replaced). */
   clear(): void {
     this.prefixes.clear();
+    this.order = null;
   }
+
+  private notePrefixesOf(version: VersionWrite): void {
+    const { byStart, reachEnds } = this.prefixOrder();
+    const { key } = version;
+    // From the last prefix starting at or below the key, back while an earlier one may reach it.
+    for (let i = lastStartAtOrBelow(byStart, key); i >= 0 && compareBytes(key, reachEnds[i] as Uint8Array) < 0; i--) {
+      const prefix = byStart[i] as DeadPrefix;
+      if (compareBytes(key, prefix.end) >= 0) continue;
+      if (version.value === undefined) prefix.newestMarkerTs = Math.max(prefix.newestMarkerTs, version.commitTsUs);
+      else if (compareBytes(key, prefix.gte) === 0) this.forget(prefix);
+      else prefix.end = key.slice();
+    }
+  }
+
+  private forget(prefix: DeadPrefix): void {
+    this.prefixes.delete(idOf(prefix.gte));
+    // Empty: the order still holds it until it is made again, and no key falls in [gte, gte).
+    prefix.end = prefix.gte;
+    this.order = null;
+  }
+
+  private prefixOrder(): PrefixOrder {
+    if (this.order !== null) return this.order;
+    const byStart = [...this.prefixes.values()].sort((a, b) => compareBytes(a.gte, b.gte));
+    const reachEnds: Uint8Array[] = [];
+    for (const prefix of byStart) {
+      const reach = reachEnds[reachEnds.length - 1];
+      reachEnds.push(reach === undefined || compareBytes(prefix.end, reach) > 0 ? prefix.end : reach);
+    }
+    this.order = { byStart, reachEnds };
+    return this.order;
+  }
+}
+
+/** The index of the last prefix whose start is at or below `key`, or -1. */
+function lastStartAtOrBelow(byStart: readonly DeadPrefix[], key: Uint8Array): number {
+  let low = 0;
+  let high = byStart.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (compareBytes((byStart[middle] as DeadPrefix).gte, key) <= 0) low = middle + 1;
+    else high = middle;
+  }
+  return low - 1;
 }
 
 function idOf(key: Uint8Array): string {

@@ -198,9 +198,9 @@ export class MvccStore {
     const newest = this.newestVersions.lookup(key);
     if (newest !== undefined && newest.commitTsUs <= ts) {
       if (!newest.isValue) return undefined;
-      // A copy: the caller may keep or change what it reads.
-      const value = newest.copyOfValue();
-      if (value !== undefined) return value;
+      // The entry's own bytes, not a copy (ReadView.get: what a read returns is not to be changed);
+      // an entry never changes its bytes in place, so the view stays what was read.
+      if (newest.value !== undefined) return newest.value;
     }
     // A read at or above the last commit, with no batch written while it read, finds the key's
     // newest version, or that it has none: the cache learns it (as an OCC lookup would), so the

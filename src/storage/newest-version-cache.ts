@@ -41,10 +41,12 @@ export interface NewestVersion {
   readonly commitTsUs: number;
   /** False for a deletion marker. */
   readonly isValue: boolean;
-  /** The value, when it is one and small enough to keep (undefined otherwise). */
+  /**
+   * The value, when it is one and small enough to keep (undefined otherwise): a view of the
+   * entry's bytes, which are never changed in place (a new version gets new bytes), so a reader
+   * may keep it; nobody may write into it.
+   */
   readonly value: Uint8Array | undefined;
-  /** A copy of `value` the caller may keep and change, made from the entry in one allocation. */
-  copyOfValue(): Uint8Array | undefined;
 }
 
 export interface NewestVersionCacheOptions {
@@ -98,10 +100,6 @@ class Entry implements NewestVersion {
 
   get value(): Uint8Array | undefined {
     return this.hasKeptValue ? this.bytes.subarray(this.keyLength) : undefined;
-  }
-
-  copyOfValue(): Uint8Array | undefined {
-    return this.hasKeptValue ? this.bytes.slice(this.keyLength) : undefined;
   }
 
   hasKey(key: Uint8Array): boolean {

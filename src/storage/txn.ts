@@ -60,6 +60,10 @@ export type AppliedListener = (writes: readonly TxnWrite[], appliedTsUs: number)
 /** A consistent snapshot of the keyspace at `ts`. Release it so garbage collection can advance. */
 export interface ReadView {
   readonly ts: number;
+  /**
+   * The value of `key` at ts. The bytes may be shared with the store's cache and other readers:
+   * decode them or keep them, never write into them.
+   */
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
   scan(range: KeyRange, options: { limit: number; reverse?: boolean }): Promise<KeyValue[]>;
   release(): void;
