@@ -24,7 +24,9 @@
  * in one of three lists, and room is made in this order:
  * - `cold`: an entry without a kept value (a deletion marker, "no version", a value too large to
  *   keep) not read since it was learned. A consumed message leaves three or four of these; they
- *   are rarely read again, and one costs a seek at most. Oldest first.
+ *   are rarely read again, and one costs a seek at most. Oldest first. An entry learned by a point
+ *   read is read, kept value or not: the transaction that read it validates it next, and for a
+ *   value too large to keep that validation would otherwise read the whole value again.
  * - `read`, when it holds more than half of either bound: entries hit since they were learned
  *   (a queue's meta and gen rows, messages received and not yet deleted). Least recently used first.
  * - `unread`: values written (a send) or learned and not read since. NEWEST first: of two queued
@@ -239,7 +241,7 @@ export class NewestVersionCache {
         isKept,
       );
       this.link(entry);
-      segment = !isKept ? Segment.Cold : options?.isRead === true ? Segment.Read : Segment.Unread;
+      segment = options?.isRead === true ? Segment.Read : isKept ? Segment.Unread : Segment.Cold;
     } else {
       assert(
         commitTsUs >= entry.commitTsUs,
@@ -253,7 +255,8 @@ export class NewestVersionCache {
       entry.commitTsUs = commitTsUs;
       entry.isValue = value !== undefined;
       entry.hasKeptValue = isKept;
-      segment = !isKept ? Segment.Cold : wasRead || options?.isRead === true ? Segment.Read : Segment.Unread;
+      segment =
+        options?.isRead === true ? Segment.Read : !isKept ? Segment.Cold : wasRead ? Segment.Read : Segment.Unread;
     }
     this.attach(entry, segment);
     this.evict();

@@ -271,6 +271,18 @@ describe('NewestVersionCache', () => {
     expect(cache.lookup(k('v9'))).toBeUndefined();
   });
 
+  it('keeps the version of a key a point read learned, value too large or none, past the cold entries', () => {
+    const cache = new NewestVersionCache({ ...roomy, entriesMax: 4, valueBytesMax: 8 });
+    // A receive read a body too large to keep, and a key with no version: its validation comes next.
+    cache.remember(k('body'), 1, new Uint8Array(64), { isRead: true });
+    cache.remember(k('attempt'), noVersionTs, undefined, { isRead: true });
+    // Markers of consumed messages arrive meanwhile; they, not what was just read, make room.
+    for (let i = 0; i < 6; i++) cache.remember(k(`gone${i}`), 2 + i, undefined);
+    expect(versionOf(cache.lookup(k('body')))).toEqual({ commitTsUs: 1, isValue: true, value: undefined });
+    expect(cache.lookup(k('attempt'))?.commitTsUs).toBe(noVersionTs);
+    expect(cache.segmentSizes).toEqual({ cold: 2, unread: 0, read: 2 });
+  });
+
   it('refuses a version older than the one it holds', () => {
     const cache = new NewestVersionCache(roomy);
     cache.remember(k('a'), 10, bytes(1));
