@@ -204,9 +204,9 @@ export class NewestVersionCache {
   }
 
   /**
-   * The newest version of `key`, if known. The answer is the cache's own entry, valid until the
-   * next remember or forgetVersion: callers use it at once, copy its value before they hand it
-   * on, and change nothing in it.
+   * The newest version of `key`, if known. The answer is the cache's own entry, whose fields the
+   * next remember or forgetVersion may change: callers read its fields at once and change nothing
+   * in it. Its `value` may be kept and handed on (its bytes never change), never written into.
    */
   lookup(key: Uint8Array): NewestVersion | undefined {
     const entry = this.find(keyHashOf(key), key);
