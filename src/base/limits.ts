@@ -222,6 +222,11 @@ export const raftqLimits = {
     'rows',
     'Physical rows one garbage-collection step examines while it holds the apply lock (inside the Ready loop), so collection never stalls applying for long: steps of 10,000 one-KiB rows held it 56 ms (median) to 89 ms while a node consumed, which every request in flight waited out.',
   ),
+  gcBytesPerStepMax: limit(
+    2 * 1_048_576,
+    'bytes',
+    'Bytes of rows (keys and values) one garbage-collection step reads, beside its row bound: a pass reads every live value too, and with 64 KiB messages 1,000 rows a step read about 100 MiB a second per node (docs/BENCHMARKS.md, the third session of 2026-12-02). Rows of 1 KiB reach the row bound first.',
+  ),
   txnIdExpiryRowsPerEntryMax: limit(
     1_024,
     'rows',

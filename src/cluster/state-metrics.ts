@@ -116,6 +116,16 @@ export class StateMetrics {
         if (state !== null) this.inc(state.mvcc.gcStats.passesCompleted);
       },
     });
+    new Counter({
+      name: 'raftq_state_gc_read_bytes_total',
+      help: 'Bytes of rows (keys and values) garbage collection read since the state was opened: every pass reads live values too (starts again from 0 after a snapshot install)',
+      registers,
+      collect() {
+        this.reset();
+        const state = sources.state();
+        if (state !== null) this.inc(state.mvcc.gcStats.bytesRead);
+      },
+    });
     new Gauge({
       name: 'raftq_state_compactions_pending',
       help: 'Emptied ranges waiting for a LevelDB compaction',

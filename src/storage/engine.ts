@@ -73,6 +73,40 @@ export class EngineClosedError extends RaftqError {
   }
 }
 
+/** Entries read first by readRangeWithinBytes, to learn the range's row size before larger pages. */
+const firstPageWithinBytes = 32;
+
+/**
+ * Reads entries of a range through one iterator until `entriesMax` entries or `bytesMax` bytes of
+ * keys and values (at least one entry), then closes it. `isCut`: it stopped at the byte bound, so
+ * the range may hold more. Pages after the first are sized by the mean entry read so far, so a
+ * range of large values is not read a thousand entries past the bound.
+ */
+export async function readRangeWithinBytes(
+  reader: EngineReader,
+  options: EngineIteratorOptions,
+  bounds: { readonly entriesMax: number; readonly bytesMax: number },
+): Promise<{ entries: EngineEntry[]; isCut: boolean }> {
+  const iterator = reader.iterator({ ...options, isBulk: true });
+  try {
+    const entries: EngineEntry[] = [];
+    let bytes = 0;
+    let pageMax = firstPageWithinBytes;
+    while (entries.length < bounds.entriesMax) {
+      if (bytes >= bounds.bytesMax) return { entries, isCut: true };
+      const page = await iterator.next(Math.min(bounds.entriesMax - entries.length, pageMax));
+      if (page.length === 0) break;
+      for (const entry of page) bytes += entry.key.byteLength + entry.value.byteLength;
+      entries.push(...page);
+      const meanBytes = bytes / entries.length;
+      pageMax = Math.min(1024, Math.max(1, Math.floor((bounds.bytesMax - bytes) / meanBytes)));
+    }
+    return { entries, isCut: false };
+  } finally {
+    await iterator.close();
+  }
+}
+
 /** Reads up to `entriesMax` entries of a range through one iterator, then closes it. */
 export async function readRange(
   reader: EngineReader,

@@ -336,7 +336,7 @@ export class MvccStore {
   }
 
   /** One bounded step of garbage collection (see version-gc.ts for what goes): plan, then finish. */
-  async collectGarbage(options: { readonly rowsMax?: number } = {}): Promise<GcStepReport> {
+  async collectGarbage(options: { readonly rowsMax?: number; readonly bytesMax?: number } = {}): Promise<GcStepReport> {
     return this.finishGarbageStep(await this.planGarbageStep(options));
   }
 
@@ -355,9 +355,13 @@ export class MvccStore {
    *   finish raises to it is no higher than the one the step would have raised at once;
    * - one step is in flight at a time, and the finish refuses a plan not made where the pass is.
    */
-  async planGarbageStep(options: { readonly rowsMax?: number } = {}): Promise<GcStepPlanOfStore> {
+  async planGarbageStep(
+    options: { readonly rowsMax?: number; readonly bytesMax?: number } = {},
+  ): Promise<GcStepPlanOfStore> {
     const rowsMax = options.rowsMax ?? raftqLimits.gcRowsPerStepMax.value;
+    const bytesMax = options.bytesMax ?? raftqLimits.gcBytesPerStepMax.value;
     assert(Number.isSafeInteger(rowsMax) && rowsMax > 0, `rowsMax must be a positive integer, got ${rowsMax}`);
+    assert(Number.isSafeInteger(bytesMax) && bytesMax > 0, `bytesMax must be a positive integer, got ${bytesMax}`);
     const horizonTs = this.horizonTs;
     const watermarkTs = Math.max(
       this.readFloorTsValue,
@@ -366,7 +370,7 @@ export class MvccStore {
     );
     // Counted before the read: a hiding write applied while it runs counts against the pass.
     const hidingWritesAtRead = this.hidingWritesTotal;
-    const step = await this.collector.plan({ rowsMax, watermarkTs, horizonTs });
+    const step = await this.collector.plan({ rowsMax, bytesMax, watermarkTs, horizonTs });
     return { step, hidingWritesAtRead, store: this };
   }
 

@@ -3,7 +3,7 @@
  * read and the state of the key it stopped inside) and what it has removed. Which versions go is
  * decided by version-gc.ts; the watermarks it decides against come from the store (mvcc-store.ts).
  */
-import { readRange, type Engine } from './engine.js';
+import { readRangeWithinBytes, type Engine } from './engine.js';
 import { keySuccessor } from './key-codec.js';
 import { initialGcKeyState, planVersionGc, type GcKeyState, type GcPlan } from './version-gc.js';
 import { userSpaceStart } from './version-key.js';
@@ -24,12 +24,19 @@ export interface GcStats {
   readonly passesCompleted: number;
   readonly versionsRemoved: number;
   readonly deletionMarkersRemoved: number;
+  /**
+   * Bytes of rows (keys and values) the steps read: a pass reads every row whole, live values
+   * included, so with large values this is where collection's cost is.
+   */
+  readonly bytesRead: number;
   /** Live and dead versions seen over the last complete pass (dead = removed by it). */
   readonly lastPass: { readonly liveVersions: number; readonly deadVersions: number } | undefined;
 }
 
 export interface GcStepBounds {
   readonly rowsMax: number;
+  /** Bytes of rows (keys and values) a step reads at most: live values are read too. */
+  readonly bytesMax: number;
   /** The read watermark W: versions hidden below it by a newer one go. */
   readonly watermarkTs: number;
   /** The replicated horizon H: a newest deletion marker at or below it goes. */
@@ -41,6 +48,8 @@ export interface GcStepPlan {
   /** Where the step started reading: the plan is only good while the pass is still there. */
   readonly resumeAt: Uint8Array;
   readonly rowsExamined: number;
+  /** Bytes of the rows read, keys and values. */
+  readonly bytesExamined: number;
   readonly decisions: GcPlan;
   readonly nextResumeAt: Uint8Array;
   readonly isPassComplete: boolean;
@@ -55,6 +64,7 @@ export class VersionCollector {
     passesCompleted: 0,
     versionsRemoved: 0,
     deletionMarkersRemoved: 0,
+    bytesRead: 0,
     lastPass: undefined,
   };
   private passCounts = { liveVersions: 0, deadVersions: 0 };
@@ -88,15 +98,20 @@ export class VersionCollector {
    * that is safe). The rows come from one engine iterator, so from one consistent state.
    */
   async plan(bounds: GcStepBounds): Promise<GcStepPlan> {
-    const { rowsMax, watermarkTs, horizonTs } = bounds;
+    const { rowsMax, bytesMax, watermarkTs, horizonTs } = bounds;
     const resumeAt = this.resumeAt;
-    const rows = await readRange(this.engine, { gte: resumeAt }, rowsMax);
-    const isPassComplete = rows.length < rowsMax;
+    const { entries: rows, isCut } = await readRangeWithinBytes(
+      this.engine,
+      { gte: resumeAt },
+      { entriesMax: rowsMax, bytesMax },
+    );
+    const isPassComplete = rows.length < rowsMax && !isCut;
     const plan = planVersionGc(rows, this.keyState, watermarkTs, horizonTs, { isEndOfKeyspace: isPassComplete });
     const last = rows[rows.length - 1];
     return {
       resumeAt,
       rowsExamined: rows.length,
+      bytesExamined: rows.reduce((bytes, row) => bytes + row.key.byteLength + row.value.byteLength, 0),
       decisions: plan,
       nextResumeAt: isPassComplete || last === undefined ? userSpaceStart : keySuccessor(last.key),
       isPassComplete,
@@ -126,7 +141,7 @@ export class VersionCollector {
         this.passCounts.liveVersions + decisions.liveVersions === this.passKeysWithValueNewest;
       this.passKeysWithValueNewest = 0;
     }
-    this.countStep(decisions.liveVersions, decisions.deadVersions, decisions.deletionMarkersRemoved, isPassComplete);
+    this.countStep(decisions, plan.bytesExamined, isPassComplete);
     this.resumeAt = plan.nextResumeAt;
     this.keyState = isPassComplete ? initialGcKeyState : decisions.state;
     return {
@@ -140,12 +155,8 @@ export class VersionCollector {
     };
   }
 
-  private countStep(
-    liveVersions: number,
-    deadVersions: number,
-    deletionMarkersRemoved: number,
-    isPassComplete: boolean,
-  ): void {
+  private countStep(decisions: GcPlan, bytesExamined: number, isPassComplete: boolean): void {
+    const { liveVersions, deadVersions, deletionMarkersRemoved } = decisions;
     this.passCounts = {
       liveVersions: this.passCounts.liveVersions + liveVersions,
       deadVersions: this.passCounts.deadVersions + deadVersions,
@@ -155,6 +166,7 @@ export class VersionCollector {
       passesCompleted: stats.passesCompleted + (isPassComplete ? 1 : 0),
       versionsRemoved: stats.versionsRemoved + deadVersions,
       deletionMarkersRemoved: stats.deletionMarkersRemoved + deletionMarkersRemoved,
+      bytesRead: stats.bytesRead + bytesExamined,
       lastPass: isPassComplete ? this.passCounts : stats.lastPass,
     };
     if (isPassComplete) this.passCounts = { liveVersions: 0, deadVersions: 0 };

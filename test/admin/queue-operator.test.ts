@@ -277,6 +277,7 @@ describe('the queues, seen by an operator', () => {
     expect(text).toMatch(/^# TYPE raftq_cluster_clock_offset_seconds gauge$/m);
     expect(text).toMatch(/^# TYPE raftq_peer_dropped_messages_total counter$/m);
     expect(text).toMatch(/^# TYPE raftq_state_gc_passes_total counter$/m);
+    expect(text).toMatch(/^# TYPE raftq_state_gc_read_bytes_total counter$/m);
     expect(text).not.toMatch(/raftq_cluster_clock_offset_ms|raftq_state_gc_passes /);
   });
 

@@ -84,10 +84,43 @@ describe('MvccStore', () => {
       passesCompleted: 2,
       versionsRemoved: 2,
       deletionMarkersRemoved: 0,
+      // Both passes read every row whole: three versions of x, then the same three again.
+      bytesRead: 2 * 3 * (k('x').length + 9 + 1 + v(1).length),
       lastPass: { liveVersions: 1, deadVersions: 2 },
     });
     await expect(store.getAt(k('x'), 100)).rejects.toThrow(ReadBelowWatermarkError);
     expect(await store.getAt(k('x'), 300)).toEqual(v(3));
+  });
+
+  it('reads at most about bytesMax of rows a collection step, and the pass still removes what one unbounded step would', async () => {
+    const big = (n: number) => new Uint8Array(1_000).fill(n);
+    const store = await MvccStore.open(new MemoryEngine(), { historyMs: 1 });
+    const keys = Array.from({ length: 100 }, (_, i) => k('m', i));
+    await commit(
+      store,
+      100,
+      keys.map((key) => ({ key, value: big(1) })),
+    );
+    await commit(
+      store,
+      200,
+      keys.map((key) => ({ key, value: big(2) })),
+    );
+    const steps: number[] = [];
+    for (
+      let report = await store.collectGarbage({ bytesMax: 10_000 });
+      ;
+      report = await store.collectGarbage({ bytesMax: 10_000 })
+    ) {
+      steps.push(report.rowsExamined);
+      if (report.isPassComplete) break;
+    }
+    // 200 rows of about 1 KiB: no step reads the 1,000 rows its row bound allows.
+    expect(steps.length).toBeGreaterThan(2);
+    expect(Math.max(...steps)).toBeLessThanOrEqual(32);
+    expect(steps.reduce((a, b) => a + b, 0)).toBe(200);
+    expect(store.gcStats.versionsRemoved).toBe(100);
+    for (const key of keys) expect(await store.getAt(key, 200)).toEqual(big(2));
   });
 
   it('keeps a deletion marker until the horizon passes it, then removes it', async () => {
