@@ -83,49 +83,50 @@ export class StateMetrics {
         if (rows !== undefined) this.set(rows);
       },
     });
-    /** A gauge of the state open now (none before one is). */
-    const stateGauge = (name: string, help: string, read: (state: StateStore) => number): void => {
-      new Gauge({
-        name,
-        help,
-        registers,
-        collect() {
-          this.reset();
-          const state = sources.state();
-          if (state !== null) this.set(read(state));
-        },
-      });
+    /**
+     * A gauge, or a counter since the state was opened (it starts again from 0 after a snapshot
+     * install), of the state open now; nothing before one is.
+     */
+    const stateMetric = (
+      kind: 'gauge' | 'counter',
+      name: string,
+      help: string,
+      read: (state: StateStore) => number,
+    ): void => {
+      const collect = function (this: Gauge | Counter): void {
+        this.reset();
+        const state = sources.state();
+        if (state === null) return;
+        if (this instanceof Gauge) this.set(read(state));
+        else this.inc(read(state));
+      };
+      if (kind === 'gauge') new Gauge({ name, help, registers, collect });
+      else new Counter({ name, help, registers, collect });
     };
-    stateGauge(
+    stateMetric(
+      'gauge',
       'raftq_state_cache_bytes',
       'Memory of the newest-version cache: keys, kept values and bookkeeping (bounded by newestVersionCacheBytesMax); a follower keeps no message bodies it has not read',
       (state) => state.mvcc.newestVersionCacheSize.bytes,
     );
-    stateGauge(
+    stateMetric(
+      'gauge',
       'raftq_state_cache_keys',
       'Keys whose newest version the newest-version cache holds (bounded by newestVersionCacheEntriesMax)',
       (state) => state.mvcc.newestVersionCacheSize.entries,
     );
-    new Counter({
-      name: 'raftq_state_gc_passes_total',
-      help: 'Complete garbage-collection passes over the state since it was opened (starts again from 0 after a snapshot install)',
-      registers,
-      collect() {
-        this.reset();
-        const state = sources.state();
-        if (state !== null) this.inc(state.mvcc.gcStats.passesCompleted);
-      },
-    });
-    new Counter({
-      name: 'raftq_state_gc_read_bytes_total',
-      help: 'Bytes of rows (keys and values) garbage collection read since the state was opened: every pass reads live values too (starts again from 0 after a snapshot install)',
-      registers,
-      collect() {
-        this.reset();
-        const state = sources.state();
-        if (state !== null) this.inc(state.mvcc.gcStats.bytesRead);
-      },
-    });
+    stateMetric(
+      'counter',
+      'raftq_state_gc_passes_total',
+      'Complete garbage-collection passes over the state since it was opened (starts again from 0 after a snapshot install)',
+      (state) => state.mvcc.gcStats.passesCompleted,
+    );
+    stateMetric(
+      'counter',
+      'raftq_state_gc_read_bytes_total',
+      'Bytes of rows (keys and values) garbage collection read since the state was opened: every pass reads live values too (starts again from 0 after a snapshot install)',
+      (state) => state.mvcc.gcStats.bytesRead,
+    );
     new Gauge({
       name: 'raftq_state_compactions_pending',
       help: 'Emptied ranges waiting for a LevelDB compaction',

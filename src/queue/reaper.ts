@@ -20,7 +20,7 @@
 import { Buffer } from 'node:buffer';
 import { raftqLimits } from '../base/limits.js';
 import { decodeKey, keySuccessor } from '../storage/key-codec.js';
-import type { KeyRange, KeyValue, ReadView, TxnWrite } from '../storage/txn.js';
+import { bytesOfRows, type KeyRange, type KeyValue, type ReadView, type TxnWrite } from '../storage/txn.js';
 import { GenerationKeys, globalKeys } from './key-layout.js';
 import type { QueueContext } from './queue-context.js';
 import { MoveTaskReap } from './reap-move-tasks.js';
@@ -154,7 +154,7 @@ export class QueueReaper {
           writes,
           result: {
             rows: rows.length,
-            bytes: rows.reduce((sum, row) => sum + row.key.byteLength + row.value.byteLength, 0),
+            bytes: bytesOfRows(rows),
             isLast,
             isGone: false,
             next: last === undefined ? undefined : keySuccessor(last.key),

@@ -12,6 +12,7 @@
  *   resolves; `sync: false` batches may be lost in a crash until a later synced batch (or flush).
  */
 import { RaftqError } from '../base/errors.js';
+import { bytesOfRows } from './txn.js';
 
 export type EngineWrite =
   | { readonly kind: 'put'; readonly key: Uint8Array; readonly value: Uint8Array }
@@ -73,35 +74,38 @@ export class EngineClosedError extends RaftqError {
   }
 }
 
-/** Entries read first by readRangeWithinBytes, to learn the range's row size before larger pages. */
+/** Entries read first by readRangeWithinBytes under a byte bound, to learn the range's row size before larger pages. */
 const firstPageWithinBytes = 32;
+/** Entries one native read of a bulk iteration asks for at most. */
+const pageEntriesMax = 1024;
 
 /**
  * Reads entries of a range through one iterator until `entriesMax` entries or `bytesMax` bytes of
  * keys and values (at least one entry), then closes it. `isCut`: it stopped at the byte bound, so
- * the range may hold more. Pages after the first are sized by the mean entry read so far, so a
- * range of large values is not read a thousand entries past the bound.
+ * the range may hold more; `bytes`: what the entries weigh. Under a finite bound, pages after the
+ * first are sized by the mean entry read so far, so a range of large values is not read a thousand
+ * entries past the bound.
  */
 export async function readRangeWithinBytes(
   reader: EngineReader,
   options: EngineIteratorOptions,
   bounds: { readonly entriesMax: number; readonly bytesMax: number },
-): Promise<{ entries: EngineEntry[]; isCut: boolean }> {
-  const iterator = reader.iterator({ ...options, isBulk: true });
+): Promise<{ entries: EngineEntry[]; bytes: number; isCut: boolean }> {
+  const iterator = reader.iterator(bounds.entriesMax > 1 ? { ...options, isBulk: true } : options);
   try {
     const entries: EngineEntry[] = [];
     let bytes = 0;
-    let pageMax = firstPageWithinBytes;
+    let pageMax = Number.isFinite(bounds.bytesMax) ? firstPageWithinBytes : pageEntriesMax;
     while (entries.length < bounds.entriesMax) {
-      if (bytes >= bounds.bytesMax) return { entries, isCut: true };
+      if (bytes >= bounds.bytesMax) return { entries, bytes, isCut: true };
       const page = await iterator.next(Math.min(bounds.entriesMax - entries.length, pageMax));
       if (page.length === 0) break;
-      for (const entry of page) bytes += entry.key.byteLength + entry.value.byteLength;
+      bytes += bytesOfRows(page);
       entries.push(...page);
       const meanBytes = bytes / entries.length;
-      pageMax = Math.min(1024, Math.max(1, Math.floor((bounds.bytesMax - bytes) / meanBytes)));
+      pageMax = Math.min(pageEntriesMax, Math.max(1, Math.floor((bounds.bytesMax - bytes) / meanBytes)));
     }
-    return { entries, isCut: false };
+    return { entries, bytes, isCut: false };
   } finally {
     await iterator.close();
   }
@@ -113,16 +117,5 @@ export async function readRange(
   options: EngineIteratorOptions,
   entriesMax: number,
 ): Promise<EngineEntry[]> {
-  const iterator = reader.iterator(entriesMax > 1 ? { ...options, isBulk: true } : options);
-  try {
-    const entries: EngineEntry[] = [];
-    while (entries.length < entriesMax) {
-      const page = await iterator.next(Math.min(entriesMax - entries.length, 1024));
-      if (page.length === 0) break;
-      entries.push(...page);
-    }
-    return entries;
-  } finally {
-    await iterator.close();
-  }
+  return (await readRangeWithinBytes(reader, options, { entriesMax, bytesMax: Number.POSITIVE_INFINITY })).entries;
 }

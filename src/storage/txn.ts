@@ -54,6 +54,13 @@ export interface KeyValue {
   readonly value: Uint8Array;
 }
 
+/** Bytes of rows as read, keys and values: what the byte budgets of scans and collection count. */
+export function bytesOfRows(rows: readonly KeyValue[]): number {
+  let bytes = 0;
+  for (const row of rows) bytes += row.key.byteLength + row.value.byteLength;
+  return bytes;
+}
+
 /** Hears the writes of each applied batch (TxnExecutor.onApplied). */
 export type AppliedListener = (writes: readonly TxnWrite[], appliedTsUs: number) => void;
 

@@ -100,18 +100,18 @@ export class VersionCollector {
   async plan(bounds: GcStepBounds): Promise<GcStepPlan> {
     const { rowsMax, bytesMax, watermarkTs, horizonTs } = bounds;
     const resumeAt = this.resumeAt;
-    const { entries: rows, isCut } = await readRangeWithinBytes(
-      this.engine,
-      { gte: resumeAt },
-      { entriesMax: rowsMax, bytesMax },
-    );
+    const {
+      entries: rows,
+      bytes,
+      isCut,
+    } = await readRangeWithinBytes(this.engine, { gte: resumeAt }, { entriesMax: rowsMax, bytesMax });
     const isPassComplete = rows.length < rowsMax && !isCut;
     const plan = planVersionGc(rows, this.keyState, watermarkTs, horizonTs, { isEndOfKeyspace: isPassComplete });
     const last = rows[rows.length - 1];
     return {
       resumeAt,
       rowsExamined: rows.length,
-      bytesExamined: rows.reduce((bytes, row) => bytes + row.key.byteLength + row.value.byteLength, 0),
+      bytesExamined: bytes,
       decisions: plan,
       nextResumeAt: isPassComplete || last === undefined ? userSpaceStart : keySuccessor(last.key),
       isPassComplete,
