@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { RaftStatus } from '../raft/raw-node.js';
 import type { ConfChange, ConfState } from '../raft/types.js';
 import { MembershipChangeError } from './errors.js';
+import { handOffTarget } from './hand-off-target.js';
 import type { GrpcTransport } from './grpc-transport.js';
 import { LearnerPromotion } from './learner-promotion.js';
 import type { Membership } from './level-log-store.js';
@@ -173,18 +174,12 @@ export class MembershipAdmin {
     this.parts.logger.info({ nodeId }, 'transferred leadership');
   }
 
-  /** Leader only: hand leadership to the most caught-up other voter and wait for it to take over, until `deadlineMs` (on the scheduler's monotonic clock). */
+  /** Leader only: hand leadership to another voter (handOffTarget) and wait for it to take over, until `deadlineMs` (on the scheduler's monotonic clock). */
   async handOffLeadership(deadlineMs: number): Promise<void> {
     const status = this.parts.raftStatus();
     if (status.role !== 'leader') return;
-    let best: { id: string; match: number } | null = null;
-    for (const id of status.confState.voters) {
-      const progress = status.progress.get(id);
-      if (id === this.parts.nodeId || progress === undefined || !progress.isRecentlyActive) continue;
-      if (best === null || progress.match > best.match) best = { id, match: progress.match };
-    }
-    if (best === null) return;
-    const target = best.id;
+    const target = handOffTarget(status.confState.voters, status.progress, this.parts.nodeId);
+    if (target === null) return;
     this.parts.logger.info({ target }, 'handing leadership over');
     await this.parts.runInLoop(() => this.parts.transferLeaderTo(target));
     await this.until(
