@@ -11,7 +11,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { decodeKey } from '../../src/storage/key-codec.js';
 import type { TxnWrite } from '../../src/storage/txn.js';
 import { GenerationKeys } from '../../src/queue/key-layout.js';
-import type { MessageRecord } from '../../src/queue/message-record.js';
+import { messageRecord } from '../../src/queue/message-record.js';
 import { MessageStore } from '../../src/queue/message-store.js';
 
 export interface BulkFillOptions {
@@ -86,7 +86,7 @@ export async function bulkFill(options: BulkFillOptions): Promise<number> {
           next += count;
           const nowMs = Date.now();
           const writes = Array.from({ length: count }, () => {
-            const record: MessageRecord = {
+            const record = messageRecord({
               messageId: randomUUID(),
               body: options.body,
               messageAttributes: {},
@@ -98,7 +98,7 @@ export async function bulkFill(options: BulkFillOptions): Promise<number> {
               visibleAtMs: nowMs,
               order: order++,
               receiveCount: 0,
-            };
+            });
             // Fresh ids: no version of these keys exists, so the apply step need not look (TxnWrite.isNewKey).
             return store.insertWrites(record, { isNewMessageId: true });
           }).flat();

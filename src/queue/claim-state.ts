@@ -5,7 +5,7 @@
  */
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import type { DeadLetterMover } from './dead-letter-move.js';
-import type { MessageRecord } from './message-record.js';
+import { withReceiveFields, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import type { LoadedQueue } from './queue-context.js';
 
@@ -36,14 +36,13 @@ export async function claimOrMove(state: ClaimState, message: StoredMessage, new
   const { record } = message;
   state.readKeys.push(...message.readKeys);
   if (state.mover.isDue(record) && (await state.mover.maybeMove(message, state))) return;
-  const claimed: MessageRecord = {
-    ...record,
+  const claimed = withReceiveFields(record, {
+    visibleAtMs: state.nowMs + state.visibilityTimeoutMs,
     receiveCount: record.receiveCount + 1,
     firstReceiveAtMs: record.firstReceiveAtMs ?? state.nowMs,
     claimedAtMs: state.nowMs,
     receiptToken: newId(),
-    visibleAtMs: state.nowMs + state.visibilityTimeoutMs,
-  };
+  });
   state.writes.push(...messages.receiveStateWrites(message, claimed));
   state.claimed.push(claimed);
 }

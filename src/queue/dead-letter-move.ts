@@ -7,7 +7,7 @@
  */
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { queueKeys } from './key-layout.js';
-import type { MessageRecord } from './message-record.js';
+import { messageRecord, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import { partitionOfGroup } from './partitioning.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
@@ -93,24 +93,21 @@ export class DeadLetterMover {
         value: encodeSequenceCounter(counter),
       });
     }
-    const {
-      receiptToken: _token,
-      claimedAtMs: _claimed,
-      firstReceiveAtMs: _first,
-      sequenceNumber: _sequence,
-      ...kept
-    } = record;
-    const copy: MessageRecord = {
-      ...kept,
+    // The copy is a new delivery: no receive fields, and its own place and sequence in the target.
+    const copy = messageRecord({
+      ...record,
       partition,
       // AWS keeps a standard message's original enqueue time for retention and restarts it for FIFO.
       retentionStartMs: isFifo ? this.nowMs : record.retentionStartMs,
       visibleAtMs: this.nowMs,
       order,
       receiveCount: 0,
+      firstReceiveAtMs: undefined,
+      claimedAtMs: undefined,
+      receiptToken: undefined,
+      sequenceNumber,
       deadLetterSourceArn: this.ctx.queueArn(this.source.meta.name),
-      ...(sequenceNumber !== undefined ? { sequenceNumber } : {}),
-    };
+    });
     out.writes.push(...this.source.messages.deleteWrites(message), ...target.messages.insertWrites(copy));
     const sourceName = this.source.meta.name;
     this.ctx.whenSettled(this.view, () => this.ctx.activity.noteDeadLettered(sourceName));

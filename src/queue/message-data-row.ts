@@ -25,7 +25,7 @@
 import { Buffer } from 'node:buffer';
 import { assert } from '../base/assert.js';
 import type { MessageAttributes, MessageAttributeValue } from './queue-api.js';
-import type { MessageRecord } from './message-record.js';
+import { messageRecord, type MessageRecord } from './message-record.js';
 
 const binaryLayout = 0x02;
 const legacyJsonStart = 0x7b; // '{'
@@ -99,6 +99,7 @@ export function decodeMessageRecord(bytes: Uint8Array): MessageRecord {
   optionalTexts.forEach((field, bit) => {
     if ((presence & (1 << bit)) !== 0) optional[field] = reader.text();
   });
+  // (messageRecord reads the optional texts by name, so `optional`'s own shape never reaches a record.)
   const body = reader.text();
   const messageAttributes = reader.attributes();
   const systemAttributes = reader.attributes();
@@ -110,7 +111,7 @@ export function decodeMessageRecord(bytes: Uint8Array): MessageRecord {
     Number.isFinite(sentAtMs) && Number.isFinite(retentionStartMs) && Number.isFinite(visibleAtMs),
     'corrupt message row: a time is not a number',
   );
-  return {
+  return messageRecord({
     messageId,
     body,
     messageAttributes,
@@ -122,10 +123,14 @@ export function decodeMessageRecord(bytes: Uint8Array): MessageRecord {
     visibleAtMs,
     order: buffer.readBigUInt64BE(41),
     receiveCount: buffer.readUInt32BE(53),
-    ...(Number.isNaN(firstReceiveAtMs) ? {} : { firstReceiveAtMs }),
-    ...(Number.isNaN(claimedAtMs) ? {} : { claimedAtMs }),
-    ...optional,
-  };
+    firstReceiveAtMs: Number.isNaN(firstReceiveAtMs) ? undefined : firstReceiveAtMs,
+    claimedAtMs: Number.isNaN(claimedAtMs) ? undefined : claimedAtMs,
+    receiptToken: optional.receiptToken,
+    messageGroupId: optional.messageGroupId,
+    messageDeduplicationId: optional.messageDeduplicationId,
+    sequenceNumber: optional.sequenceNumber,
+    deadLetterSourceArn: optional.deadLetterSourceArn,
+  });
 }
 
 function attributesSize(attributes: MessageAttributes): number {
@@ -240,11 +245,9 @@ function decodeLegacyMessageRecord(bytes: Uint8Array): MessageRecord {
     assert(typeof value === 'number' && Number.isFinite(value), `corrupt message row: ${name} is not a number`);
     return value;
   };
-  const optionalText = (name: string): { [key: string]: string } =>
-    row[name] === undefined ? {} : { [name]: text(name) };
-  const optionalCount = (name: string): { [key: string]: number } =>
-    row[name] === undefined ? {} : { [name]: count(name) };
-  return {
+  const optionalText = (name: string): string | undefined => (row[name] === undefined ? undefined : text(name));
+  const optionalCount = (name: string): number | undefined => (row[name] === undefined ? undefined : count(name));
+  return messageRecord({
     messageId: text('messageId'),
     body: text('body'),
     messageAttributes: loadLegacyAttributes(
@@ -259,14 +262,14 @@ function decodeLegacyMessageRecord(bytes: Uint8Array): MessageRecord {
     visibleAtMs: count('visibleAtMs'),
     order: BigInt(text('order')),
     receiveCount: count('receiveCount'),
-    ...optionalCount('firstReceiveAtMs'),
-    ...optionalCount('claimedAtMs'),
-    ...optionalText('receiptToken'),
-    ...optionalText('messageGroupId'),
-    ...optionalText('messageDeduplicationId'),
-    ...optionalText('sequenceNumber'),
-    ...optionalText('deadLetterSourceArn'),
-  };
+    firstReceiveAtMs: optionalCount('firstReceiveAtMs'),
+    claimedAtMs: optionalCount('claimedAtMs'),
+    receiptToken: optionalText('receiptToken'),
+    messageGroupId: optionalText('messageGroupId'),
+    messageDeduplicationId: optionalText('messageDeduplicationId'),
+    sequenceNumber: optionalText('sequenceNumber'),
+    deadLetterSourceArn: optionalText('deadLetterSourceArn'),
+  });
 }
 
 function loadLegacyAttributes(stored: Record<string, StoredAttributeValue> | undefined): MessageAttributes {

@@ -35,9 +35,10 @@ import {
   decodeMessageRecord,
   encodeMessageRecord,
   encodeVisibilityState,
+  withReceiveFields,
   type MessageRecord,
 } from './message-record.js';
-import { decodeReceiveState, encodeReceiveState, receiveStateOf, withReceiveState } from './receive-state.js';
+import { decodeReceiveState, encodeReceiveState, receiveStateOf } from './receive-state.js';
 
 const encoder = new TextEncoder();
 
@@ -88,7 +89,8 @@ export class MessageStore {
     const isVisRowMoved = stored?.isMovingVisRow === true;
     // One object literal for every message read, so that its readers see one shape.
     return {
-      record: stored === undefined ? initial : withReceiveState(initial, stored.state),
+      // Every receive field comes from the state row when there is one, none from the data row.
+      record: stored === undefined ? initial : withReceiveFields(initial, stored.state),
       hasStateRow: stored !== undefined,
       dataKey,
       stateKey,

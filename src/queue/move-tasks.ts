@@ -12,7 +12,7 @@ import { decodeKey, keySuccessor } from '../storage/key-codec.js';
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { InvalidParameterValueError, ResourceNotFoundError, UnsupportedOperationError } from './errors.js';
 import { globalKeys, parseMessageRowKey, queueKeys } from './key-layout.js';
-import { isExpired, type MessageRecord } from './message-record.js';
+import { isExpired, messageRecord, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import { countMessages } from './message-counts.js';
 import { partitionOfGroup } from './partitioning.js';
@@ -267,14 +267,6 @@ export class MoveTasks {
     readKeys: Uint8Array[],
   ): Promise<TxnWrite[]> {
     const partition = partitionOfGroup(record.messageGroupId, destination.meta.partitionCount);
-    const {
-      receiptToken: _t,
-      claimedAtMs: _c,
-      firstReceiveAtMs: _f,
-      deadLetterSourceArn: _d,
-      sequenceNumber: _s,
-      ...kept
-    } = record;
     let order = record.order;
     let sequenceNumber: string | undefined;
     if (destination.meta.config.isFifo) {
@@ -290,14 +282,19 @@ export class MoveTasks {
       order = sequenceNumberOf(counter, partition);
       sequenceNumber = formatSequenceNumber(order);
     }
-    const copy: MessageRecord = {
-      ...kept,
+    // A moved message is a new delivery: no receive fields, no dead-letter source, its own sequence.
+    const copy = messageRecord({
+      ...record,
       partition,
       visibleAtMs: nowMs,
       order,
       receiveCount: 0,
-      ...(sequenceNumber !== undefined ? { sequenceNumber } : {}),
-    };
+      firstReceiveAtMs: undefined,
+      claimedAtMs: undefined,
+      receiptToken: undefined,
+      sequenceNumber,
+      deadLetterSourceArn: undefined,
+    });
     return destination.messages.insertWrites(copy);
   }
 }

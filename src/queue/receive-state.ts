@@ -20,16 +20,22 @@
 import { assert } from '../base/assert.js';
 import type { MessageRecord } from './message-record.js';
 
+/** Every field present, `undefined` when it does not apply (one shape, as MessageRecord). */
 export interface ReceiveState {
   /** When the message is (again) visible. */
   readonly visibleAtMs: number;
   readonly receiveCount: number;
-  readonly firstReceiveAtMs?: number;
+  readonly firstReceiveAtMs: number | undefined;
   /** When the current receive claimed it: ChangeMessageVisibility's 12-hour cap counts from here. */
-  readonly claimedAtMs?: number;
+  readonly claimedAtMs: number | undefined;
   /** The token of the current receive; a receipt handle with another token is stale. */
-  readonly receiptToken?: string;
+  readonly receiptToken: string | undefined;
 }
+
+/** What encodeReceiveState needs: the fields that do not apply may be left out. */
+export type ReceiveStateFields = Pick<ReceiveState, 'visibleAtMs' | 'receiveCount'> & {
+  readonly [K in 'firstReceiveAtMs' | 'claimedAtMs' | 'receiptToken']?: ReceiveState[K];
+};
 
 /** A decoded state row, and whether it is of the old layout, whose vis row moved with each receive. */
 export interface StoredReceiveState {
@@ -44,7 +50,7 @@ const headerBytes = 29;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-export function encodeReceiveState(state: ReceiveState): Uint8Array {
+export function encodeReceiveState(state: ReceiveStateFields): Uint8Array {
   const token = state.receiptToken === undefined ? undefined : encoder.encode(state.receiptToken);
   const bytes = new Uint8Array(headerBytes + (token?.byteLength ?? 0));
   const view = new DataView(bytes.buffer);
@@ -69,9 +75,9 @@ export function decodeReceiveState(bytes: Uint8Array): StoredReceiveState {
   const state: ReceiveState = {
     visibleAtMs: view.getFloat64(1),
     receiveCount: view.getUint32(9),
-    ...(Number.isNaN(firstReceiveAtMs) ? {} : { firstReceiveAtMs }),
-    ...(Number.isNaN(claimedAtMs) ? {} : { claimedAtMs }),
-    ...(bytes[0] === withToken ? { receiptToken: decoder.decode(bytes.subarray(headerBytes)) } : {}),
+    firstReceiveAtMs: Number.isNaN(firstReceiveAtMs) ? undefined : firstReceiveAtMs,
+    claimedAtMs: Number.isNaN(claimedAtMs) ? undefined : claimedAtMs,
+    receiptToken: bytes[0] === withToken ? decoder.decode(bytes.subarray(headerBytes)) : undefined,
   };
   return { state, isMovingVisRow: false };
 }
@@ -97,9 +103,9 @@ function decodeLegacyReceiveState(bytes: Uint8Array): ReceiveState {
   return {
     visibleAtMs: stored.v,
     receiveCount: stored.n,
-    ...(typeof stored.f === 'number' ? { firstReceiveAtMs: stored.f } : {}),
-    ...(typeof stored.c === 'number' ? { claimedAtMs: stored.c } : {}),
-    ...(typeof stored.t === 'string' ? { receiptToken: stored.t } : {}),
+    firstReceiveAtMs: typeof stored.f === 'number' ? stored.f : undefined,
+    claimedAtMs: typeof stored.c === 'number' ? stored.c : undefined,
+    receiptToken: typeof stored.t === 'string' ? stored.t : undefined,
   };
 }
 
@@ -107,14 +113,8 @@ export function receiveStateOf(record: MessageRecord): ReceiveState {
   return {
     visibleAtMs: record.visibleAtMs,
     receiveCount: record.receiveCount,
-    ...(record.firstReceiveAtMs !== undefined ? { firstReceiveAtMs: record.firstReceiveAtMs } : {}),
-    ...(record.claimedAtMs !== undefined ? { claimedAtMs: record.claimedAtMs } : {}),
-    ...(record.receiptToken !== undefined ? { receiptToken: record.receiptToken } : {}),
+    firstReceiveAtMs: record.firstReceiveAtMs,
+    claimedAtMs: record.claimedAtMs,
+    receiptToken: record.receiptToken,
   };
-}
-
-/** The record as the state row says it is now: every receive field comes from `state`, none from the data row. */
-export function withReceiveState(record: MessageRecord, state: ReceiveState): MessageRecord {
-  const { firstReceiveAtMs: _first, claimedAtMs: _claimed, receiptToken: _token, ...immutable } = record;
-  return { ...immutable, ...state };
 }

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
 import type { TxnWrite } from '../storage/txn.js';
 import { InvalidParameterValueError, MessageTooLongError, MissingParameterError } from './errors.js';
 import { queueKeys } from './key-layout.js';
-import type { MessageRecord } from './message-record.js';
+import { messageRecord, type MessageRecord } from './message-record.js';
 import { messageSizeBytes } from './message-size.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { partitionOfGroup } from './partitioning.js';
@@ -247,7 +247,7 @@ export class MessageSender {
     sequenceNumber: string | undefined,
   ): MessageRecord {
     const { entry } = item;
-    return {
+    return messageRecord({
       messageId: item.messageId,
       body: entry.body,
       messageAttributes: entry.messageAttributes,
@@ -259,10 +259,10 @@ export class MessageSender {
       visibleAtMs: nowMs + item.delaySeconds * 1000,
       order,
       receiveCount: 0,
-      ...(entry.messageGroupId !== undefined ? { messageGroupId: entry.messageGroupId } : {}),
-      ...(item.deduplicationId !== undefined ? { messageDeduplicationId: item.deduplicationId } : {}),
-      ...(sequenceNumber !== undefined ? { sequenceNumber } : {}),
-    };
+      messageGroupId: entry.messageGroupId,
+      messageDeduplicationId: item.deduplicationId,
+      sequenceNumber,
+    });
   }
 }
 
