@@ -8,6 +8,7 @@ import {
   decodeTxnBatch,
   encodeTxn,
   encodeTxnBatch,
+  txnBytesBound,
 } from '../../src/storage/txn-codec.js';
 import { decodeTxnIdRecord, encodeTxnIdRecord } from '../../src/storage/txn-id-table.js';
 import type { Txn, TxnOutcome, TxnWrite } from '../../src/storage/txn.js';
@@ -44,6 +45,33 @@ describe('txn codec', () => {
     fc.assert(
       fc.property(batchArb, (batch) => {
         expect(normalize(decodeTxnBatch(encodeTxnBatch(batch)))).toEqual(normalize(batch));
+      }),
+      runs,
+    );
+  });
+
+  it('sizes the encoder once: the bound covers every encoded transaction, huge numbers and wide ids included', () => {
+    const wideTxnArb = txnArb.chain((txn) =>
+      fc
+        .record({
+          txnId: fc.string({ minLength: 1, maxLength: 20, unit: 'grapheme' }),
+          values: fc.array(fc.uint8Array({ minLength: 200, maxLength: 2_000 }), { maxLength: 3 }),
+        })
+        .map(({ txnId, values }) => ({
+          ...txn,
+          txnId,
+          writes: [
+            ...txn.writes,
+            ...values.map((value, i) => ({ kind: 'put' as const, key: encodeKey(['v', i]), value })),
+          ],
+        })),
+    );
+    fc.assert(
+      fc.property(wideTxnArb, (txn) => {
+        // encodeTxn writes a format byte, then the txn.
+        expect(encodeTxn(txn).byteLength - 1).toBeLessThanOrEqual(txnBytesBound(txn));
+        // The writer never grew: the buffer is the one sized by the bound.
+        expect(encodeTxn(txn).buffer.byteLength).toBe(Math.max(16, 1 + txnBytesBound(txn)));
       }),
       runs,
     );
