@@ -26,7 +26,7 @@ import { MemoryEngine } from '../src/storage/memory-engine.js';
 import { MvccStore } from '../src/storage/mvcc-store.js';
 import { impliedNewQueueKeys } from '../src/queue/implied-new-keys.js';
 import { drainQueue } from './queue-drain.js';
-import { countingEngine, ReadTally } from './write-cost/read-tally.js';
+import { countingEngine, EngineTally } from './write-cost/engine-tally.js';
 import { WriteTally } from './write-cost/write-tally.js';
 
 const { values } = parseArgs({
@@ -51,7 +51,7 @@ const isFifo = values.fifo === true;
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'raftq-write-cost-'));
   const engine: Engine = values.engine === 'memory' ? new MemoryEngine() : await LevelEngine.open(dir);
-  const reads = new ReadTally();
+  const reads = new EngineTally();
   const executor = new LocalTxnExecutor({
     store: await MvccStore.open(countingEngine(engine, reads), { impliedNewKeys: impliedNewQueueKeys }),
     clock: new SystemClock(),
@@ -167,10 +167,13 @@ interface Phase {
   readonly bytes: number;
   readonly pointReads: number;
   readonly iteratorsOpened: number;
+  readonly rowsPut: number;
+  readonly rowsDeleted: number;
+  readonly batchesWritten: number;
   readonly byFamily: ReadonlyMap<string, number>;
 }
 
-async function measure(tally: WriteTally, reads: ReadTally, body: () => Promise<number>): Promise<Phase> {
+async function measure(tally: WriteTally, reads: EngineTally, body: () => Promise<number>): Promise<Phase> {
   tally.reset();
   reads.reset();
   const cpuBefore = process.cpuUsage();
@@ -186,6 +189,9 @@ async function measure(tally: WriteTally, reads: ReadTally, body: () => Promise<
     bytes: tally.bytes,
     pointReads: reads.pointReads,
     iteratorsOpened: reads.iteratorsOpened,
+    rowsPut: reads.rowsPut,
+    rowsDeleted: reads.rowsDeleted,
+    batchesWritten: reads.batchesWritten,
     byFamily: new Map(tally.byFamily),
   };
 }
@@ -198,6 +204,9 @@ function report(name: string, phase: Phase): void {
   console.log(`  per message: ${per(phase.keys)} keys written, ${per(phase.bytes)} bytes written (key + value)`);
   console.log(
     `  engine reads per message: ${per(phase.iteratorsOpened)} iterators opened (a seek each), ${per(phase.pointReads)} point reads`,
+  );
+  console.log(
+    `  engine writes per message: ${per(phase.rowsPut)} rows put, ${per(phase.rowsDeleted)} rows deleted, ${per(phase.batchesWritten)} batches (garbage collection, not run here, later removes each deletion marker and the version it hides)`,
   );
   console.log(`  keys by family: ${[...phase.byFamily].map(([family, n]) => `${family} ${per(n)}`).join(', ')}`);
 }
