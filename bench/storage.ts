@@ -1,8 +1,10 @@
 // `npm run bench:storage`: throughput of the MVCC store on classic-level, through the same apply
 // step the cluster uses: puts/s with and without sync, with and without group commit, scan rows/s,
-// and a queue-like range after put+delete churn, before and after garbage collection and a LevelDB
-// compaction, so the cost of dead versions is visible. Prints progress to stderr and a Markdown
+// the CPU a row costs LevelDB at three batch sizes, and a queue-like range after put+delete churn,
+// before and after garbage collection and a LevelDB compaction, so the cost of dead versions is
+// visible. Prints progress to stderr and a Markdown
 // table to stdout. Options: --cycles N (churn cycles, default 100000), --quick (a tenth of everything).
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +110,41 @@ async function measurePuts(name: string, total: number, txnsPerBatch: number, sy
     note: '',
   });
   return store;
+}
+
+/**
+ * What a row costs LevelDB itself, under the MVCC store: engine batches of random 40-byte keys and
+ * 60-byte values (a version row's size on the message path), not synced, at three batch sizes.
+ * The CPU is the whole process's (LevelDB writes on libuv's threads), so per row it includes each
+ * batch's fixed cost spread over its rows: the two figures the queue layer's rows per message and
+ * batches per Ready multiply.
+ */
+async function measureEngineRows(): Promise<void> {
+  const engine = await LevelEngine.open(join(baseDir, 'engine-rows'));
+  const rowsTotal = Math.round(120_000 * scale);
+  for (const rowsPerBatch of [6, 60, 600]) {
+    progress(`engine rows: ${rowsTotal} puts in batches of ${rowsPerBatch}`);
+    const batches = Array.from({ length: Math.ceil(rowsTotal / rowsPerBatch) }, () =>
+      Array.from({ length: rowsPerBatch }, () => ({
+        kind: 'put' as const,
+        key: new Uint8Array(randomBytes(40)),
+        value: new Uint8Array(randomBytes(60)),
+      })),
+    );
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    for (const batch of batches) await engine.write(batch, { sync: false });
+    const cpu = process.cpuUsage(cpuBefore);
+    const rowsWritten = batches.length * rowsPerBatch;
+    rows.push({
+      name: `engine rows: LevelDB batches of ${rowsPerBatch} puts (40 B keys, 60 B values, not synced)`,
+      count: rowsWritten,
+      unit: 'rows',
+      seconds: (performance.now() - started) / 1000,
+      note: `CPU ${((cpu.user + cpu.system) / rowsWritten).toFixed(1)} µs per row`,
+    });
+  }
+  await engine.close();
 }
 
 async function measureScan(
@@ -326,6 +363,7 @@ async function main(): Promise<void> {
       pageRows: 1000,
     });
     await store.engine.close();
+    await measureEngineRows();
     await measureChurn();
     printTable();
   } finally {
