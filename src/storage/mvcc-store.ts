@@ -381,10 +381,11 @@ export class MvccStore {
       const isPassStart = this.collector.isAtPassStart;
       // Raise the floor before removing anything, so a read racing with the removal fails instead of seeing a partial state.
       this.readFloorTsValue = Math.max(this.readFloorTsValue, plan.step.watermarkTs);
-      const report = await this.collector.finish(plan.step, (removals) => {
+      const report = await this.collector.finish(plan.step, (removedBases) => {
         this.writeCount += 1;
-        // A removed newest deletion marker leaves its key without versions: the cache must say so too.
-        for (const physical of removals)
+        // A removed newest deletion marker leaves its key without versions: the cache must say so
+        // too. Only a removed base can be a key's newest version, so only those are looked up.
+        for (const physical of removedBases)
           this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
       });
       if (isPassStart) this.hidingWritesAtPassStart = plan.hidingWritesAtRead;

@@ -122,7 +122,9 @@ export class VersionCollector {
 
   /**
    * The second half: deletes what the plan chose, in one engine batch, and moves the pass on;
-   * `onRemoved` hears of the deleted physical keys once they are gone. The plan must be this
+   * `onRemoved` hears, once they are gone, of the deleted physical keys that may have been their
+   * key's newest version (GcPlan.removedBases; every other removal was older than a version that
+   * stays). The plan must be this
    * collector's latest, made where the last step stopped.
    */
   async finish(plan: GcStepPlan, onRemoved: (physicalKeys: readonly Uint8Array[]) => void): Promise<GcStepReport> {
@@ -133,7 +135,7 @@ export class VersionCollector {
         decisions.removals.map((key) => ({ kind: 'delete', key })),
         { sync: false },
       );
-      onRemoved(decisions.removals);
+      onRemoved(decisions.removedBases);
     }
     this.passKeysWithValueNewest += decisions.keysWithValueNewest;
     if (isPassComplete) {

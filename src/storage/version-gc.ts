@@ -36,6 +36,12 @@ export interface GcPlan {
   /** Deletion markers among the removals. */
   readonly deletionMarkersRemoved: number;
   /**
+   * The removals that were their key's base (a marker): the only ones that may be a key's newest
+   * version, since every other removal is older than a version that stays. What a cache of newest
+   * versions must forget; the rest it never holds.
+   */
+  readonly removedBases: Uint8Array[];
+  /**
    * Keys whose newest version (first seen here) is a value. Over a whole pass, live versions
    * beyond these are versions a later pass may still remove (older versions kept for reads above
    * the watermark, markers not yet below the horizon).
@@ -52,6 +58,7 @@ export function planVersionGc(
   options: { readonly isEndOfKeyspace: boolean },
 ): GcPlan {
   const removals: Uint8Array[] = [];
+  const removedBases: Uint8Array[] = [];
   let liveVersions = 0;
   let deletionMarkersRemoved = 0;
   let keysWithValueNewest = 0;
@@ -62,6 +69,7 @@ export function planVersionGc(
     if (pendingMarker === undefined) return;
     if (isKeyComplete) {
       removals.push(pendingMarker);
+      removedBases.push(pendingMarker);
       deletionMarkersRemoved++;
     } else {
       liveVersions++;
@@ -98,6 +106,7 @@ export function planVersionGc(
     liveVersions,
     deadVersions: removals.length,
     deletionMarkersRemoved,
+    removedBases,
     keysWithValueNewest,
     state: { key: key === undefined ? undefined : key.slice(), hasNewerThanWatermark, hasBase },
   };
