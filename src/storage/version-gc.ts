@@ -11,9 +11,12 @@
  *   transaction that can still commit has a startTsUs below it, so removing it cannot hide a
  *   conflict: OCC stays exact and identical on every replica);
  * - every version older than the base goes: no read at W or above can reach it.
- * A removable marker goes only in the same batch as every older version of its key (otherwise a
- * read would see an older value come back), so it waits until its key's last row has been seen
- * in the same step; a step that ends inside a key keeps the marker for the next pass.
+ * A removable marker goes only once every older version of its key has been seen and removed, in
+ * its batch or an earlier one (otherwise a read would see an older value come back), so it waits
+ * until a row of another key, or the end of the keyspace, shows its key complete. A step that ends
+ * before that carries the marker to the next step of the pass (GcKeyState.pendingMarker): were it
+ * dropped instead, a marker whose key ends exactly where steps end would stay while the keyspace
+ * does not change, and every pass would find it again.
  */
 import type { EngineEntry } from './engine.js';
 import { bytesEqual } from './key-codec.js';
@@ -24,9 +27,16 @@ export interface GcKeyState {
   readonly key: Uint8Array | undefined;
   readonly hasNewerThanWatermark: boolean;
   readonly hasBase: boolean;
+  /** The current key's removable base marker, not removed yet: its key may go on in the next step. */
+  readonly pendingMarker: Uint8Array | undefined;
 }
 
-export const initialGcKeyState: GcKeyState = { key: undefined, hasNewerThanWatermark: false, hasBase: false };
+export const initialGcKeyState: GcKeyState = {
+  key: undefined,
+  hasNewerThanWatermark: false,
+  hasBase: false,
+  pendingMarker: undefined,
+};
 
 export interface GcPlan {
   /** Physical keys to delete. */
@@ -63,23 +73,22 @@ export function planVersionGc(
   let deletionMarkersRemoved = 0;
   let keysWithValueNewest = 0;
   let { key, hasNewerThanWatermark, hasBase } = start;
-  /** A removable marker of the current key, removed once the key is known to be complete. */
-  let pendingMarker: Uint8Array | undefined;
-  const settlePendingMarker = (isKeyComplete: boolean) => {
+  /**
+   * A removable marker of the current key, removed once the key is known to be complete. The
+   * watermark and the horizon only grow, so a marker a step found removable stays so in the next.
+   */
+  let pendingMarker = start.pendingMarker;
+  const removePendingMarker = () => {
     if (pendingMarker === undefined) return;
-    if (isKeyComplete) {
-      removals.push(pendingMarker);
-      removedBases.push(pendingMarker);
-      deletionMarkersRemoved++;
-    } else {
-      liveVersions++;
-    }
+    removals.push(pendingMarker);
+    removedBases.push(pendingMarker);
+    deletionMarkersRemoved++;
     pendingMarker = undefined;
   };
   for (const row of rows) {
     const rowKey = logicalKeyOf(row.key);
     if (key === undefined || !bytesEqual(rowKey, key)) {
-      settlePendingMarker(true);
+      removePendingMarker();
       key = rowKey;
       hasNewerThanWatermark = false;
       hasBase = false;
@@ -100,7 +109,7 @@ export function planVersionGc(
     if (isDeletionMarker(row.value)) deletionMarkersRemoved++;
     removals.push(row.key);
   }
-  settlePendingMarker(options.isEndOfKeyspace);
+  if (options.isEndOfKeyspace) removePendingMarker();
   return {
     removals,
     liveVersions,
@@ -108,6 +117,11 @@ export function planVersionGc(
     deletionMarkersRemoved,
     removedBases,
     keysWithValueNewest,
-    state: { key: key === undefined ? undefined : key.slice(), hasNewerThanWatermark, hasBase },
+    state: {
+      key: key === undefined ? undefined : key.slice(),
+      hasNewerThanWatermark,
+      hasBase,
+      pendingMarker: pendingMarker?.slice(),
+    },
   };
 }
