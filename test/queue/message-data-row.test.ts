@@ -32,6 +32,33 @@ const attributesArbitrary: fc.Arbitrary<MessageAttributes> = fc.dictionary(
 
 const timeArbitrary = fc.integer({ min: 0, max: 4_102_444_800_000 });
 
+/** The fields every record has a value for, in the interface's order (message-record.ts). */
+const requiredRecordKeys = [
+  'messageId',
+  'body',
+  'messageAttributes',
+  'systemAttributes',
+  'senderId',
+  'sentAtMs',
+  'retentionStartMs',
+  'partition',
+  'visibleAtMs',
+  'order',
+  'receiveCount',
+] as const;
+
+/** The property order every record has: the interface's. */
+const recordKeys = [
+  ...requiredRecordKeys,
+  'firstReceiveAtMs',
+  'claimedAtMs',
+  'receiptToken',
+  'messageGroupId',
+  'messageDeduplicationId',
+  'sequenceNumber',
+  'deadLetterSourceArn',
+];
+
 const recordArbitrary: fc.Arbitrary<MessageRecord> = fc
   .record(
     {
@@ -54,45 +81,9 @@ const recordArbitrary: fc.Arbitrary<MessageRecord> = fc
       sequenceNumber: fc.stringMatching(/^[0-9]{20}$/),
       deadLetterSourceArn: fc.string({ maxLength: 80 }),
     },
-    {
-      requiredKeys: [
-        'messageId',
-        'body',
-        'messageAttributes',
-        'systemAttributes',
-        'senderId',
-        'sentAtMs',
-        'retentionStartMs',
-        'partition',
-        'visibleAtMs',
-        'order',
-        'receiveCount',
-      ],
-    },
+    { requiredKeys: [...requiredRecordKeys] },
   )
   .map(messageRecord);
-
-/** The property order every record has: the interface's (message-record.ts). */
-const recordKeys = [
-  'messageId',
-  'body',
-  'messageAttributes',
-  'systemAttributes',
-  'senderId',
-  'sentAtMs',
-  'retentionStartMs',
-  'partition',
-  'visibleAtMs',
-  'order',
-  'receiveCount',
-  'firstReceiveAtMs',
-  'claimedAtMs',
-  'receiptToken',
-  'messageGroupId',
-  'messageDeduplicationId',
-  'sequenceNumber',
-  'deadLetterSourceArn',
-];
 
 describe('the data row layout', () => {
   it('gives every record one shape: all fields present, in one order, whichever apply', () => {
