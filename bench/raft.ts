@@ -68,11 +68,25 @@ async function adminJson(node: BenchNode, method: string, path: string, body?: u
   return response.json();
 }
 
-async function metric(node: BenchNode, name: string): Promise<number> {
+/** The counters a phase compares, read from one /metrics answer per node so they are of one moment. */
+interface PhaseCounters {
+  readonly fsyncs: number;
+  readonly cpuSeconds: number;
+  readonly proposedEntries: number;
+}
+
+async function phaseCounters(node: BenchNode): Promise<PhaseCounters> {
   const response = await fetch(`http://${node.admin}/metrics`);
-  const text = await response.text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? 0 : Number(line.split(' ')[1]);
+  const lines = (await response.text()).split('\n');
+  const value = (name: string): number => {
+    const line = lines.find((l) => l.startsWith(`${name} `));
+    return line === undefined ? 0 : Number(line.split(' ')[1]);
+  };
+  return {
+    fsyncs: value('raftq_fsyncs_total'),
+    cpuSeconds: value('raftq_process_cpu_seconds_total'),
+    proposedEntries: value('raftq_proposed_entries_total'),
+  };
 }
 
 async function startCluster(dataDir: string): Promise<BenchNode[]> {
@@ -142,9 +156,8 @@ async function phase(
   concurrency: number,
   options: Options,
 ): Promise<string> {
-  const fsyncsBefore = await Promise.all(nodes.map((n) => metric(n, 'raftq_fsyncs_total')));
-  const cpuBefore = await Promise.all(nodes.map((n) => metric(n, 'raftq_process_cpu_seconds_total')));
-  const entriesBefore = await metric(leader, 'raftq_proposed_entries_total');
+  const leaderIndex = nodes.indexOf(leader);
+  const before = await Promise.all(nodes.map(phaseCounters));
   const perDriver = Math.max(1, Math.round(concurrency / drivers.length));
   const started = performance.now();
   const results = (await Promise.all(
@@ -157,12 +170,14 @@ async function phase(
     ),
   )) as LoadResult[];
   const seconds = (performance.now() - started) / 1000;
-  const fsyncsAfter = await Promise.all(nodes.map((n) => metric(n, 'raftq_fsyncs_total')));
-  const cpuAfter = await Promise.all(nodes.map((n) => metric(n, 'raftq_process_cpu_seconds_total')));
-  const entries = (await metric(leader, 'raftq_proposed_entries_total')) - entriesBefore;
+  const after = await Promise.all(nodes.map(phaseCounters));
+  const fsyncsBefore = before.map((c) => c.fsyncs);
+  const fsyncsAfter = after.map((c) => c.fsyncs);
+  const cpuBefore = before.map((c) => c.cpuSeconds);
+  const cpuAfter = after.map((c) => c.cpuSeconds);
+  const entries = (after[leaderIndex]?.proposedEntries ?? 0) - (before[leaderIndex]?.proposedEntries ?? 0);
   const commits = results.reduce((sum, r) => sum + r.commits, 0);
   const fsyncs = fsyncsAfter.reduce((sum, v, i) => sum + v - (fsyncsBefore[i] ?? 0), 0);
-  const leaderIndex = nodes.indexOf(leader);
   const leaderFsyncs = (fsyncsAfter[leaderIndex] ?? 0) - (fsyncsBefore[leaderIndex] ?? 0);
   // Latency percentiles of the phase: the worst driver's (drivers run the same load).
   const p50 = Math.max(...results.map((r) => r.p50Ms));
