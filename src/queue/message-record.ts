@@ -10,7 +10,7 @@ import type { MessageAttributes } from './queue-api.js';
  * with its fields in the order below: all records then share one hidden class, and the reads of
  * the message path (claim, delete, encode, answer) stay monomorphic. Records built with optional
  * fields left out or spread in came in many shapes: a consumed message cost 15 % more CPU in
- * process (docs/BENCHMARKS.md, "One shape per message record").
+ * process (docs/BENCHMARKS.md, "Message records of one shape").
  */
 export interface MessageRecord {
   readonly messageId: string;
@@ -81,26 +81,14 @@ export function withReceiveFields(
   record: MessageRecord,
   receive: Pick<MessageRecord, 'visibleAtMs' | 'receiveCount' | 'firstReceiveAtMs' | 'claimedAtMs' | 'receiptToken'>,
 ): MessageRecord {
-  return {
-    messageId: record.messageId,
-    body: record.body,
-    messageAttributes: record.messageAttributes,
-    systemAttributes: record.systemAttributes,
-    senderId: record.senderId,
-    sentAtMs: record.sentAtMs,
-    retentionStartMs: record.retentionStartMs,
-    partition: record.partition,
+  return messageRecord({
+    ...record,
     visibleAtMs: receive.visibleAtMs,
-    order: record.order,
     receiveCount: receive.receiveCount,
     firstReceiveAtMs: receive.firstReceiveAtMs,
     claimedAtMs: receive.claimedAtMs,
     receiptToken: receive.receiptToken,
-    messageGroupId: record.messageGroupId,
-    messageDeduplicationId: record.messageDeduplicationId,
-    sequenceNumber: record.sequenceNumber,
-    deadLetterSourceArn: record.deadLetterSourceArn,
-  };
+  });
 }
 
 export function isInFlight(record: MessageRecord, nowMs: number): boolean {
