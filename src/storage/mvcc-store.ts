@@ -52,8 +52,6 @@ export type { AppliedBatch, VersionWrite } from './applied-batch.js';
 /** A collection step read and decided, not yet finished (MvccStore.planGarbageStep). */
 export interface GcStepPlanOfStore {
   readonly step: GcStepPlan;
-  /** The store's count of hiding writes just before the step's rows were read. */
-  readonly hidingWritesAtRead: number;
   readonly store: MvccStore;
 }
 
@@ -102,11 +100,14 @@ export class MvccStore {
   private readonly newestVersions: NewestVersionCache;
   /** Counts batches written (apply and collection): a lookup learns a newest version only if none landed while it read. */
   private writeCount = 0;
-  /** Versions applied that gave garbage collection work (AppliedBatch.hidingWrites), since the store opened. */
-  private hidingWritesTotal = 0;
-  /** hidingWritesTotal when the current collection pass started, and when the last complete one did. */
-  private hidingWritesAtPassStart = 0;
-  private hidingWritesAtLastPassStart = -1;
+  /**
+   * The least commit timestamp of a version applied since the current collection pass's first read
+   * that gave collection work (AppliedBatch.hidingWrites), and the same since the last complete
+   * pass's first read (Infinity: none). The pass may have read past such a version's key before it
+   * was written; what it hides goes once the watermark reaches it.
+   */
+  private hidingTsSincePassRead = Infinity;
+  private hidingTsSinceLastPassRead = Infinity;
 
   /** Test-only deliberate faults (MvccStoreOptions.faults). */
   readonly faults: MvccFaults;
@@ -309,7 +310,12 @@ export class MvccStore {
       await this.engine.write(writes, { sync: options.sync });
       this.deadPrefixes.noteWrites(batch.versions);
       this.writeCount += 1;
-      this.hidingWritesTotal += batch.hidingWrites ?? batch.versions.length;
+      if ((batch.hidingWrites ?? batch.versions.length) > 0) {
+        // The batch's first version is no newer than its first hiding one: an earlier time is safe.
+        const hidingTs = batch.versions[0]?.commitTsUs ?? 0;
+        this.hidingTsSincePassRead = Math.min(this.hidingTsSincePassRead, hidingTs);
+        this.hidingTsSinceLastPassRead = Math.min(this.hidingTsSinceLastPassRead, hidingTs);
+      }
       // Before the versions: a key implied new by one write of the batch may be written by a later one.
       for (const key of batch.absentKeys ?? []) this.newestVersions.rememberAbsent(key);
       for (const version of batch.versions)
@@ -363,22 +369,17 @@ export class MvccStore {
     assert(Number.isSafeInteger(rowsMax) && rowsMax > 0, `rowsMax must be a positive integer, got ${rowsMax}`);
     assert(Number.isSafeInteger(bytesMax) && bytesMax > 0, `bytesMax must be a positive integer, got ${bytesMax}`);
     const horizonTs = this.horizonTs;
-    const watermarkTs = Math.max(
-      this.readFloorTsValue,
-      horizonTs,
-      Math.min(this.openViews.oldestTs() ?? this.lastCommitTsValue, this.lastCommitTsValue),
-    );
-    // Counted before the read: a hiding write applied while it runs counts against the pass.
-    const hidingWritesAtRead = this.hidingWritesTotal;
+    const watermarkTs = this.readWatermarkTs(horizonTs);
+    // Before the read: a hiding write applied while it runs counts against the pass.
+    if (this.collector.isAtPassStart) this.hidingTsSincePassRead = Infinity;
     const step = await this.collector.plan({ rowsMax, bytesMax, watermarkTs, horizonTs });
-    return { step, hidingWritesAtRead, store: this };
+    return { step, store: this };
   }
 
   /** The second half of a collection step, in the exclusive section: removes what the plan chose. */
   async finishGarbageStep(plan: GcStepPlanOfStore): Promise<GcStepReport> {
     assert(plan.store === this, 'a garbage-collection plan of another store');
     return this.exclusive(async () => {
-      const isPassStart = this.collector.isAtPassStart;
       // Raise the floor before removing anything, so a read racing with the removal fails instead of seeing a partial state.
       this.readFloorTsValue = Math.max(this.readFloorTsValue, plan.step.watermarkTs);
       const report = await this.collector.finish(plan.step, (removedBases) => {
@@ -388,19 +389,38 @@ export class MvccStore {
         for (const physical of removedBases)
           this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
       });
-      if (isPassStart) this.hidingWritesAtPassStart = plan.hidingWritesAtRead;
-      if (report.isPassComplete) this.hidingWritesAtLastPassStart = this.hidingWritesAtPassStart;
+      if (report.isPassComplete) this.hidingTsSinceLastPassRead = this.hidingTsSincePassRead;
       return report;
     });
   }
 
   /**
-   * Whether a collection pass could remove anything: false once a complete pass left each key only
-   * its newest version, a value, and no applied version has hidden another or deleted a key since
-   * that pass started (a node taking only sends, whose keys are all new, collects nothing).
+   * Whether a collection pass is worth its read of the whole keyspace now. Unknown (true) until a
+   * pass completes; then once the watermark reaches a version that hides one the last pass kept,
+   * or one applied since that pass started (GcPlan.freesAt), or the horizon reaches the newest of
+   * the markers it kept as their keys' newest versions. Those markers go together: were each
+   * horizon checkpoint to start a pass for the markers it frees, a node that stopped consuming
+   * would read its whole keyspace every checkpoint (historyMs/16) for historyMs. A marker lives at
+   * most historyMs longer for it; a hidden version never waits. A node taking only sends, whose
+   * keys are all new, collects nothing.
    */
   get hasGarbageToCollect(): boolean {
-    return !(this.collector.isLastPassClean && this.hidingWritesTotal === this.hidingWritesAtLastPassStart);
+    const kept = this.collector.lastPassFreesAt;
+    if (kept === undefined) return true;
+    const horizonTs = this.horizonTs;
+    return (
+      (kept.lastMarkerTs !== -Infinity && horizonTs >= kept.lastMarkerTs) ||
+      this.readWatermarkTs(horizonTs) >= Math.min(kept.watermarkTs, this.hidingTsSinceLastPassRead)
+    );
+  }
+
+  /** The read watermark W (see the top of this file) now, given the horizon now. */
+  private readWatermarkTs(horizonTs: number): number {
+    return Math.max(
+      this.readFloorTsValue,
+      horizonTs,
+      Math.min(this.openViews.oldestTs() ?? this.lastCommitTsValue, this.lastCommitTsValue),
+    );
   }
 
   get gcStats(): GcStats {

@@ -5,7 +5,15 @@
  */
 import { readRangeWithinBytes, type Engine } from './engine.js';
 import { keySuccessor } from './key-codec.js';
-import { initialGcKeyState, planVersionGc, type GcKeyState, type GcPlan } from './version-gc.js';
+import {
+  bothFreesAt,
+  initialGcKeyState,
+  neverFreed,
+  planVersionGc,
+  type GcFreesAt,
+  type GcKeyState,
+  type GcPlan,
+} from './version-gc.js';
 import { userSpaceStart } from './version-key.js';
 
 export interface GcStepReport {
@@ -68,10 +76,10 @@ export class VersionCollector {
     lastPass: undefined,
   };
   private passCounts = { liveVersions: 0, deadVersions: 0 };
-  /** Keys of this pass whose newest version is a value: with liveVersions, what the pass left to a later one. */
-  private passKeysWithValueNewest = 0;
-  /** The last complete pass left nothing a later pass could remove (false until a pass completes). */
-  private isLastPassCleanValue = false;
+  /** When what this pass has kept so far could go. */
+  private passFreesAt: GcFreesAt = neverFreed;
+  /** When what the last complete pass kept could go; undefined until a pass completes. */
+  private lastPassFreesAtValue: GcFreesAt | undefined = undefined;
 
   constructor(private readonly engine: Engine) {}
 
@@ -85,11 +93,12 @@ export class VersionCollector {
   }
 
   /**
-   * The last complete pass kept only each key's newest version, and only when it is a value:
-   * until a write hides a version, another pass would find nothing to remove.
+   * The least watermark and horizon at which something the last complete pass kept becomes
+   * removable (GcPlan.freesAt over the pass); undefined until a pass completes. Below both, and
+   * with no write since that pass started, another pass would find nothing to remove.
    */
-  get isLastPassClean(): boolean {
-    return this.isLastPassCleanValue;
+  get lastPassFreesAt(): GcFreesAt | undefined {
+    return this.lastPassFreesAtValue;
   }
 
   /**
@@ -137,11 +146,10 @@ export class VersionCollector {
       );
       onRemoved(decisions.removedBases);
     }
-    this.passKeysWithValueNewest += decisions.keysWithValueNewest;
+    this.passFreesAt = bothFreesAt(this.passFreesAt, decisions.freesAt);
     if (isPassComplete) {
-      this.isLastPassCleanValue =
-        this.passCounts.liveVersions + decisions.liveVersions === this.passKeysWithValueNewest;
-      this.passKeysWithValueNewest = 0;
+      this.lastPassFreesAtValue = this.passFreesAt;
+      this.passFreesAt = neverFreed;
     }
     this.countStep(decisions, plan.bytesExamined, isPassComplete);
     this.resumeAt = plan.nextResumeAt;

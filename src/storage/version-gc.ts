@@ -17,6 +17,13 @@
  * before that carries the marker to the next step of the pass (GcKeyState.pendingMarker): were it
  * dropped instead, a marker whose key ends exactly where steps end would stay while the keyspace
  * does not change, and every pass would find it again.
+ *
+ * What stays tells when it could go (GcPlan.freesAt), so that a store need not read its whole
+ * keyspace again before then: a kept value older than its key's newest goes once W reaches the
+ * version just newer than it (that one is then at or below W, so the kept one is older than the
+ * base), a kept marker under a newer version once W reaches the marker (it is then a base marker
+ * under a newer version); a key whose newest version is a kept marker loses it once H reaches the
+ * marker. A key whose newest version is a value keeps it until a later write.
  */
 import type { EngineEntry } from './engine.js';
 import { bytesEqual } from './key-codec.js';
@@ -29,6 +36,31 @@ export interface GcKeyState {
   readonly hasBase: boolean;
   /** The current key's removable base marker, not removed yet: its key may go on in the next step. */
   readonly pendingMarker: Uint8Array | undefined;
+  /** Commit timestamp of the current key's last row read (the version just newer than the next row). */
+  readonly newerTsUs: number;
+}
+
+/**
+ * When what a plan kept could go, were nothing written meanwhile (Infinity: never, until a later
+ * write): `watermarkTs`, the least W at which a version hidden by a newer one goes; `horizonTs`,
+ * the least H at which a key's newest version, a marker, goes; `lastMarkerTs`, the H at which every
+ * such marker has gone (-Infinity: none kept).
+ */
+export interface GcFreesAt {
+  readonly watermarkTs: number;
+  readonly horizonTs: number;
+  readonly lastMarkerTs: number;
+}
+
+export const neverFreed: GcFreesAt = { watermarkTs: Infinity, horizonTs: Infinity, lastMarkerTs: -Infinity };
+
+/** What two plans kept, together (of two steps of a pass, or of two passes). */
+export function bothFreesAt(a: GcFreesAt, b: GcFreesAt): GcFreesAt {
+  return {
+    watermarkTs: Math.min(a.watermarkTs, b.watermarkTs),
+    horizonTs: Math.min(a.horizonTs, b.horizonTs),
+    lastMarkerTs: Math.max(a.lastMarkerTs, b.lastMarkerTs),
+  };
 }
 
 export const initialGcKeyState: GcKeyState = {
@@ -36,6 +68,7 @@ export const initialGcKeyState: GcKeyState = {
   hasNewerThanWatermark: false,
   hasBase: false,
   pendingMarker: undefined,
+  newerTsUs: Infinity,
 };
 
 export interface GcPlan {
@@ -51,12 +84,8 @@ export interface GcPlan {
    * versions must forget; the rest it never holds.
    */
   readonly removedBases: Uint8Array[];
-  /**
-   * Keys whose newest version (first seen here) is a value. Over a whole pass, live versions
-   * beyond these are versions a later pass may still remove (older versions kept for reads above
-   * the watermark, markers not yet below the horizon).
-   */
-  readonly keysWithValueNewest: number;
+  /** When what this plan kept could go, were nothing written meanwhile. */
+  readonly freesAt: GcFreesAt;
   readonly state: GcKeyState;
 }
 
@@ -71,8 +100,10 @@ export function planVersionGc(
   const removedBases: Uint8Array[] = [];
   let liveVersions = 0;
   let deletionMarkersRemoved = 0;
-  let keysWithValueNewest = 0;
-  let { key, hasNewerThanWatermark, hasBase } = start;
+  let freesAtWatermarkTs = Infinity;
+  let freesAtHorizonTs = Infinity;
+  let lastMarkerTs = -Infinity;
+  let { key, hasNewerThanWatermark, hasBase, newerTsUs } = start;
   /**
    * A removable marker of the current key, removed once the key is known to be complete. The
    * watermark and the horizon only grow, so a marker a step found removable stays so in the next.
@@ -92,18 +123,32 @@ export function planVersionGc(
       key = rowKey;
       hasNewerThanWatermark = false;
       hasBase = false;
-      if (!isDeletionMarker(row.value)) keysWithValueNewest++;
+      newerTsUs = Infinity;
     }
     const commitTsUs = commitTsOf(row.key);
+    let isKept: boolean;
     if (commitTsUs > watermarkTs) {
       hasNewerThanWatermark = true;
-      liveVersions++;
-      continue;
-    }
-    if (!hasBase) {
+      isKept = true;
+    } else if (!hasBase) {
       hasBase = true;
-      if (isDeletionMarker(row.value) && (hasNewerThanWatermark || commitTsUs <= horizonTs)) pendingMarker = row.key;
-      else liveVersions++;
+      isKept = !(isDeletionMarker(row.value) && (hasNewerThanWatermark || commitTsUs <= horizonTs));
+      if (!isKept) pendingMarker = row.key;
+    } else isKept = false;
+    if (isKept) {
+      liveVersions++;
+      // Kept below a newer version, a value goes once W reaches that one, a marker once W reaches
+      // the marker itself (a base marker under a newer version goes); kept as its key's newest,
+      // only a marker goes, once H reaches it.
+      if (newerTsUs !== Infinity)
+        freesAtWatermarkTs = Math.min(freesAtWatermarkTs, isDeletionMarker(row.value) ? commitTsUs : newerTsUs);
+      else if (isDeletionMarker(row.value)) {
+        freesAtHorizonTs = Math.min(freesAtHorizonTs, commitTsUs);
+        lastMarkerTs = Math.max(lastMarkerTs, commitTsUs);
+      }
+    }
+    if (isKept || pendingMarker === row.key) {
+      newerTsUs = commitTsUs;
       continue;
     }
     if (isDeletionMarker(row.value)) deletionMarkersRemoved++;
@@ -116,12 +161,13 @@ export function planVersionGc(
     deadVersions: removals.length,
     deletionMarkersRemoved,
     removedBases,
-    keysWithValueNewest,
+    freesAt: { watermarkTs: freesAtWatermarkTs, horizonTs: freesAtHorizonTs, lastMarkerTs },
     state: {
       key: key === undefined ? undefined : key.slice(),
       hasNewerThanWatermark,
       hasBase,
       pendingMarker: pendingMarker?.slice(),
+      newerTsUs,
     },
   };
 }

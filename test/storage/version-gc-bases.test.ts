@@ -5,38 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeKey } from '../../src/storage/key-codec.js';
 import { planVersionGc, initialGcKeyState } from '../../src/storage/version-gc.js';
-import { encodeVersionKey, encodeVersionValue } from '../../src/storage/version-key.js';
-
-interface Version {
-  readonly key: number;
-  readonly commitTsUs: number;
-  readonly isMarker: boolean;
-}
-
-const versionsArb = fc
-  .array(
-    fc.record({
-      key: fc.integer({ min: 0, max: 4 }),
-      commitTsUs: fc.integer({ min: 1, max: 40 }),
-      isMarker: fc.boolean(),
-    }),
-    { maxLength: 30 },
-  )
-  // One version per key and timestamp, in physical order: key ascending, newest first.
-  .map((versions) =>
-    [...new Map(versions.map((v) => [`${v.key}/${v.commitTsUs}`, v])).values()].sort(
-      (a, b) => a.key - b.key || b.commitTsUs - a.commitTsUs,
-    ),
-  );
-
-function physicalRows(versions: readonly Version[]) {
-  return versions.map((v) => ({
-    key: encodeVersionKey(encodeKey(['k', v.key]), v.commitTsUs),
-    value: encodeVersionValue(v.isMarker ? undefined : Uint8Array.of(1)),
-  }));
-}
+import { physicalRows, versionsArb, type Version } from './version-rows.js';
 
 describe('collection names the removals that may have been a newest version', () => {
   it('includes every removed newest version among removedBases, and names nothing it keeps', () => {
