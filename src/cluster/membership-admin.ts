@@ -129,13 +129,20 @@ export class MembershipAdmin {
     return 'learner';
   }
 
+  /**
+   * Removes `nodeId`, or answers that it is not a member, only as the leader sees it: an operator
+   * wipes a node once its removal is confirmed, so the answer must come from the configuration the
+   * cluster committed. A follower's may lag, and a node that is not a member itself (a joiner, or
+   * one whose membership record was lost) knows none: answering "not a member" from it once let a
+   * real member's data be wiped.
+   */
   async removeMember(nodeId: string): Promise<void> {
-    const conf = this.parts.confState();
-    if (!conf.voters.includes(nodeId) && !conf.learners.includes(nodeId)) return;
     if (!this.parts.isLeader()) {
       await this.forward('removeMember', { groupId: this.parts.config.groupId, nodeId });
       return;
     }
+    const conf = this.parts.confState();
+    if (!conf.voters.includes(nodeId) && !conf.learners.includes(nodeId)) return;
     const deadlineMs = this.parts.scheduler.monotonicMs() + membershipChangeTimeoutMs;
     if (nodeId === this.parts.nodeId) {
       await this.handOffLeadership(deadlineMs);

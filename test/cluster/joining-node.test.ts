@@ -56,3 +56,26 @@ describe('a node started with --join', () => {
     expect((await joiner.commit({ ...txn, startTsUs: view.ts, nowMs: joiner.nowMs() })).kind).toBe('committed');
   });
 });
+
+describe('a removal asked of a node that is not a member', () => {
+  let cluster: InProcessCluster | null = null;
+  afterEach(async () => {
+    await cluster?.close();
+    cluster = null;
+  });
+
+  it('is not confirmed from the node’s own empty view while the member is still there', async () => {
+    cluster = await InProcessCluster.start(3);
+    const leader = await cluster.leader();
+    const joiner = await cluster.startNode('n4', { join: true, raftListen: `127.0.0.1:${await freePort()}` });
+    expect(joiner.isMember()).toBe(false);
+    const victim = [...cluster.nodes.keys()].find((id) => id !== leader.id && id !== 'n4') as string;
+
+    // The joiner knows no configuration and no leader: an answer of "removed" would have an
+    // operator wipe a voter that is still one.
+    const result = await errorOf(() => joiner.membershipAdmin.removeMember(victim));
+    expect(result).toBeInstanceOf(Error);
+    expect(isRetryable(result)).toBe(true);
+    expect(leader.membership().confState.voters).toContain(victim);
+  });
+});
