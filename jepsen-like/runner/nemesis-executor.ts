@@ -27,6 +27,14 @@ const membershipCallTimeoutMs = 40_000;
  */
 const membershipRemoveAttemptsMax = 3;
 const membershipRemoveRetryDelayMs = 1_000;
+/**
+ * Adding a removed node back is asked again for this long, a round over every other node each
+ * second, as an operator would: right after a leader's removal the rest may still be electing (or
+ * forwarding to the leader they last knew), and a re-add given up at once left the cluster a voter
+ * short for the rest of the run, so that later faults took more than a minority.
+ */
+const membershipReaddPatienceMs = 30_000;
+const membershipReaddRetryDelayMs = 1_000;
 
 export interface SkippedFamily {
   readonly family: NemesisFamily;
@@ -256,15 +264,20 @@ export class NemesisExecutor {
     node.start();
     const others = this.cluster.ids.filter((other) => other !== id);
     let lastReason = '';
+    const deadlineMs = this.nowMs() + membershipReaddPatienceMs;
     // Any live member forwards to the leader; try each in turn, as an operator would.
-    for (const via of [...others, ...others]) {
-      const answer = await this.cluster
-        .admin(via)
-        .addMember(id, `127.0.0.1:${node.spec.raftPort}`, membershipCallTimeoutMs);
-      if (answer.isAccepted) return;
-      lastReason = `${via}: ${answer.reason}`;
+    for (let round = 0; round === 0 || this.nowMs() < deadlineMs; round++) {
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, membershipReaddRetryDelayMs));
+      for (const via of others) {
+        const answer = await this.cluster
+          .admin(via)
+          .addMember(id, `127.0.0.1:${node.spec.raftPort}`, membershipCallTimeoutMs);
+        if (answer.isAccepted) return;
+        lastReason = `${via}: ${answer.reason}`;
+      }
+      if (round === 0) this.say(`adding ${id} back was refused (${lastReason.slice(0, 120)}); asking again`);
     }
-    throw new Error(`adding ${id} back failed: ${lastReason}`);
+    throw new Error(`adding ${id} back failed for ${membershipReaddPatienceMs / 1000} s: ${lastReason}`);
   }
 
   private skip(family: NemesisFamily, reason: string): void {
