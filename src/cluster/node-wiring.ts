@@ -41,6 +41,7 @@ import type { StateObserver } from './state-observer.js';
 import type { StateStore } from './state-store.js';
 import { TailRepairGuard } from './tail-repair-guard.js';
 import { AppliedIndexWaiters, TxnWaiters, type AppliedTxn } from './txn-waiters.js';
+import { isElectionMessageForNonVoter } from './voter-only-elections.js';
 
 export abstract class NodeWiring {
   readonly metrics: NodeMetrics;
@@ -300,7 +301,10 @@ export abstract class NodeWiring {
     return announcedAddressOf(this.config, this.logStore.currentMembership());
   }
 
-  /** A Raft message from a peer: into the core, unless the loop stopped or tail repair holds it back. */
+  /**
+   * A Raft message from a peer: into the core, unless the loop stopped, this node is no voter and
+   * the message an election (voter-only-elections.ts), or tail repair holds it back.
+   */
   protected stepFromPeer(message: RaftMessage, fromAddress = ''): void {
     if (!this.isLoopRunning) return;
     learnAnnouncedAddress(
@@ -310,6 +314,7 @@ export abstract class NodeWiring {
     );
     if (message.type === MessageType.AppResp || message.type === MessageType.HeartbeatResp)
       this.membershipAdmin.peerAnswered(message.from);
+    if (isElectionMessageForNonVoter(message, this.config.id, () => this.confState())) return;
     const admitted = this.tailRepairGuard.admit(message, this.logStore.lastIndex());
     if (admitted === null) return;
     this.raw.step(admitted);
