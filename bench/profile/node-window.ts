@@ -1,0 +1,99 @@
+// `node dist/bench/profile/node-window.js SECONDS PID...`: what each running raftq node did over a
+// window — its role, its CPU (all threads, from /proc/PID/stat), and how far the counters that say
+// how it spent that CPU moved (transactions applied, apply steps, synced log writes, entries
+// proposed, operations forwarded and served, bytes collection read), each from two /metrics answers
+// of the node's admin endpoint, found in its command line (--admin-listen). Linux only. From these,
+// CPU per transaction and transactions per entry of a leader and of its followers, apart.
+import { readFileSync } from 'node:fs';
+
+const ticksPerSecond = 100; // USER_HZ on Linux
+
+/** Counters read, by the name printed. A counter with labels is summed over them. */
+const counters: ReadonlyArray<readonly [label: string, metric: string]> = [
+  ['txns applied', 'raftq_applied_txns_total'],
+  ['apply steps', 'raftq_apply_seconds_count'],
+  ['log syncs', 'raftq_fsyncs_total'],
+  ['entries proposed', 'raftq_proposed_entries_total'],
+  ['ops forwarded', 'raftq_forwarded_ops_total'],
+  ['ops served', 'raftq_served_forwarded_ops_total'],
+  ['collection MB read', 'raftq_state_gc_read_bytes_total'],
+  ['SQS requests', 'raftq_sqs_requests_total'],
+];
+
+interface Sample {
+  readonly cpuTicks: number;
+  readonly values: ReadonlyMap<string, number>;
+  readonly isLeader: boolean;
+}
+
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function adminUrl(pid: number): string {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  const at = argv.indexOf('--admin-listen');
+  const address = at < 0 ? undefined : argv[at + 1];
+  if (address === undefined) throw new Error(`process ${pid} has no --admin-listen: not a raftq node?`);
+  return `http://${address}/metrics`;
+}
+
+/** Sums of the counters' samples (over their labels) in a Prometheus text answer. */
+function parseCounters(text: string): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#') || line === '') continue;
+    const name = line.slice(0, line.search(/[{ ]/));
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Number.isFinite(value)) sums.set(name, (sums.get(name) ?? 0) + value);
+  }
+  return sums;
+}
+
+async function sample(pid: number, url: string): Promise<Sample> {
+  const ticks = cpuTicks(pid);
+  const text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
+  return {
+    cpuTicks: ticks,
+    values: parseCounters(text),
+    isLeader: /raftq_raft_role\{role="leader"\} 1\b/.test(text),
+  };
+}
+
+async function main(): Promise<void> {
+  const [secondsArg, ...pidArgs] = process.argv.slice(2);
+  const seconds = Number(secondsArg);
+  const pids = pidArgs.map(Number);
+  if (!(seconds > 0) || pids.length === 0 || !pids.every((pid) => Number.isInteger(pid) && pid > 0)) {
+    process.stderr.write('usage: node-window SECONDS PID...\n');
+    process.exitCode = 2;
+    return;
+  }
+  const urls = pids.map(adminUrl);
+  const before = await Promise.all(pids.map((pid, i) => sample(pid, urls[i] as string)));
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const after = await Promise.all(pids.map((pid, i) => sample(pid, urls[i] as string)));
+  pids.forEach((pid, i) => {
+    const [b, a] = [before[i] as Sample, after[i] as Sample];
+    const delta = (metric: string): number => (a.values.get(metric) ?? 0) - (b.values.get(metric) ?? 0);
+    const cpuS = (a.cpuTicks - b.cpuTicks) / ticksPerSecond;
+    const txns = delta('raftq_applied_txns_total');
+    const steps = delta('raftq_apply_seconds_count');
+    process.stdout.write(
+      `pid ${pid} (${a.isLeader ? 'leader' : 'follower'}), ${seconds} s: CPU ${cpuS.toFixed(2)} s` +
+        (txns > 0 ? `, ${((cpuS * 1e6) / txns).toFixed(0)} µs per txn applied` : '') +
+        (steps > 0 ? `, ${(txns / steps).toFixed(1)} txns per apply step` : '') +
+        '\n',
+    );
+    for (const [label, metric] of counters) {
+      const moved = delta(metric);
+      if (moved === 0) continue;
+      const shown = label.endsWith('MB read') ? (moved / 1e6).toFixed(1) : String(Math.round(moved));
+      process.stdout.write(`  ${shown.padStart(10)}  ${label}\n`);
+    }
+  });
+}
+
+await main();
