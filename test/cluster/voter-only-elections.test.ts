@@ -5,26 +5,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { isElectionMessageForNonVoter } from '../../src/cluster/voter-only-elections.js';
+import { raftMessage } from '../../src/raft/raft-message.js';
 import { MessageType, type RaftMessage } from '../../src/raft/types.js';
 import { freePort } from '../support/ports.js';
 import { InProcessCluster } from './support/in-process-cluster.js';
 
 function message(type: MessageType, to: string, term = 1): RaftMessage {
-  return {
-    type,
-    from: 'n1',
-    to,
-    term,
-    index: 0,
-    logTerm: 0,
-    entries: [],
-    commit: 0,
-    reject: false,
-    rejectHint: 0,
-    rejectHintTerm: 0,
-    snapshot: null,
-    context: new Uint8Array(0),
-  };
+  return raftMessage({ type, from: 'n1', to, term });
 }
 
 describe('elections answered by voters only', () => {
