@@ -6,7 +6,7 @@
 // the native half of a binding) to the nearest caller that has a category of its own, so that
 // "other node internals" and "other code" shrink to what no caller explains ((program) stays).
 // A steady-state profile of a running node: see profile-on-signal.ts.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 interface ProfileNode {
   readonly id: number;
@@ -123,16 +123,20 @@ export function summarizeCpuProfile(
 }
 
 function main(): void {
-  const file = process.argv[2];
-  if (file === undefined) {
+  // Flags may come before or after the file: the file is the one argument that is neither a flag
+  // nor --top's number.
+  const args = process.argv.slice(2);
+  const topAt = args.indexOf('--top');
+  const top = topAt >= 0 ? Number(args[topAt + 1]) : 25;
+  const file = args.find((arg, i) => !arg.startsWith('--') && (topAt < 0 || i !== topAt + 1));
+  if (file === undefined || !existsSync(file) || !(Number.isInteger(top) && top > 0)) {
     process.stderr.write('usage: cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller]\n');
+    if (file !== undefined && !existsSync(file)) process.stderr.write(`no such file: ${file}\n`);
     process.exitCode = 2;
     return;
   }
-  const topAt = process.argv.indexOf('--top');
-  const top = topAt > 0 ? Number(process.argv[topAt + 1]) : 25;
   const summary = summarizeCpuProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, {
-    byCaller: process.argv.includes('--by-caller'),
+    byCaller: args.includes('--by-caller'),
   });
   const line = (t: SelfTime): string =>
     `${(t.share * 100).toFixed(1).padStart(5)}%  ${t.selfMs.toFixed(0).padStart(7)} ms  ${t.name}`;
