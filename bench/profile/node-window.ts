@@ -5,8 +5,7 @@
 // of the node's admin endpoint, found in its command line (--admin-listen). Linux only. From these,
 // CPU per transaction and transactions per entry of a leader and of its followers, apart.
 import { readFileSync } from 'node:fs';
-
-const ticksPerSecond = 100; // USER_HZ on Linux
+import { procCpuTicks, procTicksPerSecond } from './proc-stat.js';
 
 /** Counters read, by the name printed. A counter with labels is summed over them. */
 const counters: ReadonlyArray<readonly [label: string, metric: string]> = [
@@ -24,12 +23,6 @@ interface Sample {
   readonly cpuTicks: number;
   readonly values: ReadonlyMap<string, number>;
   readonly isLeader: boolean;
-}
-
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
 }
 
 function adminUrl(pid: number): string {
@@ -53,7 +46,7 @@ function parseCounters(text: string): Map<string, number> {
 }
 
 async function sample(pid: number, url: string): Promise<Sample> {
-  const ticks = cpuTicks(pid);
+  const ticks = procCpuTicks(`/proc/${pid}/stat`);
   const text = await (await fetch(url, { signal: AbortSignal.timeout(5_000) })).text();
   return {
     cpuTicks: ticks,
@@ -78,7 +71,7 @@ async function main(): Promise<void> {
   pids.forEach((pid, i) => {
     const [b, a] = [before[i] as Sample, after[i] as Sample];
     const delta = (metric: string): number => (a.values.get(metric) ?? 0) - (b.values.get(metric) ?? 0);
-    const cpuS = (a.cpuTicks - b.cpuTicks) / ticksPerSecond;
+    const cpuS = (a.cpuTicks - b.cpuTicks) / procTicksPerSecond;
     const txns = delta('raftq_applied_txns_total');
     const steps = delta('raftq_apply_seconds_count');
     process.stdout.write(

@@ -3,14 +3,13 @@
 // shows the main thread alone; a node's garbage-collector workers, libuv's pool (LevelDB reads and
 // batch writes) and LevelDB's compaction thread are the rest of its CPU. The main thread is the
 // one whose id is the process id; the others are told apart only by their CPU.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { procCpuTicks, procTicksPerSecond } from './proc-stat.js';
 
-/** utime + stime of one thread, in clock ticks (fields 14 and 15 of its stat line, after the name). */
+/** utime + stime of one thread, in clock ticks; undefined once it has ended. */
 function threadTicks(pid: number, tid: string): number | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return procCpuTicks(`/proc/${pid}/task/${tid}/stat`);
   } catch {
     return undefined; // the thread ended
   }
@@ -33,12 +32,11 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
-  const ticksPerSecond = 100; // USER_HZ on Linux
   const before = sample(pid);
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const after = sample(pid);
   const spent = [...after]
-    .map(([tid, ticks]) => ({ tid, ms: ((ticks - (before.get(tid) ?? 0)) * 1000) / ticksPerSecond }))
+    .map(([tid, ticks]) => ({ tid, ms: ((ticks - (before.get(tid) ?? 0)) * 1000) / procTicksPerSecond }))
     .filter((t) => t.ms > 0)
     .sort((a, b) => b.ms - a.ms);
   const total = spent.reduce((sum, t) => sum + t.ms, 0);
