@@ -32,7 +32,7 @@ export type MemberAddStatus = 'voter' | 'learner';
 /** What membership administration needs of its node. */
 export interface MembershipAdminParts {
   readonly nodeId: string;
-  readonly config: Pick<NodeConfig, 'groupId' | 'electionTimeoutTicks' | 'tickMs' | 'snapshotCatchUpEntries'>;
+  readonly config: Pick<NodeConfig, 'groupId' | 'electionTimeoutTicks' | 'tickMs'>;
   readonly logger: Logger;
   /** The host clock in ms (not the cluster clock). */
   readonly wallMs: () => number;
@@ -47,12 +47,8 @@ export interface MembershipAdminParts {
   readonly confState: () => ConfState;
   /** The applied configuration with every member's address. */
   readonly membership: () => Membership;
-  readonly logBounds: () => { firstIndex: number; lastIndex: number; snapshotIndex: number };
-  readonly appliedIndex: () => number;
   /** Runs `task` inside the Ready loop; resolves with its result. */
   readonly runInLoop: <T>(task: () => Promise<T> | T) => Promise<T>;
-  /** Loop only: snapshot at `index`, compacting the log up to `compactIndex`. */
-  readonly takeSnapshot: (index: number, compactIndex: number) => Promise<void>;
   /** Loop only. */
   readonly proposeConfChange: (change: ConfChange) => void;
   /** Loop only. */
@@ -102,19 +98,7 @@ export class MembershipAdmin {
       return conf.voters.includes(nodeId) || conf.learners.includes(nodeId);
     };
     if (!isMember()) {
-      // A node joining with an empty log must receive a snapshot (which carries the configuration
-      // and every address), never the log from index 1, which does not hold the founding
-      // configuration: compact once if the log never was. Only index 1 needs to go; the usual
-      // catch-up window stays, so followers slightly behind still catch up from the log.
-      if (this.parts.logBounds().firstIndex <= 1) {
-        await this.parts.runInLoop(async () => {
-          const bounds = this.parts.logBounds();
-          const index = Math.min(this.parts.appliedIndex(), bounds.lastIndex);
-          const compactIndex = Math.min(index, Math.max(1, index - this.parts.config.snapshotCatchUpEntries));
-          if (bounds.firstIndex <= 1 && index > bounds.snapshotIndex && index >= 1)
-            await this.parts.takeSnapshot(index, compactIndex);
-        });
-      }
+      // It receives a snapshot, not the log from index 1: snapshot-taker.ts compacts index 1 away.
       await this.propose({ kind: 'addLearner', nodeId, context: utf8.encode(raftAddress) }, deadlineMs);
       await this.until(isMember, deadlineMs);
       this.parts.logger.info({ nodeId, raftAddress }, 'added a learner; it becomes a voter once caught up');

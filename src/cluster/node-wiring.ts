@@ -352,10 +352,7 @@ export abstract class NodeWiring {
       raftStatus: () => raw.status(),
       confState: () => this.confState(),
       membership: () => this.logStore.currentMembership(),
-      logBounds: () => this.logBounds(),
-      appliedIndex: () => this.state.appliedIndex,
       runInLoop: (task) => this.runInLoop(task),
-      takeSnapshot: (index, compactIndex) => this.snapshotTaker.takeSnapshot(index, compactIndex),
       proposeConfChange: (change) => {
         raw.proposeConfChange(change);
         this.kick();

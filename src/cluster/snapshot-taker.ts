@@ -33,7 +33,15 @@ export class SnapshotTaker {
     const logBytesMax = this.parts.logBytesMax ?? raftLimits.logMirrorBytesMax.value;
     const snapshotIndex = logStore.snapshot().meta.index;
     const index = Math.min(lastApplied.index, this.parts.state().appliedIndex, logStore.lastIndex());
-    const isDue = index - snapshotIndex >= config.snapshotThresholdEntries || logStore.logBytes() >= logBytesMax;
+    // Index 1 goes at the first chance: the founding configuration is given at bootstrap, not
+    // logged, so a member with an empty log (a joiner, or a member wiped and started with --join
+    // without being removed) that replayed the log from index 1 would never learn it. With entry
+    // 1 gone, such a member receives a snapshot, which carries the configuration.
+    const isFoundingEntryKept = logStore.firstIndex() <= 1;
+    const isDue =
+      isFoundingEntryKept ||
+      index - snapshotIndex >= config.snapshotThresholdEntries ||
+      logStore.logBytes() >= logBytesMax;
     if (!isDue || index <= snapshotIndex) return;
     // The catch-up window keeps snapshotCatchUpEntries entries, but never more than half the byte
     // bound: with large entries (a thousand batches of 64 KiB messages is over 600 MiB) a window
@@ -41,6 +49,7 @@ export class SnapshotTaker {
     const compactIndex = Math.min(
       index,
       Math.max(
+        1,
         logStore.firstIndex() - 1,
         index - config.snapshotCatchUpEntries,
         logStore.compactIndexKeepingBytes(Math.floor(logBytesMax / 2)),

@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { rmSync } from 'node:fs';
 import { isRetryable } from '../../src/base/errors.js';
 import { NotMemberError } from '../../src/cluster/not-member-error.js';
 import { encodeKey } from '../../src/storage/key-codec.js';
 import { freePort } from '../support/ports.js';
-import { InProcessCluster, waitUntil } from './support/in-process-cluster.js';
+import { InProcessCluster, putTxn, waitUntil } from './support/in-process-cluster.js';
 
 /** The error a call ends with (a node that waited for a leader would end with NoLeaderError instead). */
 async function errorOf(run: () => Promise<unknown>): Promise<unknown> {
@@ -77,5 +78,34 @@ describe('a removal asked of a node that is not a member', () => {
     expect(result).toBeInstanceOf(Error);
     expect(isRetryable(result)).toBe(true);
     expect(leader.membership().confState.voters).toContain(victim);
+  });
+});
+
+describe('a member wiped and started with --join without being removed first', () => {
+  let cluster: InProcessCluster | null = null;
+  afterEach(async () => {
+    await cluster?.close();
+    cluster = null;
+  });
+
+  it('learns the founding configuration from a snapshot, not from a log that does not hold it', async () => {
+    cluster = await InProcessCluster.start(3);
+    const leader = await cluster.leader();
+    for (let i = 0; i < 5; i++) await leader.commit(await putTxn(leader, `before-wipe-${i}`, `k${i}`, 'v'));
+    const [wiped, other] = [...cluster.nodes.keys()].filter((id) => id !== leader.id) as [string, string];
+    await cluster.stopNode(wiped);
+    rmSync(cluster.config(wiped).dataDir, { recursive: true, force: true });
+
+    // Still a voter in the configuration, so nobody adds it. The leader of the term keeps the
+    // match it had for it (Raft assumes no node forgets its log); a new leader probes it from
+    // scratch and finds it empty. Its log from index 1 holds no conf change for the founders:
+    // only a snapshot carries them.
+    const node = await cluster.startNode(wiped, { join: true });
+    expect(node.isMember()).toBe(false);
+    await leader.membershipAdmin.transferLeader(other);
+    await waitUntil(() => cluster?.node(other).isLeader() === true, 10_000, `${other} to lead`);
+    await waitUntil(() => node.isMember(), 15_000, `${wiped} to learn the configuration`);
+    expect(node.membership().confState.voters).toEqual(['n1', 'n2', 'n3']);
+    await waitUntil(() => node.isReady(1_000), 15_000, `${wiped} to be ready`);
   });
 });

@@ -78,6 +78,23 @@ describe('SnapshotTaker', () => {
     expect(snapshots()).toBe(1);
   });
 
+  it('compacts index 1 away at the first apply, since the founding configuration is not in the log, and only then', async () => {
+    const { logStore, taker, snapshots, apply } = await setUp();
+    const first = bigEntry(1);
+    await logStore.persist({ term: 1, vote: 'n1', commit: 1 }, [first]);
+    apply(1);
+    await taker.maybeSnapshot(first);
+    expect(snapshots()).toBe(1);
+    expect(logStore.firstIndex()).toBe(2);
+    expect(logStore.snapshot().meta.confState.voters).toEqual(['n1']);
+
+    const second = bigEntry(2);
+    await logStore.persist({ term: 1, vote: 'n1', commit: 2 }, [second]);
+    apply(2);
+    await taker.maybeSnapshot(second);
+    expect(snapshots()).toBe(1);
+  });
+
   it('keeps the catch-up window counted in entries when its bytes are within the bound', async () => {
     const { logStore, taker, snapshots, apply } = await setUp({
       snapshotThresholdEntries: 20,
