@@ -7,11 +7,16 @@
 import { readFileSync } from 'node:fs';
 import { procCpuTicks, procTicksPerSecond } from './proc-stat.js';
 
-/** Counters read, by the name printed. A counter with labels is summed over them. */
+/** Counters read, by the name printed. A name alone sums a counter over its labels; a name with labels reads one series. */
 const counters: ReadonlyArray<readonly [label: string, metric: string]> = [
   ['txns applied', 'raftq_applied_txns_total'],
   ['apply steps', 'raftq_apply_seconds_count'],
   ['log syncs', 'raftq_fsyncs_total'],
+  ['ready turns', 'raftq_ready_turns_total'],
+  ['raft msgs sent', 'raftq_raft_messages_sent_total'],
+  ['  of them appends', 'raftq_raft_messages_sent_total{kind="app"}'],
+  ['  of them empty appends', 'raftq_raft_messages_sent_total{kind="app-empty"}'],
+  ['raft msgs received', 'raftq_raft_messages_received_total'],
   ['entries proposed', 'raftq_proposed_entries_total'],
   ['ops forwarded', 'raftq_forwarded_ops_total'],
   ['ops served', 'raftq_served_forwarded_ops_total'],
@@ -33,14 +38,17 @@ function adminUrl(pid: number): string {
   return `http://${address}/metrics`;
 }
 
-/** Sums of the counters' samples (over their labels) in a Prometheus text answer. */
+/** Each series of a Prometheus text answer, and each metric's sum over its labels. */
 function parseCounters(text: string): Map<string, number> {
   const sums = new Map<string, number>();
   for (const line of text.split('\n')) {
     if (line.startsWith('#') || line === '') continue;
     const name = line.slice(0, line.search(/[{ ]/));
+    const series = line.slice(0, line.lastIndexOf(' '));
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (Number.isFinite(value)) sums.set(name, (sums.get(name) ?? 0) + value);
+    if (!Number.isFinite(value)) continue;
+    sums.set(name, (sums.get(name) ?? 0) + value);
+    if (series !== name) sums.set(series, value);
   }
   return sums;
 }

@@ -3,6 +3,7 @@
  * that several nodes in one test process never share counters.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RaftMessageCounts } from './raft-message-counts.js';
 
 const latencyBucketsSeconds = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
@@ -66,6 +67,25 @@ export class NodeMetrics {
     labelNames: ['result'],
     registers: [this.registry],
   });
+  readonly readyTurns = new Counter({
+    name: 'raftq_ready_turns_total',
+    help: 'Turns of the Ready loop that handled at least one Ready',
+    registers: [this.registry],
+  });
+  readonly raftMessagesSent = new Counter({
+    name: 'raftq_raft_messages_sent_total',
+    help: 'Raft messages handed to the transport, by kind (an append without entries is app-empty)',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  readonly raftMessagesReceived = new Counter({
+    name: 'raftq_raft_messages_received_total',
+    help: 'Raft messages received from peers, by kind (an append without entries is app-empty)',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  readonly sentByKind = new RaftMessageCounts(this.raftMessagesSent);
+  readonly receivedByKind = new RaftMessageCounts(this.raftMessagesReceived);
   readonly fsyncs = new Counter({
     name: 'raftq_fsyncs_total',
     help: 'Synced writes of the Raft log (one per Ready with something to persist)',

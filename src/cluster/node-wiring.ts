@@ -307,6 +307,7 @@ export abstract class NodeWiring {
    */
   protected stepFromPeer(message: RaftMessage, fromAddress = ''): void {
     if (!this.isLoopRunning) return;
+    this.metrics.receivedByKind.count(message);
     learnAnnouncedAddress(
       { config: this.config, transport: this.transport, logger: this.logger },
       message.from,

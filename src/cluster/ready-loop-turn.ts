@@ -61,6 +61,7 @@ export class ReadyLoopTurn {
     snapshotReceiver.stepPending();
     this.parts.proposer.proposeQueued();
     this.parts.reads.issueRounds();
+    if (raw.hasReady()) this.parts.metrics.readyTurns.inc();
     while (raw.hasReady()) {
       const ready = raw.ready();
       await this.handleReady(ready);
@@ -125,6 +126,7 @@ export class ReadyLoopTurn {
   }
 
   private send(message: RaftMessage): void {
+    this.parts.metrics.sentByKind.count(message);
     if (message.type === MessageType.Snap) {
       this.parts.snapshotSender.send(message);
       return;
