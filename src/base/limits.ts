@@ -262,6 +262,11 @@ export const raftqLimits = {
     'bytes',
     "LevelDB's cache of uncompressed table blocks, per database (a node has two: its state and its Raft log), for the reads the newest-version cache does not answer. classic-level's default: 64 MiB was measured against it from a backlog of a million 256-byte messages and of 200,000 (docs/BENCHMARKS.md) without a gain beyond the run-to-run spread.",
   ),
+  levelDbStateWriteBufferBytes: limit(
+    32 * 1_048_576,
+    'bytes',
+    "Writes the state database buffers in memory before LevelDB writes them to a table file (twice this while one buffer is being written out). The state's keys are rewritten and deleted at a high rate (every message's rows, then collection), and with classic-level's 4 MiB every few seconds of load flushed a table that overlapped the whole next level: LevelDB's compaction thread took a quarter of a node's CPU. 32 MiB cut that thread's CPU about threefold and a node's CPU per message 6-12 % in consume and produce (docs/BENCHMARKS.md).",
+  ),
   levelDbIteratorBatchBytes: limit(
     1_048_576,
     'bytes',

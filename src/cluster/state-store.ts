@@ -4,10 +4,11 @@
  * staging database to receive one into.
  */
 import { createHash } from 'node:crypto';
+import { raftqLimits } from '../base/limits.js';
 import { SystemScheduler, type Scheduler } from '../base/scheduler.js';
 import { rmSync } from 'node:fs';
 import type { Engine, EngineEntry, EngineReader } from '../storage/engine.js';
-import { LevelEngine, flushMarkerKey } from '../storage/level-engine.js';
+import { LevelEngine, flushMarkerKey, type LevelEngineOptions } from '../storage/level-engine.js';
 import { MvccStore, type MvccStoreOptions } from '../storage/mvcc-store.js';
 import { bytesEqual } from '../storage/key-codec.js';
 import { appliedRowKey, systemRowMarker } from '../storage/system-keys.js';
@@ -19,6 +20,11 @@ const hostClock = new SystemScheduler();
 
 /** A digest that takes longer than this to compute is reused for a while (see digest()). */
 const digestCheapMs = 50;
+
+/** The state database's LevelDB options: a larger write buffer than the log's (levelDbStateWriteBufferBytes). */
+function stateEngineOptions(): LevelEngineOptions {
+  return { writeBufferSizeBytes: raftqLimits.levelDbStateWriteBufferBytes.value };
+}
 
 export interface StateDigest {
   readonly appliedIndex: number;
@@ -44,7 +50,7 @@ export class StateStore {
   ) {}
 
   static async open(path: string, hints: StateStoreHints = {}): Promise<StateStore> {
-    return StateStore.openOnEngine(await LevelEngine.open(path), hints);
+    return StateStore.openOnEngine(await LevelEngine.open(path, stateEngineOptions()), hints);
   }
 
   /**
@@ -146,7 +152,9 @@ export class IncomingState {
 
   static async create(path: string): Promise<IncomingState> {
     rmSync(path, { recursive: true, force: true });
-    return new IncomingState(await LevelEngine.open(path), () => rmSync(path, { recursive: true, force: true }));
+    return new IncomingState(await LevelEngine.open(path, stateEngineOptions()), () =>
+      rmSync(path, { recursive: true, force: true }),
+    );
   }
 
   /** Fills `engine` (empty) and calls `discard` when abandoned: the simulator's disk. */
