@@ -5,27 +5,23 @@
  * counted on the hot path: the labelled children are looked up once per kind, not per message.
  */
 import type { Counter } from 'prom-client';
+import { messageTypeName } from '../raft/raft-message.js';
 import { MessageType, type RaftMessage } from '../raft/types.js';
 
-const kindNames: Readonly<Record<number, string>> = {
-  [MessageType.App]: 'app',
-  [MessageType.AppResp]: 'app-resp',
-  [MessageType.Vote]: 'vote',
-  [MessageType.VoteResp]: 'vote-resp',
-  [MessageType.PreVote]: 'pre-vote',
-  [MessageType.PreVoteResp]: 'pre-vote-resp',
-  [MessageType.Snap]: 'snap',
-  [MessageType.Heartbeat]: 'heartbeat',
-  [MessageType.HeartbeatResp]: 'heartbeat-resp',
-  [MessageType.TimeoutNow]: 'timeout-now',
-  [MessageType.ReadIndex]: 'read-index',
-  [MessageType.ReadIndexResp]: 'read-index-resp',
-};
+/** Kind labels by message type, kebab-cased from the core's type names; filled as types are seen. */
+const kindsByType = new Map<MessageType, string>();
 
 /** The label of `message`: its type, and for an append whether it carried entries. */
 export function raftMessageKind(message: RaftMessage): string {
   if (message.type === MessageType.App && message.entries.length === 0) return 'app-empty';
-  return kindNames[message.type] ?? `type-${message.type}`;
+  let kind = kindsByType.get(message.type);
+  if (kind === undefined) {
+    kind = messageTypeName(message.type)
+      .replace(/(?<=[a-z])(?=[A-Z])/g, '-')
+      .toLowerCase();
+    kindsByType.set(message.type, kind);
+  }
+  return kind;
 }
 
 /** Increments a counter labelled by kind, caching each kind's child. */
