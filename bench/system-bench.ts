@@ -11,7 +11,7 @@ import type { CellMeasurement, SystemRun } from './report/bench-result.js';
 import type { ProgressDisplay } from './report/progress-display.js';
 import { onlyNodeOf } from './load/load-target.js';
 import { processTreeCpuSeconds } from './stats/process-cpu.js';
-import { waitForQuiet, warmUpSystem } from './system-warm-up.js';
+import { betweenCellsQuiet, waitForQuiet, warmUpSystem } from './system-warm-up.js';
 import { freePorts } from './systems/free-ports.js';
 import { startPeer, stopPeer } from './systems/peer-process.js';
 import type { SystemDefinition } from './systems/system-catalog.js';
@@ -106,6 +106,16 @@ export async function benchSystem(
       }
     }
     for (const [i, cell] of cells.entries()) {
+      if (i > 0) {
+        // The previous cell dropped its queue: clearing it is the bench's cleanup, not this cell's work.
+        const quiet = await waitForQuiet(
+          () => processTreeCpuSeconds(pids),
+          (ms) => sleep(ms),
+          betweenCellsQuiet,
+        );
+        if (quiet.waitedMs > betweenCellsQuiet.intervalMs || !quiet.isQuiet)
+          progress.log(`  ${quiet.isQuiet ? 'quiet' : 'still busy'} after ${(quiet.waitedMs / 1000).toFixed(0)} s`);
+      }
       const context = contextOf(i + 1, `${plan.namePrefix}-${i}-${Date.now().toString(36)}`);
       let result: CellMeasurement;
       try {
