@@ -472,6 +472,16 @@ export const raftLimits = {
     'milliseconds',
     'Longest wait between such attempts (the wait doubles from leaderRetryBackoffMsMin): a leader that keeps failing them is asked a few times a second, not in a tight loop, while the retries still fit many times into proposalTimeoutMs.',
   ),
+  followerApplyEntriesMin: limit(
+    4,
+    'entries',
+    'Committed entries a follower holds back before applying them as one step (follower-apply-pacing.ts): under load about one entry arrives per replication cycle, and each apply step has a fixed cost. Nothing is held back while a read on the follower waits, nor by a leader or candidate.',
+  ),
+  followerApplyDelayMsMax: limit(
+    20,
+    'milliseconds',
+    "Longest a follower holds a committed entry back before applying it (see followerApplyEntriesMin): how far a follower's state may trail its log when nobody reads it.",
+  ),
   opBatchBytesMax: limit(
     4 * 1_048_576,
     'bytes',

@@ -28,6 +28,11 @@ export class LeaderWatch {
     return this.softState.role === 'leader';
   }
 
+  /** A follower (or learner) that knows its leader: not campaigning, not leading. */
+  get isFollowing(): boolean {
+    return this.softState.role === 'follower' && this.softState.leader !== '';
+  }
+
   /** Records a Ready's soft state and returns the one before it; listeners hear of it at notify(). */
   update(softState: SoftState): SoftState {
     const previous = this.softState;

@@ -32,6 +32,7 @@ import type { NodeTransport } from './node-transport.js';
 import { OpStreamServer } from './op-stream-server.js';
 import { announcedAddressOf, learnAnnouncedAddress, refreshPeerAddresses } from './peer-addresses.js';
 import { ReadIndexReader } from './read-index-reader.js';
+import { FollowerApplyPacing } from './follower-apply-pacing.js';
 import { ReadyLoopTurn } from './ready-loop-turn.js';
 import { ReadyLoopWakeup } from './ready-loop-wakeup.js';
 import { SnapshotReceiver } from './snapshot-receiver.js';
@@ -206,6 +207,13 @@ export abstract class NodeWiring {
       leadership: this.leadership,
       proposer: this.proposer,
       applier: this.applier,
+      applyPacing: new FollowerApplyPacing({
+        scheduler: runtime.scheduler,
+        entriesMin: raftLimits.followerApplyEntriesMin.value,
+        delayMsMax: raftLimits.followerApplyDelayMsMax.value,
+        kick: () => this.kick(),
+      }),
+      isApplyAwaited: () => this.appliedWaiters.isWaiting,
       reads: this.reads,
       snapshotReceiver: this.snapshotReceiver,
       snapshotSender,

@@ -17,6 +17,7 @@ import { MessageType, type Entry, type RaftMessage, type Ready, type SoftState }
 import type { ClusterClock } from './cluster-clock.js';
 import type { CommittedEntryApplier } from './committed-entry-applier.js';
 import type { EntryProposer } from './entry-proposer.js';
+import type { FollowerApplyPacing } from './follower-apply-pacing.js';
 import { LeadershipLostError, NotLeaderError } from './errors.js';
 import type { LeaderWatch } from './leader-watch.js';
 import type { LevelLogStore } from './level-log-store.js';
@@ -42,6 +43,10 @@ export interface ReadyLoopTurnParts {
   readonly leadership: LeaderWatch;
   readonly proposer: EntryProposer;
   readonly applier: CommittedEntryApplier;
+  /** Holds a follower's committed entries back for fewer, larger apply steps. */
+  readonly applyPacing: FollowerApplyPacing;
+  /** Someone waits for an applied index (a read on this node): nothing is held back then. */
+  readonly isApplyAwaited: () => boolean;
   readonly reads: ReadIndexReader;
   readonly snapshotReceiver: SnapshotReceiver;
   readonly snapshotSender: SnapshotSender;
@@ -67,6 +72,8 @@ export class ReadyLoopTurn {
       await this.handleReady(ready);
       raw.advance(ready);
     }
+    const due = this.parts.applyPacing.takeDue(this.mayHoldBackApply());
+    if (due.length > 0) await this.apply(due);
     snapshotReceiver.finishStep();
     this.parts.reporter.updateGauges();
   }
@@ -94,13 +101,22 @@ export class ReadyLoopTurn {
       }
     }
     for (const message of ready.messages) if (!isEarly(message)) this.send(message);
-    if (ready.committedEntries.length > 0) {
-      const startedAt = this.parts.scheduler.monotonicMs();
-      await this.parts.applier.applyCommitted(ready.committedEntries);
-      metrics.applySeconds.observe((this.parts.scheduler.monotonicMs() - startedAt) / 1000);
-      await this.parts.snapshotTaker.maybeSnapshot(ready.committedEntries[ready.committedEntries.length - 1] as Entry);
-    }
+    const mayHoldBack = ready.snapshot === null && ready.readStates.length === 0 && this.mayHoldBackApply();
+    const toApply = this.parts.applyPacing.take(ready.committedEntries, mayHoldBack);
+    if (toApply.length > 0) await this.apply(toApply);
     for (const readState of ready.readStates) reads.complete(readState.requestCtx, readState.index);
+  }
+
+  /** A follower of a known leader may hold committed entries back while nobody waits on its state. */
+  private mayHoldBackApply(): boolean {
+    return this.parts.leadership.isFollowing && !this.parts.isApplyAwaited();
+  }
+
+  private async apply(entries: readonly Entry[]): Promise<void> {
+    const startedAt = this.parts.scheduler.monotonicMs();
+    await this.parts.applier.applyCommitted(entries);
+    this.parts.metrics.applySeconds.observe((this.parts.scheduler.monotonicMs() - startedAt) / 1000);
+    await this.parts.snapshotTaker.maybeSnapshot(entries[entries.length - 1] as Entry);
   }
 
   private onSoftState(softState: SoftState): void {

@@ -96,6 +96,11 @@ export class AppliedIndexWaiters {
     });
   }
 
+  /** Whether anyone waits for an applied index now. */
+  get isWaiting(): boolean {
+    return this.waiting.length > 0;
+  }
+
   /** Call after every apply step. */
   notify(): void {
     if (this.waiting.length === 0) return;

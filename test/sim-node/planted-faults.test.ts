@@ -2,7 +2,7 @@
  * Each planted fault is caught: its first catching seed (measured with
  * `npm run sim:node -- --seeds 200 --fault NAME --stop-at-first`, docs/architecture/simulator.md)
  * reports a violation of a kind the broken rule protects, and the same seed without the fault
- * passes (seeds 1–6 are the corpus, corpus.test.ts; seed 9, and seed 1 of the queueChurn
+ * passes (seeds 1–6 are the corpus, corpus.test.ts; seed 9, and seed 2 of the queueChurn
  * profile, are checked here).
  */
 import { describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ const firstCatchingSeed: ReadonlyArray<{
   // deleted generation (`--profile queueChurn`: the queue is deleted and created again and again).
   {
     fault: 'skip-read-validation',
-    seed: 1,
+    seed: 2,
     kinds: ['deadGenerationWrite'],
     options: { profile: 'queueChurn' },
   },
@@ -37,8 +37,8 @@ describe('planted faults are caught', () => {
     expect(result.violations.map((v) => `${v.kind}: ${v.message}`)).toEqual([]);
   });
 
-  it('seed 1 of the queueChurn profile passes without a planted fault', async () => {
-    const result = await runNodeSimulation(1, { profile: 'queueChurn' });
+  it('seed 2 of the queueChurn profile passes without a planted fault', async () => {
+    const result = await runNodeSimulation(2, { profile: 'queueChurn' });
     expect(result.violations.map((v) => `${v.kind}: ${v.message}`)).toEqual([]);
   });
 
