@@ -18,6 +18,23 @@
 import type { Scheduler } from '../base/scheduler.js';
 import { EntryType, type Entry } from '../raft/types.js';
 
+/** What decides whether a follower may hold committed entries back now. */
+export interface ApplyHoldBackConditions {
+  /** A follower (or learner) of a known leader: not leading, not campaigning. */
+  readonly isFollowing: boolean;
+  /** Someone waits for this node's applied index (a read). */
+  readonly isApplyAwaited: boolean;
+  /** The Ready at hand installs a snapshot (false between Readys). */
+  readonly hasSnapshot: boolean;
+  /** The Ready at hand completes reads (false between Readys). */
+  readonly hasReadStates: boolean;
+}
+
+/** Only a follower that nobody waits on, in a Ready without a snapshot or reads, holds back. */
+export function mayHoldBackApply(conditions: ApplyHoldBackConditions): boolean {
+  return conditions.isFollowing && !conditions.isApplyAwaited && !conditions.hasSnapshot && !conditions.hasReadStates;
+}
+
 export interface FollowerApplyPacingParts {
   readonly scheduler: Scheduler;
   /** Pending entries at which they are applied at once. */

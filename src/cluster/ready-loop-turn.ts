@@ -17,7 +17,7 @@ import { MessageType, type Entry, type RaftMessage, type Ready, type SoftState }
 import type { ClusterClock } from './cluster-clock.js';
 import type { CommittedEntryApplier } from './committed-entry-applier.js';
 import type { EntryProposer } from './entry-proposer.js';
-import type { FollowerApplyPacing } from './follower-apply-pacing.js';
+import { mayHoldBackApply, type FollowerApplyPacing } from './follower-apply-pacing.js';
 import { LeadershipLostError, NotLeaderError } from './errors.js';
 import type { LeaderWatch } from './leader-watch.js';
 import type { LevelLogStore } from './level-log-store.js';
@@ -72,7 +72,7 @@ export class ReadyLoopTurn {
       await this.handleReady(ready);
       raw.advance(ready);
     }
-    const due = this.parts.applyPacing.takeDue(this.mayHoldBackApply());
+    const due = this.parts.applyPacing.takeDue(this.mayHoldBack(false, false));
     if (due.length > 0) await this.apply(due);
     snapshotReceiver.finishStep();
     this.parts.reporter.updateGauges();
@@ -101,15 +101,19 @@ export class ReadyLoopTurn {
       }
     }
     for (const message of ready.messages) if (!isEarly(message)) this.send(message);
-    const mayHoldBack = ready.snapshot === null && ready.readStates.length === 0 && this.mayHoldBackApply();
+    const mayHoldBack = this.mayHoldBack(ready.snapshot !== null, ready.readStates.length > 0);
     const toApply = this.parts.applyPacing.take(ready.committedEntries, mayHoldBack);
     if (toApply.length > 0) await this.apply(toApply);
     for (const readState of ready.readStates) reads.complete(readState.requestCtx, readState.index);
   }
 
-  /** A follower of a known leader may hold committed entries back while nobody waits on its state. */
-  private mayHoldBackApply(): boolean {
-    return this.parts.leadership.isFollowing && !this.parts.isApplyAwaited();
+  private mayHoldBack(hasSnapshot: boolean, hasReadStates: boolean): boolean {
+    return mayHoldBackApply({
+      isFollowing: this.parts.leadership.isFollowing,
+      isApplyAwaited: this.parts.isApplyAwaited(),
+      hasSnapshot,
+      hasReadStates,
+    });
   }
 
   private async apply(entries: readonly Entry[]): Promise<void> {

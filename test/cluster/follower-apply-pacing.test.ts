@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FollowerApplyPacing } from '../../src/cluster/follower-apply-pacing.js';
+import { FollowerApplyPacing, mayHoldBackApply } from '../../src/cluster/follower-apply-pacing.js';
 import { EntryType, type Entry } from '../../src/raft/types.js';
 import { VirtualTime } from '../sim-node/virtual-time.js';
 
@@ -74,5 +74,14 @@ describe('FollowerApplyPacing', () => {
     const committed = [entry(1)];
     expect(pacing.take(committed, false)).toBe(committed);
     expect(pacing.take([], true)).toEqual([]);
+  });
+
+  it('may hold back only as a follower nobody waits on, in a Ready without a snapshot or reads', () => {
+    const quiet = { isFollowing: true, isApplyAwaited: false, hasSnapshot: false, hasReadStates: false };
+    expect(mayHoldBackApply(quiet)).toBe(true);
+    expect(mayHoldBackApply({ ...quiet, isFollowing: false })).toBe(false);
+    expect(mayHoldBackApply({ ...quiet, isApplyAwaited: true })).toBe(false);
+    expect(mayHoldBackApply({ ...quiet, hasSnapshot: true })).toBe(false);
+    expect(mayHoldBackApply({ ...quiet, hasReadStates: true })).toBe(false);
   });
 });
