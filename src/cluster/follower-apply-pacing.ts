@@ -8,7 +8,7 @@
  * durable in the follower's log, so a crash before they are applied replays them. So a follower
  * holds committed entries back until `entriesMin` are pending or the first has waited
  * `delayMsMax`, and applies them as one step (three nodes, produce batch 1: three times the
- * transactions per apply step and 4–8 % less CPU per transaction, docs/BENCHMARKS.md).
+ * transactions per apply step and 4–10 % less CPU per transaction, docs/BENCHMARKS.md).
  *
  * Holding back is only allowed when nothing needs the state now (ReadyLoopTurn decides): a
  * leader, a candidate, a node without a known leader, a Ready with a snapshot, read states or a
