@@ -17,8 +17,9 @@
  *   refuses (its handle expired meanwhile) writes that refusal, so a first attempt still being
  *   committed by the old leader conflicts instead of deleting the message (handle-operations.ts);
  * - a visibility change sets the same message's timeout again, from the new leader's clock; but a
- *   repeat that finds the message no longer in flight may be seeing the first attempt's own effect
- *   (a timeout of 0 makes the message visible), so that refusal is not given as an answer: the
+ *   repeat that is refused may be seeing the first attempt's own effect (a timeout of 0 makes the
+ *   message visible: it is no longer in flight, or another consumer received it, ending a FIFO
+ *   receive, or received and deleted it), so no refusal of a repeat is given as an answer: the
  *   caller gets ProposalOutcomeUnknown, a retryable error, as when no answer came at all;
  * - a receive is a new receive: what the lost one claimed comes back when its visibility timeout
  *   ends, as after any receive whose answer a client never read.
@@ -53,7 +54,6 @@ import type {
   SendEntry,
   SendResult,
 } from '../queue/queue-api.js';
-import { MessageNotInflightError } from '../queue/errors.js';
 import type { QueueOperations } from '../queue/queue-operations.js';
 import type { QueueService } from '../queue/queue-service.js';
 import {
@@ -206,10 +206,12 @@ export class ForwardingQueueOperations implements QueueOperations {
       waitMs: 0,
       isAskedAgainOnLeaderChange: true,
       checkAfterLostAnswer: (outcomes) => {
-        if (outcomes.some((outcome) => 'error' in outcome && outcome.error.code === notInflightCode)) {
+        // Not only "not in flight": once the first attempt made the message visible, another consumer may
+        // have received it (the handle expired) or deleted it (it is gone) before the repeat ran.
+        if (outcomes.some((outcome) => 'error' in outcome)) {
           throw new ProposalOutcomeUnknownError(
             'forwarded ChangeMessageVisibility',
-            'asked again after a lost answer, the message was no longer in flight: the first attempt may have changed it',
+            'asked again after a lost answer, the change was refused: the first attempt may have made it',
           );
         }
       },
@@ -349,8 +351,6 @@ function checked<T>(spec: ForwardSpec<T>, answer: T, mayHaveRun: boolean): T {
   if (mayHaveRun) spec.checkAfterLostAnswer?.(answer);
   return answer;
 }
-
-const notInflightCode = new MessageNotInflightError('', '').code;
 
 /**
  * The leader's error says leadership is moving (it is stopping, or lost its place mid-operation):

@@ -235,8 +235,8 @@ describe('forwarding queue operations from a follower', () => {
   describe('a FIFO visibility change asked again after a lost answer', () => {
     async function inFlightFifoMessage(
       script: Step[],
-    ): Promise<{ ops: ForwardingQueueOperations; service: QueueService; receiptHandle: string }> {
-      const { ops, service } = await setUp(script);
+    ): Promise<{ node: ScriptedNode; ops: ForwardingQueueOperations; service: QueueService; receiptHandle: string }> {
+      const { node, ops, service } = await setUp(script);
       await service.createQueue({ name: 'f.fifo', attributes: { FifoQueue: 'true' }, tags: {} });
       await service.sendMessages('f.fifo', [entry('a', 'one', { messageGroupId: 'g', messageDeduplicationId: 'd1' })], {
         senderId: 's',
@@ -246,7 +246,7 @@ describe('forwarding queue operations from a follower', () => {
         visibilityTimeoutSeconds: 30,
         waitTimeSeconds: 0,
       });
-      return { ops, service, receiptHandle: received?.receiptHandle ?? '' };
+      return { node, ops, service, receiptHandle: received?.receiptHandle ?? '' };
     }
 
     it('is not answered "not in flight" when the first attempt may have made the message visible', async () => {
@@ -258,6 +258,25 @@ describe('forwarding queue operations from a follower', () => {
       // was refused would be false, so the caller hears that the outcome is unknown (retryable).
       expect(await answer).toBeInstanceOf(ProposalOutcomeUnknownError);
       expect((await receiveAll(service, 'f.fifo')).map((m) => m.body)).toEqual(['one']);
+    });
+
+    it('is not answered "message does not exist" when, after the first attempt made it visible, another consumer took and deleted it', async () => {
+      const { node, ops, service, receiptHandle } = await inFlightFifoMessage(['run-then-lose', 'run-when-released']);
+      const answer = ops
+        .changeMessageVisibility('f.fifo', [{ entryId: 'c', receiptHandle, visibilityTimeoutSeconds: 0 }])
+        .catch((error: unknown) => error);
+      // Between the lost answer and the repeat, the message the first attempt released goes to
+      // another consumer, who deletes it: the repeat finds the handle unusable.
+      await vi.waitFor(() => expect(node.attempts).toHaveLength(2));
+      const [taken] = await service.receiveMessages('f.fifo', {
+        maxMessages: 1,
+        visibilityTimeoutSeconds: 30,
+        waitTimeSeconds: 0,
+      });
+      expect(taken?.body).toBe('one');
+      await service.deleteMessages('f.fifo', [{ entryId: 'd', receiptHandle: taken?.receiptHandle ?? '' }]);
+      node.release();
+      expect(await answer).toBeInstanceOf(ProposalOutcomeUnknownError);
     });
 
     it('answers the refusal when no earlier answer was lost', async () => {
