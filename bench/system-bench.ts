@@ -11,7 +11,7 @@ import type { CellMeasurement, SystemRun } from './report/bench-result.js';
 import type { ProgressDisplay } from './report/progress-display.js';
 import { onlyNodeOf } from './load/load-target.js';
 import { processTreeCpuSeconds } from './stats/process-cpu.js';
-import { betweenCellsQuiet, waitForQuiet, warmUpSystem } from './system-warm-up.js';
+import { afterWarmUpQuiet, waitForQuiet, warmUpSystem } from './system-warm-up.js';
 import { freePorts } from './systems/free-ports.js';
 import { startPeer, stopPeer } from './systems/peer-process.js';
 import type { SystemDefinition } from './systems/system-catalog.js';
@@ -87,6 +87,12 @@ export async function benchSystem(
           elapsedMs,
         }),
     });
+    /** Waits until the system's processes are quiet (see afterWarmUpQuiet): after the warm-up, and between cells. */
+    const untilQuiet = () =>
+      waitForQuiet(
+        () => processTreeCpuSeconds(pids),
+        (ms) => sleep(ms),
+      );
     if (plan.timing.systemWarmupMs > 0) {
       const warmStartedMs = Date.now();
       progress.log(
@@ -94,10 +100,7 @@ export async function benchSystem(
       );
       try {
         const moved = await warmUpSystem(contextOf(0, `${plan.namePrefix}-warmup-${Date.now().toString(36)}`), cells);
-        const quiet = await waitForQuiet(
-          () => processTreeCpuSeconds(pids),
-          (ms) => sleep(ms),
-        );
+        const quiet = await untilQuiet();
         progress.log(
           `  warmed up in ${((Date.now() - warmStartedMs) / 1000).toFixed(1)} s (${moved} messages); ${quiet.isQuiet ? 'quiet' : 'still busy'} after ${(quiet.waitedMs / 1000).toFixed(0)} s more`,
         );
@@ -108,12 +111,8 @@ export async function benchSystem(
     for (const [i, cell] of cells.entries()) {
       if (i > 0) {
         // The previous cell dropped its queue: clearing it is the bench's cleanup, not this cell's work.
-        const quiet = await waitForQuiet(
-          () => processTreeCpuSeconds(pids),
-          (ms) => sleep(ms),
-          betweenCellsQuiet,
-        );
-        if (quiet.waitedMs > betweenCellsQuiet.intervalMs || !quiet.isQuiet)
+        const quiet = await untilQuiet();
+        if (quiet.waitedMs > afterWarmUpQuiet.intervalMs || !quiet.isQuiet)
           progress.log(`  ${quiet.isQuiet ? 'quiet' : 'still busy'} after ${(quiet.waitedMs / 1000).toFixed(0)} s`);
       }
       const context = contextOf(i + 1, `${plan.namePrefix}-${i}-${Date.now().toString(36)}`);

@@ -58,19 +58,16 @@ export interface QuietWait {
  * compacts or truncates its log), and the first cell should not be billed for it: after the
  * warm-up the bench waits until the server's CPU over an interval falls to `quietCoreShare` of a
  * core, or `waitMsMax` passes.
+ *
+ * The same wait comes before every later cell. Every cell ends by dropping its queue, and what a
+ * system does with a dropped queue of tens of thousands of messages (raftq clears the generation
+ * through its log and then collects the versions; a broker deletes files) is the bench's cleanup,
+ * not the next cell's workload. Until 2026-12-03 the next cell paid for it: one node's consume
+ * cell ran beside the clearing of both produce cells' queues, at 0.24 CPU s per 1000 and a p99 of
+ * 193 ms against 0.17 and 78 ms with the wait (docs/BENCHMARKS.md). What clearing costs is
+ * measured on its own, by `bench/backlog.ts --delete-queue`.
  */
 export const afterWarmUpQuiet: QuietWait = { quietCoreShare: 0.1, intervalMs: 1_000, waitMsMax: 60_000 };
-
-/**
- * Every cell ends by dropping its queue, and what a system does with a dropped queue of tens of
- * thousands of messages (raftq clears the generation through its log and then collects the
- * versions; a broker deletes files) is the bench's cleanup, not the next cell's workload. Until
- * 2026-12-03 the next cell paid for it: one node's consume cell ran beside the clearing of both
- * produce cells' queues, at 0.24 CPU s per 1000 and a p99 of 190–510 ms against 0.17 and under
- * 100 ms with the wait (docs/BENCHMARKS.md). What clearing costs is measured on its own, by
- * `bench/backlog.ts --delete-queue`. Same rule as after the warm-up, for every system.
- */
-export const betweenCellsQuiet: QuietWait = afterWarmUpQuiet;
 
 /** Waits until the server is quiet (see QuietWait); resolves with how long it waited and whether it got there. */
 export async function waitForQuiet(

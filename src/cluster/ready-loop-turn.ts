@@ -72,8 +72,10 @@ export class ReadyLoopTurn {
       await this.handleReady(ready);
       raw.advance(ready);
     }
-    const due = this.parts.applyPacing.takeDue(this.mayHoldBack(false, false));
-    if (due.length > 0) await this.apply(due);
+    if (this.parts.applyPacing.pendingCount > 0) {
+      const due = this.parts.applyPacing.takeDue(this.mayHoldBack(false, false));
+      if (due.length > 0) await this.apply(due);
+    }
     snapshotReceiver.finishStep();
     this.parts.reporter.updateGauges();
   }
