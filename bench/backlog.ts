@@ -3,9 +3,11 @@
  * loopback. For each backlog size it starts a fresh cluster, pre-fills one standard queue
  * (progress on stderr), then
  * - measures the consume rate of `--consume` messages (ReceiveMessage(10) + DeleteMessageBatch
- *   from `--consumers` loops on the leader) and the nodes' CPU per 1000 consumed; or, with
+ *   from `--consumers` loops on the leader) and the nodes' CPU per 1000 consumed, and whether the
+ *   leader's queue index build (served from the queue's head meanwhile) has ended, in how long; or, with
  * - `--kill-leader` (needs 3 nodes): SIGKILLs the leader and times how long until a receive sent
- *   to the survivors returns a message (the new leader elected, its queue index built); or, with
+ *   to the survivors returns a message (the new leader elected, the head of its queue index in),
+ *   then waits for the new leader's whole index build to end and prints its rows and time; or, with
  * - `--delete-queue`: deletes the filled queue and times the reaper's clearing of its rows (and
  *   garbage collection's removal of what that left), while a bystander queue is produced to and
  *   consumed from at a steady pace, whose latency shows what the clearing costs everyone else.
@@ -218,6 +220,26 @@ function gcStepsText(before: NodeMetricsSample | null, after: NodeMetricsSample 
   return `leader gc ${steps} steps held its loop ${heldMs.toFixed(0)} ms (mean ${(steps > 0 ? heldMs / steps : 0).toFixed(1)} ms)`;
 }
 
+/** How long the builds of the node's queue indexes took, once one ended (the queue's receives are served from its head before). */
+function indexBuildText(sample: NodeMetricsSample | null): string {
+  if (sample === null) return 'index build unknown (no metrics)';
+  if (sample.indexBuilds === 0) return 'index still building';
+  return `index built: ${sample.indexBuildRows.toLocaleString('en')} rows in ${sample.indexBuildSeconds.toFixed(1)} s`;
+}
+
+/** The node's metrics once it finished a queue index build (polled each 250 ms, for at most indexBuildWaitMsMax). */
+async function finishedIndexBuild(node: SoakNode): Promise<NodeMetricsSample | null> {
+  const deadlineMs = performance.now() + indexBuildWaitMsMax;
+  for (;;) {
+    const sample = await sampleMetrics(node);
+    if ((sample !== null && sample.indexBuilds > 0) || performance.now() > deadlineMs) return sample;
+    await delay(250);
+  }
+}
+
+/** The longest the leader-kill run waits for the new leader's index build to end. */
+const indexBuildWaitMsMax = 300_000;
+
 function cpuOf(nodes: readonly SoakNode[]): number {
   return nodes.reduce((sum, node) => sum + (processCpuMs(node) ?? 0), 0);
 }
@@ -270,6 +292,7 @@ async function runBacklog(backlog: number): Promise<void> {
       console.log(
         `  leader ${leader.id} killed: first message received ${ms.toFixed(0)} ms later (through ${node}; new leader ${newLeader.id}; ${attempts} attempts), load average ${loadavg()[0]?.toFixed(2)}`,
       );
+      console.log(`  new leader ${newLeader.id}: ${indexBuildText(await finishedIndexBuild(newLeader))}`);
       return;
     }
     if (isDeletingQueue) {
@@ -298,7 +321,7 @@ async function runBacklog(backlog: number): Promise<void> {
       latenciesMs.sort((a, b) => a - b);
       console.log(
         `  round ${round}: consumed ${target.toLocaleString('en')}: ${Math.round(target / seconds)} msgs/s, receive p50 ${percentile(latenciesMs, 50).toFixed(0)} ms p99 ${percentile(latenciesMs, 99).toFixed(0)} ms, ` +
-          `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, ${gcStepsText(metricsBefore, metricsAfter)}, load average ${loadavg()[0]?.toFixed(2)}`,
+          `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, ${gcStepsText(metricsBefore, metricsAfter)}, ${indexBuildText(metricsAfter)}, load average ${loadavg()[0]?.toFixed(2)}`,
       );
     }
     await pool.close();

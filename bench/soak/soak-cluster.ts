@@ -133,6 +133,10 @@ export interface NodeMetricsSample {
   readonly gcSteps: number;
   readonly gcStepSeconds: number;
   readonly compactions: number;
+  /** Queue index builds the node ran to their end, the rows they scanned and their time (raftq_queue_index_build*). */
+  readonly indexBuilds: number;
+  readonly indexBuildRows: number;
+  readonly indexBuildSeconds: number;
 }
 
 export async function sampleMetrics(node: SoakNode): Promise<NodeMetricsSample | null> {
@@ -151,6 +155,9 @@ export function parseMetrics(text: string): NodeMetricsSample {
   let gcSteps = 0;
   let gcStepSeconds = 0;
   let compactions = 0;
+  let indexBuilds = 0;
+  let indexBuildRows = 0;
+  let indexBuildSeconds = 0;
   for (const line of text.split('\n')) {
     const family = /^raftq_state_rows\{family="([^"]+)"\} (\S+)$/.exec(line);
     if (family !== null) rowsByFamily[family[1] as string] = Number(family[2]);
@@ -161,9 +168,24 @@ export function parseMetrics(text: string): NodeMetricsSample {
     gcSteps = value('raftq_state_gc_step_seconds_count') ?? gcSteps;
     gcStepSeconds = value('raftq_state_gc_step_seconds_sum') ?? gcStepSeconds;
     compactions = value('raftq_state_compaction_seconds_count') ?? compactions;
+    indexBuilds = value('raftq_queue_index_builds_total') ?? indexBuilds;
+    indexBuildRows = value('raftq_queue_index_build_rows_total') ?? indexBuildRows;
+    indexBuildSeconds = value('raftq_queue_index_build_seconds_total') ?? indexBuildSeconds;
   }
   const liveRows = Object.values(rowsByFamily).reduce((sum, n) => sum + n, 0);
-  return { liveRows, rowsByFamily, deadVersions, tombstonedRows, gcPasses, gcSteps, gcStepSeconds, compactions };
+  return {
+    liveRows,
+    rowsByFamily,
+    deadVersions,
+    tombstonedRows,
+    gcPasses,
+    gcSteps,
+    gcStepSeconds,
+    compactions,
+    indexBuilds,
+    indexBuildRows,
+    indexBuildSeconds,
+  };
 }
 
 /**

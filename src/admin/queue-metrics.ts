@@ -7,13 +7,16 @@
  *   raftq_queue_dead_lettered_total{queue}         messages this node's receives moved to the DLQ
  *   raftq_queue_redrive_skipped_total{queue}       receives whose DLQ was missing or of the wrong type
  *   raftq_queue_empty_receives_total{queue}        ReceiveMessage calls on this node that answered nothing
+ *   raftq_queue_index_builds_total                 in-memory queue indexes this node built (first receive, new leader)
+ *   raftq_queue_index_build_rows_total             rows those builds scanned
+ *   raftq_queue_index_build_seconds_total          time those builds took, start to end
  *
  * Cardinality: the first `queuesMax` queues in name order (`--metrics-queues-max`) get a series of
  * their own; the others are summed into queue="(other)" (their oldest age is the largest). A name
  * can never be "(other)": SQS queue names have no parentheses.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { QueueActivityCounts, QueueService, QueueSummary } from '../queue/queue-service.js';
+import type { IndexBuildTotals, QueueActivityCounts, QueueService, QueueSummary } from '../queue/queue-service.js';
 
 export const otherQueuesLabel = '(other)';
 
@@ -98,6 +101,32 @@ export function registerQueueMetrics(
       },
     });
   };
+  const indexBuildCounter = (name: string, help: string, field: keyof IndexBuildTotals): void => {
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        this.reset();
+        this.inc(queueService.indexBuildTotals[field]);
+      },
+    });
+  };
+  indexBuildCounter(
+    'raftq_queue_index_builds_total',
+    "In-memory queue indexes this node built to their end: on a partition's first receive here, after a snapshot replaced this node's state, and when an index with nothing ready grew old",
+    'builds',
+  );
+  indexBuildCounter(
+    'raftq_queue_index_build_rows_total',
+    'Rows (vis, state and FIFO group rows) the index builds of this node scanned',
+    'rowsScanned',
+  );
+  indexBuildCounter(
+    'raftq_queue_index_build_seconds_total',
+    "Time the index builds of this node took, from start to end; a standard queue's receives are served from its head before its build ends",
+    'seconds',
+  );
   activityCounter(
     'raftq_queue_dead_lettered_total',
     "Messages that receives on this node moved to the queue's dead-letter queue (maxReceiveCount reached)",

@@ -35,7 +35,7 @@ import {
 } from './move-message-to-dead-letter-queue.js';
 import { QueueReaper, type ReaperSweepOptions, type ReaperSweepReport } from './reaper.js';
 import { MessageSender } from './send-messages.js';
-import { QueueIndexes } from './index/queue-indexes.js';
+import { QueueIndexes, type IndexBuildReport } from './index/queue-indexes.js';
 import { peekMessages, type PeekedMessage } from './peek-messages.js';
 import type { QueueActivityCounts } from './queue-activity.js';
 import { summarizeQueue, summarizeQueues, type QueueSummary } from './queue-overview.js';
@@ -67,6 +67,18 @@ export type { QueueSummary } from './queue-overview.js';
 export { reapedRowsByFamily } from './reaper-report.js';
 export { receiveScanSlotOf, type ReceiveScanSlot } from './receive-scan-slot.js';
 
+export type { IndexBuildReport } from './index/queue-indexes.js';
+
+/** Queue index builds a node ran to their end (raftq_queue_index_builds_total and its companions). */
+export interface IndexBuildTotals {
+  readonly builds: number;
+  readonly rowsScanned: number;
+  readonly seconds: number;
+}
+
+/** A build that takes this long is logged: the backlog of a queue that size is worth knowing about. */
+const indexBuildLoggedMsMin = 1_000;
+
 export interface QueueServiceOptions {
   readonly executor: TxnExecutor;
   readonly accountId: string;
@@ -95,6 +107,7 @@ export class QueueService {
   private readonly indexes: QueueIndexes;
   private readonly moveTasks: MoveTasks;
   private isClosed = false;
+  private indexBuildTotalsValue: IndexBuildTotals = { builds: 0, rowsScanned: 0, seconds: 0 };
 
   constructor(readonly options: QueueServiceOptions) {
     this.ctx = new QueueContext(
@@ -110,6 +123,7 @@ export class QueueService {
     // an in-flight message comes back; the finished build tells that queue's waiters to look again.
     this.indexes = new QueueIndexes(options.executor, {
       onBuiltAfterServedEarly: (queueName) => this.waiters.notifyQueue(queueName),
+      onBuilt: (report) => this.noteIndexBuilt(report),
     });
     this.claimer = new MessageClaimer(this.ctx, options.inFlightMessagesMax, this.indexes, options.receiveScanSlot);
     this.waiters = new LongPollWaiters(options.executor, options.scheduler);
@@ -329,11 +343,43 @@ export class QueueService {
     this.indexes.reset();
   }
 
-  /** Ends every long poll (with an empty answer) and stops timers: node shutdown. */
   /** Queue index builds in progress on this node (benches wait for them before they measure). */
   get indexBuildsRunning(): number {
     return this.indexes.buildsRunning;
   }
+
+  /** Queue index builds this node ran to their end, the rows they scanned and the time they took. */
+  get indexBuildTotals(): IndexBuildTotals {
+    return this.indexBuildTotalsValue;
+  }
+
+  /**
+   * Counts a finished index build, and logs one that took long enough for an operator to notice (a
+   * new leader of a large backlog: receives were served from the head meanwhile, but in-flight
+   * deadlines and the rest of the queue were still coming in).
+   */
+  private noteIndexBuilt(report: IndexBuildReport): void {
+    const totals = this.indexBuildTotalsValue;
+    this.indexBuildTotalsValue = {
+      builds: totals.builds + 1,
+      rowsScanned: totals.rowsScanned + report.rowsScanned,
+      seconds: totals.seconds + report.durationMs / 1000,
+    };
+    if (report.durationMs >= indexBuildLoggedMsMin)
+      this.ctx.logger.info(
+        {
+          queue: report.queueName,
+          generation: report.generation,
+          partition: report.partition,
+          rowsScanned: report.rowsScanned,
+          durationMs: Math.round(report.durationMs),
+          wasServedEarly: report.wasServedEarly,
+        },
+        'queue index built',
+      );
+  }
+
+  /** Ends every long poll (with an empty answer) and stops timers: node shutdown. */
 
   close(): void {
     this.isClosed = true;

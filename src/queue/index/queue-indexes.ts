@@ -45,6 +45,19 @@ import { StandardPartitionIndex } from './standard-partition-index.js';
 
 export type PartitionIndex = StandardPartitionIndex | FifoPartitionIndex;
 
+/** What one finished index build read and took (QueueIndexes' onBuilt; logged and counted by the node). */
+export interface IndexBuildReport {
+  readonly queueName: string;
+  readonly generation: number;
+  readonly partition: number;
+  /** Rows the build scanned: the partition's vis rows, then its state rows (and group rows, FIFO). */
+  readonly rowsScanned: number;
+  /** From the build's start to its end, on the executor's clock. */
+  readonly durationMs: number;
+  /** The index was served to receives before the build ended (a standard queue, after its head). */
+  readonly wasServedEarly: boolean;
+}
+
 type HeldEvent =
   | { readonly family: 'vis'; readonly event: VisRowEvent }
   | { readonly family: 'state'; readonly event: StateRowEvent }
@@ -83,6 +96,8 @@ export class QueueIndexes {
     private readonly options: {
       /** A build whose index was served before it ended has ended (receives may look again). */
       readonly onBuiltAfterServedEarly?: (queueName: string) => void;
+      /** Every build that ran to its end, whether or not its index went live. */
+      readonly onBuilt?: (report: IndexBuildReport) => void;
     } = {},
   ) {
     this.unsubscribe = executor.onApplied((writes, appliedTsUs) => this.onApplied(writes, appliedTsUs));
@@ -177,6 +192,8 @@ export class QueueIndexes {
     serve: (index: StandardPartitionIndex) => void,
   ): Promise<PartitionIndex> {
     this.buildsCount++;
+    const startedAtMs = this.executor.nowMs();
+    let rowsScanned = 0;
     const { held } = build;
     const index = emptyIndexOf(queue, nowMs);
     /** Standard queue: entries whose vis row says "never received", confirmed once the state rows were scanned. */
@@ -196,6 +213,7 @@ export class QueueIndexes {
           view,
           range,
           (key, value) => {
+            rowsScanned++;
             const row = parseMessageRowKeyUnder(key, place, family, range.gte.length);
             if (row === undefined) return;
             // A standard index is served before the state rows are in: "maybe received" until they are.
@@ -220,6 +238,14 @@ export class QueueIndexes {
     for (const event of held) feed(index, event, batch);
     index.endBatch();
     if (index.kind === 'standard') index.confirmNeverReceived(neverReceived);
+    this.options.onBuilt?.({
+      queueName: queue.meta.name,
+      generation: queue.meta.generation,
+      partition,
+      rowsScanned,
+      durationMs: Math.max(0, this.executor.nowMs() - startedAtMs),
+      wasServedEarly: build.servedEarly !== undefined,
+    });
     return index;
   }
 
