@@ -6,29 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
 import { QueueService } from '../../src/queue/queue-service.js';
-import type { ReadView, TxnExecutor } from '../../src/storage/txn.js';
 import { makeHarness, sendOne } from './support/queue-harness.js';
-
-/** The executor whose views run `onScan` before every scan (an index build scans pages of rows). */
-function scanHookedExecutor(executor: TxnExecutor, onScan: () => void): TxnExecutor {
-  const wrapView = (view: ReadView): ReadView => ({
-    ...view,
-    get: (key) => view.get(key),
-    release: () => view.release(),
-    scan: async (range, options) => {
-      onScan();
-      return view.scan(range, options);
-    },
-  });
-  return new Proxy(executor, {
-    get(target, property, receiver) {
-      if (property === 'readView')
-        return async (options: Parameters<TxnExecutor['readView']>[0]) => wrapView(await target.readView(options));
-      const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
+import { scanHookedExecutor } from './support/scan-hooked-executor.js';
 
 describe('queue index build report', () => {
   it('counts each finished build with the rows it scanned, and logs only a build that took a second or more', async () => {

@@ -9,8 +9,9 @@
 import { describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
 import { QueueService } from '../../src/queue/queue-service.js';
-import type { ReadView, TxnExecutor } from '../../src/storage/txn.js';
+import type { TxnExecutor } from '../../src/storage/txn.js';
 import { entry, makeHarness } from './support/queue-harness.js';
+import { scanHookedExecutor } from './support/scan-hooked-executor.js';
 
 /** Rows a build reads per page (queue-indexes.ts): a backlog longer than this needs a second page. */
 const buildPageRows = 4_096;
@@ -18,22 +19,8 @@ const buildPageRows = 4_096;
 /** The executor as another node would use it, whose index-build scans wait for `beforeBuildPage` (pages counted from 0 over all builds). */
 function nodeExecutor(executor: TxnExecutor, beforeBuildPage: (page: number) => Promise<void>): TxnExecutor {
   let pagesSeen = 0;
-  const wrapView = (view: ReadView): ReadView => ({
-    ...view,
-    get: (key) => view.get(key),
-    release: () => view.release(),
-    scan: async (range, options) => {
-      if (options.limit === buildPageRows) await beforeBuildPage(pagesSeen++);
-      return view.scan(range, options);
-    },
-  });
-  return new Proxy(executor, {
-    get(target, property, receiver) {
-      if (property === 'readView')
-        return async (options: Parameters<TxnExecutor['readView']>[0]) => wrapView(await target.readView(options));
-      const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
+  return scanHookedExecutor(executor, async (options) => {
+    if (options.limit === buildPageRows) await beforeBuildPage(pagesSeen++);
   });
 }
 
