@@ -380,7 +380,6 @@ export class QueueService {
   }
 
   /** Ends every long poll (with an empty answer) and stops timers: node shutdown. */
-
   close(): void {
     this.isClosed = true;
     this.waiters.close();

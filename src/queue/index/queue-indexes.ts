@@ -84,8 +84,6 @@ export class QueueIndexes {
   appliedBatches = 0;
   /** The last commit timestamp of the batches heard so far: a view at or below it holds no write these indexes have not heard of. */
   heardThroughTsUs = 0;
-  /** Indexes built so far (tests and metrics). */
-  buildsCount = 0;
   /** Set by close: a build still scanning stops at its next page instead of running to the end. */
   private isClosed = false;
   /** Resets so far: an index built from a view older than the last reset is not used. */
@@ -191,7 +189,6 @@ export class QueueIndexes {
     build: Build,
     serve: (index: StandardPartitionIndex) => void,
   ): Promise<PartitionIndex> {
-    this.buildsCount++;
     const startedAtMs = this.executor.nowMs();
     let rowsScanned = 0;
     const { held } = build;
