@@ -313,9 +313,12 @@ async function runBacklog(backlog: number): Promise<void> {
     );
     for (let round = 1; round <= roundCount; round++) {
       const target = Math.min(consumeCount, backlog);
-      // The scrape before the CPU reading: a /metrics answer counts every queue's rows (up to
-      // approximateCountRowsMax), 0.3–0.7 s of a node's CPU with 100,000 queued, which is not the round's.
+      // The scrape before the round's CPU reading, timed on its own: a /metrics answer counts every
+      // queue's rows (up to approximateCountRowsMax), which is not the round's work.
+      const scrapeCpuBeforeMs = cpuOf(cluster.nodes);
+      const scrapeStartedMs = performance.now();
       const metricsBefore = await sampleMetrics(leader);
+      const scrapeMs = performance.now() - scrapeStartedMs;
       const cpuBeforeMs = cpuOf(cluster.nodes);
       const { seconds, latenciesMs, errors } = await consume(pool, queueUrl, target);
       const cpuMs = cpuOf(cluster.nodes) - cpuBeforeMs;
@@ -323,7 +326,8 @@ async function runBacklog(backlog: number): Promise<void> {
       latenciesMs.sort((a, b) => a - b);
       console.log(
         `  round ${round}: consumed ${target.toLocaleString('en')}: ${Math.round(target / seconds)} msgs/s, receive p50 ${percentile(latenciesMs, 50).toFixed(0)} ms p99 ${percentile(latenciesMs, 99).toFixed(0)} ms, ` +
-          `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, ${gcStepsText(metricsBefore, metricsAfter)}, ${indexBuildText(metricsAfter)}, load average ${loadavg()[0]?.toFixed(2)}`,
+          `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, ${gcStepsText(metricsBefore, metricsAfter)}, ${indexBuildText(metricsAfter)}, ` +
+          `before it a /metrics scrape of ${scrapeMs.toFixed(0)} ms and ${(cpuBeforeMs - scrapeCpuBeforeMs).toFixed(0)} ms of the nodes' CPU (not counted), load average ${loadavg()[0]?.toFixed(2)}`,
       );
     }
     await pool.close();
