@@ -257,6 +257,11 @@ export const raftqLimits = {
     'bytes',
     'Largest value that cache keeps: a larger one still answers version lookups from memory, but its reads go to LevelDB, where one large read costs little next to its size.',
   ),
+  absentKeysMax: limit(
+    1_048_576,
+    'keys',
+    "Keys a replica remembers to have no version because a send's new message id implies them (each queued message's receive-state row, until its first receive), so the first receive's validation skips a LevelDB seek for a row that is not there. About 100 bytes each, outside the JavaScript heap (absent-key-set.ts): 1,048,576 covers a backlog of a million messages in roughly 100 MB. When full, later sends go without the hint and their first receive seeks (absent-key-set.ts).",
+  ),
   levelDbBlockCacheBytes: limit(
     8 * 1_048_576,
     'bytes',

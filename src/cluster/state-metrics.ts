@@ -116,6 +116,12 @@ export class StateMetrics {
       (state) => state.mvcc.newestVersionCacheSize.entries,
     );
     stateMetric(
+      'gauge',
+      'raftq_state_absent_keys',
+      "Keys known to have no version because a send's new message id implies them (a queued message's receive-state row, until its first receive), so their first write skips a LevelDB seek (bounded by absentKeysMax)",
+      (state) => state.mvcc.absentKeyCount,
+    );
+    stateMetric(
       'counter',
       'raftq_state_gc_passes_total',
       'Complete garbage-collection passes over the state since it was opened (starts again from 0 after a snapshot install)',

@@ -1,8 +1,10 @@
 /**
  * The newest version of many keys at once, for validating a batch of txns: the newest-version
- * cache answers the keys it knows, and the rest are looked up in key order, split over a few
- * iterators that seek concurrently, since each seek is a round trip to the engine.
+ * cache answers the keys it knows, the absent-key set those known to have none, and the rest are
+ * looked up in key order, split over a few iterators that seek concurrently, since each seek is a
+ * round trip to the engine.
  */
+import type { AbsentKeySet } from './absent-key-set.js';
 import type { Engine } from './engine.js';
 import { bytesEqual, compareBytes } from './key-codec.js';
 import { noVersionTs, type NewestVersionCache } from './newest-version-cache.js';
@@ -25,6 +27,7 @@ export interface LatestVersion {
 export interface LatestVersionSources {
   readonly engine: Engine;
   readonly newestVersions: NewestVersionCache;
+  readonly absentKeys: AbsentKeySet;
   /** Batches written to the engine so far: a lookup teaches the cache only if none landed while it read. */
   readonly writeCount: () => number;
 }
@@ -40,8 +43,9 @@ export async function latestVersionsOfKeys(
   const misses: number[] = [];
   keys.forEach((key, i) => {
     const newest = sources.newestVersions.lookup(key);
-    if (newest === undefined) misses.push(i);
-    else if (newest.commitTsUs !== noVersionTs) results[i] = { commitTsUs: newest.commitTsUs, isValue: newest.isValue };
+    if (newest !== undefined) {
+      if (newest.commitTsUs !== noVersionTs) results[i] = { commitTsUs: newest.commitTsUs, isValue: newest.isValue };
+    } else if (!sources.absentKeys.has(key)) misses.push(i);
   });
   const order = misses.sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
   const perIterator = Math.max(16, Math.ceil(order.length / latestLookupIteratorsMax));

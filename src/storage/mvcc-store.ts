@@ -17,12 +17,14 @@
  *   ReadBelowWatermarkError once collection passes it. Reads never return a silently wrong result.
  *
  * Read views are in mvcc-read-view.ts, batched newest-version lookups in latest-version-lookup.ts,
+ * the keys known to have no version (implied new) in absent-key-set.ts,
  * the collection steps in version-collector.ts, the applied row in applied-row.ts, scans over the
  * engine (and the dead-prefix cache they use) in mvcc-range-scan.ts, and what an apply step
  * writes (and the checks on it) in applied-batch.ts.
  */
 import { assert } from '../base/assert.js';
 import { raftqLimits } from '../base/limits.js';
+import { AbsentKeySet } from './absent-key-set.js';
 import { engineWritesOf, type AppliedBatch } from './applied-batch.js';
 import { decodeAppliedRow } from './applied-row.js';
 import { DeadPrefixCache } from './dead-prefix-cache.js';
@@ -74,6 +76,8 @@ export interface MvccStoreOptions {
    * true (docs/architecture/storage.md, "Keys implied new").
    */
   readonly impliedNewKeys?: (key: Uint8Array) => readonly Uint8Array[];
+  /** Keys implied new the store remembers at most (default raftqLimits.absentKeysMax). */
+  readonly absentKeysMax?: number;
 }
 
 /** Deliberate faults of the apply step, for the whole-node simulator (test/sim-node) only. */
@@ -98,6 +102,8 @@ export class MvccStore {
   private readonly deadPrefixes: DeadPrefixCache;
   /** Newest versions of hot keys, so point reads and OCC validation skip the engine (see newest-version-cache.ts). */
   private readonly newestVersions: NewestVersionCache;
+  /** Keys implied new and not written since (absent-key-set.ts). */
+  private readonly absentKeys: AbsentKeySet;
   /** Counts batches written (apply and collection): a lookup learns a newest version only if none landed while it read. */
   private writeCount = 0;
   /**
@@ -122,6 +128,7 @@ export class MvccStore {
   ) {
     this.faults = options.faults ?? {};
     this.impliedNewKeys = options.impliedNewKeys;
+    this.absentKeys = new AbsentKeySet(options.absentKeysMax ?? raftqLimits.absentKeysMax.value);
     this.appliedIndexValue = applied.appliedIndex;
     this.lastCommitTsValue = applied.lastCommitTs;
     this.horizon = horizon;
@@ -202,7 +209,7 @@ export class MvccStore {
       // The entry's own bytes, not a copy (ReadView.get: what a read returns is not to be changed);
       // an entry never changes its bytes in place, so the view stays what was read.
       if (newest.value !== undefined) return newest.value;
-    }
+    } else if (newest === undefined && this.absentKeys.has(key)) return undefined;
     // A read at or above the last commit, with no batch written while it read, finds the key's
     // newest version, or that it has none: the cache learns it (as an OCC lookup would), so the
     // validation of the transaction that read it, and the next reads, skip the engine.
@@ -265,7 +272,12 @@ export class MvccStore {
   /** Like latestCommitTsOfKeys, and whether each newest version is a value (not a deletion marker). */
   latestVersionsOfKeys(keys: readonly Uint8Array[]): Promise<Array<LatestVersion | undefined>> {
     return latestVersionsOfKeys(
-      { engine: this.engine, newestVersions: this.newestVersions, writeCount: () => this.writeCount },
+      {
+        engine: this.engine,
+        newestVersions: this.newestVersions,
+        absentKeys: this.absentKeys,
+        writeCount: () => this.writeCount,
+      },
       keys,
     );
   }
@@ -317,14 +329,21 @@ export class MvccStore {
         this.hidingTsSinceLastPassRead = Math.min(this.hidingTsSinceLastPassRead, hidingTs);
       }
       // Before the versions: a key implied new by one write of the batch may be written by a later one.
-      for (const key of batch.absentKeys ?? []) this.newestVersions.rememberAbsent(key);
-      for (const version of batch.versions)
+      for (const key of batch.absentKeys ?? []) this.absentKeys.add(key);
+      for (const version of batch.versions) {
+        this.absentKeys.forget(version.key);
         this.newestVersions.remember(version.key, version.commitTsUs, version.value);
+      }
       this.appliedIndexValue = batch.appliedIndex;
       this.lastCommitTsValue = batch.lastCommitTs;
       this.horizon = batch.horizon;
       return result;
     });
+  }
+
+  /** Keys the store knows to have no version (absent-key-set.ts), bounded by absentKeysMax. */
+  get absentKeyCount(): number {
+    return this.absentKeys.size;
   }
 
   /** Entries and bytes (NewestVersionCacheOptions.bytesMax's measure) the newest-version cache holds now. */

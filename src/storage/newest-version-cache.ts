@@ -262,22 +262,6 @@ export class NewestVersionCache {
     this.evict();
   }
 
-  /**
-   * Records that `key` has no version, unless an entry for it is already held (only for a key the
-   * layer above knows was never written: MvccStoreOptions.impliedNewKeys).
-   */
-  rememberAbsent(key: Uint8Array): void {
-    const hash = keyHashOf(key);
-    if (this.find(hash, key) !== undefined) return;
-    const entry = new Entry(hash, key.length, entryBytes(key, undefined), noVersionTs, false, false);
-    this.link(entry);
-    // Unread, not cold: it goes with a queued message's data row (also unread), and like it is
-    // read when the message is first received; cold entries, oldest first, would drop the hints
-    // of the queue's head as soon as the cache is full.
-    this.attach(entry, Segment.Unread);
-    this.evict();
-  }
-
   /** Forgets `key` if its entry is the version at `commitTsUs` (garbage collection removed that version). */
   forgetVersion(key: Uint8Array, commitTsUs: number): void {
     const entry = this.find(keyHashOf(key), key);

@@ -94,6 +94,89 @@ describe('keys implied new by a put vouched new', () => {
     view.release();
   });
 
+  describe('a backlog larger than the newest-version cache', () => {
+    const dataOf = (n: number) => encodeKey(['data', `m${n}`]);
+    const stateOfMessage = (n: number) => encodeKey(['state', `m${n}`]);
+    /** Data key of message n implies its state key (the queue layer's rule, on these test keys). */
+    const implied = (key: Uint8Array) => {
+      for (let n = 0; n < 100; n++) if (bytesEqual(key, dataOf(n))) return [stateOfMessage(n)];
+      return [];
+    };
+    /** A store whose cache holds two keys, with `count` messages sent (each in its own txn). */
+    async function storeWithBacklog(count: number, absentKeysMax?: number) {
+      const engine = new IteratorCountingEngine();
+      const store = await MvccStore.open(engine, {
+        historyMs: occHistoryMs,
+        impliedNewKeys: implied,
+        newestVersionCache: { entriesMax: 2, bytesMax: 1_048_576, valueBytesMax: 1_024 },
+        ...(absentKeysMax === undefined ? {} : { absentKeysMax }),
+      });
+      const sends = Array.from({ length: count }, (_, n) =>
+        txn(`send-${n}`, 0, { writes: [{ kind: 'put', key: dataOf(n), value: Uint8Array.of(n), isNewKey: true }] }),
+      );
+      await applyInOrder(store, { leaderStampTsUs: 1_000_000, txns: sends });
+      return { engine, store };
+    }
+    /** The first receive of message n: writes its state row (as the queue layer's does: no read of it). */
+    const firstReceive = (n: number, startTsUs: number, id = `receive-${n}`) =>
+      txn(id, startTsUs, {
+        readKeys: [dataOf(n)],
+        writes: [{ kind: 'put', key: stateOfMessage(n), value: Uint8Array.of(1) }],
+      });
+
+    it('keeps every state row known absent: a first receive past the cached head seeks only its data row', async () => {
+      const { engine, store } = await storeWithBacklog(20);
+      expect(store.absentKeyCount).toBe(20);
+      const startTsUs = store.lastCommitTs;
+      const before = engine.userPositionings;
+      const result = await applyInOrder(store, { leaderStampTsUs: 1_000_200, txns: [firstReceive(19, startTsUs)] });
+      expect(result.outcomes[0]?.[0]?.kind).toBe('committed');
+      // The data row (not in the two-key cache) is looked up: an iterator and its seek; the state row is not.
+      expect(engine.userPositionings - before).toBe(2);
+      // Written now, so no longer absent: it reads back as written, and a rival first receive conflicts on it.
+      expect(store.absentKeyCount).toBe(19);
+      const view = store.readView();
+      expect(await view.get(stateOfMessage(19))).toEqual(Uint8Array.of(1));
+      view.release();
+      const rival = await applyInOrder(store, {
+        leaderStampTsUs: 1_000_300,
+        txns: [firstReceive(19, startTsUs, 'rival')],
+      });
+      expect(rival.outcomes[0]?.[0]).toEqual({ kind: 'conflict', key: stateOfMessage(19) });
+    });
+
+    it('beyond absentKeysMax a send goes without the hint, and its first receive seeks the state row too', async () => {
+      const { engine, store } = await storeWithBacklog(3, 2);
+      expect(store.absentKeyCount).toBe(2);
+      const before = engine.userPositionings;
+      const result = await applyInOrder(store, {
+        leaderStampTsUs: 1_000_200,
+        txns: [firstReceive(2, store.lastCommitTs)],
+      });
+      expect(result.outcomes[0]?.[0]?.kind).toBe('committed');
+      // One iterator seeks both keys: opened (1) and positioned per key (2).
+      expect(engine.userPositionings - before).toBe(3);
+      const view = store.readView();
+      expect(await view.get(stateOfMessage(2))).toEqual(Uint8Array.of(1));
+      view.release();
+    });
+
+    it('a point read of a known-absent state row answers from the set, and a reopened store reads the engine', async () => {
+      const { engine, store } = await storeWithBacklog(5);
+      const before = engine.userPositionings;
+      const view = store.readView();
+      expect(await view.get(stateOfMessage(4))).toBeUndefined();
+      view.release();
+      expect(engine.userPositionings - before).toBe(0);
+      const reopened = await MvccStore.open(engine, { historyMs: occHistoryMs, impliedNewKeys: implied });
+      expect(reopened.absentKeyCount).toBe(0);
+      const again = reopened.readView();
+      expect(await again.get(stateOfMessage(4))).toBeUndefined();
+      again.release();
+      expect(engine.userPositionings - before).toBeGreaterThan(0);
+    });
+  });
+
   it("the queue layer's rule: a data row implies its message's state row, nothing else does", () => {
     for (const [name, generation, partition, id] of [
       ['orders', 3, 1, 'id-1'],

@@ -137,25 +137,6 @@ describe('NewestVersionCache', () => {
     expect(cache.size).toBe(3);
   });
 
-  it('keeps a key remembered as absent with the unread values, and never over an entry it holds', () => {
-    const cache = new NewestVersionCache({ ...roomy, entriesMax: 4 });
-    // Two queued messages, each a data row and the state row its send implies never existed.
-    cache.remember(k('data-1'), 10, bytes(1));
-    cache.rememberAbsent(k('state-1'));
-    cache.remember(k('data-2'), 11, bytes(2));
-    cache.rememberAbsent(k('state-2'));
-    // A third send finds the cache full: its entries are the newest unread, so they go, not the head's.
-    cache.remember(k('data-3'), 12, bytes(3));
-    cache.rememberAbsent(k('state-3'));
-    expect(cache.lookup(k('state-1'))).toMatchObject({ commitTsUs: noVersionTs, isValue: false });
-    expect(cache.lookup(k('data-1'))?.commitTsUs).toBe(10);
-    expect(cache.lookup(k('state-3'))).toBeUndefined();
-    // An entry already held is left as it is.
-    cache.remember(k('state-1'), 20, bytes(9));
-    cache.rememberAbsent(k('state-1'));
-    expect(cache.lookup(k('state-1'))?.commitTsUs).toBe(20);
-  });
-
   it('drops deletion markers and unknown keys before any value, oldest first', () => {
     const cache = new NewestVersionCache({ ...roomy, entriesMax: 4 });
     cache.remember(k('m0'), 1, bytes(0));
