@@ -27,7 +27,7 @@ export function txnToWire(txn: Txn): raftq.cluster.Txn.$Properties {
     writes: txn.writes.map((write) =>
       write.kind === 'put'
         ? { key: write.key, value: write.value, isDelete: false, isNewKey: write.isNewKey === true }
-        : { key: write.key, isDelete: true },
+        : { key: write.key, isDelete: true, isLiveKey: write.isLiveKey === true },
     ),
   };
 }
@@ -40,7 +40,11 @@ export function txnFromWire(txn: raftq.cluster.Txn.$Properties): Txn {
     readKeys: (txn.readKeys ?? []).map((key) => key),
     writes: (txn.writes ?? []).map((write): TxnWrite =>
       write.isDelete
-        ? { kind: 'delete', key: write.key ?? emptyBytes }
+        ? {
+            kind: 'delete',
+            key: write.key ?? emptyBytes,
+            ...(write.isLiveKey === true ? { isLiveKey: true as const } : {}),
+          }
         : {
             kind: 'put',
             key: write.key ?? emptyBytes,

@@ -169,15 +169,26 @@ export class MessageStore {
   deleteWrites(message: StoredMessage): TxnWrite[] {
     const { keys } = this;
     const { record } = message;
+    // The vis, age and group rows are written with the data row and moved or removed only with
+    // the data or state row, both of which `message` was read from: they hold values now, and a
+    // rival that changes them changes a read key too (TxnWrite.isLiveKey).
     const writes: TxnWrite[] = [
       { kind: 'delete', key: message.dataKey },
-      { kind: 'delete', key: message.visKey },
+      { kind: 'delete', key: message.visKey, isLiveKey: true },
     ];
     if (message.hasAgeRow)
-      writes.push({ kind: 'delete', key: keys.age(record.partition, record.retentionStartMs, record.messageId) });
+      writes.push({
+        kind: 'delete',
+        key: keys.age(record.partition, record.retentionStartMs, record.messageId),
+        isLiveKey: true,
+      });
     if (message.hasStateRow) writes.push({ kind: 'delete', key: message.stateKey });
     if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
-      writes.push({ kind: 'delete', key: keys.groupMember(record.partition, record.messageGroupId, record.order) });
+      writes.push({
+        kind: 'delete',
+        key: keys.groupMember(record.partition, record.messageGroupId, record.order),
+        isLiveKey: true,
+      });
     }
     return writes;
   }

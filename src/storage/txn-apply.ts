@@ -198,24 +198,34 @@ class ApplyStep {
   /** Reads, all at once, the newest version of every key and the record of every txn id the entries name. */
   async prefetch(entries: readonly ApplyEntry[]): Promise<void> {
     const keys = new Map<string, Uint8Array>();
-    const newKeys = new Set<string>();
+    const newKeys = new Map<string, Uint8Array>();
+    const liveKeys = new Map<string, Uint8Array>();
     const txnIds = new Set<string>();
     for (const entry of entries) {
       for (const txn of entry.txns) {
         txnIds.add(txn.txnId);
         for (const key of txn.readKeys) keys.set(keyId(key), key);
         for (const write of txn.writes) {
-          if (write.kind === 'put' && write.isNewKey === true) newKeys.add(keyId(write.key));
+          if (write.kind === 'put' && write.isNewKey === true) newKeys.set(keyId(write.key), write.key);
+          else if (write.kind === 'delete' && write.isLiveKey === true) liveKeys.set(keyId(write.key), write.key);
           else keys.set(keyId(write.key), write.key);
         }
       }
     }
-    // A key vouched new has no version to read: it starts this call with none, unless some txn
-    // also reads it or writes it without the vouch, in which case it is read like any other.
-    for (const id of newKeys) {
-      if (keys.has(id)) continue;
-      this.latestCommitTs.set(id, undefined);
-      this.isLive.set(id, false);
+    // A vouched key is not read: one vouched new starts this call with no version, one vouched
+    // live with a value whose version no rival can have moved past the txn's start unseen (its
+    // read keys catch every rival), so no conflict is found on it. A key some txn also reads, or
+    // writes without a vouch, or vouches both ways, is read like any other.
+    for (const [id, key] of newKeys) if (liveKeys.has(id)) keys.set(id, key);
+    for (const [vouched, isLive] of [
+      [newKeys, false],
+      [liveKeys, true],
+    ] as const) {
+      for (const id of vouched.keys()) {
+        if (keys.has(id)) continue;
+        this.latestCommitTs.set(id, undefined);
+        this.isLive.set(id, isLive);
+      }
     }
     const keyList = [...keys.values()];
     const idList = [...txnIds];

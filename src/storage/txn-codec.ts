@@ -7,7 +7,8 @@
  * Txn:
  *   varint idBytes · utf8 id · varint startTsUs · varint nowMs
  *   · varint readCount · (varint keyBytes · key)*
- *   · varint writeCount · (u8 kind: 1 put, 2 put of a new key, 0 delete · varint keyBytes · key · [varint valueBytes · value])*
+ *   · varint writeCount · (u8 kind: 1 put, 2 put of a new key, 0 delete, 3 delete of a live key
+ *     · varint keyBytes · key · [varint valueBytes · value])*
  *
  * Encoding validates what the apply step relies on (keys are non-empty encoded tuples, numbers
  * are non-negative safe integers), so a malformed transaction is refused at the proposer and
@@ -24,6 +25,8 @@ const writeKindDelete = 0;
 const writeKindPut = 1;
 /** A put whose key has never existed (TxnWrite.isNewKey). */
 const writeKindPutNewKey = 2;
+/** A delete of a key that holds a value, its rivals caught by the read keys (TxnWrite.isLiveKey). */
+const writeKindDeleteLiveKey = 3;
 
 export interface TxnBatch {
   /** The leader's cluster-clock stamp of the entry, in microseconds (see txn.ts). */
@@ -112,6 +115,8 @@ export function validateTxn(txn: Txn): void {
       throw new TxnInvalidError(txn.txnId, 'a put needs a Uint8Array value');
     if (write.kind === 'put' && write.isNewKey !== undefined && write.isNewKey !== true)
       throw new TxnInvalidError(txn.txnId, 'isNewKey is either true or absent');
+    if (write.kind === 'delete' && write.isLiveKey !== undefined && write.isLiveKey !== true)
+      throw new TxnInvalidError(txn.txnId, 'isLiveKey is either true or absent');
   }
 }
 
@@ -147,9 +152,7 @@ function appendTxn(writer: ByteWriter, txn: Txn): void {
   }
   writer.varint(txn.writes.length);
   for (const write of txn.writes) {
-    writer.byte(
-      write.kind === 'delete' ? writeKindDelete : write.isNewKey === true ? writeKindPutNewKey : writeKindPut,
-    );
+    writer.byte(writeKindOf(write));
     writer.varint(write.key.length);
     writer.bytes(write.key);
     if (write.kind === 'put') {
@@ -157,6 +160,11 @@ function appendTxn(writer: ByteWriter, txn: Txn): void {
       writer.bytes(write.value);
     }
   }
+}
+
+function writeKindOf(write: TxnWrite): number {
+  if (write.kind === 'delete') return write.isLiveKey === true ? writeKindDeleteLiveKey : writeKindDelete;
+  return write.isNewKey === true ? writeKindPutNewKey : writeKindPut;
 }
 
 function readTxn(reader: ByteReader): Txn {
@@ -175,6 +183,7 @@ function readTxn(reader: ByteReader): Txn {
     else if (kind === writeKindPutNewKey)
       writes.push({ kind: 'put', key, value: reader.bytes(reader.varint()), isNewKey: true });
     else if (kind === writeKindDelete) writes.push({ kind: 'delete', key });
+    else if (kind === writeKindDeleteLiveKey) writes.push({ kind: 'delete', key, isLiveKey: true });
     else throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a write of unknown kind ${kind}`);
   }
   if (txnId.length === 0) throw new TxnDecodeError('a txn has an empty id');

@@ -11,7 +11,7 @@ function throughTheWire(txn: Txn): Txn {
 }
 
 describe('forwarded transactions', () => {
-  it('arrive with their reads, puts, deletes and new-key vouches intact', () => {
+  it('arrive with their reads, puts, deletes and new-key and live-key vouches intact', () => {
     const txn: Txn = {
       txnId: 'send-1',
       startTsUs: 1_700_000_000_123_456,
@@ -21,6 +21,7 @@ describe('forwarded transactions', () => {
         { kind: 'put', key: encodeKey(['q', 'orders', 'data', 'm1']), value: Uint8Array.of(1, 2, 3), isNewKey: true },
         { kind: 'put', key: encodeKey(['q', 'orders', 'dedup', 'd1']), value: Uint8Array.of(4) },
         { kind: 'delete', key: encodeKey(['q', 'orders', 'vis', 'm0']) },
+        { kind: 'delete', key: encodeKey(['q', 'orders', 'vis', 'm2']), isLiveKey: true },
       ],
     };
     const received = throughTheWire(txn);

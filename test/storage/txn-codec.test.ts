@@ -25,6 +25,7 @@ const writeArb: fc.Arbitrary<TxnWrite> = fc.oneof(
     isNewKey: fc.constant(true as const),
   }),
   fc.record({ kind: fc.constant('delete' as const), key: keyArb }),
+  fc.record({ kind: fc.constant('delete' as const), key: keyArb, isLiveKey: fc.constant(true as const) }),
 );
 const txnArb: fc.Arbitrary<Txn> = fc.record({
   txnId: fc.string({ minLength: 1, maxLength: 20, unit: 'binary' }),
@@ -96,7 +97,7 @@ describe('txn codec', () => {
             (
               t: {
                 readKeys: number[][];
-                writes: Array<{ kind: string; key: number[]; value?: number[]; isNewKey?: true }>;
+                writes: Array<{ kind: string; key: number[]; value?: number[]; isNewKey?: true; isLiveKey?: true }>;
               } & Txn,
             ) => ({
               ...t,
@@ -109,7 +110,11 @@ describe('txn codec', () => {
                       value: Uint8Array.from(w.value ?? []),
                       ...(w.isNewKey === true ? { isNewKey: true } : {}),
                     }
-                  : { kind: 'delete', key: Uint8Array.from(w.key) },
+                  : {
+                      kind: 'delete',
+                      key: Uint8Array.from(w.key),
+                      ...(w.isLiveKey === true ? { isLiveKey: true } : {}),
+                    },
               ),
             }),
           ),

@@ -55,6 +55,13 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
         // The apply step trusts a new-key vouch without reading: a wrong one must fail the test.
         if (write.kind === 'put' && write.isNewKey === true && entry !== undefined)
           throw new Error(`a put vouched its key new, but the key has versions: ${id}`);
+        // Likewise a live-key vouch: the key's newest version must be a value.
+        if (
+          write.kind === 'delete' &&
+          write.isLiveKey === true &&
+          entry?.versions[entry.versions.length - 1]?.value === undefined
+        )
+          throw new Error(`a delete vouched its key live, but the key holds no value: ${id}`);
         if (entry === undefined) {
           entry = { key: write.key, versions: [] };
           this.versions.set(id, entry);
