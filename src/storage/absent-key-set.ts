@@ -62,13 +62,7 @@ export class AbsentKeySet {
     const hash = keyHashOf(key);
     if (this.find(key, hash) >= 0) return;
     if ((this.sizeValue + this.removedSlots + 1) * 2 > this.slots.length) this.rebuild();
-    const offset = this.append(key);
-    let slot = hash & (this.slots.length - 1);
-    while (this.slots[slot] !== emptySlot && this.slots[slot] !== removedSlot)
-      slot = (slot + 1) & (this.slots.length - 1);
-    if (this.slots[slot] === removedSlot) this.removedSlots--;
-    this.slots[slot] = offset + 1;
-    this.slotHashes[slot] = hash;
+    this.place(hash, this.append(key));
     this.sizeValue++;
   }
 
@@ -102,12 +96,22 @@ export class AbsentKeySet {
 
   private holds(offset: number, key: Uint8Array): boolean {
     const { arena } = this;
-    const length = (arena[offset] as number) | ((arena[offset + 1] as number) << 8);
+    const length = keyLengthIn(arena, offset);
     if (length !== key.length) return false;
     const start = offset + lengthBytes;
     // From the end: keys of one queue share long prefixes and differ in their last bytes.
     for (let i = length - 1; i >= 0; i--) if (arena[start + i] !== key[i]) return false;
     return true;
+  }
+
+  /** Puts the key at arena `offset` in the first free slot from its hash (a removed key's slot is free). */
+  private place(hash: number, offset: number): void {
+    const mask = this.slots.length - 1;
+    let slot = hash & mask;
+    while (this.slots[slot] !== emptySlot && this.slots[slot] !== removedSlot) slot = (slot + 1) & mask;
+    if (this.slots[slot] === removedSlot) this.removedSlots--;
+    this.slots[slot] = offset + 1;
+    this.slotHashes[slot] = hash;
   }
 
   /** Copies `key` to the end of the arena (growing it), returning its offset. */
@@ -137,18 +141,17 @@ export class AbsentKeySet {
     this.arenaUsed = 0;
     this.arenaDeadBytes = 0;
     this.removedSlots = 0;
-    const mask = capacity - 1;
-    for (let old = 0; old < slots.length; old++) {
-      const held = slots[old] as number;
+    for (let slot = 0; slot < slots.length; slot++) {
+      const held = slots[slot] as number;
       if (held === emptySlot || held === removedSlot) continue;
-      const from = held - 1;
-      const length = (arena[from] as number) | ((arena[from + 1] as number) << 8);
-      const offset = this.append(arena.subarray(from + lengthBytes, from + lengthBytes + length));
-      const hash = slotHashes[old] as number;
-      let slot = hash & mask;
-      while (this.slots[slot] !== emptySlot) slot = (slot + 1) & mask;
-      this.slots[slot] = offset + 1;
-      this.slotHashes[slot] = hash;
+      const start = held - 1 + lengthBytes;
+      const key = arena.subarray(start, start + keyLengthIn(arena, held - 1));
+      this.place(slotHashes[slot] as number, this.append(key));
     }
   }
+}
+
+/** The length of the key stored at `offset` of an arena. */
+function keyLengthIn(arena: Uint8Array, offset: number): number {
+  return (arena[offset] as number) | ((arena[offset + 1] as number) << 8);
 }
