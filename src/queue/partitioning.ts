@@ -7,12 +7,22 @@ import { assert } from '../base/assert.js';
 
 const encoder = new TextEncoder();
 
+/** FNV-1a of the UTF-8 bytes of `text`. */
 export function fnv1a32(text: string): number {
   let hash = 0x811c9dc5;
-  for (const byte of encoder.encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
+  // An ASCII text's UTF-8 bytes are its code units: hashed without encoding it (a receipt handle
+  // hashes its queue name at every receive and delete).
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0x80) return fnv1a32OfBytes(encoder.encode(text));
+    hash = Math.imul(hash ^ unit, 0x01000193) >>> 0;
   }
+  return hash >>> 0;
+}
+
+function fnv1a32OfBytes(bytes: Uint8Array): number {
+  let hash = 0x811c9dc5;
+  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
   return hash >>> 0;
 }
 

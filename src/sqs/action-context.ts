@@ -79,7 +79,11 @@ export function queueNameOf(input: ModelStructure): string {
 /** Drops undefined members so the output holds only what the protocol encoders should write. */
 export function compact(output: Record<string, ModelValue | undefined>): ModelStructure {
   const out: ModelStructure = {};
-  for (const [key, value] of Object.entries(output)) if (value !== undefined) out[key] = value;
+  // for…in over a plain object literal: its own members only, without the pairs Object.entries builds.
+  for (const key in output) {
+    const value = output[key];
+    if (value !== undefined) out[key] = value;
+  }
   return out;
 }
 

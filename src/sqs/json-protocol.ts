@@ -48,7 +48,7 @@ function decodeValue(model: SqsServiceModel, shapeName: string, raw: unknown, pa
     case 'structure': {
       if (!isPlainObject(raw)) throw typeMismatch(path, 'an object', raw);
       const out: ModelStructure = {};
-      for (const [member, ref] of Object.entries(shape.members)) {
+      for (const [member, ref] of model.members(shapeName)) {
         const memberRaw = raw[member];
         if (memberRaw === undefined || memberRaw === null) continue;
         out[member] = decodeValue(model, ref.shape, memberRaw, joinPath(path, member));
@@ -112,7 +112,7 @@ function encodeValue(model: SqsServiceModel, shapeName: string, value: ModelValu
     case 'structure': {
       const source = value as ModelStructure;
       const out: Record<string, unknown> = {};
-      for (const [member, ref] of Object.entries(shape.members)) {
+      for (const [member, ref] of model.members(shapeName)) {
         const memberValue = source[member];
         if (memberValue !== undefined) out[member] = encodeValue(model, ref.shape, memberValue);
       }

@@ -96,7 +96,7 @@ function decodeStructure(model: SqsServiceModel, shapeName: string, node: ParamN
   const shape = model.shape(shapeName);
   if (shape.type !== 'structure') throw new SqsApiError('InternalError', `Shape ${shapeName} is not a structure`);
   const out: ModelStructure = {};
-  for (const [member, ref] of Object.entries(shape.members)) {
+  for (const [member, ref] of model.members(shapeName)) {
     const value = decodeMember(model, member, ref, node, path);
     if (value !== undefined) out[member] = value;
   }
@@ -261,7 +261,7 @@ function encodeStructureMembers(
 ): void {
   const shape = model.shape(shapeName);
   if (shape.type !== 'structure') return;
-  for (const [member, ref] of Object.entries(shape.members)) {
+  for (const [member, ref] of model.members(shapeName)) {
     const memberValue = value[member];
     if (memberValue !== undefined) encodeNamed(model, member, ref, memberValue, parts);
   }

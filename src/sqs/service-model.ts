@@ -48,6 +48,8 @@ export class SqsServiceModel {
   /** raftq's own actions: decoded like AWS's, but not in operationNames(), which is AWS's list. */
   private readonly extensionOperations = new Map<string, Operation>();
   private readonly shapes = new Map<string, Shape>();
+  /** Each structure's members as a list, made once: both codecs walk it for every request and answer. */
+  private readonly memberLists = new Map<string, ReadonlyArray<readonly [string, ShapeRef]>>();
 
   constructor(raw: unknown) {
     if (typeof raw !== 'object' || raw === null)
@@ -93,6 +95,18 @@ export class SqsServiceModel {
     const shape = this.shapes.get(name);
     if (shape === undefined) throw new ServiceModelError(`The SQS service model has no shape ${name}`);
     return shape;
+  }
+
+  /** The members of structure shape `name`, in model order (what Object.entries of its members gives). */
+  members(name: string): ReadonlyArray<readonly [string, ShapeRef]> {
+    const known = this.memberLists.get(name);
+    if (known !== undefined) return known;
+    const shape = this.shape(name);
+    if (shape.type !== 'structure')
+      throw new ServiceModelError(`The SQS service model's shape ${name} is not a structure`);
+    const list = Object.entries(shape.members);
+    this.memberLists.set(name, list);
+    return list;
   }
 
   /** The values of a string enum shape, or undefined for a free-form string. */

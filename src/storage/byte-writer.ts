@@ -2,12 +2,14 @@
  * A growable byte buffer for the binary encoders of this layer (key codec, txn codec, version
  * keys). Appends amortize to O(1); `finish()` returns a view of exactly the written bytes.
  */
+import { Buffer } from 'node:buffer';
+
 export class ByteWriter {
   private buffer: Uint8Array;
   private length = 0;
 
   constructor(initialCapacityBytes = 64) {
-    this.buffer = new Uint8Array(Math.max(16, initialCapacityBytes));
+    this.buffer = newBuffer(Math.max(16, initialCapacityBytes));
   }
 
   get lengthBytes(): number {
@@ -85,10 +87,24 @@ export class ByteWriter {
     if (needed <= this.buffer.length) return;
     let capacity = this.buffer.length * 2;
     while (capacity < needed) capacity *= 2;
-    const grown = new Uint8Array(capacity);
+    const grown = newBuffer(capacity);
     grown.set(this.buffer.subarray(0, this.length));
     this.buffer = grown;
   }
+}
+
+/** Buffers this large skip zero-filling: an entry's is sized by an upper bound of tens of KiB. */
+const unfilledBytesMin = 4096;
+
+/**
+ * A buffer for a writer. Only bytes it wrote are ever read back (`finish`, `copy`, and encoders
+ * writing into `room` before they `advance`), so a large one need not be zeroed first. Not from
+ * Buffer's shared pool: what a writer returns may be kept (a cached value, a log entry).
+ */
+function newBuffer(capacityBytes: number): Uint8Array {
+  if (capacityBytes < unfilledBytesMin) return new Uint8Array(capacityBytes);
+  const bytes = Buffer.allocUnsafeSlow(capacityBytes);
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 export function writeU32be(target: Uint8Array, offset: number, value: number): void {

@@ -177,6 +177,11 @@ class ApplyStep {
   lastCommitTs: number;
   horizon: HorizonTracker;
   expiryFloorMs: number;
+  /**
+   * keyId of each key object this call has seen: a txn's key objects are met in prefetch, decide
+   * and commit, and a lookup by identity costs less than decoding the key again each time.
+   */
+  private readonly keyIds = new Map<Uint8Array, string>();
   private readonly latestCommitTs = new Map<string, number | undefined>();
   /** Whether each prefetched key's newest version is a value, kept current through this call's writes. */
   private readonly isLive = new Map<string, boolean>();
@@ -195,6 +200,15 @@ class ApplyStep {
     this.expiryFloorMs = txnExpiryFloorMs.get(store) ?? 0;
   }
 
+  private idOf(key: Uint8Array): string {
+    let id = this.keyIds.get(key);
+    if (id === undefined) {
+      id = keyId(key);
+      this.keyIds.set(key, id);
+    }
+    return id;
+  }
+
   /** Reads, all at once, the newest version of every key and the record of every txn id the entries name. */
   async prefetch(entries: readonly ApplyEntry[]): Promise<void> {
     const keys = new Map<string, Uint8Array>();
@@ -204,11 +218,11 @@ class ApplyStep {
     for (const entry of entries) {
       for (const txn of entry.txns) {
         txnIds.add(txn.txnId);
-        for (const key of txn.readKeys) keys.set(keyId(key), key);
+        for (const key of txn.readKeys) keys.set(this.idOf(key), key);
         for (const write of txn.writes) {
-          if (write.kind === 'put' && write.isNewKey === true) newKeys.set(keyId(write.key), write.key);
-          else if (write.kind === 'delete' && write.isLiveKey === true) liveKeys.set(keyId(write.key), write.key);
-          else keys.set(keyId(write.key), write.key);
+          if (write.kind === 'put' && write.isNewKey === true) newKeys.set(this.idOf(write.key), write.key);
+          else if (write.kind === 'delete' && write.isLiveKey === true) liveKeys.set(this.idOf(write.key), write.key);
+          else keys.set(this.idOf(write.key), write.key);
         }
       }
     }
@@ -234,7 +248,7 @@ class ApplyStep {
       this.store.getSystemRows(idList.map(txnRowKey)),
     ]);
     keyList.forEach((key, i) => {
-      const id = keyId(key);
+      const id = this.idOf(key);
       this.latestCommitTs.set(id, latest[i]?.commitTsUs);
       this.isLive.set(id, latest[i]?.isValue === true);
     });
@@ -281,7 +295,7 @@ class ApplyStep {
   }
 
   private isNewerThan(key: Uint8Array, startTsUs: number): boolean {
-    const id = keyId(key);
+    const id = this.idOf(key);
     assert(this.latestCommitTs.has(id), 'every key of a txn is prefetched');
     const latest = this.latestCommitTs.get(id);
     return latest !== undefined && latest > startTsUs;
@@ -291,7 +305,7 @@ class ApplyStep {
     const keysWritten = new Set<string>();
     for (const write of txn.writes) {
       this.versions.push({ key: write.key, commitTsUs, value: write.kind === 'put' ? write.value : undefined });
-      const id = keyId(write.key);
+      const id = this.idOf(write.key);
       keysWritten.add(id);
       // A marker, or a version over an older one, leaves garbage collection something to remove.
       if (write.kind === 'delete' || (this.latestCommitTs.get(id) ?? noVersionTs) !== noVersionTs) this.hidingWrites++;
