@@ -164,6 +164,29 @@ function withoutFirstReadOnlyKey(txn: Txn): readonly Uint8Array[] {
   return skipped < 0 ? txn.readKeys : txn.readKeys.filter((_, i) => i !== skipped);
 }
 
+/** How the txns of one apply call name a key (bits of KeyState.use). */
+const keyUse = {
+  none: 0,
+  /** Read, or written without a vouch: its newest version is looked up. */
+  looked: 1,
+  /** Put with TxnWrite.isNewKey. */
+  vouchedNew: 2,
+  /** Deleted with TxnWrite.isLiveKey. */
+  vouchedLive: 4,
+} as const;
+
+/** One key as an apply call knows it: its newest version, kept current through the call's writes. */
+interface KeyState {
+  readonly key: Uint8Array;
+  use: number;
+  /** Commit timestamp of its newest version; undefined: none (or vouched, so not looked up). */
+  latestCommitTs: number | undefined;
+  /** Whether its newest version is a value. */
+  isLive: boolean;
+  /** The commitSequence of the last commit of this call that wrote it. */
+  committedIn: number;
+}
+
 class ApplyStep {
   readonly versions: VersionWrite[] = [];
   /** Keys the committed new-key writes imply never had a version (MvccStoreOptions.impliedNewKeys). */
@@ -177,14 +200,15 @@ class ApplyStep {
   lastCommitTs: number;
   horizon: HorizonTracker;
   expiryFloorMs: number;
+  /** What this call knows of each key its txns name, by keyId. */
+  private readonly keyStates = new Map<string, KeyState>();
   /**
-   * keyId of each key object this call has seen: a txn's key objects are met in prefetch, decide
-   * and commit, and a lookup by identity costs less than decoding the key again each time.
+   * The same states by key object: a txn's key objects are met in prefetch, decide and commit,
+   * and a lookup by identity costs less than decoding the key to its id each time.
    */
-  private readonly keyIds = new Map<Uint8Array, string>();
-  private readonly latestCommitTs = new Map<string, number | undefined>();
-  /** Whether each prefetched key's newest version is a value, kept current through this call's writes. */
-  private readonly isLive = new Map<string, boolean>();
+  private readonly keyStatesByObject = new Map<Uint8Array, KeyState>();
+  /** Counts commits of this call, so that commit() counts each key a txn writes once without a set. */
+  private commitSequence = 0;
   private readonly txnIds = new Map<string, TxnIdRecord | undefined>();
   /** Expiry rows written by this call (not yet in the engine), by key id. */
   private readonly insertedExpiryRows = new Map<string, ExpiryRow>();
@@ -200,29 +224,34 @@ class ApplyStep {
     this.expiryFloorMs = txnExpiryFloorMs.get(store) ?? 0;
   }
 
-  private idOf(key: Uint8Array): string {
-    let id = this.keyIds.get(key);
-    if (id === undefined) {
-      id = keyId(key);
-      this.keyIds.set(key, id);
+  private stateOf(key: Uint8Array): KeyState {
+    const known = this.keyStatesByObject.get(key);
+    if (known !== undefined) return known;
+    const id = keyId(key);
+    let state = this.keyStates.get(id);
+    if (state === undefined) {
+      state = { key, use: keyUse.none, latestCommitTs: undefined, isLive: false, committedIn: 0 };
+      this.keyStates.set(id, state);
     }
-    return id;
+    this.keyStatesByObject.set(key, state);
+    return state;
   }
 
   /** Reads, all at once, the newest version of every key and the record of every txn id the entries name. */
   async prefetch(entries: readonly ApplyEntry[]): Promise<void> {
-    const keys = new Map<string, Uint8Array>();
-    const newKeys = new Map<string, Uint8Array>();
-    const liveKeys = new Map<string, Uint8Array>();
     const txnIds = new Set<string>();
     for (const entry of entries) {
       for (const txn of entry.txns) {
         txnIds.add(txn.txnId);
-        for (const key of txn.readKeys) keys.set(this.idOf(key), key);
+        for (const key of txn.readKeys) this.stateOf(key).use |= keyUse.looked;
         for (const write of txn.writes) {
-          if (write.kind === 'put' && write.isNewKey === true) newKeys.set(this.idOf(write.key), write.key);
-          else if (write.kind === 'delete' && write.isLiveKey === true) liveKeys.set(this.idOf(write.key), write.key);
-          else keys.set(this.idOf(write.key), write.key);
+          const use =
+            write.kind === 'put' && write.isNewKey === true
+              ? keyUse.vouchedNew
+              : write.kind === 'delete' && write.isLiveKey === true
+                ? keyUse.vouchedLive
+                : keyUse.looked;
+          this.stateOf(write.key).use |= use;
         }
       }
     }
@@ -230,27 +259,20 @@ class ApplyStep {
     // live with a value whose version no rival can have moved past the txn's start unseen (its
     // read keys catch every rival), so no conflict is found on it. A key some txn also reads, or
     // writes without a vouch, or vouches both ways, is read like any other.
-    for (const [id, key] of newKeys) if (liveKeys.has(id)) keys.set(id, key);
-    for (const [vouched, isLive] of [
-      [newKeys, false],
-      [liveKeys, true],
-    ] as const) {
-      for (const id of vouched.keys()) {
-        if (keys.has(id)) continue;
-        this.latestCommitTs.set(id, undefined);
-        this.isLive.set(id, isLive);
-      }
+    const looked: KeyState[] = [];
+    for (const state of this.keyStates.values()) {
+      if ((state.use & keyUse.looked) !== 0 || state.use === (keyUse.vouchedNew | keyUse.vouchedLive))
+        looked.push(state);
+      else state.isLive = state.use === keyUse.vouchedLive;
     }
-    const keyList = [...keys.values()];
     const idList = [...txnIds];
     const [latest, records] = await Promise.all([
-      this.store.latestVersionsOfKeys(keyList),
+      this.store.latestVersionsOfKeys(looked.map((state) => state.key)),
       this.store.getSystemRows(idList.map(txnRowKey)),
     ]);
-    keyList.forEach((key, i) => {
-      const id = this.idOf(key);
-      this.latestCommitTs.set(id, latest[i]?.commitTsUs);
-      this.isLive.set(id, latest[i]?.isValue === true);
+    looked.forEach((state, i) => {
+      state.latestCommitTs = latest[i]?.commitTsUs;
+      state.isLive = latest[i]?.isValue === true;
     });
     idList.forEach((id, i) => {
       const row = records[i];
@@ -295,31 +317,32 @@ class ApplyStep {
   }
 
   private isNewerThan(key: Uint8Array, startTsUs: number): boolean {
-    const id = this.idOf(key);
-    assert(this.latestCommitTs.has(id), 'every key of a txn is prefetched');
-    const latest = this.latestCommitTs.get(id);
-    return latest !== undefined && latest > startTsUs;
+    const state = this.keyStatesByObject.get(key);
+    assert(state !== undefined, 'every key of a txn is prefetched');
+    return state.latestCommitTs !== undefined && state.latestCommitTs > startTsUs;
   }
 
   private commit(txn: Txn, commitTsUs: number): void {
-    const keysWritten = new Set<string>();
+    const sequence = ++this.commitSequence;
     for (const write of txn.writes) {
       this.versions.push({ key: write.key, commitTsUs, value: write.kind === 'put' ? write.value : undefined });
-      const id = this.idOf(write.key);
-      keysWritten.add(id);
+      const state = this.stateOf(write.key);
+      if (state.committedIn !== sequence) {
+        state.committedIn = sequence;
+        this.versionsWritten++;
+      }
       // A marker, or a version over an older one, leaves garbage collection something to remove.
-      if (write.kind === 'delete' || (this.latestCommitTs.get(id) ?? noVersionTs) !== noVersionTs) this.hidingWrites++;
-      this.latestCommitTs.set(id, commitTsUs);
+      if (write.kind === 'delete' || (state.latestCommitTs ?? noVersionTs) !== noVersionTs) this.hidingWrites++;
+      state.latestCommitTs = commitTsUs;
       const isLive = write.kind === 'put';
-      if (this.isLive.get(id) !== isLive) {
-        this.isLive.set(id, isLive);
+      if (state.isLive !== isLive) {
+        state.isLive = isLive;
         this.liveKeyChanges.push({ key: write.key, isLive });
       }
       this.writes.push(write);
       if (write.kind === 'put' && write.isNewKey === true && this.store.impliedNewKeys !== undefined)
         this.absentKeys.push(...this.store.impliedNewKeys(write.key));
     }
-    this.versionsWritten += keysWritten.size;
     this.lastCommitTs = commitTsUs;
     this.horizon = this.horizon.afterCommit(commitTsUs);
   }
