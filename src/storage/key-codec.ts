@@ -29,6 +29,7 @@
  */
 import { Buffer } from 'node:buffer';
 import type { KeyRange } from './txn.js';
+import { slabArray } from './byte-slab.js';
 import { ByteWriter } from './byte-writer.js';
 import {
   escapeByte,
@@ -51,29 +52,11 @@ export { decodeKey, decodeKeyFrom, elementEnd, isWellFormedKey, KeyReader } from
  */
 const scratch = new ByteWriter(256);
 
-/**
- * Keys up to this size are cut out of shared slabs. A typed array of more than 64 bytes gets a
- * backing store of its own outside the V8 heap, which costs more than encoding the key, and most
- * queue row keys are 70-90 bytes. A slab lives as long as any key cut from it; keys live for a
- * request (stores and caches copy or stringify what they keep), so a slab pins little.
- */
-const slabKeyBytesMax = 512;
-const slabBytes = 8_192;
-let slab = new Uint8Array(slabBytes);
-let slabUsedBytes = 0;
-
-/** The bytes written to the scratch writer, as a key of their own. */
+/** The bytes written to the scratch writer, as a key of their own (byte-slab.ts: most keys are cut from a slab). */
 function scratchKey(): Uint8Array {
-  const lengthBytes = scratch.lengthBytes;
-  if (lengthBytes > slabKeyBytesMax) return scratch.copy();
-  if (slabUsedBytes + lengthBytes > slabBytes) {
-    slab = new Uint8Array(slabBytes);
-    slabUsedBytes = 0;
-  }
-  const start = slabUsedBytes;
-  slab.set(scratch.finish(), start);
-  slabUsedBytes += lengthBytes;
-  return slab.subarray(start, start + lengthBytes);
+  const key = slabArray(scratch.lengthBytes);
+  key.set(scratch.finish());
+  return key;
 }
 
 export function encodeKey(tuple: KeyTuple): Uint8Array {

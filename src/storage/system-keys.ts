@@ -13,8 +13,8 @@
  *   ("txn", txnId)                   → the recorded outcome of a txn id (txn-id-table.ts)
  *   ("txn-expiry", recordedAtMs, txnId) → empty; orders txn ids by when they expire
  */
-import { ByteWriter } from './byte-writer.js';
-import { appendKey, prefixRange, type KeyTuple } from './key-codec.js';
+import { slabArray } from './byte-slab.js';
+import { encodeKey, prefixRange, type KeyTuple } from './key-codec.js';
 import type { KeyRange } from './txn.js';
 
 /** The first byte of every system row's key: never the first byte of an encoded tuple. */
@@ -23,10 +23,11 @@ export const systemRowMarker = 0x00;
 export const stateFormatVersion = 1;
 
 export function systemKey(tuple: KeyTuple): Uint8Array {
-  const writer = new ByteWriter(16 + tuple.length * 8);
-  writer.byte(systemRowMarker);
-  appendKey(writer, tuple);
-  return writer.finish();
+  const logical = encodeKey(tuple);
+  const key = slabArray(logical.length + 1);
+  key[0] = systemRowMarker;
+  key.set(logical, 1);
+  return key;
 }
 
 export function systemPrefixRange(prefix: KeyTuple): KeyRange {

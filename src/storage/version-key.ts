@@ -18,6 +18,7 @@
  */
 import { assert } from '../base/assert.js';
 import { readU32be, writeU32be } from './byte-writer.js';
+import { slabArray } from './byte-slab.js';
 import { compareBytes, elementEnd } from './key-codec.js';
 
 export const versionSuffixBytes = 9;
@@ -35,7 +36,7 @@ export function encodeVersionKey(key: Uint8Array, commitTsUs: number): Uint8Arra
     Number.isSafeInteger(commitTsUs) && commitTsUs >= 0,
     `commitTsUs must be a non-negative safe integer, got ${commitTsUs}`,
   );
-  const physical = new Uint8Array(key.length + versionSuffixBytes);
+  const physical = slabArray(key.length + versionSuffixBytes);
   physical.set(key);
   physical[key.length] = separator;
   writeU32be(physical, key.length + 1, u32Max - Math.floor(commitTsUs / twoPow32));
@@ -45,7 +46,7 @@ export function encodeVersionKey(key: Uint8Array, commitTsUs: number): Uint8Arra
 
 /** The first physical key of K's versions (its newest version sorts at or after it). */
 export function versionsStart(key: Uint8Array): Uint8Array {
-  const start = new Uint8Array(key.length + 1);
+  const start = slabArray(key.length + 1);
   start.set(key);
   start[key.length] = separator;
   return start;
@@ -53,7 +54,7 @@ export function versionsStart(key: Uint8Array): Uint8Array {
 
 /** Just past the last physical key of K's versions (and before any longer key that starts with K). */
 export function versionsEnd(key: Uint8Array): Uint8Array {
-  const end = new Uint8Array(key.length + 1);
+  const end = slabArray(key.length + 1);
   end.set(key);
   end[key.length] = separator + 1;
   return end;
@@ -73,8 +74,12 @@ export function commitTsOf(physical: Uint8Array): number {
 }
 
 export function encodeVersionValue(value: Uint8Array | undefined): Uint8Array {
-  if (value === undefined) return Uint8Array.of(markerDeletion);
-  const stored = new Uint8Array(value.length + 1);
+  if (value === undefined) {
+    const marker = slabArray(1);
+    marker[0] = markerDeletion;
+    return marker;
+  }
+  const stored = slabArray(value.length + 1);
   stored[0] = markerValue;
   stored.set(value, 1);
   return stored;
