@@ -6,7 +6,9 @@
 // the native half of a binding) to the nearest caller that has a category of its own, so that
 // "other node internals" and "other code" shrink to what no caller explains ((program) stays).
 // A steady-state profile of a running node: see profile-on-signal.ts.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { frameLabel } from './frame-label.js';
+import { parseProfileFileArgs } from './profile-file-args.js';
 
 interface ProfileNode {
   readonly id: number;
@@ -47,15 +49,6 @@ const categories: readonly (readonly [string, RegExp])[] = [
   ['other node internals', /^node:/],
   ['other code', /.+/],
 ];
-
-function frameLabel(node: ProfileNode): string {
-  const { functionName, url, lineNumber } = node.callFrame;
-  const file = url
-    .replace(/^file:\/\//, '')
-    .replace(/^.*\/node_modules\//, '')
-    .replace(/^.*\/dist\//, '');
-  return `${functionName || '(anonymous)'} ${file}${file ? `:${lineNumber + 1}` : ''}`.trim();
-}
 
 export function categoryOf(node: ProfileNode): string {
   const { functionName, url } = node.callFrame;
@@ -116,27 +109,22 @@ export function summarizeCpuProfile(
     if (category === 'idle') continue;
     busyUs += us;
     perCategory.set(category, (perCategory.get(category) ?? 0) + us);
-    const label = frameLabel(node);
+    const label = frameLabel(node.callFrame);
     perFunction.set(label, (perFunction.get(label) ?? 0) + us);
   }
   return { byCategory: rank(perCategory, busyUs), byFunction: rank(perFunction, busyUs), busyMs: busyUs / 1000 };
 }
 
 function main(): void {
-  // Flags may come before or after the file: the file is the one argument that is neither a flag
-  // nor --top's number.
-  const args = process.argv.slice(2);
-  const topAt = args.indexOf('--top');
-  const top = topAt >= 0 ? Number(args[topAt + 1]) : 25;
-  const file = args.find((arg, i) => !arg.startsWith('--') && (topAt < 0 || i !== topAt + 1));
-  if (file === undefined || !existsSync(file) || !(Number.isInteger(top) && top > 0)) {
-    process.stderr.write('usage: cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller]\n');
-    if (file !== undefined && !existsSync(file)) process.stderr.write(`no such file: ${file}\n`);
-    process.exitCode = 2;
-    return;
-  }
+  const args = parseProfileFileArgs(
+    process.argv.slice(2),
+    'cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller]',
+    25,
+  );
+  if (args === undefined) return;
+  const { file, top } = args;
   const summary = summarizeCpuProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, {
-    byCaller: args.includes('--by-caller'),
+    byCaller: args.flags.includes('--by-caller'),
   });
   const line = (t: SelfTime): string =>
     `${(t.share * 100).toFixed(1).padStart(5)}%  ${t.selfMs.toFixed(0).padStart(7)} ms  ${t.name}`;

@@ -5,35 +5,20 @@
 // sampled, also those the collector has freed since, once per RAFTQ_HEAP_SAMPLE_BYTES (4096) on
 // average: what the young generation's collections cost follows what is allocated, not what stays.
 // Not to be preloaded together with profile-on-signal.js (both answer SIGUSR2).
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector';
-import { join } from 'node:path';
+import { profileOnSignal } from './inspector-on-signal.js';
 
 const samplingIntervalBytes = Number(process.env['RAFTQ_HEAP_SAMPLE_BYTES'] ?? 4096);
-let session: Session | null = null;
 
-process.on('SIGUSR2', () => {
-  if (session === null) {
-    const started = new Session();
-    started.connect();
-    session = started;
-    started.post('HeapProfiler.enable', () =>
-      started.post('HeapProfiler.startSampling', {
+profileOnSignal({
+  extension: 'heapprofile',
+  start: (session) =>
+    session.post('HeapProfiler.enable', () =>
+      session.post('HeapProfiler.startSampling', {
         samplingInterval: samplingIntervalBytes,
         includeObjectsCollectedByMajorGC: true,
         includeObjectsCollectedByMinorGC: true,
       }),
-    );
-    return;
-  }
-  const running = session;
-  session = null;
-  running.post('HeapProfiler.stopSampling', (error, result) => {
-    if (error === null)
-      writeFileSync(
-        join(process.env['RAFTQ_PROFILE_DIR'] ?? process.cwd(), `${process.pid}.heapprofile`),
-        JSON.stringify(result.profile),
-      );
-    running.disconnect();
-  });
+    ),
+  stop: (session, write) =>
+    session.post('HeapProfiler.stopSampling', (error, result) => write(error === null ? result.profile : undefined)),
 });

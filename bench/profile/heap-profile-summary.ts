@@ -2,7 +2,9 @@
 // each function allocated itself, and with everything it called, largest first.
 //   node dist/bench/profile/heap-profile-summary.js FILE.heapprofile [--top N]
 // Divided by the messages the node handled over the window, this is what a message allocates.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { frameLabel } from './frame-label.js';
+import { parseProfileFileArgs } from './profile-file-args.js';
 
 interface HeapProfileNode {
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
@@ -18,15 +20,6 @@ export interface AllocatedBytes {
   readonly name: string;
   readonly bytes: number;
   readonly share: number;
-}
-
-function frameLabel(node: HeapProfileNode): string {
-  const { functionName, url, lineNumber } = node.callFrame;
-  const file = url
-    .replace(/^file:\/\//, '')
-    .replace(/^.*\/node_modules\//, '')
-    .replace(/^.*\/dist\//, '');
-  return `${functionName || '(anonymous)'} ${file}${file ? `:${lineNumber + 1}` : ''}`.trim();
 }
 
 function rank(totals: Map<string, number>, totalBytes: number): AllocatedBytes[] {
@@ -48,7 +41,7 @@ export function summarizeHeapProfile(profile: HeapProfile): {
   const inclusive = new Map<string, number>();
   let totalBytes = 0;
   const walk = (node: HeapProfileNode, onPath: ReadonlySet<string>): number => {
-    const label = frameLabel(node);
+    const label = frameLabel(node.callFrame);
     totalBytes += node.selfSize;
     self.set(label, (self.get(label) ?? 0) + node.selfSize);
     const path = onPath.has(label) ? onPath : new Set([...onPath, label]);
@@ -63,16 +56,9 @@ export function summarizeHeapProfile(profile: HeapProfile): {
 }
 
 function main(): void {
-  const args = process.argv.slice(2);
-  const topAt = args.indexOf('--top');
-  const top = topAt >= 0 ? Number(args[topAt + 1]) : 30;
-  const file = args.find((arg, i) => !arg.startsWith('--') && (topAt < 0 || i !== topAt + 1));
-  if (file === undefined || !existsSync(file) || !(Number.isInteger(top) && top > 0)) {
-    process.stderr.write('usage: heap-profile-summary FILE.heapprofile [--top N]\n');
-    if (file !== undefined && !existsSync(file)) process.stderr.write(`no such file: ${file}\n`);
-    process.exitCode = 2;
-    return;
-  }
+  const args = parseProfileFileArgs(process.argv.slice(2), 'heap-profile-summary FILE.heapprofile [--top N]', 30);
+  if (args === undefined) return;
+  const { file, top } = args;
   const summary = summarizeHeapProfile(JSON.parse(readFileSync(file, 'utf8')) as HeapProfile);
   const mb = (bytes: number): string => (bytes / 1_048_576).toFixed(1).padStart(8);
   const pct = (share: number): string => `${(share * 100).toFixed(1)}%`.padStart(7);
