@@ -222,6 +222,16 @@ export const raftqLimits = {
     'rows',
     'Physical rows one garbage-collection step examines while it holds the apply lock (inside the Ready loop), so collection never stalls applying for long: steps of 10,000 one-KiB rows held it 56 ms (median) to 89 ms while a node consumed, which every request in flight waited out.',
   ),
+  gcLedgerEntriesPerStepMax: limit(
+    2_048,
+    'entries',
+    'Entries of the garbage ledger (versions the apply step hid, markers it wrote) one collection step removes at most, in one batch while it holds the apply lock: at one step every garbageCollectionScheduleIntervalMs about 40,000 a second, the six entries each of 6,000 consumed messages a second (steps of 4,096 held the loop 20-30 ms, now and then 100 ms, consuming from a million).',
+  ),
+  gcLedgerBytesMax: limit(
+    64 * 1_048_576,
+    'bytes',
+    'Bytes the garbage ledger holds at most (about 80 bytes an entry: a key, its timestamps): the garbage of about ten seconds of consuming 30,000 messages a second, since a marker waits mvccHistoryMs. A burst past it (clearing a deleted queue of millions) makes the ledger start over, and passes over the keyspace find that garbage instead.',
+  ),
   gcBytesPerStepMax: limit(
     2 * 1_048_576,
     'bytes',

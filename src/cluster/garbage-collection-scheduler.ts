@@ -63,7 +63,7 @@ export class GarbageCollectionScheduler {
           const startedMs = this.parts.monotonicMs();
           const report = await mvcc.finishGarbageStep(plan);
           this.parts.onStepSeconds((this.parts.monotonicMs() - startedMs) / 1000);
-          if (report.isPassComplete) {
+          if (report.kind === 'pass' && report.isPassComplete) {
             this.passAppliedIndex = appliedIndex;
             this.offersToRest = passRestOffers;
           }

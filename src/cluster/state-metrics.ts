@@ -133,6 +133,18 @@ export class StateMetrics {
       'Bytes of rows (keys and values) garbage collection read since the state was opened: every pass reads live values too (starts again from 0 after a snapshot install)',
       (state) => state.mvcc.gcStats.bytesRead,
     );
+    stateMetric(
+      'gauge',
+      'raftq_state_gc_ledger_entries',
+      'Versions the apply step hid and markers it wrote, waiting in the garbage ledger for the watermarks to let collection remove them by key (bounded by gcLedgerBytesMax)',
+      (state) => state.mvcc.garbageLedger.entries,
+    );
+    stateMetric(
+      'gauge',
+      'raftq_state_gc_ledger_complete',
+      '1 when the garbage ledger holds all garbage of the state, so collection removes it by key and never reads the keyspace; 0 after a start, a snapshot install or a burst past the bound, until a pass has read the garbage made before',
+      (state) => (state.mvcc.garbageLedger.isComplete ? 1 : 0),
+    );
     new Gauge({
       name: 'raftq_state_compactions_pending',
       help: 'Emptied ranges waiting for a LevelDB compaction',

@@ -8,6 +8,7 @@
 import { assert } from '../base/assert.js';
 import { encodeAppliedRow } from './applied-row.js';
 import type { EngineWrite } from './engine.js';
+import type { GarbageNotes } from './garbage-ledger.js';
 import type { HorizonTracker } from './horizon.js';
 import { bytesEqual, isWellFormedKey } from './key-codec.js';
 import { appliedRowKey, formatRowKey, horizonRowKey, systemRowMarker } from './system-keys.js';
@@ -36,6 +37,11 @@ export interface AppliedBatch {
    * that had a version. Absent: unknown, every version counts.
    */
   readonly hidingWrites?: number;
+  /**
+   * Every version this batch hides and every marker it writes (garbage-ledger.ts), for collection
+   * without a pass. Absent: unknown, so the store's ledger is no longer complete.
+   */
+  readonly garbage?: GarbageNotes;
 }
 
 /**

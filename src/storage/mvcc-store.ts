@@ -29,6 +29,8 @@ import { engineWritesOf, type AppliedBatch } from './applied-batch.js';
 import { decodeAppliedRow } from './applied-row.js';
 import { DeadPrefixCache } from './dead-prefix-cache.js';
 import { readRange, type Engine, type EngineEntry } from './engine.js';
+import { GarbageLedger } from './garbage-ledger.js';
+import { planLedgerStep, type LedgerStepPlan } from './ledger-collection.js';
 import { compareBytes } from './key-codec.js';
 import { HorizonTracker } from './horizon.js';
 import { latestVersionsOfKeys, type LatestVersion } from './latest-version-lookup.js';
@@ -51,10 +53,15 @@ import {
 
 export type { AppliedBatch, VersionWrite } from './applied-batch.js';
 
-/** A collection step read and decided, not yet finished (MvccStore.planGarbageStep). */
-export interface GcStepPlanOfStore {
-  readonly step: GcStepPlan;
-  readonly store: MvccStore;
+/** A collection step read and decided, not yet finished (MvccStore.planGarbageStep): a step of a pass over the keyspace, or of the garbage ledger. */
+export type GcStepPlanOfStore =
+  | { readonly kind: 'pass'; readonly step: GcStepPlan; readonly store: MvccStore; readonly pass: PassStart }
+  | { readonly kind: 'ledger'; readonly step: LedgerStepPlan; readonly store: MvccStore };
+
+/** What a pass started with: whether it finds every garbage version the ledger does not track. */
+interface PassStart {
+  readonly horizonTs: number;
+  readonly trackedAfterTs: number;
 }
 
 export interface MvccStoreOptions {
@@ -78,6 +85,8 @@ export interface MvccStoreOptions {
   readonly impliedNewKeys?: (key: Uint8Array) => readonly Uint8Array[];
   /** Keys implied new the store remembers at most (default raftqLimits.absentKeysMax). */
   readonly absentKeysMax?: number;
+  /** Bytes the garbage ledger holds at most (default raftqLimits.gcLedgerBytesMax). */
+  readonly garbageLedgerBytesMax?: number;
 }
 
 /** Deliberate faults of the apply step, for the whole-node simulator (test/sim-node) only. */
@@ -114,6 +123,24 @@ export class MvccStore {
    */
   private hidingTsSincePassRead = Infinity;
   private hidingTsSinceLastPassRead = Infinity;
+  /**
+   * What the apply step hid and marked since ledgerSinceTs (garbage-ledger.ts). Garbage made at or
+   * before ledgerSinceTs is for passes over the keyspace to find; what was made after it, only the
+   * ledger removes (planVersionGc's trackedAfterTs), so each version has one remover.
+   */
+  private readonly ledger: GarbageLedger;
+  private ledgerSinceTs: number;
+  /**
+   * True once a pass that started with the horizon at or past ledgerSinceTs completed: it removed
+   * all garbage made before, so the ledger holds all there is, and every step is the ledger's
+   * (until the ledger must start over: an apply step without notes, or one past its bound). Until
+   * then the ledger only records and every step is a pass's. The two never run together: a pass
+   * tells its garbage from the ledger's by the version just newer than each, which must be the one
+   * that hid it, and a marker goes only after every older version of its key.
+   */
+  private isLedgerComplete: boolean;
+  /** What the pass under way started with (PassStart); a pass's first step sets it. */
+  private passStart: PassStart = { horizonTs: -Infinity, trackedAfterTs: Infinity };
 
   /** Test-only deliberate faults (MvccStoreOptions.faults). */
   readonly faults: MvccFaults;
@@ -133,6 +160,10 @@ export class MvccStore {
     this.lastCommitTsValue = applied.lastCommitTs;
     this.horizon = horizon;
     this.collector = new VersionCollector(engine);
+    this.ledger = new GarbageLedger(options.garbageLedgerBytesMax ?? raftqLimits.gcLedgerBytesMax.value);
+    this.ledgerSinceTs = applied.lastCommitTs;
+    // A store nothing was ever applied to holds no garbage.
+    this.isLedgerComplete = applied.appliedIndex === 0 && applied.lastCommitTs === 0;
     this.deadPrefixes = new DeadPrefixCache({
       prefixesMax: options.deadPrefixesMax ?? raftqLimits.deadPrefixesMax.value,
       deadKeysMin: options.deadPrefixKeysMin ?? raftqLimits.deadPrefixKeysMin.value,
@@ -322,7 +353,11 @@ export class MvccStore {
       await this.engine.write(writes, { sync: options.sync });
       this.deadPrefixes.noteWrites(batch.versions);
       this.writeCount += 1;
-      if ((batch.hidingWrites ?? batch.versions.length) > 0) {
+      if (batch.garbage !== undefined && this.ledger.record(batch.garbage)) {
+        // Tracked: the ledger removes it, no pass needs to look for it.
+      } else if ((batch.hidingWrites ?? batch.versions.length) > 0 || batch.garbage !== undefined) {
+        // Garbage the ledger does not hold: passes must find it, and the ledger starts over after it.
+        this.restartLedger(batch.lastCommitTs);
         // The batch's first version is no newer than its first hiding one: an earlier time is safe.
         const hidingTs = batch.versions[0]?.commitTsUs ?? 0;
         this.hidingTsSincePassRead = Math.min(this.hidingTsSincePassRead, hidingTs);
@@ -339,6 +374,31 @@ export class MvccStore {
       this.horizon = batch.horizon;
       return result;
     });
+  }
+
+  /**
+   * Forgets the ledger: garbage made up to `sinceTs` is left to passes over the keyspace (which
+   * now leave only what comes after it to the ledger), until one that starts with the horizon at
+   * `sinceTs` completes.
+   */
+  private restartLedger(sinceTs: number): void {
+    this.ledger.clear();
+    this.ledgerSinceTs = sinceTs;
+    this.isLedgerComplete = false;
+  }
+
+  /** The garbage ledger's size, and whether it holds all the garbage there is (no pass needed). */
+  get garbageLedger(): { readonly entries: number; readonly bytes: number; readonly isComplete: boolean } {
+    return { entries: this.ledger.entryCount, bytes: this.ledger.sizeBytes, isComplete: this.isLedgerComplete };
+  }
+
+  /**
+   * The commit timestamp of `key`'s newest version if the newest-version cache holds it and it is a
+   * value; a peek that counts and moves nothing. For the garbage ledger's notes only: never for a
+   * decision (the cache differs between replicas).
+   */
+  cachedNewestCommitTs(key: Uint8Array): number | undefined {
+    return this.newestVersions.peekValueCommitTs(key);
   }
 
   /** Keys the store knows to have no version (absent-key-set.ts), bounded by absentKeysMax. */
@@ -360,7 +420,11 @@ export class MvccStore {
     this.newestVersions.keepsUnreadValues = isKept;
   }
 
-  /** One bounded step of garbage collection (see version-gc.ts for what goes): plan, then finish. */
+  /**
+   * One bounded step of garbage collection, plan then finish: of the garbage ledger once it is
+   * complete (garbage-ledger.ts, ledger-collection.ts), else of a pass over the keyspace
+   * (version-gc.ts says what goes).
+   */
   async collectGarbage(options: { readonly rowsMax?: number; readonly bytesMax?: number } = {}): Promise<GcStepReport> {
     return this.finishGarbageStep(await this.planGarbageStep(options));
   }
@@ -379,6 +443,9 @@ export class MvccStore {
    *   watermark it was computed with (new views open at the last commit timestamp), so the floor the
    *   finish raises to it is no higher than the one the step would have raised at once;
    * - one step is in flight at a time, and the finish refuses a plan not made where the pass is.
+   * A ledger step reads nothing but the version a vouched delete hid (one seek each), and is safe
+   * for the same reasons: what it removes was hidden below the watermark or is a marker at or
+   * below the horizon, which stays so; its finish removes nothing if the ledger started over.
    */
   async planGarbageStep(
     options: { readonly rowsMax?: number; readonly bytesMax?: number } = {},
@@ -389,10 +456,21 @@ export class MvccStore {
     assert(Number.isSafeInteger(bytesMax) && bytesMax > 0, `bytesMax must be a positive integer, got ${bytesMax}`);
     const horizonTs = this.horizonTs;
     const watermarkTs = this.readWatermarkTs(horizonTs);
+    if (this.isLedgerComplete) {
+      const step = await planLedgerStep(this.engine, this.ledger, {
+        watermarkTs,
+        horizonTs,
+        entriesMax: options.rowsMax ?? raftqLimits.gcLedgerEntriesPerStepMax.value,
+      });
+      return { kind: 'ledger', step, store: this };
+    }
     // Before the read: a hiding write applied while it runs counts against the pass.
     if (this.collector.isAtPassStart) this.hidingTsSincePassRead = Infinity;
-    const step = await this.collector.plan({ rowsMax, bytesMax, watermarkTs, horizonTs });
-    return { step, store: this };
+    const trackedAfterTs = this.ledgerSinceTs;
+    const pass = this.collector.isAtPassStart ? { horizonTs, trackedAfterTs } : this.passStart;
+    this.passStart = pass;
+    const step = await this.collector.plan({ rowsMax, bytesMax, watermarkTs, horizonTs, trackedAfterTs });
+    return { kind: 'pass', step, store: this, pass };
   }
 
   /** The second half of a collection step, in the exclusive section: removes what the plan chose. */
@@ -401,35 +479,54 @@ export class MvccStore {
     return this.exclusive(async () => {
       // Raise the floor before removing anything, so a read racing with the removal fails instead of seeing a partial state.
       this.readFloorTsValue = Math.max(this.readFloorTsValue, plan.step.watermarkTs);
-      const report = await this.collector.finish(plan.step, (removedBases) => {
+      const onRemoved = (removedBases: readonly Uint8Array[]): void => {
         this.writeCount += 1;
         // A removed newest deletion marker leaves its key without versions: the cache must say so
         // too. Only a removed base can be a key's newest version, so only those are looked up.
         for (const physical of removedBases)
           this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
-      });
-      if (report.isPassComplete) this.hidingTsSinceLastPassRead = this.hidingTsSincePassRead;
+      };
+      if (plan.kind === 'ledger') return this.collector.finishLedgerStep(plan.step, this.ledger, onRemoved);
+      const report = await this.collector.finish(plan.step, onRemoved);
+      if (report.isPassComplete) {
+        this.hidingTsSinceLastPassRead = this.hidingTsSincePassRead;
+        // Every garbage version made up to ledgerSinceTs was due when the pass read it, and the
+        // ledger holds the rest: were the ledger restarted meanwhile, this pass left it too much.
+        if (plan.pass.horizonTs >= this.ledgerSinceTs && plan.pass.trackedAfterTs === this.ledgerSinceTs)
+          this.isLedgerComplete = true;
+      }
       return report;
     });
   }
 
   /**
-   * Whether a collection pass is worth its read of the whole keyspace now. Unknown (true) until a
-   * pass completes; then once the watermark reaches a version that hides one the last pass kept,
-   * or one applied since that pass started (GcPlan.freesAt), or the horizon reaches the newest of
-   * the markers it kept as their keys' newest versions. Those markers go together: were each
-   * horizon checkpoint to start a pass for the markers it frees, a node that stopped consuming
-   * would read its whole keyspace every checkpoint (historyMs/16) for historyMs. A marker lives at
-   * most historyMs longer for it; a hidden version never waits. A node taking only sends, whose
-   * keys are all new, collects nothing.
+   * Whether a collection step would remove something now: with a complete ledger, whether any of
+   * its entries is due; before, whether a pass is worth its read of the whole keyspace
+   * (isPassWanted).
    */
   get hasGarbageToCollect(): boolean {
+    const horizonTs = this.horizonTs;
+    const watermarkTs = this.readWatermarkTs(horizonTs);
+    if (this.isLedgerComplete) return this.ledger.hasDue(watermarkTs, horizonTs);
+    return this.isPassWanted(watermarkTs, horizonTs);
+  }
+
+  /**
+   * Whether a pass over the keyspace is worth its read while the ledger is not complete: once the
+   * horizon reaches ledgerSinceTs, the pass that makes it complete. Before that, unknown (true)
+   * until a pass completes; then once the watermark reaches a version that hides one the last pass
+   * kept, or one applied since that pass started without ledger notes (GcPlan.freesAt), or the
+   * horizon reaches the newest of the markers it kept as their keys' newest versions. Those markers
+   * go together: were each horizon checkpoint to start a pass for the markers it frees, a node that
+   * stopped consuming would read its whole keyspace every checkpoint (historyMs/16) for historyMs.
+   */
+  private isPassWanted(watermarkTs: number, horizonTs: number): boolean {
+    if (horizonTs >= this.ledgerSinceTs) return true;
     const kept = this.collector.lastPassFreesAt;
     if (kept === undefined) return true;
-    const horizonTs = this.horizonTs;
     return (
       (kept.lastMarkerTs !== -Infinity && horizonTs >= kept.lastMarkerTs) ||
-      this.readWatermarkTs(horizonTs) >= Math.min(kept.watermarkTs, this.hidingTsSinceLastPassRead)
+      watermarkTs >= Math.min(kept.watermarkTs, this.hidingTsSinceLastPassRead)
     );
   }
 

@@ -219,6 +219,12 @@ export class NewestVersionCache {
     return entry;
   }
 
+  /** The newest version's commit timestamp, if the cache holds the key and it is a value; counts nothing, moves nothing. */
+  peekValueCommitTs(key: Uint8Array): number | undefined {
+    const entry = this.find(keyHashOf(key), key);
+    return entry !== undefined && entry.isValue ? entry.commitTsUs : undefined;
+  }
+
   /**
    * Records the newest version of `key`. Only for a version just written by the apply step, or
    * just read inside the apply step's exclusive section (see the file comment); a version older

@@ -25,6 +25,7 @@ import { Buffer } from 'node:buffer';
 import { assert } from '../base/assert.js';
 import { raftqLimits } from '../base/limits.js';
 import type { EngineWrite } from './engine.js';
+import { emptyGarbageNotes, unknownTs, type GarbageNotes } from './garbage-ledger.js';
 import type { HorizonTracker } from './horizon.js';
 import { compareBytes } from './key-codec.js';
 import { noVersionTs } from './newest-version-cache.js';
@@ -130,6 +131,7 @@ export async function applyEntries(
           lastCommitTs: step.lastCommitTs,
           horizon: step.horizon,
           hidingWrites: step.hidingWrites,
+          garbage: step.garbage,
         },
         result,
       };
@@ -185,6 +187,29 @@ interface KeyState {
   isLive: boolean;
   /** The commitSequence of the last commit of this call that wrote it. */
   committedIn: number;
+  /**
+   * For the garbage ledger only (never for a decision): the newest version's commit timestamp as
+   * the newest-version cache knew it, for a key vouched live and so not looked up.
+   */
+  cachedNewestTs: number | undefined;
+  /** For the garbage ledger: the version the txn now committing hides (noPriorTs, unknownTs, or its timestamp). */
+  hiddenTs: number;
+  /** The commitSequence whose garbage notes named this key. */
+  notedIn: number;
+}
+
+/** KeyState.hiddenTs of a key whose newest version before the txn needs no hidden entry. */
+const noPriorTs = -2;
+
+/**
+ * For the garbage ledger: the value a txn's first write of the key hides (its newest version
+ * before the txn), unknownTs when it is a value the call did not look up, noPriorTs when there is
+ * none, or it is a marker (a marker has an entry of its own, written with it: one entry per
+ * version, so no version is removed, and counted, twice).
+ */
+function hiddenVersionTs(state: KeyState): number {
+  if (!state.isLive) return noPriorTs;
+  return state.latestCommitTs ?? state.cachedNewestTs ?? unknownTs;
 }
 
 class ApplyStep {
@@ -197,6 +222,8 @@ class ApplyStep {
   versionsWritten = 0;
   /** AppliedBatch.hidingWrites. */
   hidingWrites = 0;
+  /** AppliedBatch.garbage: what this call hid and marked, for the store's garbage ledger. */
+  readonly garbage: GarbageNotes = emptyGarbageNotes();
   lastCommitTs: number;
   horizon: HorizonTracker;
   expiryFloorMs: number;
@@ -230,7 +257,16 @@ class ApplyStep {
     const id = keyId(key);
     let state = this.keyStates.get(id);
     if (state === undefined) {
-      state = { key, use: keyUse.none, latestCommitTs: undefined, isLive: false, committedIn: 0 };
+      state = {
+        key,
+        use: keyUse.none,
+        latestCommitTs: undefined,
+        isLive: false,
+        committedIn: 0,
+        cachedNewestTs: undefined,
+        hiddenTs: noPriorTs,
+        notedIn: 0,
+      };
       this.keyStates.set(id, state);
     }
     this.keyStatesByObject.set(key, state);
@@ -263,7 +299,11 @@ class ApplyStep {
     for (const state of this.keyStates.values()) {
       if ((state.use & keyUse.looked) !== 0 || state.use === (keyUse.vouchedNew | keyUse.vouchedLive))
         looked.push(state);
-      else state.isLive = state.use === keyUse.vouchedLive;
+      else {
+        state.isLive = state.use === keyUse.vouchedLive;
+        // What the garbage ledger records of the version a vouched delete hides: free when cached.
+        if (state.isLive) state.cachedNewestTs = this.store.cachedNewestCommitTs(state.key);
+      }
     }
     const idList = [...txnIds];
     const [latest, records] = await Promise.all([
@@ -330,6 +370,7 @@ class ApplyStep {
       if (state.committedIn !== sequence) {
         state.committedIn = sequence;
         this.versionsWritten++;
+        state.hiddenTs = hiddenVersionTs(state);
       }
       // A marker, or a version over an older one, leaves garbage collection something to remove.
       if (write.kind === 'delete' || (state.latestCommitTs ?? noVersionTs) !== noVersionTs) this.hidingWrites++;
@@ -343,8 +384,31 @@ class ApplyStep {
       if (write.kind === 'put' && write.isNewKey === true && this.store.impliedNewKeys !== undefined)
         this.absentKeys.push(...this.store.impliedNewKeys(write.key));
     }
+    this.noteGarbage(txn, sequence, commitTsUs);
     this.lastCommitTs = commitTsUs;
     this.horizon = this.horizon.afterCommit(commitTsUs);
+  }
+
+  /**
+   * What a committed txn gives garbage collection, by the last write of each key it wrote (the
+   * version that stays): the key's older newest version, now hidden, and, for a delete, the marker.
+   */
+  private noteGarbage(txn: Txn, sequence: number, commitTsUs: number): void {
+    const { garbage } = this;
+    for (let i = txn.writes.length - 1; i >= 0; i--) {
+      const write = txn.writes[i] as TxnWrite;
+      const state = this.stateOf(write.key);
+      if (state.notedIn === sequence) continue;
+      state.notedIn = sequence;
+      if (state.hiddenTs !== noPriorTs) {
+        garbage.hiddenKeys.push(write.key);
+        garbage.hiddenTimes.push(commitTsUs, state.hiddenTs);
+      }
+      if (write.kind === 'delete') {
+        garbage.markerKeys.push(write.key);
+        garbage.markerTimes.push(commitTsUs);
+      }
+    }
   }
 
   private record(txnId: string, record: TxnIdRecord, replaced: TxnIdRecord | undefined): void {

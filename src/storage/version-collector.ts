@@ -4,6 +4,8 @@
  * decided by version-gc.ts; the watermarks it decides against come from the store (mvcc-store.ts).
  */
 import { readRangeWithinBytes, type Engine } from './engine.js';
+import type { GarbageLedger } from './garbage-ledger.js';
+import type { LedgerStepPlan } from './ledger-collection.js';
 import { keySuccessor } from './key-codec.js';
 import {
   bothFreesAt,
@@ -17,13 +19,18 @@ import {
 import { userSpaceStart } from './version-key.js';
 
 export interface GcStepReport {
+  /** A step of a pass over the keyspace, or of the garbage ledger (garbage-ledger.ts). */
+  readonly kind: 'pass' | 'ledger';
   readonly rowsExamined: number;
   readonly liveVersions: number;
   readonly deadVersions: number;
   readonly deletionMarkersRemoved: number;
   readonly watermarkTs: number;
   readonly horizonTs: number;
-  /** True when this step reached the end of the keyspace; the next step starts a new pass. */
+  /**
+   * True when this step reached the end of the keyspace (the next step starts a new pass); of a
+   * ledger step, when nothing else in the ledger is due.
+   */
   readonly isPassComplete: boolean;
 }
 
@@ -49,6 +56,8 @@ export interface GcStepBounds {
   readonly watermarkTs: number;
   /** The replicated horizon H: a newest deletion marker at or below it goes. */
   readonly horizonTs: number;
+  /** Garbage made after this commit timestamp is the garbage ledger's to remove (planVersionGc). */
+  readonly trackedAfterTs: number;
 }
 
 /** What one step read and decided, before anything is removed (VersionCollector.plan). */
@@ -107,7 +116,7 @@ export class VersionCollector {
    * that is safe). The rows come from one engine iterator, so from one consistent state.
    */
   async plan(bounds: GcStepBounds): Promise<GcStepPlan> {
-    const { rowsMax, bytesMax, watermarkTs, horizonTs } = bounds;
+    const { rowsMax, bytesMax, watermarkTs, horizonTs, trackedAfterTs } = bounds;
     const resumeAt = this.resumeAt;
     const {
       entries: rows,
@@ -115,7 +124,10 @@ export class VersionCollector {
       isCut,
     } = await readRangeWithinBytes(this.engine, { gte: resumeAt }, { entriesMax: rowsMax, bytesMax });
     const isPassComplete = rows.length < rowsMax && !isCut;
-    const plan = planVersionGc(rows, this.keyState, watermarkTs, horizonTs, { isEndOfKeyspace: isPassComplete });
+    const plan = planVersionGc(rows, this.keyState, watermarkTs, horizonTs, {
+      isEndOfKeyspace: isPassComplete,
+      trackedAfterTs,
+    });
     const last = rows[rows.length - 1];
     return {
       resumeAt,
@@ -155,6 +167,7 @@ export class VersionCollector {
     this.resumeAt = plan.nextResumeAt;
     this.keyState = isPassComplete ? initialGcKeyState : decisions.state;
     return {
+      kind: 'pass',
       rowsExamined: plan.rowsExamined,
       liveVersions: decisions.liveVersions,
       deadVersions: decisions.deadVersions,
@@ -162,6 +175,45 @@ export class VersionCollector {
       watermarkTs: plan.watermarkTs,
       horizonTs: plan.horizonTs,
       isPassComplete,
+    };
+  }
+
+  /**
+   * Removes what a ledger step chose, in one engine batch, and its entries from the ledger; nothing
+   * when the ledger started over since the step was planned (its entries may be a pass's now).
+   */
+  async finishLedgerStep(
+    plan: LedgerStepPlan,
+    ledger: GarbageLedger,
+    onRemoved: (physicalKeys: readonly Uint8Array[]) => void,
+  ): Promise<GcStepReport> {
+    const isCurrent = plan.take.generation === ledger.generation;
+    const markersRemoved = isCurrent ? plan.removedBases.length : 0;
+    const versionsRemoved = isCurrent ? plan.removals.length : 0;
+    if (isCurrent && versionsRemoved > 0) {
+      await this.engine.write(
+        plan.removals.map((key) => ({ kind: 'delete', key })),
+        { sync: false },
+      );
+      onRemoved(plan.removedBases);
+    }
+    if (isCurrent) ledger.release(plan.take);
+    const stats = this.statsValue;
+    this.statsValue = {
+      ...stats,
+      versionsRemoved: stats.versionsRemoved + versionsRemoved,
+      deletionMarkersRemoved: stats.deletionMarkersRemoved + markersRemoved,
+      bytesRead: stats.bytesRead + plan.bytesRead,
+    };
+    return {
+      kind: 'ledger',
+      rowsExamined: plan.take.hidden.length + plan.take.markers.length,
+      liveVersions: 0,
+      deadVersions: versionsRemoved,
+      deletionMarkersRemoved: markersRemoved,
+      watermarkTs: plan.watermarkTs,
+      horizonTs: plan.horizonTs,
+      isPassComplete: !ledger.hasDue(plan.watermarkTs, plan.horizonTs),
     };
   }
 

@@ -36,8 +36,10 @@ export interface GcKeyState {
   readonly hasBase: boolean;
   /** The current key's removable base marker, not removed yet: its key may go on in the next step. */
   readonly pendingMarker: Uint8Array | undefined;
-  /** Commit timestamp of the current key's last row read (the version just newer than the next row). */
+  /** Commit timestamp of the current key's last row kept (the version just newer than the next row that stays). */
   readonly newerTsUs: number;
+  /** Commit timestamp of the current key's last row read, kept or not: the version that hid the next row. */
+  readonly hiderTsUs: number;
 }
 
 /**
@@ -69,6 +71,7 @@ export const initialGcKeyState: GcKeyState = {
   hasBase: false,
   pendingMarker: undefined,
   newerTsUs: Infinity,
+  hiderTsUs: Infinity,
 };
 
 export interface GcPlan {
@@ -94,8 +97,18 @@ export function planVersionGc(
   start: GcKeyState,
   watermarkTs: number,
   horizonTs: number,
-  options: { readonly isEndOfKeyspace: boolean },
+  options: {
+    readonly isEndOfKeyspace: boolean;
+    /**
+     * Garbage made after this commit timestamp is the garbage ledger's (garbage-ledger.ts), so the
+     * pass leaves it: a value hidden by a version newer than it, a marker newer than it. Each
+     * version then has one remover, and the counts of removed versions stay exact. Default:
+     * Infinity (the pass takes everything).
+     */
+    readonly trackedAfterTs?: number;
+  },
 ): GcPlan {
+  const trackedAfterTs = options.trackedAfterTs ?? Infinity;
   const removals: Uint8Array[] = [];
   const removedBases: Uint8Array[] = [];
   let liveVersions = 0;
@@ -103,7 +116,7 @@ export function planVersionGc(
   let freesAtWatermarkTs = Infinity;
   let freesAtHorizonTs = Infinity;
   let lastMarkerTs = -Infinity;
-  let { key, hasNewerThanWatermark, hasBase, newerTsUs } = start;
+  let { key, hasNewerThanWatermark, hasBase, newerTsUs, hiderTsUs } = start;
   /**
    * A removable marker of the current key, removed once the key is known to be complete. The
    * watermark and the horizon only grow, so a marker a step found removable stays so in the next.
@@ -124,25 +137,35 @@ export function planVersionGc(
       hasNewerThanWatermark = false;
       hasBase = false;
       newerTsUs = Infinity;
+      hiderTsUs = Infinity;
     }
     const commitTsUs = commitTsOf(row.key);
+    const isMarker = isDeletionMarker(row.value);
+    // The ledger's: a marker made after trackedAfterTs, a value hidden after it.
+    const isTracked = isMarker ? commitTsUs > trackedAfterTs : hiderTsUs !== Infinity && hiderTsUs > trackedAfterTs;
+    hiderTsUs = commitTsUs;
     let isKept: boolean;
     if (commitTsUs > watermarkTs) {
       hasNewerThanWatermark = true;
       isKept = true;
     } else if (!hasBase) {
       hasBase = true;
-      isKept = !(isDeletionMarker(row.value) && (hasNewerThanWatermark || commitTsUs <= horizonTs));
+      isKept = !(isMarker && (hasNewerThanWatermark || commitTsUs <= horizonTs)) || isTracked;
       if (!isKept) pendingMarker = row.key;
-    } else isKept = false;
+    } else isKept = isTracked;
+    if (isKept && isTracked) {
+      // Not this pass's to remove, nor to wait for: the ledger removes it.
+      liveVersions++;
+      newerTsUs = commitTsUs;
+      continue;
+    }
     if (isKept) {
       liveVersions++;
       // Kept below a newer version, a value goes once W reaches that one, a marker once W reaches
       // the marker itself (a base marker under a newer version goes); kept as its key's newest,
       // only a marker goes, once H reaches it.
-      if (newerTsUs !== Infinity)
-        freesAtWatermarkTs = Math.min(freesAtWatermarkTs, isDeletionMarker(row.value) ? commitTsUs : newerTsUs);
-      else if (isDeletionMarker(row.value)) {
+      if (newerTsUs !== Infinity) freesAtWatermarkTs = Math.min(freesAtWatermarkTs, isMarker ? commitTsUs : newerTsUs);
+      else if (isMarker) {
         freesAtHorizonTs = Math.min(freesAtHorizonTs, commitTsUs);
         lastMarkerTs = Math.max(lastMarkerTs, commitTsUs);
       }
@@ -151,7 +174,7 @@ export function planVersionGc(
       newerTsUs = commitTsUs;
       continue;
     }
-    if (isDeletionMarker(row.value)) deletionMarkersRemoved++;
+    if (isMarker) deletionMarkersRemoved++;
     removals.push(row.key);
   }
   if (options.isEndOfKeyspace) removePendingMarker();
@@ -168,6 +191,7 @@ export function planVersionGc(
       hasBase,
       pendingMarker: pendingMarker?.slice(),
       newerTsUs,
+      hiderTsUs,
     },
   };
 }

@@ -4,8 +4,12 @@ import { raftLimits } from '../../src/base/limits.js';
 import { GarbageCollectionScheduler } from '../../src/cluster/garbage-collection-scheduler.js';
 import type { StateStore } from '../../src/cluster/state-store.js';
 
-/** A state whose every collection step is `stepsPerPass` steps into a pass of that many, applied index moving on each step. */
-function fakeState(stepsPerPass: number) {
+/**
+ * A state whose every collection step is `stepsPerPass` steps into a pass of that many, applied
+ * index moving on each step; or, with kind 'ledger', whose every step is of the garbage ledger and
+ * leaves nothing due.
+ */
+function fakeState(stepsPerPass: number, kind: 'pass' | 'ledger' = 'pass') {
   const counts = { steps: 0, plans: 0 };
   const state = {
     appliedIndex: 0,
@@ -18,7 +22,7 @@ function fakeState(stepsPerPass: number) {
       finishGarbageStep: async () => {
         counts.steps += 1;
         state.appliedIndex += 1; // the node keeps applying: a finished pass does not end collection
-        return { isPassComplete: counts.steps % stepsPerPass === 0 };
+        return { kind, isPassComplete: kind === 'ledger' || counts.steps % stepsPerPass === 0 };
       },
     },
   };
@@ -68,6 +72,13 @@ describe('GarbageCollectionScheduler', () => {
     const scheduler = schedulerOver(state);
     await offer(scheduler, offersPerRest * 4);
     expect(counts.steps).toBe(4);
+  });
+
+  it('does not rest after a step of the garbage ledger: it steps at every offer while the store has garbage due', async () => {
+    const { state, counts } = fakeState(1, 'ledger');
+    const scheduler = schedulerOver(state);
+    await offer(scheduler, offersPerRest * 2);
+    expect(counts.steps).toBe(offersPerRest * 2);
   });
 
   it('reads and plans a step outside the Ready loop; only the removal runs in it', async () => {

@@ -3,7 +3,7 @@ import { ManualClock } from '../../src/base/clock.js';
 import type { Engine } from '../../src/storage/engine.js';
 import { encodeKey } from '../../src/storage/key-codec.js';
 import { MemoryEngine } from '../../src/storage/memory-engine.js';
-import { MvccStore } from '../../src/storage/mvcc-store.js';
+import { MvccStore, type MvccStoreOptions } from '../../src/storage/mvcc-store.js';
 import { allSystemRows } from '../../src/storage/system-keys.js';
 import { applyEntries, type ApplyEntry, type TxnApplyRules } from '../../src/storage/txn-apply.js';
 import type { Txn, TxnOutcome } from '../../src/storage/txn.js';
@@ -80,8 +80,11 @@ export interface OccBreakage {
   readonly freshIdOnRetry?: boolean;
 }
 
-export async function openOccStore(engine: Engine = new MemoryEngine()): Promise<MvccStore> {
-  return MvccStore.open(engine, { historyMs: occHistoryMs });
+export async function openOccStore(
+  engine: Engine = new MemoryEngine(),
+  options: Omit<MvccStoreOptions, 'historyMs'> = {},
+): Promise<MvccStore> {
+  return MvccStore.open(engine, { ...options, historyMs: occHistoryMs });
 }
 
 export async function runOccSchedule(
