@@ -47,23 +47,41 @@ export async function planLedgerStep(
   return { take, removals, removedBases, hiddenVersionsRemoved, bytesRead, watermarkTs, horizonTs };
 }
 
+/** Iterators that look up the versions vouched deletes hid, concurrently, each over a run of the keys in order. */
+const lookupIteratorsMax = 8;
+
 /**
- * The physical key of the newest version of each entry's key older than its hidingTs, read through
- * one iterator: the value the entry's delete hid (the vouch says it was a value). Older versions
- * than that one were hidden by it, or before it, and have entries of their own (or were a pass's).
+ * The physical key of the newest version of each entry's key older than its hidingTs: the value the
+ * entry's delete hid (the vouch says it was a value). Versions older than that one were hidden by
+ * it, or before it, and have entries of their own (or were a pass's). The entries, in key order,
+ * are split over a few iterators that seek concurrently: each seek is a round trip to the engine.
  */
 async function versionsOlderThanHiding(
   engine: Engine,
   entries: HiddenVersion[],
 ): Promise<{ keys: Uint8Array[]; bytesRead: number }> {
   entries.sort((a, b) => compareBytes(a.key, b.key) || a.hidingTs - b.hidingTs);
-  const first = entries[0] as HiddenVersion;
-  const last = entries[entries.length - 1] as HiddenVersion;
+  const runLength = Math.ceil(entries.length / lookupIteratorsMax);
+  const runs: HiddenVersion[][] = [];
+  for (let at = 0; at < entries.length; at += runLength) runs.push(entries.slice(at, at + runLength));
+  const found = await Promise.all(runs.map((run) => hiddenValuesOfRun(engine, run)));
+  return {
+    keys: found.flatMap((run) => run.keys),
+    bytesRead: found.reduce((sum, run) => sum + run.bytesRead, 0),
+  };
+}
+
+async function hiddenValuesOfRun(
+  engine: Engine,
+  run: readonly HiddenVersion[],
+): Promise<{ keys: Uint8Array[]; bytesRead: number }> {
+  const first = run[0] as HiddenVersion;
+  const last = run[run.length - 1] as HiddenVersion;
   const iterator = engine.iterator({ gte: versionsStart(first.key), lt: versionsEnd(last.key) });
   const keys: Uint8Array[] = [];
   let bytesRead = 0;
   try {
-    for (const entry of entries) {
+    for (const entry of run) {
       // Versions sort newest first: the first one older than hidingTs is at or after (key, hidingTs - 1).
       iterator.seek(encodeVersionKey(entry.key, entry.hidingTs - 1));
       const [row] = await iterator.next(1);
