@@ -311,8 +311,17 @@ async function runBacklog(backlog: number): Promise<void> {
     console.log(
       `  first receive (builds the queue index): ${(performance.now() - firstStartedMs).toFixed(0)} ms, HTTP ${firstAnswer.statusCode}`,
     );
+    let remaining = backlog;
     for (let round = 1; round <= roundCount; round++) {
-      const target = Math.min(consumeCount, backlog);
+      // A round waits until it has consumed its target: one the backlog cannot fill would never end.
+      const target = Math.min(consumeCount, remaining);
+      if (target < consumeCount && round > 1) {
+        console.log(
+          `  round ${round}: skipped, ${remaining.toLocaleString('en')} left of the backlog (fewer than --consume)`,
+        );
+        break;
+      }
+      remaining -= target;
       // The scrape before the round's CPU reading, timed on its own: a /metrics answer counts every
       // queue's rows (up to approximateCountRowsMax), which is not the round's work.
       const scrapeCpuBeforeMs = cpuOf(cluster.nodes);
