@@ -2,10 +2,11 @@
  * This node's in-memory queue indexes (docs/architecture/queue.md, "The queue index"), one per partition of a queue generation
  * that receives have asked for, kept current from the writes this replica applies.
  *
- * An index is built on first use from a view of the partition's vis and group rows. Writes applied
- * while it is being built are held and replayed over it afterwards: a write either is in the
- * build's view or was heard after registration, and replaying a put or a delete that the view
- * already has changes nothing.
+ * An index is built on first use by scanning the partition's vis, state and group rows, each page
+ * from a view of its own (scanInPages says why). Writes applied while it is being built are held
+ * and replayed over it afterwards: a write either is in the view of the page that read its row or
+ * was heard after registration, and replaying a put or a delete that a page already had changes
+ * nothing.
  *
  * A standard queue's index is served while it is built (a new leader of a queue of a million
  * messages would otherwise answer nothing for seconds): the vis rows are scanned in delivery
@@ -34,7 +35,7 @@
  */
 import { raftqLimits } from '../../base/limits.js';
 import { keySuccessor } from '../../storage/key-codec.js';
-import type { KeyRange, ReadView, TxnExecutor, TxnWrite } from '../../storage/txn.js';
+import type { KeyRange, KeyValue, TxnExecutor, TxnWrite } from '../../storage/txn.js';
 import type { LoadedQueue } from '../queue-context.js';
 import { isQueueKey, parseMessageRowKey, parseMessageRowKeyUnder, type MessageRowKey } from '../key-layout.js';
 import { isNeverReceivedVisibilityValue, retentionStartMsOfVisibilityValue } from '../message-record.js';
@@ -195,44 +196,36 @@ export class QueueIndexes {
     const index = emptyIndexOf(queue, nowMs);
     /** Standard queue: entries whose vis row says "never received", confirmed once the state rows were scanned. */
     const neverReceived: string[] = [];
-    const view = await this.executor.readView({ linearizable: false });
-    // A view includes at most one batch more than has been heard when it is taken; entries read
-    // from it count as added by that batch (see the phantom rule in claim-messages.ts).
-    const batch = this.appliedBatches + 1;
-    try {
-      // Only the elements after the family's prefix are decoded: most of a build's work on a large queue.
-      const place = { queueName: queue.meta.name, generation: queue.meta.generation, partition };
-      // State rows after vis rows: they override the visibility time of received messages.
-      const families = queue.meta.config.isFifo ? (['vis', 'state', 'group'] as const) : (['vis', 'state'] as const);
-      for (const family of families) {
-        const range = familyRangeOf(queue, family, partition);
-        await scanAll(
-          view,
-          range,
-          (key, value) => {
-            rowsScanned++;
-            const row = parseMessageRowKeyUnder(key, place, family, range.gte.length);
-            if (row === undefined) return;
-            // A standard index is served before the state rows are in: "maybe received" until they are.
-            const isServedEarly = index.kind === 'standard' && row.family === 'vis';
-            if (isServedEarly && isNeverReceivedVisibilityValue(value)) neverReceived.push(row.messageId);
-            const event = heldEventOf(row, value, isServedEarly);
-            if (event !== undefined) feed(index, event, batch);
-          },
-          () => {
-            if (this.isClosed) throw new Error('queue index build stopped: the queue service closed');
-            if (family !== 'vis' || index.kind !== 'standard' || build.servedEarly !== undefined) return;
-            // The head is in: catch up with what was applied meanwhile, then take writes as they come.
-            for (const event of held) feed(index, event, batch);
-            index.endBatch();
-            serve(index);
-          },
-        );
-      }
-    } finally {
-      view.release();
+    // Only the elements after the family's prefix are decoded: most of a build's work on a large queue.
+    const place = { queueName: queue.meta.name, generation: queue.meta.generation, partition };
+    // State rows after vis rows: they override the visibility time of received messages.
+    const families = queue.meta.config.isFifo ? (['vis', 'state', 'group'] as const) : (['vis', 'state'] as const);
+    for (const family of families) {
+      const range = familyRangeOf(queue, family, partition);
+      await this.scanInPages(
+        range,
+        (key, value, batch) => {
+          rowsScanned++;
+          const row = parseMessageRowKeyUnder(key, place, family, range.gte.length);
+          if (row === undefined) return;
+          // A standard index is served before the state rows are in: "maybe received" until they are.
+          const isServedEarly = index.kind === 'standard' && row.family === 'vis';
+          if (isServedEarly && isNeverReceivedVisibilityValue(value)) neverReceived.push(row.messageId);
+          const event = heldEventOf(row, value, isServedEarly);
+          if (event !== undefined) feed(index, event, batch);
+        },
+        () => {
+          if (this.isClosed) throw new Error('queue index build stopped: the queue service closed');
+          if (family !== 'vis' || index.kind !== 'standard' || build.servedEarly !== undefined) return;
+          // The head is in: catch up with what was applied meanwhile, then take writes as they come.
+          for (const event of held) feed(index, event, this.appliedBatches);
+          index.endBatch();
+          serve(index);
+        },
+      );
     }
-    for (const event of held) feed(index, event, batch);
+    // Every held write was applied in a batch at or before the last one heard.
+    for (const event of held) feed(index, event, this.appliedBatches);
     index.endBatch();
     if (index.kind === 'standard') index.confirmNeverReceived(neverReceived);
     this.options.onBuilt?.({
@@ -244,6 +237,38 @@ export class QueueIndexes {
       wasServedEarly: build.servedEarly !== undefined,
     });
     return index;
+  }
+
+  /**
+   * Visits every row of `range`, a page at a time, each page read from a view of its own. One view
+   * for the whole scan would have to outlive mvccHistoryMs on a large queue under load (a million
+   * rows while consuming took longer), and reads of a view that old fail: the build would start over
+   * for ever. Rows of different pages may come from different views; that is safe because every
+   * write applied since the build began is held and replayed over the index at the end.
+   */
+  private async scanInPages(
+    range: KeyRange,
+    visit: (key: Uint8Array, value: Uint8Array, batch: number) => void,
+    afterPage: () => void,
+  ): Promise<void> {
+    let gte = range.gte;
+    for (;;) {
+      const view = await this.executor.readView({ linearizable: false });
+      // A view includes at most one batch more than has been heard when it is taken; rows read
+      // from it count as added by that batch (the phantom rule in claim-standard-messages.ts).
+      const batch = this.appliedBatches + 1;
+      let page: KeyValue[];
+      try {
+        page = await view.scan({ gte, lt: range.lt }, { limit: loadPageRows });
+      } finally {
+        view.release();
+      }
+      for (const row of page) visit(row.key, row.value, batch);
+      afterPage();
+      const last = page[page.length - 1];
+      if (last === undefined || page.length < loadPageRows) return;
+      gte = keySuccessor(last.key);
+    }
   }
 
   private dropQueue(name: string): void {
@@ -336,21 +361,4 @@ function familyRangeOf(queue: LoadedQueue, family: 'vis' | 'state' | 'group', pa
 
 function emptyIndexOf(queue: LoadedQueue, nowMs: number): PartitionIndex {
   return queue.meta.config.isFifo ? new FifoPartitionIndex(nowMs) : new StandardPartitionIndex(nowMs);
-}
-
-async function scanAll(
-  view: ReadView,
-  range: KeyRange,
-  visit: (key: Uint8Array, value: Uint8Array) => void,
-  afterPage: () => void,
-): Promise<void> {
-  let gte = range.gte;
-  for (;;) {
-    const page = await view.scan({ gte, lt: range.lt }, { limit: loadPageRows });
-    for (const row of page) visit(row.key, row.value);
-    afterPage();
-    const last = page[page.length - 1];
-    if (last === undefined || page.length < loadPageRows) return;
-    gte = keySuccessor(last.key);
-  }
 }
