@@ -8,13 +8,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
+import { indexBuildPageRows as buildPageRows } from '../../src/queue/index/queue-indexes.js';
 import { QueueService } from '../../src/queue/queue-service.js';
 import type { TxnExecutor } from '../../src/storage/txn.js';
 import { entry, makeHarness } from './support/queue-harness.js';
 import { scanHookedExecutor } from './support/scan-hooked-executor.js';
-
-/** Rows a build reads per page (queue-indexes.ts): a backlog longer than this needs a second page. */
-const buildPageRows = 4_096;
 
 /** The executor as another node would use it, whose index-build scans wait for `beforeBuildPage` (pages counted from 0 over all builds). */
 function nodeExecutor(executor: TxnExecutor, beforeBuildPage: (page: number) => Promise<void>): TxnExecutor {

@@ -73,7 +73,7 @@ interface Build {
 }
 
 const textDecoder = new TextDecoder();
-const loadPageRows = 4_096;
+export const indexBuildPageRows = 4_096;
 
 export class QueueIndexes {
   private readonly live = new Map<string, PartitionIndex>();
@@ -259,14 +259,14 @@ export class QueueIndexes {
       const batch = this.appliedBatches + 1;
       let page: KeyValue[];
       try {
-        page = await view.scan({ gte, lt: range.lt }, { limit: loadPageRows });
+        page = await view.scan({ gte, lt: range.lt }, { limit: indexBuildPageRows });
       } finally {
         view.release();
       }
       for (const row of page) visit(row.key, row.value, batch);
       afterPage();
       const last = page[page.length - 1];
-      if (last === undefined || page.length < loadPageRows) return;
+      if (last === undefined || page.length < indexBuildPageRows) return;
       gte = keySuccessor(last.key);
     }
   }
