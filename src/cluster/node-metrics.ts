@@ -105,7 +105,7 @@ export class NodeMetrics {
   });
   readonly gcStepSeconds = new Histogram({
     name: 'raftq_state_gc_step_seconds',
-    help: 'Time one MVCC garbage-collection step held the Ready loop and the apply lock to remove what it chose (it reads and decides before, outside the loop): requests in flight wait it out',
+    help: 'Time one MVCC garbage-collection step held the apply lock to remove what it chose (it reads and decides before, without it): an apply due meanwhile waits it out',
     buckets: latencyBucketsSeconds,
     registers: [this.registry],
   });

@@ -167,7 +167,6 @@ export abstract class NodeWiring {
       logger,
       state: currentState,
       isStopping,
-      runInLoop: (task) => this.runInLoop(task),
       monotonicMs: () => runtime.scheduler.monotonicMs(),
       onStepSeconds: (seconds) => metrics.gcStepSeconds.observe(seconds),
     });

@@ -4,7 +4,8 @@
  *   step a received snapshot in → propose what clients queued (many transactions per entry) →
  *   issue ReadIndex rounds → while the core has a Ready: install a received snapshot → persist
  *   hard state and entries (one synced batch) → send → apply committed entries (applied index in
- *   the same state batch) → answer reads → advance.
+ *   the same state batch) → answer reads → advance. Committed entries already durable here are
+ *   applied while the Ready's own entries are written (see handleReady).
  *
  * Nothing is sent before what it depends on is durable (a leader's appends do not depend on its
  * own copy: see handleReady). A change of role or leader seen in a Ready moves the cluster clock's
@@ -13,7 +14,7 @@
 import type { Logger } from 'pino';
 import type { Scheduler } from '../base/scheduler.js';
 import type { RawNode } from '../raft/raw-node.js';
-import { MessageType, type Entry, type RaftMessage, type Ready, type SoftState } from '../raft/types.js';
+import { EntryType, MessageType, type Entry, type RaftMessage, type Ready, type SoftState } from '../raft/types.js';
 import type { ClusterClock } from './cluster-clock.js';
 import type { CommittedEntryApplier } from './committed-entry-applier.js';
 import type { EntryProposer } from './entry-proposer.js';
@@ -81,7 +82,7 @@ export class ReadyLoopTurn {
   }
 
   private async handleReady(ready: Ready): Promise<void> {
-    const { logStore, metrics, reads } = this.parts;
+    const { logStore, reads } = this.parts;
     if (ready.softState !== null) this.onSoftState(ready.softState);
     if (ready.snapshot !== null) await this.parts.snapshotReceiver.install(ready.snapshot);
     // A leader's appends do not depend on its own copy of the entries being durable (Raft thesis
@@ -95,18 +96,46 @@ export class ReadyLoopTurn {
     const isEarly = (message: RaftMessage): boolean =>
       isEarlySendAllowed && (message.type === MessageType.App || message.type === MessageType.Heartbeat);
     for (const message of ready.messages) if (isEarly(message)) this.send(message);
-    if (ready.hardState !== null || ready.entries.length > 0) {
-      const startedAt = this.parts.scheduler.monotonicMs();
-      if (await logStore.persist(ready.hardState, ready.entries)) {
-        metrics.fsyncs.inc();
-        metrics.fsyncSeconds.observe((this.parts.scheduler.monotonicMs() - startedAt) / 1000);
-      }
-    }
-    for (const message of ready.messages) if (!isEarly(message)) this.send(message);
     const mayHoldBack = this.mayHoldBack(ready.snapshot !== null, ready.readStates.length > 0);
     const toApply = this.parts.applyPacing.take(ready.committedEntries, mayHoldBack);
-    if (toApply.length > 0) await this.apply(toApply);
+    // Committed entries this node had made durable before this Ready are applied while its own
+    // entries are written: the apply is the main thread's work, the synced write the disk's, and
+    // one waiting for the other made every turn their sum. Not when the committed entries reach
+    // into what this Ready writes (a follower told the commit index with the entries themselves),
+    // nor for a conf change, whose apply records the membership in the log store.
+    const isApplyOverlapped =
+      toApply.length > 0 &&
+      ready.snapshot === null &&
+      (toApply[toApply.length - 1] as Entry).index <= logStore.lastIndex() &&
+      !toApply.some((entry) => entry.type === EntryType.ConfChange);
+    const persistThenSend = async (): Promise<void> => {
+      await this.persist(ready);
+      for (const message of ready.messages) if (!isEarly(message)) this.send(message);
+    };
+    if (isApplyOverlapped) {
+      // The write first: its batch is built and handed to LevelDB before the apply takes the thread.
+      const [written, applied] = await Promise.allSettled([persistThenSend(), this.applyEntries(toApply)]);
+      // Whatever the write did, the apply it overlapped has ended before the turn goes on.
+      if (written.status === 'rejected') throw written.reason;
+      if (applied.status === 'rejected') throw applied.reason;
+    } else {
+      await persistThenSend();
+    }
+    if (toApply.length > 0) {
+      if (!isApplyOverlapped) await this.applyEntries(toApply);
+      await this.parts.snapshotTaker.maybeSnapshot(toApply[toApply.length - 1] as Entry);
+    }
     for (const readState of ready.readStates) reads.complete(readState.requestCtx, readState.index);
+  }
+
+  private async persist(ready: Ready): Promise<void> {
+    const { logStore, metrics } = this.parts;
+    if (ready.hardState === null && ready.entries.length === 0) return;
+    const startedAt = this.parts.scheduler.monotonicMs();
+    if (await logStore.persist(ready.hardState, ready.entries)) {
+      metrics.fsyncs.inc();
+      metrics.fsyncSeconds.observe((this.parts.scheduler.monotonicMs() - startedAt) / 1000);
+    }
   }
 
   private mayHoldBack(hasSnapshot: boolean, hasReadStates: boolean): boolean {
@@ -118,11 +147,16 @@ export class ReadyLoopTurn {
     });
   }
 
+  /** Applies committed entries and takes a snapshot if one is due. */
   private async apply(entries: readonly Entry[]): Promise<void> {
+    await this.applyEntries(entries);
+    await this.parts.snapshotTaker.maybeSnapshot(entries[entries.length - 1] as Entry);
+  }
+
+  private async applyEntries(entries: readonly Entry[]): Promise<void> {
     const startedAt = this.parts.scheduler.monotonicMs();
     await this.parts.applier.applyCommitted(entries);
     this.parts.metrics.applySeconds.observe((this.parts.scheduler.monotonicMs() - startedAt) / 1000);
-    await this.parts.snapshotTaker.maybeSnapshot(entries[entries.length - 1] as Entry);
   }
 
   private onSoftState(softState: SoftState): void {

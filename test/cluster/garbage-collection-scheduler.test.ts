@@ -37,15 +37,11 @@ async function offer(scheduler: GarbageCollectionScheduler, offers: number): Pro
   }
 }
 
-function schedulerOver(
-  state: StateStore | (() => StateStore),
-  runInLoop: (task: () => Promise<void>) => Promise<void> = (task) => task(),
-): GarbageCollectionScheduler {
+function schedulerOver(state: StateStore | (() => StateStore)): GarbageCollectionScheduler {
   return new GarbageCollectionScheduler({
     logger: pino({ level: 'silent' }),
     state: typeof state === 'function' ? state : () => state,
     isStopping: () => false,
-    runInLoop,
     monotonicMs: () => 0,
     onStepSeconds: () => undefined,
   });
@@ -81,36 +77,69 @@ describe('GarbageCollectionScheduler', () => {
     expect(counts.steps).toBe(offersPerRest * 2);
   });
 
-  it('reads and plans a step outside the Ready loop; only the removal runs in it', async () => {
+  it('keeps one step in flight: offers while a step plans start nothing, and the step finishes what it planned', async () => {
     const { state, counts } = fakeState(100);
-    const plansWhenLoopRan: number[] = [];
-    const scheduler = schedulerOver(state, async (task) => {
-      plansWhenLoopRan.push(counts.plans);
-      await task();
-    });
+    const mvcc = state.mvcc as unknown as { planGarbageStep: () => Promise<unknown> };
+    const planned = mvcc.planGarbageStep;
+    let release: () => void = () => undefined;
+    let started = 0;
+    mvcc.planGarbageStep = async () => {
+      started += 1;
+      await new Promise<void>((resolve) => (release = resolve));
+      return planned();
+    };
+    const scheduler = schedulerOver(state);
     await offer(scheduler, 3);
-    // Each loop task found its step already planned, and finished exactly that one.
-    expect(plansWhenLoopRan).toEqual([1, 2, 3]);
-    expect(counts.steps).toBe(3);
+    expect(started).toBe(1); // the first plan still reads; the other two offers were skipped
+    expect(counts.plans).toBe(0);
+    release();
+    await offer(scheduler, 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(counts.plans).toBe(1);
+    expect(counts.steps).toBe(1);
   });
 
-  it('drops a plan made on a state that a snapshot install replaced before the removal', async () => {
+  it('drops a plan made on a state that a snapshot install replaced while the step read', async () => {
     const before = fakeState(100);
     const after = fakeState(100);
     let current = before.state;
-    const scheduler = schedulerOver(
-      () => current,
-      async (task) => {
-        current = after.state; // the install ran in the loop between the plan and the removal
-        await task();
-      },
-    );
+    const beforeMvcc = before.state.mvcc as unknown as { planGarbageStep: () => Promise<unknown> };
+    const planned = beforeMvcc.planGarbageStep;
+    beforeMvcc.planGarbageStep = async () => {
+      const plan = await planned();
+      current = after.state; // the install ran between the plan and the removal
+      return plan;
+    };
+    const scheduler = schedulerOver(() => current);
     await offer(scheduler, 1);
     expect(before.counts.plans).toBe(1);
     expect(before.counts.steps).toBe(0);
     expect(after.counts.steps).toBe(0);
     await offer(scheduler, 1); // the next step plans and removes on the new state
     expect(after.counts.plans).toBe(1);
+    expect(after.counts.steps).toBe(1);
+  });
+
+  it('swallows a removal that fails because an install closed the state under it', async () => {
+    const before = fakeState(100);
+    const after = fakeState(100);
+    let current = before.state;
+    const warnings: unknown[] = [];
+    const beforeMvcc = before.state.mvcc as unknown as { finishGarbageStep: () => Promise<unknown> };
+    beforeMvcc.finishGarbageStep = async () => {
+      current = after.state;
+      throw new Error('Database is not open');
+    };
+    const scheduler = new GarbageCollectionScheduler({
+      logger: { warn: (...args: unknown[]) => warnings.push(args) } as unknown as pino.Logger,
+      state: () => current,
+      isStopping: () => false,
+      monotonicMs: () => 0,
+      onStepSeconds: () => undefined,
+    });
+    await offer(scheduler, 1);
+    expect(warnings).toEqual([]);
+    await offer(scheduler, 1); // and collection goes on, on the new state
     expect(after.counts.steps).toBe(1);
   });
 });
