@@ -212,12 +212,12 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-/** The leader's garbage-collection steps over a round: how many, and how long they held its loop. */
+/** The leader's garbage-collection steps over a round: how many, and how long each removal took, waiting for the apply lock included. */
 function gcStepsText(before: NodeMetricsSample | null, after: NodeMetricsSample | null): string {
   if (before === null || after === null) return 'gc steps unknown';
   const steps = after.gcSteps - before.gcSteps;
   const heldMs = (after.gcStepSeconds - before.gcStepSeconds) * 1000;
-  return `leader gc ${steps} steps held its loop ${heldMs.toFixed(0)} ms (mean ${(steps > 0 ? heldMs / steps : 0).toFixed(1)} ms)`;
+  return `leader gc ${steps} steps' removals took ${heldMs.toFixed(0)} ms (mean ${(steps > 0 ? heldMs / steps : 0).toFixed(1)} ms, waiting for the apply lock included)`;
 }
 
 /** How long the builds of the node's queue indexes took, once one ended (the queue's receives are served from its head before). */

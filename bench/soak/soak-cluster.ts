@@ -129,7 +129,7 @@ export interface NodeMetricsSample {
   readonly deadVersions: number;
   readonly tombstonedRows: number;
   readonly gcPasses: number;
-  /** Garbage-collection steps so far, and the seconds they held the Ready loop (raftq_state_gc_step_seconds). */
+  /** Garbage-collection steps so far, and the seconds their removals took (raftq_state_gc_step_seconds). */
   readonly gcSteps: number;
   readonly gcStepSeconds: number;
   readonly compactions: number;

@@ -220,7 +220,7 @@ export const raftqLimits = {
   gcRowsPerStepMax: limit(
     1_000,
     'rows',
-    'Physical rows one garbage-collection step examines while it holds the apply lock (inside the Ready loop), so collection never stalls applying for long: steps of 10,000 one-KiB rows held it 56 ms (median) to 89 ms while a node consumed, which every request in flight waited out.',
+    'Physical rows one garbage-collection step examines while it holds the apply lock, so collection never stalls applying for long: steps of 10,000 one-KiB rows held it 56 ms (median) to 89 ms while a node consumed, which every request in flight waited out.',
   ),
   gcLedgerEntriesPerStepMax: limit(
     2_048,
@@ -546,7 +546,7 @@ export const raftLimits = {
   garbageCollectionScheduleIntervalMs: limit(
     50,
     'milliseconds',
-    "How often a node offers its Ready loop one MVCC garbage-collection step (one in flight at most, none while nothing was applied): each step examines at most gcRowsPerStepMax rows, so the interval bounds collection's share of the loop (20,000 rows a second) while versions past mvccHistoryMs still go within seconds.",
+    "How often a node starts one MVCC garbage-collection step (one in flight at most, none while nothing was applied): each step examines at most gcRowsPerStepMax rows, so the interval bounds collection's share of the apply lock (20,000 rows a second) while versions past mvccHistoryMs still go within seconds.",
   ),
   garbageCollectionPassRestMs: limit(
     500,

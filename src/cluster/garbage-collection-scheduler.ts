@@ -30,7 +30,7 @@ export interface GarbageCollectionSchedulerParts {
   readonly isStopping: () => boolean;
   /** The node's monotonic clock, for the step's duration. */
   readonly monotonicMs: () => number;
-  /** Hears how long each step's removal held the apply lock, in seconds (raftq_state_gc_step_seconds). */
+  /** Hears how long each step's removal took, waiting for the apply lock included, in seconds (raftq_state_gc_step_seconds). */
   readonly onStepSeconds: (seconds: number) => void;
 }
 

@@ -105,7 +105,7 @@ export class NodeMetrics {
   });
   readonly gcStepSeconds = new Histogram({
     name: 'raftq_state_gc_step_seconds',
-    help: 'Time one MVCC garbage-collection step held the apply lock to remove what it chose (it reads and decides before, without it): an apply due meanwhile waits it out',
+    help: 'Time one MVCC garbage-collection step took to remove what it chose, from asking for the apply lock (an apply in progress is waited for) to the end of its removal batch; it reads and decides before, without the lock',
     buckets: latencyBucketsSeconds,
     registers: [this.registry],
   });
