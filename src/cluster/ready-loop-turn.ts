@@ -59,6 +59,25 @@ export interface ReadyLoopTurnParts {
   readonly scheduler: Scheduler;
 }
 
+/**
+ * Whether committed entries may be applied while a Ready's own entries and hard state are written:
+ * only entries this node had already made durable (at or below `durableLastIndex`, the log's last
+ * index before the write), never with a snapshot to install, and never a conf change (its apply
+ * records the membership in the log store the write is writing).
+ */
+export function mayApplyBesideWrite(
+  toApply: readonly Entry[],
+  context: { readonly hasSnapshot: boolean; readonly durableLastIndex: number },
+): boolean {
+  const last = toApply[toApply.length - 1];
+  return (
+    last !== undefined &&
+    !context.hasSnapshot &&
+    last.index <= context.durableLastIndex &&
+    !toApply.some((entry) => entry.type === EntryType.ConfChange)
+  );
+}
+
 export class ReadyLoopTurn {
   constructor(private readonly parts: ReadyLoopTurnParts) {}
 
@@ -103,11 +122,10 @@ export class ReadyLoopTurn {
     // one waiting for the other made every turn their sum. Not when the committed entries reach
     // into what this Ready writes (a follower told the commit index with the entries themselves),
     // nor for a conf change, whose apply records the membership in the log store.
-    const isApplyOverlapped =
-      toApply.length > 0 &&
-      ready.snapshot === null &&
-      (toApply[toApply.length - 1] as Entry).index <= logStore.lastIndex() &&
-      !toApply.some((entry) => entry.type === EntryType.ConfChange);
+    const isApplyOverlapped = mayApplyBesideWrite(toApply, {
+      hasSnapshot: ready.snapshot !== null,
+      durableLastIndex: logStore.lastIndex(),
+    });
     const persistThenSend = async (): Promise<void> => {
       await this.persist(ready);
       for (const message of ready.messages) if (!isEarly(message)) this.send(message);
