@@ -216,8 +216,8 @@ function percentile(sorted: readonly number[], p: number): number {
 function gcStepsText(before: NodeMetricsSample | null, after: NodeMetricsSample | null): string {
   if (before === null || after === null) return 'gc steps unknown';
   const steps = after.gcSteps - before.gcSteps;
-  const heldMs = (after.gcStepSeconds - before.gcStepSeconds) * 1000;
-  return `leader gc ${steps} steps' removals took ${heldMs.toFixed(0)} ms (mean ${(steps > 0 ? heldMs / steps : 0).toFixed(1)} ms, waiting for the apply lock included)`;
+  const tookMs = (after.gcStepSeconds - before.gcStepSeconds) * 1000;
+  return `leader gc ${steps} steps' removals took ${tookMs.toFixed(0)} ms (mean ${(steps > 0 ? tookMs / steps : 0).toFixed(1)} ms, waiting for the apply lock included)`;
 }
 
 /** How long the builds of the node's queue indexes took, once one ended (the queue's receives are served from its head before). */

@@ -136,12 +136,10 @@ export class ReadyLoopTurn {
       // Whatever the write did, the apply it overlapped has ended before the turn goes on.
       if (written.status === 'rejected') throw written.reason;
       if (applied.status === 'rejected') throw applied.reason;
+      await this.parts.snapshotTaker.maybeSnapshot(toApply[toApply.length - 1] as Entry);
     } else {
       await persistThenSend();
-    }
-    if (toApply.length > 0) {
-      if (!isApplyOverlapped) await this.applyEntries(toApply);
-      await this.parts.snapshotTaker.maybeSnapshot(toApply[toApply.length - 1] as Entry);
+      if (toApply.length > 0) await this.apply(toApply);
     }
     for (const readState of ready.readStates) reads.complete(readState.requestCtx, readState.index);
   }

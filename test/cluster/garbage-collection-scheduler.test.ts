@@ -93,7 +93,6 @@ describe('GarbageCollectionScheduler', () => {
     expect(started).toBe(1); // the first plan still reads; the other two offers were skipped
     expect(counts.plans).toBe(0);
     release();
-    await offer(scheduler, 0);
     await new Promise((resolve) => setImmediate(resolve));
     expect(counts.plans).toBe(1);
     expect(counts.steps).toBe(1);
