@@ -27,7 +27,12 @@ export function txnToWire(txn: Txn): raftq.cluster.Txn.$Properties {
     writes: txn.writes.map((write) =>
       write.kind === 'put'
         ? { key: write.key, value: write.value, isDelete: false, isNewKey: write.isNewKey === true }
-        : { key: write.key, isDelete: true, isLiveKey: write.isLiveKey === true },
+        : {
+            key: write.key,
+            isDelete: true,
+            isLiveKey: write.isLiveKey === true,
+            sameCommitAsWriteBeforePlusOne: (write.sameCommitAsWriteBefore ?? -1) + 1,
+          },
     ),
   };
 }
@@ -44,6 +49,9 @@ export function txnFromWire(txn: raftq.cluster.Txn.$Properties): Txn {
             kind: 'delete',
             key: write.key ?? emptyBytes,
             ...(write.isLiveKey === true ? { isLiveKey: true as const } : {}),
+            ...((write.sameCommitAsWriteBeforePlusOne ?? 0) > 0
+              ? { sameCommitAsWriteBefore: (write.sameCommitAsWriteBeforePlusOne ?? 0) - 1 }
+              : {}),
           }
         : {
             kind: 'put',

@@ -48,6 +48,8 @@ export interface StoredMessage {
   /** False until the first receive (and for records written before state rows existed). */
   readonly hasStateRow: boolean;
   readonly dataKey: Uint8Array;
+  /** The data row as stored (shared with the store's cache: never written into). */
+  readonly dataRow: Uint8Array;
   readonly stateKey: Uint8Array;
   /** The key of the message's vis row as it is stored. */
   readonly visKey: Uint8Array;
@@ -57,6 +59,14 @@ export interface StoredMessage {
   readonly initialVisibleAtMs: number;
   /** The message has an age row (isAgeIndexed, or a data row of the older layout). */
   readonly hasAgeRow: boolean;
+  /**
+   * The vis, age and group rows hold the versions that the newest version of the data row was
+   * written with (they share its commit): true of every message whose data row is of the binary
+   * layout and whose vis row has not moved. No node that writes that layout moves a vis row, and
+   * were one to meet a message whose vis row an older node moved, putting it back rewrites the
+   * data row with it (receiveStateWrites), so the rows share a commit again.
+   */
+  readonly areIndexRowsAsSent: boolean;
   /** The keys a decision about this message depends on: its data row and its state row. */
   readonly readKeys: readonly [Uint8Array, Uint8Array];
 }
@@ -82,6 +92,20 @@ export class MessageStore {
     let stateBytes: Uint8Array | undefined;
     if (options.isNeverReceived === true) dataBytes = await view.get(dataKey);
     else [dataBytes, stateBytes] = await Promise.all([view.get(dataKey), view.get(stateKey)]);
+    return this.storedMessage(partition, messageId, { dataKey, stateKey, dataBytes, stateBytes });
+  }
+
+  private storedMessage(
+    partition: number,
+    messageId: string,
+    rows: {
+      readonly dataKey: Uint8Array;
+      readonly stateKey: Uint8Array;
+      readonly dataBytes: Uint8Array | undefined;
+      readonly stateBytes: Uint8Array | undefined;
+    },
+  ): StoredMessage | undefined {
+    const { dataKey, stateKey, dataBytes, stateBytes } = rows;
     if (dataBytes === undefined) return undefined;
     const initial = decodeMessageRecord(dataBytes);
     const initialVisKey = this.keys.visibility(partition, initial.visibleAtMs, initial.order, messageId);
@@ -93,6 +117,7 @@ export class MessageStore {
       record: stored === undefined ? initial : withReceiveFields(initial, stored.state),
       hasStateRow: stored !== undefined,
       dataKey,
+      dataRow: dataBytes,
       stateKey,
       visKey:
         stored !== undefined && isVisRowMoved
@@ -101,6 +126,7 @@ export class MessageStore {
       isVisRowMoved,
       initialVisibleAtMs: initial.visibleAtMs,
       hasAgeRow: isLegacyDataRow(dataBytes) || isAgeIndexed(initial),
+      areIndexRowsAsSent: !isVisRowMoved && !isLegacyDataRow(dataBytes),
       readKeys: [dataKey, stateKey],
     };
   }
@@ -160,6 +186,10 @@ export class MessageStore {
         key: this.keys.visibility(partition, message.initialVisibleAtMs, order, messageId),
         value: encodeVisibilityState('inflight', message.record.retentionStartMs),
       });
+      // Only older nodes moved vis rows, and they wrote data rows as JSON; should a binary one
+      // meet a moved vis row all the same, its rows are written again with the vis row, so that
+      // they share one commit as areIndexRowsAsSent says.
+      if (!isLegacyDataRow(message.dataRow)) writes.push(...this.rowsBesideVisRow(message));
     }
     writes.push({ kind: 'put', key: message.stateKey, value: encodeReceiveState(receiveStateOf(after)) });
     return writes;
@@ -171,25 +201,42 @@ export class MessageStore {
     const { record } = message;
     // The vis, age and group rows are written with the data row and moved or removed only with
     // the data or state row, both of which `message` was read from: they hold values now, and a
-    // rival that changes them changes a read key too (TxnWrite.isLiveKey).
-    const writes: TxnWrite[] = [
-      { kind: 'delete', key: message.dataKey },
-      { kind: 'delete', key: message.visKey, isLiveKey: true },
-    ];
+    // rival that changes them changes a read key too (TxnWrite.isLiveKey). When they are as the
+    // send wrote them, their versions are the data row's (TxnWrite.sameCommitAsWriteBefore): the
+    // data row's delete comes first, so each one names it by its own place.
+    const writes: TxnWrite[] = [{ kind: 'delete', key: message.dataKey }];
+    const deleteIndexRow = (key: Uint8Array): void => {
+      writes.push(
+        message.areIndexRowsAsSent
+          ? { kind: 'delete', key, isLiveKey: true, sameCommitAsWriteBefore: writes.length }
+          : { kind: 'delete', key, isLiveKey: true },
+      );
+    };
+    deleteIndexRow(message.visKey);
+    if (message.hasAgeRow) deleteIndexRow(keys.age(record.partition, record.retentionStartMs, record.messageId));
+    if (message.hasStateRow) writes.push({ kind: 'delete', key: message.stateKey });
+    if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined)
+      deleteIndexRow(keys.groupMember(record.partition, record.messageGroupId, record.order));
+    return writes;
+  }
+
+  /** The data row, and the age and group rows if the message has them, with their values unchanged. */
+  private rowsBesideVisRow(message: StoredMessage): TxnWrite[] {
+    const { keys } = this;
+    const { record } = message;
+    const writes: TxnWrite[] = [{ kind: 'put', key: message.dataKey, value: message.dataRow }];
     if (message.hasAgeRow)
       writes.push({
-        kind: 'delete',
+        kind: 'put',
         key: keys.age(record.partition, record.retentionStartMs, record.messageId),
-        isLiveKey: true,
+        value: new Uint8Array(0),
       });
-    if (message.hasStateRow) writes.push({ kind: 'delete', key: message.stateKey });
-    if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined) {
+    if (record.sequenceNumber !== undefined && record.messageGroupId !== undefined)
       writes.push({
-        kind: 'delete',
+        kind: 'put',
         key: keys.groupMember(record.partition, record.messageGroupId, record.order),
-        isLiveKey: true,
+        value: encoder.encode(record.messageId),
       });
-    }
     return writes;
   }
 

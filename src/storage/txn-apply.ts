@@ -364,13 +364,15 @@ class ApplyStep {
 
   private commit(txn: Txn, commitTsUs: number): void {
     const sequence = ++this.commitSequence;
-    for (const write of txn.writes) {
+    txn.writes.forEach((write, at) => {
       this.versions.push({ key: write.key, commitTsUs, value: write.kind === 'put' ? write.value : undefined });
       const state = this.stateOf(write.key);
       if (state.committedIn !== sequence) {
         state.committedIn = sequence;
         this.versionsWritten++;
         state.hiddenTs = hiddenVersionTs(state);
+        if (state.hiddenTs === unknownTs && write.kind === 'delete' && write.sameCommitAsWriteBefore !== undefined)
+          state.hiddenTs = this.hiddenTsOfEarlierWrite(txn, at - write.sameCommitAsWriteBefore, sequence);
       }
       // A marker, or a version over an older one, leaves garbage collection something to remove.
       if (write.kind === 'delete' || (state.latestCommitTs ?? noVersionTs) !== noVersionTs) this.hidingWrites++;
@@ -383,10 +385,22 @@ class ApplyStep {
       this.writes.push(write);
       if (write.kind === 'put' && write.isNewKey === true && this.store.impliedNewKeys !== undefined)
         this.absentKeys.push(...this.store.impliedNewKeys(write.key));
-    }
+    });
     this.noteGarbage(txn, sequence, commitTsUs);
     this.lastCommitTs = commitTsUs;
     this.horizon = this.horizon.afterCommit(commitTsUs);
+  }
+
+  /**
+   * For a vouched delete that shares its newest version's commit with an earlier write's key
+   * (TxnWrite.sameCommitAsWriteBefore): the version that write hid, when it was a value this call
+   * knows the timestamp of (that key was looked up); unknownTs otherwise.
+   */
+  private hiddenTsOfEarlierWrite(txn: Txn, at: number, sequence: number): number {
+    const earlier = txn.writes[at];
+    if (earlier === undefined) return unknownTs;
+    const state = this.stateOf(earlier.key);
+    return state.committedIn === sequence && state.hiddenTs >= 0 ? state.hiddenTs : unknownTs;
   }
 
   /**

@@ -7,8 +7,9 @@
  * Txn:
  *   varint idBytes · utf8 id · varint startTsUs · varint nowMs
  *   · varint readCount · (varint keyBytes · key)*
- *   · varint writeCount · (u8 kind: 1 put, 2 put of a new key, 0 delete, 3 delete of a live key
- *     · varint keyBytes · key · [varint valueBytes · value])*
+ *   · varint writeCount · (u8 kind: 1 put, 2 put of a new key, 0 delete, 3 delete of a live key,
+ *     4 delete of a live key committed with an earlier write's key
+ *     · varint keyBytes · key · [varint valueBytes · value] · [varint writesBefore])*
  *
  * Encoding validates what the apply step relies on (keys are non-empty encoded tuples, numbers
  * are non-negative safe integers), so a malformed transaction is refused at the proposer and
@@ -27,6 +28,8 @@ const writeKindPut = 1;
 const writeKindPutNewKey = 2;
 /** A delete of a key that holds a value, its rivals caught by the read keys (TxnWrite.isLiveKey). */
 const writeKindDeleteLiveKey = 3;
+/** A delete of a live key whose newest version an earlier write's key shares (TxnWrite.sameCommitAsWriteBefore). */
+const writeKindDeleteLiveKeySameCommit = 4;
 
 export interface TxnBatch {
   /** The leader's cluster-clock stamp of the entry, in microseconds (see txn.ts). */
@@ -107,7 +110,7 @@ export function validateTxn(txn: Txn): void {
   checkSafeCount(txn.startTsUs, 'startTsUs', txn.txnId);
   checkSafeCount(txn.nowMs, 'nowMs', txn.txnId);
   for (const key of txn.readKeys) checkKey(key, txn.txnId);
-  for (const write of txn.writes) {
+  txn.writes.forEach((write, at) => {
     checkKey(write.key, txn.txnId);
     if (write.kind !== 'put' && write.kind !== 'delete')
       throw new TxnInvalidError(txn.txnId, `unknown write kind ${String((write as { kind: unknown }).kind)}`);
@@ -117,7 +120,13 @@ export function validateTxn(txn: Txn): void {
       throw new TxnInvalidError(txn.txnId, 'isNewKey is either true or absent');
     if (write.kind === 'delete' && write.isLiveKey !== undefined && write.isLiveKey !== true)
       throw new TxnInvalidError(txn.txnId, 'isLiveKey is either true or absent');
-  }
+    if (write.kind === 'delete' && write.sameCommitAsWriteBefore !== undefined) {
+      const before = write.sameCommitAsWriteBefore;
+      if (write.isLiveKey !== true) throw new TxnInvalidError(txn.txnId, 'sameCommitAsWriteBefore needs isLiveKey');
+      if (!Number.isSafeInteger(before) || before < 1 || before > at)
+        throw new TxnInvalidError(txn.txnId, `sameCommitAsWriteBefore ${before} names no earlier write`);
+    }
+  });
 }
 
 /** Longest varint of a safe integer (53 bits, 7 a byte). */
@@ -132,8 +141,8 @@ export function txnBytesBound(txn: Txn): number {
   let bytes = 4 * varintBytesMax + 3 * txn.txnId.length;
   for (const key of txn.readKeys) bytes += varintBytesMax + key.length;
   for (const write of txn.writes) {
-    bytes += 1 + varintBytesMax + write.key.length;
-    if (write.kind === 'put') bytes += varintBytesMax + write.value.length;
+    bytes += 1 + 2 * varintBytesMax + write.key.length;
+    if (write.kind === 'put') bytes += write.value.length;
   }
   return bytes;
 }
@@ -158,12 +167,15 @@ function appendTxn(writer: ByteWriter, txn: Txn): void {
     if (write.kind === 'put') {
       writer.varint(write.value.length);
       writer.bytes(write.value);
-    }
+    } else if (write.sameCommitAsWriteBefore !== undefined) writer.varint(write.sameCommitAsWriteBefore);
   }
 }
 
 function writeKindOf(write: TxnWrite): number {
-  if (write.kind === 'delete') return write.isLiveKey === true ? writeKindDeleteLiveKey : writeKindDelete;
+  if (write.kind === 'delete') {
+    if (write.sameCommitAsWriteBefore !== undefined) return writeKindDeleteLiveKeySameCommit;
+    return write.isLiveKey === true ? writeKindDeleteLiveKey : writeKindDelete;
+  }
   return write.isNewKey === true ? writeKindPutNewKey : writeKindPut;
 }
 
@@ -184,7 +196,12 @@ function readTxn(reader: ByteReader): Txn {
       writes.push({ kind: 'put', key, value: reader.bytes(reader.varint()), isNewKey: true });
     else if (kind === writeKindDelete) writes.push({ kind: 'delete', key });
     else if (kind === writeKindDeleteLiveKey) writes.push({ kind: 'delete', key, isLiveKey: true });
-    else throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a write of unknown kind ${kind}`);
+    else if (kind === writeKindDeleteLiveKeySameCommit) {
+      const sameCommitAsWriteBefore = reader.varint();
+      if (sameCommitAsWriteBefore < 1 || sameCommitAsWriteBefore > i)
+        throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a delete that names no earlier write`);
+      writes.push({ kind: 'delete', key, isLiveKey: true, sameCommitAsWriteBefore });
+    } else throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a write of unknown kind ${kind}`);
   }
   if (txnId.length === 0) throw new TxnDecodeError('a txn has an empty id');
   return { txnId, startTsUs, nowMs, readKeys, writes };

@@ -34,6 +34,17 @@ export type TxnWrite =
        * false claim would only miscount live rows.
        */
       readonly isLiveKey?: true;
+      /**
+       * With isLiveKey only: the proposer vouches that the key's newest version was committed by
+       * the same transaction as the newest version of the key of the write this many places
+       * before it in `writes`, a write the apply step looks up (a message's vis, age and group
+       * rows are written by the send that wrote its data row, and never again). The garbage
+       * ledger then knows the version this delete hides without a seek. Used for nothing but the
+       * ledger, so outcomes stay identical on every replica; but a false claim would leave the
+       * hidden version in place while its marker is removed, which brings the deleted value back.
+       * Never set it on a key a later transaction may have rewritten.
+       */
+      readonly sameCommitAsWriteBefore?: number;
     };
 
 export interface Txn {

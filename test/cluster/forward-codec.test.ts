@@ -11,7 +11,7 @@ function throughTheWire(txn: Txn): Txn {
 }
 
 describe('forwarded transactions', () => {
-  it('arrive with their reads, puts, deletes and new-key and live-key vouches intact', () => {
+  it('arrive with their reads, puts, deletes and new-key, live-key and same-commit vouches intact', () => {
     const txn: Txn = {
       txnId: 'send-1',
       startTsUs: 1_700_000_000_123_456,
@@ -22,6 +22,7 @@ describe('forwarded transactions', () => {
         { kind: 'put', key: encodeKey(['q', 'orders', 'dedup', 'd1']), value: Uint8Array.of(4) },
         { kind: 'delete', key: encodeKey(['q', 'orders', 'vis', 'm0']) },
         { kind: 'delete', key: encodeKey(['q', 'orders', 'vis', 'm2']), isLiveKey: true },
+        { kind: 'delete', key: encodeKey(['q', 'orders', 'age', 'm0']), isLiveKey: true, sameCommitAsWriteBefore: 2 },
       ],
     };
     const received = throughTheWire(txn);

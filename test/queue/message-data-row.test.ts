@@ -186,16 +186,24 @@ describe('the data row layout', () => {
     const keys = new GenerationKeys('q', 1);
     const [data] = await executor.liveRows(keys.familyRange('data'));
     if (data === undefined) throw new Error('no data row');
-    // Rewrite the data row as the previous layout wrote it.
+    // Rewrite the data row as the previous layout wrote it, with the age row that layout always had.
     const view = await executor.readView({ linearizable: true });
-    const legacy = encodeLegacyMessageRecord(decodeMessageRecord(data.value));
+    const record = decodeMessageRecord(data.value);
+    const legacy = encodeLegacyMessageRecord(record);
     expect(legacy[0]).toBe(0x7b);
     await executor.commit({
       txnId: 'older-node-row',
       startTsUs: view.ts,
       nowMs: executor.nowMs(),
       readKeys: [],
-      writes: [{ kind: 'put', key: data.key, value: legacy }],
+      writes: [
+        { kind: 'put', key: data.key, value: legacy },
+        {
+          kind: 'put',
+          key: keys.age(record.partition, record.retentionStartMs, record.messageId),
+          value: Uint8Array.of(),
+        },
+      ],
     });
     view.release();
 

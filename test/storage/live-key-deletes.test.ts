@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { IteratorCountingEngine } from './iterator-counting-engine.js';
+import { readRange } from '../../src/storage/engine.js';
 import { encodeKey } from '../../src/storage/key-codec.js';
 import type { MvccStore } from '../../src/storage/mvcc-store.js';
 import { applyEntries } from '../../src/storage/txn-apply.js';
 import type { Txn, TxnWrite } from '../../src/storage/txn.js';
+import { versionsEnd, versionsStart } from '../../src/storage/version-key.js';
 import { occRules, openOccStore } from './occ-schedule.js';
 
 /** A message's data row (read by its delete) and its vis row (deleted with the live-key vouch). */
@@ -126,5 +128,66 @@ describe('deletes of keys vouched live (TxnWrite.isLiveKey)', () => {
       { kind: 'conflict', key: vis(1) },
     ]);
     expect(result.liveKeyChanges).toEqual([]);
+  });
+});
+
+describe('deletes vouched to share the commit of an earlier write (TxnWrite.sameCommitAsWriteBefore)', () => {
+  /** A cache of one key: the vis rows the deletes remove are not in it, as with a large backlog. */
+  const oneKeyCache = { newestVersionCache: { entriesMax: 1, bytesMax: 200, valueBytesMax: 8 } };
+
+  /** Sends three messages at 1 s, deletes message 1 at 2 s, then collects what the ledger holds. */
+  async function deleteThenCollect(vis1Delete: TxnWrite) {
+    const engine = new IteratorCountingEngine();
+    const store = await openOccStore(engine, oneKeyCache);
+    const sends: TxnWrite[] = [];
+    for (let n = 1; n <= 3; n++)
+      sends.push(
+        { kind: 'put', key: data(n), value: Uint8Array.of(n), isNewKey: true },
+        { kind: 'put', key: vis(n), value: Uint8Array.of(0), isNewKey: true },
+      );
+    await applyOne(store, 1_000_000, [txn('send', 0, { writes: sends })]);
+    await applyOne(store, 1_000_100, [txn('fill-cache', 1_000_000, { readKeys: [data(3)] })]);
+    const deleted = await applyOne(store, 2_000_000, [
+      txn(
+        'delete-1',
+        1_000_100,
+        { readKeys: [data(1)], writes: [{ kind: 'delete', key: data(1) }, vis1Delete] },
+        2_000,
+      ),
+    ]);
+    expect(deleted.outcomes[0]).toEqual([{ kind: 'committed', commitTsUs: 2_000_000 }]);
+    // An empty txn moves the watermark past the delete.
+    await applyOne(store, 3_000_000, [txn('tick', 2_000_000, {}, 3_000)]);
+    expect(store.garbageLedger.isComplete).toBe(true);
+    const before = engine.userPositionings;
+    const report = await store.collectGarbage();
+    const seeks = engine.userPositionings - before;
+    const vis1Versions = await readRange(engine, { gte: versionsStart(vis(1)), lt: versionsEnd(vis(1)) }, 10);
+    return { report, seeks, vis1Versions };
+  }
+
+  it('collection removes the version the delete hid without a seek: the send wrote it with the data row', async () => {
+    const { report, seeks, vis1Versions } = await deleteThenCollect({
+      kind: 'delete',
+      key: vis(1),
+      isLiveKey: true,
+      sameCommitAsWriteBefore: 1,
+    });
+    expect(report.kind).toBe('ledger');
+    // The versions of data(1) and vis(1) the send wrote, and both deletion markers (the horizon is past them).
+    expect(report.deadVersions).toBe(4);
+    expect(report.deletionMarkersRemoved).toBe(2);
+    expect(seeks).toBe(0);
+    // Nothing of vis(1) is left: its marker went after the value it hid, not before it.
+    expect(vis1Versions).toEqual([]);
+  });
+
+  it("without the vouch, collection seeks the version among the key's versions (what the vouch saves)", async () => {
+    const { report, seeks, vis1Versions } = await deleteThenCollect(liveDelete(vis(1)));
+    expect(report.kind).toBe('ledger');
+    expect(report.deadVersions).toBe(4);
+    // An iterator opened, and its seek.
+    expect(seeks).toBe(2);
+    expect(vis1Versions).toEqual([]);
   });
 });

@@ -26,13 +26,28 @@ const writeArb: fc.Arbitrary<TxnWrite> = fc.oneof(
   }),
   fc.record({ kind: fc.constant('delete' as const), key: keyArb }),
   fc.record({ kind: fc.constant('delete' as const), key: keyArb, isLiveKey: fc.constant(true as const) }),
+  // Its place among the writes is set below (sameCommitAsWriteBefore must name an earlier write).
+  fc.record({
+    kind: fc.constant('delete' as const),
+    key: keyArb,
+    isLiveKey: fc.constant(true as const),
+    sameCommitAsWriteBefore: fc.integer({ min: 1, max: 2 ** 40 }),
+  }),
 );
+/** A delete that names a write before it names one that exists; the first write cannot name one. */
+function withEarlierWritesNamed(writes: TxnWrite[]): TxnWrite[] {
+  return writes.map((write, at) => {
+    if (write.kind !== 'delete' || write.sameCommitAsWriteBefore === undefined) return write;
+    if (at === 0) return { kind: 'delete', key: write.key, isLiveKey: true };
+    return { ...write, sameCommitAsWriteBefore: 1 + ((write.sameCommitAsWriteBefore - 1) % at) };
+  });
+}
 const txnArb: fc.Arbitrary<Txn> = fc.record({
   txnId: fc.string({ minLength: 1, maxLength: 20, unit: 'binary' }),
   startTsUs: fc.maxSafeNat(),
   nowMs: fc.maxSafeNat(),
   readKeys: fc.array(keyArb, { maxLength: 4 }),
-  writes: fc.array(writeArb, { maxLength: 4 }),
+  writes: fc.array(writeArb, { maxLength: 6 }).map(withEarlierWritesNamed),
 });
 const batchArb = fc.record({ leaderStampTsUs: fc.maxSafeNat(), txns: fc.array(txnArb, { maxLength: 5 }) });
 
@@ -97,7 +112,14 @@ describe('txn codec', () => {
             (
               t: {
                 readKeys: number[][];
-                writes: Array<{ kind: string; key: number[]; value?: number[]; isNewKey?: true; isLiveKey?: true }>;
+                writes: Array<{
+                  kind: string;
+                  key: number[];
+                  value?: number[];
+                  isNewKey?: true;
+                  isLiveKey?: true;
+                  sameCommitAsWriteBefore?: number;
+                }>;
               } & Txn,
             ) => ({
               ...t,
@@ -114,6 +136,9 @@ describe('txn codec', () => {
                       kind: 'delete',
                       key: Uint8Array.from(w.key),
                       ...(w.isLiveKey === true ? { isLiveKey: true } : {}),
+                      ...(w.sameCommitAsWriteBefore !== undefined
+                        ? { sameCommitAsWriteBefore: w.sameCommitAsWriteBefore }
+                        : {}),
                     },
               ),
             }),
@@ -152,6 +177,27 @@ describe('txn codec', () => {
     expect(() => decodeTxnBatch(badKey)).toThrow(TxnDecodeError);
   });
 
+  it('reports a delete that names no earlier write as TxnDecodeError', () => {
+    const txn: Txn = {
+      txnId: 't',
+      startTsUs: 1,
+      nowMs: 2,
+      readKeys: [],
+      writes: [
+        { kind: 'delete', key: encodeKey(['d']) },
+        { kind: 'delete', key: encodeKey(['v']), isLiveKey: true, sameCommitAsWriteBefore: 1 },
+      ],
+    };
+    const bytes = encodeTxn(txn);
+    expect(normalize(decodeTxn(bytes))).toEqual(normalize(txn));
+    // The last byte is the distance back (1): 2 would reach before the first write, 0 names itself.
+    for (const distance of [0, 2]) {
+      const forged = Uint8Array.from(bytes);
+      forged[forged.length - 1] = distance;
+      expect(() => decodeTxn(forged), String(distance)).toThrow(TxnDecodeError);
+    }
+  });
+
   it('refuses to encode a transaction the apply step could not take', () => {
     const ok: Txn = { txnId: 't', startTsUs: 1, nowMs: 2, readKeys: [], writes: [] };
     const bad: Txn[] = [
@@ -162,6 +208,29 @@ describe('txn codec', () => {
       { ...ok, readKeys: [Uint8Array.of()] },
       { ...ok, readKeys: [Uint8Array.of(0x02, 0x61)] },
       { ...ok, writes: [{ kind: 'delete', key: Uint8Array.of(0x00) }] },
+      // sameCommitAsWriteBefore names an earlier write, and only on a delete vouched live.
+      { ...ok, writes: [{ kind: 'delete', key: encodeKey(['v']), isLiveKey: true, sameCommitAsWriteBefore: 1 }] },
+      {
+        ...ok,
+        writes: [
+          { kind: 'delete', key: encodeKey(['d']) },
+          { kind: 'delete', key: encodeKey(['v']), isLiveKey: true, sameCommitAsWriteBefore: 0 },
+        ],
+      },
+      {
+        ...ok,
+        writes: [
+          { kind: 'delete', key: encodeKey(['d']) },
+          { kind: 'delete', key: encodeKey(['v']), isLiveKey: true, sameCommitAsWriteBefore: 1.5 },
+        ],
+      },
+      {
+        ...ok,
+        writes: [
+          { kind: 'delete', key: encodeKey(['d']) },
+          { kind: 'delete', key: encodeKey(['v']), sameCommitAsWriteBefore: 1 },
+        ],
+      },
     ];
     for (const txn of bad)
       expect(() => encodeTxnBatch({ leaderStampTsUs: 0, txns: [txn] }), JSON.stringify(txn)).toThrow(TxnInvalidError);

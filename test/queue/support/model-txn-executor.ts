@@ -49,7 +49,8 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
     if (outcome === undefined) {
       const commitTsUs = Math.max(this.lastCommitTs + 1, txn.nowMs * 1000);
       this.lastCommitTs = commitTsUs;
-      for (const write of txn.writes) {
+      const newestTsBefore = txn.writes.map((write) => this.newestTs(hex(write.key)));
+      txn.writes.forEach((write, at) => {
         const id = hex(write.key);
         let entry = this.versions.get(id);
         // The apply step trusts a new-key vouch without reading: a wrong one must fail the test.
@@ -62,17 +63,29 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
           entry?.versions[entry.versions.length - 1]?.value === undefined
         )
           throw new Error(`a delete vouched its key live, but the key holds no value: ${id}`);
+        // And a same-commit vouch: the key's newest version shares its commit with the earlier write's key's.
+        if (
+          write.kind === 'delete' &&
+          write.sameCommitAsWriteBefore !== undefined &&
+          newestTsBefore[at] !== newestTsBefore[at - write.sameCommitAsWriteBefore]
+        )
+          throw new Error(`a delete vouched its key's version shares a commit, but it does not: ${id}`);
         if (entry === undefined) {
           entry = { key: write.key, versions: [] };
           this.versions.set(id, entry);
         }
         entry.versions.push({ ts: commitTsUs, value: write.kind === 'put' ? write.value : undefined });
-      }
+      });
       outcome = { kind: 'committed', commitTsUs };
       writes = txn.writes;
     }
     this.appliedTxns.set(txn.txnId, outcome);
     return { outcome, writes };
+  }
+
+  private newestTs(id: string): number | undefined {
+    const versions = this.versions.get(id)?.versions;
+    return versions?.[versions.length - 1]?.ts;
   }
 
   private valueAt(id: string, ts: number): Uint8Array | undefined {
