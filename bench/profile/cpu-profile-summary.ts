@@ -1,10 +1,13 @@
 // Summarises a V8 .cpuprofile (node --cpu-prof) of a raftq node under load: self time by function,
 // and by category (HTTP parsing, SigV4, JSON, protobuf, LevelDB, gRPC, Raft, queue logic, GC,
 // idle), which is what says where a message's CPU goes.
-//   node dist/bench/profile/cpu-profile-summary.js FILE.cpuprofile [--top N] [--by-caller]
+//   node dist/bench/profile/cpu-profile-summary.js FILE.cpuprofile [--top N] [--by-caller] [--inclusive]
 // --by-caller charges Node internals and unnamed native frames (stream plumbing, buffer copies,
 // the native half of a binding) to the nearest caller that has a category of its own, so that
 // "other node internals" and "other code" shrink to what no caller explains ((program) stays).
+// --inclusive also ranks functions by inclusive time: their own and that of everything they called
+// synchronously (a callback that runs after an await is not under its caller in a V8 profile), as
+// a share of busy time; what "the receive's reads are 14 % of the main thread" is read from.
 // A steady-state profile of a running node: see profile-on-signal.ts.
 import { readFileSync } from 'node:fs';
 import { frameLabel } from './frame-label.js';
@@ -115,15 +118,40 @@ export function summarizeCpuProfile(
   return { byCategory: rank(perCategory, busyUs), byFunction: rank(perFunction, busyUs), busyMs: busyUs / 1000 };
 }
 
+/**
+ * Inclusive time per function: each sample counts once for every distinct function on its stack
+ * (a recursive one once), idle samples not at all; shares are of busy time.
+ */
+export function inclusiveTimes(profile: CpuProfile): SelfTime[] {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const perFunction = new Map<string, number>();
+  let busyUs = 0;
+  for (const [id, us] of selfTimeByNode(profile)) {
+    const node = nodes.get(id);
+    if (node === undefined || categoryOf(node) === 'idle') continue;
+    busyUs += us;
+    const labels = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
+      const frame = nodes.get(at);
+      if (frame !== undefined && frame.callFrame.functionName !== '(root)') labels.add(frameLabel(frame.callFrame));
+    }
+    for (const label of labels) perFunction.set(label, (perFunction.get(label) ?? 0) + us);
+  }
+  return rank(perFunction, busyUs);
+}
+
 function main(): void {
   const args = parseProfileFileArgs(
     process.argv.slice(2),
-    'cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller]',
+    'cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller] [--inclusive]',
     25,
   );
   if (args === undefined) return;
   const { file, top } = args;
-  const summary = summarizeCpuProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const summary = summarizeCpuProfile(profile, {
     byCaller: args.flags.includes('--by-caller'),
   });
   const line = (t: SelfTime): string =>
@@ -132,6 +160,13 @@ function main(): void {
     `busy ${summary.busyMs.toFixed(0)} ms (idle excluded)\n\nby category\n${summary.byCategory.map(line).join('\n')}\n\n`,
   );
   process.stdout.write(`top ${top} functions by self time\n${summary.byFunction.slice(0, top).map(line).join('\n')}\n`);
+  if (args.flags.includes('--inclusive'))
+    process.stdout.write(
+      `\ntop ${top} functions by inclusive time (synchronous callees included)\n${inclusiveTimes(profile)
+        .slice(0, top)
+        .map(line)
+        .join('\n')}\n`,
+    );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

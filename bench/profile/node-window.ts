@@ -3,7 +3,10 @@
 // how it spent that CPU moved (transactions applied, apply steps, synced log writes, entries
 // proposed, operations forwarded and served, bytes collection read), each from two /metrics answers
 // of the node's admin endpoint, found in its command line (--admin-listen). Linux only. From these,
-// CPU per transaction and transactions per entry of a leader and of its followers, apart.
+// CPU per transaction and transactions per entry of a leader and of its followers, apart. Then, for
+// the histograms that say where a request's time goes (apply steps, synced log writes, collection
+// steps, SQS requests by action), how many were observed in the window and their mean, and for SQS
+// requests how many took longer than 100 ms (the server's side of a client's p99).
 import { readFileSync } from 'node:fs';
 import { procCpuTicks, procTicksPerSecond } from './proc-stat.js';
 
@@ -23,6 +26,16 @@ const counters: ReadonlyArray<readonly [label: string, metric: string]> = [
   ['collection MB read', 'raftq_state_gc_read_bytes_total'],
   ['SQS requests', 'raftq_sqs_requests_total'],
 ];
+
+/** Histograms read, by the name printed; an SQS request's is shown per action. */
+const histograms: ReadonlyArray<readonly [label: string, metric: string]> = [
+  ['apply steps', 'raftq_apply_seconds'],
+  ['log syncs', 'raftq_fsync_seconds'],
+  ['collection steps', 'raftq_state_gc_step_seconds'],
+];
+const requestHistogram = 'raftq_sqs_request_duration_seconds';
+/** The bucket whose count, taken from the total, is the requests slower than it. */
+const slowRequestBucketLe = '0.1';
 
 interface Sample {
   readonly cpuTicks: number;
@@ -94,7 +107,43 @@ async function main(): Promise<void> {
       const shown = label.endsWith('MB read') ? (moved / 1e6).toFixed(1) : String(Math.round(moved));
       process.stdout.write(`  ${shown.padStart(10)}  ${label}\n`);
     }
+    for (const [label, metric] of histograms)
+      writeHistogramLine(label, delta(`${metric}_count`), delta(`${metric}_sum`));
+    for (const action of actionsOf(a.values)) {
+      const moved = (suffix: string, labels: readonly string[]): number =>
+        seriesValue(a.values, `${requestHistogram}${suffix}`, labels) -
+        seriesValue(b.values, `${requestHistogram}${suffix}`, labels);
+      const of = `action="${action}"`;
+      const count = moved('_count', [of]);
+      if (count === 0) continue;
+      const slow = count - moved('_bucket', [of, `le="${slowRequestBucketLe}"`]);
+      writeHistogramLine(`SQS ${action}`, count, moved('_sum', [of]), `, ${slow} over 100 ms`);
+    }
   });
+}
+
+function writeHistogramLine(label: string, count: number, sumSeconds: number, extra = ''): void {
+  if (count <= 0) return;
+  const meanMs = ((sumSeconds / count) * 1000).toFixed(2);
+  process.stdout.write(`  ${String(Math.round(count)).padStart(10)}  ${label}, mean ${meanMs} ms${extra}\n`);
+}
+
+/** The value of the series of `name` with all of `labels` (in whatever order the answer gives them); 0 if none. */
+function seriesValue(values: ReadonlyMap<string, number>, name: string, labels: readonly string[]): number {
+  for (const [series, value] of values)
+    if (series.startsWith(`${name}{`) && labels.every((label) => series.includes(label))) return value;
+  return 0;
+}
+
+/** The SQS actions the node's request histogram has a series of. */
+function actionsOf(values: ReadonlyMap<string, number>): string[] {
+  const actions = new Set<string>();
+  const pattern = new RegExp(`^${requestHistogram}_count\\{.*action="([^"]+)"`);
+  for (const name of values.keys()) {
+    const action = pattern.exec(name)?.[1];
+    if (action !== undefined) actions.add(action);
+  }
+  return [...actions].sort();
 }
 
 await main();

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { categoryOf, summarizeCpuProfile, type CpuProfile } from '../../bench/profile/cpu-profile-summary.js';
+import {
+  categoryOf,
+  inclusiveTimes,
+  summarizeCpuProfile,
+  type CpuProfile,
+} from '../../bench/profile/cpu-profile-summary.js';
 
 const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({
   id,
@@ -62,6 +67,27 @@ describe('CPU profile summaries', () => {
     expect(summarizeCpuProfile(profile, { byCaller: true }).byCategory.map((c) => [c.name, c.selfMs])).toEqual([
       ['other code', 4],
       ['leveldb', 3],
+    ]);
+  });
+
+  it('ranks functions by inclusive time with --inclusive: each sample once per function on its stack, idle left out', () => {
+    const profile: CpuProfile = {
+      nodes: [
+        frame(1, '(root)', '', [2, 6]),
+        frame(2, 'claim', 'file:///x/dist/src/queue/claim.js', [3, 5]),
+        frame(3, 'read', 'file:///x/dist/src/queue/store.js', [4]),
+        // A recursive call counts once for the sample under it.
+        frame(4, 'claim', 'file:///x/dist/src/queue/claim.js'),
+        frame(5, 'encode', 'file:///x/dist/src/queue/codec.js'),
+        frame(6, '(idle)', ''),
+      ],
+      samples: [4, 5, 3, 6],
+      timeDeltas: [2_000, 1_000, 1_000, 6_000],
+    };
+    expect(inclusiveTimes(profile).map((t) => [t.name, t.selfMs, t.share])).toEqual([
+      ['claim src/queue/claim.js:1', 4, 1],
+      ['read src/queue/store.js:1', 3, 0.75],
+      ['encode src/queue/codec.js:1', 1, 0.25],
     ]);
   });
 });
