@@ -36,6 +36,7 @@ import { HorizonTracker } from './horizon.js';
 import { latestVersionsOfKeys, type LatestVersion } from './latest-version-lookup.js';
 import { ReadBelowWatermarkError, StateFormatError } from './mvcc-errors.js';
 import { scanForwardAt, scanReverseAt } from './mvcc-range-scan.js';
+import { KeyChangeStamps } from './key-change-stamps.js';
 import { MvccReadView, OpenReadViews } from './mvcc-read-view.js';
 import { NewestVersionCache, noVersionTs, type NewestVersionCacheOptions } from './newest-version-cache.js';
 import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion, systemRowMarker } from './system-keys.js';
@@ -115,6 +116,8 @@ export class MvccStore {
   private readonly absentKeys: AbsentKeySet;
   /** Counts batches written (apply and collection): a lookup learns a newest version only if none landed while it read. */
   private writeCount = 0;
+  /** When each bucket of keys last changed: a point read learns a newest version only if its bucket did not change past its view. */
+  private readonly changeStamps: KeyChangeStamps;
   /**
    * The least commit timestamp of a version applied since the current collection pass's first read
    * that gave collection work (AppliedBatch.hidingWrites), and the same since the last complete
@@ -158,6 +161,7 @@ export class MvccStore {
     this.absentKeys = new AbsentKeySet(options.absentKeysMax ?? raftqLimits.absentKeysMax.value);
     this.appliedIndexValue = applied.appliedIndex;
     this.lastCommitTsValue = applied.lastCommitTs;
+    this.changeStamps = new KeyChangeStamps(applied.lastCommitTs);
     this.horizon = horizon;
     this.collector = new VersionCollector(engine);
     this.ledger = new GarbageLedger(options.garbageLedgerBytesMax ?? raftqLimits.gcLedgerBytesMax.value);
@@ -241,17 +245,17 @@ export class MvccStore {
       // an entry never changes its bytes in place, so the view stays what was read.
       if (newest.value !== undefined) return newest.value;
     } else if (newest === undefined && this.absentKeys.has(key)) return undefined;
-    // A read at or above the last commit, with no batch written while it read, finds the key's
-    // newest version, or that it has none: the cache learns it (as an OCC lookup would), so the
-    // validation of the transaction that read it, and the next reads, skip the engine.
-    const isNewestRead = ts >= this.lastCommitTsValue;
-    const writesBefore = this.writeCount;
+    // A read that found the key's newest version, or that it has none — nothing of its key's
+    // bucket written above ts, nor removed while it read (key-change-stamps.ts) — teaches the
+    // cache (as an OCC lookup would), so the validation of the transaction that read it, and the
+    // next reads, skip the engine.
+    const stamp = this.changeStamps.beforeRead(key);
     const iterator = this.engine.iterator({ gte: encodeVersionKey(key, ts), lt: versionsEnd(key) });
     let value: Uint8Array | undefined;
     try {
       const [found] = await iterator.next(1);
       value = found === undefined ? undefined : decodeVersionValue(found.value);
-      if (isNewestRead && this.writeCount === writesBefore)
+      if (this.changeStamps.isNewestAt(stamp, ts))
         this.newestVersions.remember(key, found === undefined ? noVersionTs : commitTsOf(found.key), value, {
           isRead: true,
         });
@@ -367,6 +371,7 @@ export class MvccStore {
       for (const key of batch.absentKeys ?? []) this.absentKeys.add(key);
       for (const version of batch.versions) {
         this.absentKeys.forget(version.key);
+        this.changeStamps.noteWrite(version.key, version.commitTsUs);
         this.newestVersions.remember(version.key, version.commitTsUs, version.value);
       }
       this.appliedIndexValue = batch.appliedIndex;
@@ -483,8 +488,11 @@ export class MvccStore {
         this.writeCount += 1;
         // A removed newest deletion marker leaves its key without versions: the cache must say so
         // too. Only a removed base can be a key's newest version, so only those are looked up.
-        for (const physical of removedBases)
-          this.newestVersions.forgetVersion(logicalKeyOf(physical), commitTsOf(physical));
+        for (const physical of removedBases) {
+          const key = logicalKeyOf(physical);
+          this.changeStamps.noteRemoval(key);
+          this.newestVersions.forgetVersion(key, commitTsOf(physical));
+        }
       };
       if (plan.kind === 'ledger') return this.collector.finishLedgerStep(plan.step, this.ledger, onRemoved);
       const report = await this.collector.finish(plan.step, onRemoved);

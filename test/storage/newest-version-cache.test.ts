@@ -351,6 +351,67 @@ describe('MvccStore with the newest-version cache', () => {
     expect(await store.getAt(k('a'), 20)).toEqual(bytes(2));
   });
 
+  it('learns from a point read below the last commit when nothing of its key was written above the read', async () => {
+    const memory = new MemoryEngine();
+    await applyVersions(await MvccStore.open(memory), [{ key: k('data'), commitTsUs: 5, value: bytes(3) }]);
+    const watched = new WatchedEngine(memory);
+    const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
+    // Other keys move the last commit on while a view at 7 stays open, as a receive's does under load.
+    await applyVersions(store, [{ key: k('other'), commitTsUs: 9, value: bytes(1) }]);
+    expect(await store.getAt(k('data'), 7)).toEqual(bytes(3));
+    expect(await store.getAt(k('never'), 7)).toBeUndefined();
+    const afterReads = watched.iteratorsOpened;
+    expect(await store.latestVersionsOfKeys([k('data'), k('never')])).toEqual([
+      { commitTsUs: 5, isValue: true },
+      undefined,
+    ]);
+    expect(watched.iteratorsOpened).toBe(afterReads);
+  });
+
+  it('does not learn from a point read below a write of its key, whether the write came before the read or during it', async () => {
+    const memory = new MemoryEngine();
+    await applyVersions(await MvccStore.open(memory), [
+      { key: k('a'), commitTsUs: 5, value: bytes(1) },
+      { key: k('b'), commitTsUs: 5, value: bytes(1) },
+    ]);
+    const watched = new WatchedEngine(memory);
+    const store = await MvccStore.open(watched.engine(), { newestVersionCache: roomy });
+    await applyVersions(store, [{ key: k('a'), commitTsUs: 9, value: bytes(2) }]);
+    // Were the read at 7 to teach the cache, the cache would be asked to go back from 9 to 5.
+    expect(await store.getAt(k('a'), 7)).toEqual(bytes(1));
+    const held = watched.holdNextRead();
+    const read = store.getAt(k('b'), 9);
+    await held.opened;
+    await applyVersions(store, [{ key: k('b'), commitTsUs: 12, value: bytes(3) }]);
+    held.release();
+    expect(await read).toEqual(bytes(1));
+    expect(await store.latestVersionsOfKeys([k('a'), k('b')])).toEqual([
+      { commitTsUs: 9, isValue: true },
+      { commitTsUs: 12, isValue: true },
+    ]);
+    expect(await store.getAt(k('a'), 12)).toEqual(bytes(2));
+    expect(await store.getAt(k('b'), 12)).toEqual(bytes(3));
+  });
+
+  it("does not learn from a point read during which collection removed its key's newest version", async () => {
+    const memory = new MemoryEngine();
+    const writer = await MvccStore.open(memory, { historyMs: 4 });
+    await applyVersions(writer, [{ key: k('a'), commitTsUs: 1_000, value: bytes(1) }]);
+    await applyVersions(writer, [{ key: k('a'), commitTsUs: 2_000, value: undefined }]);
+    for (const ts of [5_000, 9_000, 14_000])
+      await applyVersions(writer, [{ key: k('b'), commitTsUs: ts, value: bytes(2) }]);
+    // Opened anew, the store has nothing cached: the read goes to the engine and finds the marker.
+    const watched = new WatchedEngine(memory);
+    const store = await MvccStore.open(watched.engine(), { historyMs: 4, newestVersionCache: roomy });
+    const held = watched.holdNextRead();
+    const read = store.getAt(k('a'), 14_000);
+    await held.opened;
+    expect((await store.collectGarbage({ rowsMax: 100 })).deletionMarkersRemoved).toBe(1);
+    held.release();
+    expect(await read).toBeUndefined();
+    expect(await store.latestVersionsOfKeys([k('a')])).toEqual([undefined]);
+  });
+
   it('does not remember a version read by a lookup that an apply batch overtook', async () => {
     const memory = new MemoryEngine();
     await applyVersions(await MvccStore.open(memory), [{ key: k('a'), commitTsUs: 10, value: bytes(1) }]);
