@@ -92,22 +92,9 @@ export class MessageStore {
     let stateBytes: Uint8Array | undefined;
     if (options.isNeverReceived === true) dataBytes = await view.get(dataKey);
     else [dataBytes, stateBytes] = await Promise.all([view.get(dataKey), view.get(stateKey)]);
-    return this.storedMessage(partition, messageId, { dataKey, stateKey, dataBytes, stateBytes });
-  }
-
-  private storedMessage(
-    partition: number,
-    messageId: string,
-    rows: {
-      readonly dataKey: Uint8Array;
-      readonly stateKey: Uint8Array;
-      readonly dataBytes: Uint8Array | undefined;
-      readonly stateBytes: Uint8Array | undefined;
-    },
-  ): StoredMessage | undefined {
-    const { dataKey, stateKey, dataBytes, stateBytes } = rows;
     if (dataBytes === undefined) return undefined;
     const initial = decodeMessageRecord(dataBytes);
+    const isLegacyRow = isLegacyDataRow(dataBytes);
     const initialVisKey = this.keys.visibility(partition, initial.visibleAtMs, initial.order, messageId);
     const stored = stateBytes === undefined ? undefined : decodeReceiveState(stateBytes);
     const isVisRowMoved = stored?.isMovingVisRow === true;
@@ -125,8 +112,8 @@ export class MessageStore {
           : initialVisKey,
       isVisRowMoved,
       initialVisibleAtMs: initial.visibleAtMs,
-      hasAgeRow: isLegacyDataRow(dataBytes) || isAgeIndexed(initial),
-      areIndexRowsAsSent: !isVisRowMoved && !isLegacyDataRow(dataBytes),
+      hasAgeRow: isLegacyRow || isAgeIndexed(initial),
+      areIndexRowsAsSent: !isVisRowMoved && !isLegacyRow,
       readKeys: [dataKey, stateKey],
     };
   }

@@ -13,7 +13,6 @@
  * read its lesson. The buckets start at the store's last commit timestamp when it opened: nothing
  * is known of what was written before, and no view is older.
  */
-import { assert } from '../base/assert.js';
 import { keyHashOf } from './newest-version-cache.js';
 
 /** 65,536 buckets (768 KiB): at a few thousand keys written a second, a read's bucket rarely changes in its few milliseconds. */
@@ -30,12 +29,10 @@ export class KeyChangeStamps {
   private readonly removals: Uint32Array;
   private readonly mask: number;
 
-  constructor(openedAtTs: number, options: { readonly bucketsLog2?: number } = {}) {
-    const log2 = options.bucketsLog2 ?? bucketsLog2;
-    assert(Number.isInteger(log2) && log2 >= 0 && log2 <= 24, `bucketsLog2 must be an integer in 0..24, got ${log2}`);
-    this.lastWriteTs = new Float64Array(1 << log2).fill(openedAtTs);
-    this.removals = new Uint32Array(1 << log2);
-    this.mask = (1 << log2) - 1;
+  constructor(openedAtTs: number) {
+    this.lastWriteTs = new Float64Array(1 << bucketsLog2).fill(openedAtTs);
+    this.removals = new Uint32Array(1 << bucketsLog2);
+    this.mask = (1 << bucketsLog2) - 1;
   }
 
   /** A version of `key` was written at `commitTsUs` (the engine holds it now). */
