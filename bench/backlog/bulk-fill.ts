@@ -6,7 +6,9 @@
  * gateway's per-request work and the ten-entry batch limit.
  */
 import { Buffer } from 'node:buffer';
-import { randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
+import { SystemClock } from '../../src/base/clock.js';
+import { TimeOrderedIds } from '../../src/base/time-ordered-ids.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { decodeKey } from '../../src/storage/key-codec.js';
 import type { TxnWrite } from '../../src/storage/txn.js';
@@ -66,6 +68,8 @@ function wireWrite(write: TxnWrite): object {
 export async function bulkFill(options: BulkFillOptions): Promise<number> {
   const perTxn = options.messagesPerTxn ?? 400;
   const store = new MessageStore(new GenerationKeys(options.queueName, await generationOf(options)));
+  // Ids as a node mints them for a send (serve-command.ts), so the rows lie as sent ones would.
+  const messageIds = new TimeOrderedIds(new SystemClock(), randomFillSync);
   const startedMs = performance.now();
   let next = 0;
   let order = 0n;
@@ -87,7 +91,7 @@ export async function bulkFill(options: BulkFillOptions): Promise<number> {
           const nowMs = Date.now();
           const writes = Array.from({ length: count }, () => {
             const record = messageRecord({
-              messageId: randomUUID(),
+              messageId: messageIds.next(),
               body: options.body,
               messageAttributes: {},
               systemAttributes: {},

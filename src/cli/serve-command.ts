@@ -3,7 +3,7 @@
  * queue layer — until SIGTERM or SIGINT, which stop accepting, drain in-flight requests, hand
  * leadership over if this node leads, and exit 0.
  */
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { startAdminServer, type AdminServer } from '../admin/admin-server.js';
@@ -20,6 +20,7 @@ import { resolveServeOptions, type ServeOptions } from './serve-options.js';
 import { listeningOn, openingDataDir } from './start-up-errors.js';
 import { startStateUpkeep } from './state-upkeep.js';
 import { registerQueueMetrics } from '../admin/queue-metrics.js';
+import { TimeOrderedIds } from '../base/time-ordered-ids.js';
 import type { SqsRequestObserver } from '../sqs/request-observer.js';
 import { gatewayActions } from '../sqs/sqs-actions.js';
 import { impliedNewQueueKeys } from '../queue/implied-new-keys.js';
@@ -49,7 +50,9 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   if (options.failpoint !== null)
     logger.warn({ failpoint: options.failpoint }, 'running with a test failpoint: this node has a bug on purpose');
   if (options.failpoint === 'node-assert') armNodeAssert(options.node.dataDir, logger);
-  const queueService = openQueueService(options, node, logger);
+  // Message ids, receipt tokens and txn ids in minting order, so rows sent together lie together.
+  const ids = new TimeOrderedIds(node.clock, randomFillSync);
+  const queueService = openQueueService(options, node, ids, logger);
   registerQueueMetrics(node.metrics.registry, queueService, {
     queuesMax: options.metricsQueuesMax,
     onError: (error) => logger.warn({ err: error }, 'queue metrics: could not read the queues'),
@@ -69,7 +72,7 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   // the fault-injection harness sees the bug through its gateway.
   const queueOperations: QueueOperations =
     options.failpoint === null
-      ? new ForwardingQueueOperations({ local: queueService, node, newId: () => randomUUID() })
+      ? new ForwardingQueueOperations({ local: queueService, node, newId: () => ids.next() })
       : queueService;
   const gateway = await listeningOn('sqs-listen', options.sqsListen, () =>
     startGateway(options, node, queueService, queueOperations, logger),
@@ -133,7 +136,7 @@ interface Gateway {
   close(): Promise<void>;
 }
 
-function openQueueService(options: ServeOptions, node: ClusterNode, logger: Logger): QueueService {
+function openQueueService(options: ServeOptions, node: ClusterNode, ids: TimeOrderedIds, logger: Logger): QueueService {
   const queueLogger = logger.child({ layer: 'queue' });
   const queueOptions: QueueServiceOptions = {
     executor: node,
@@ -145,7 +148,7 @@ function openQueueService(options: ServeOptions, node: ClusterNode, logger: Logg
         return () => clearTimeout(timer);
       },
     },
-    newId: () => randomUUID(),
+    newId: () => ids.next(),
     // No receive scan slot: followers forward receives, so every receive runs on the leader, from the head.
     logger: {
       info: (fields, message) => queueLogger.info(fields, message),

@@ -15,7 +15,7 @@
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import pino, { type Level, type Logger } from 'pino';
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { TxnExecutor } from '../storage/txn.js';
 import { LocalTxnExecutor } from '../storage/local-txn-executor.js';
 import { MemoryEngine } from '../storage/memory-engine.js';
@@ -26,6 +26,7 @@ import { QueueService } from '../queue/queue-service.js';
 import { buildQueueUrl } from '../sqs/queue-url.js';
 import { defaultAccountId, startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
 import { SystemClock } from '../base/clock.js';
+import { TimeOrderedIds } from '../base/time-ordered-ids.js';
 import { ManualTestClock, RealTestClock, type TestClock } from './test-clock.js';
 import { impliedNewQueueKeys } from '../queue/implied-new-keys.js';
 
@@ -79,12 +80,14 @@ export async function startTestNode(options: TestNodeOptions = {}): Promise<Test
       ? await openMemoryExecutor(clock)
       : await openClusterExecutor(options.dataDir, clock, logger, (error) => (fatalError ??= error));
   const queueLogger = logger.child({ layer: 'queue' });
+  // As `raftq serve` mints them (serve-command.ts): in order of the host's clock, whatever the node's.
+  const ids = new TimeOrderedIds(new SystemClock(), randomFillSync);
   const queueService = new QueueService({
     executor: backend.executor,
     accountId: defaultAccountId,
     region: 'us-east-1',
     scheduler: clock,
-    newId: () => randomUUID(),
+    newId: () => ids.next(),
     logger: {
       info: (fields, message) => queueLogger.info(fields, message),
       warn: (fields, message) => queueLogger.warn(fields, message),
