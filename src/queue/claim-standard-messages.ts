@@ -9,6 +9,7 @@ import { raftqLimits } from '../base/limits.js';
 import { claimOrMove, type ClaimState } from './claim-state.js';
 import type { IndexedMessage, StandardPartitionIndex } from './index/standard-partition-index.js';
 import { isExpired } from './message-record.js';
+import type { StoredMessage } from './message-store.js';
 import { firstPageOffset, rotatedRows, type ReceiveScanSlot } from './receive-scan-slot.js';
 
 /** What standard claiming needs from the node beyond the attempt. */
@@ -39,15 +40,36 @@ export async function claimFromMessages(
     if (message === undefined) break;
     head.push(message);
   }
-  for (const candidate of rotatedRows(head, head.length === 0 ? 0 : offset % head.length)) {
+  // The head's rows are read together: messages sent one after another lie side by side.
+  const headRows = await state.queue.messages.readMany(
+    state.view,
+    partition,
+    head.map((candidate) => ({
+      messageId: candidate.messageId,
+      isNeverReceived: isNeverReceived(state, candidate, parts),
+    })),
+  );
+  const headRead = head.map((candidate, i) => ({ candidate, message: headRows[i] }));
+  for (const { candidate, message } of rotatedRows(headRead, head.length === 0 ? 0 : offset % head.length)) {
     if (state.claimed.length >= state.wanted) return;
-    await tryClaim(state, partition, index, candidate, parts);
+    await tryClaim(state, index, candidate, message, parts);
   }
   while (state.claimed.length < state.wanted && state.rowsExamined < rowsMax) {
     const candidate = takeMessage(state, index);
     if (candidate === undefined) return;
-    await tryClaim(state, partition, index, candidate, parts);
+    const message = await state.queue.messages.read(state.view, partition, candidate.messageId, {
+      isNeverReceived: isNeverReceived(state, candidate, parts),
+    });
+    await tryClaim(state, index, candidate, message, parts);
   }
+}
+
+/**
+ * The index's "never received" (no state row to read) holds for the view only once the index has
+ * heard every batch the view holds, i.e. the view's commit timestamp.
+ */
+function isNeverReceived(state: ClaimState, candidate: IndexedMessage, parts: StandardClaimParts): boolean {
+  return candidate.isNeverReceived && state.view.ts <= parts.heardThroughTsUs();
 }
 
 function takeMessage(state: ClaimState, index: StandardPartitionIndex): IndexedMessage | undefined {
@@ -58,18 +80,15 @@ function takeMessage(state: ClaimState, index: StandardPartitionIndex): IndexedM
   return message;
 }
 
+/** Claims `candidate`, read in the attempt's view as `message` (undefined: its data row is gone). */
 async function tryClaim(
   state: ClaimState,
-  partition: number,
   index: StandardPartitionIndex,
   candidate: IndexedMessage,
+  message: StoredMessage | undefined,
   parts: StandardClaimParts,
 ): Promise<void> {
   state.rowsExamined++;
-  // The index's "never received" (no state row to read) holds for the view only once the index has
-  // heard every batch the view holds, i.e. the view's commit timestamp.
-  const isNeverReceived = candidate.isNeverReceived && state.view.ts <= parts.heardThroughTsUs();
-  const message = await state.queue.messages.read(state.view, partition, candidate.messageId, { isNeverReceived });
   if (message === undefined) {
     // Gone in a view that includes the batch that indexed it: the index missed its removal.
     if (candidate.addedInBatch <= state.batchAtView) index.dropPhantom(candidate);

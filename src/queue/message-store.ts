@@ -92,6 +92,48 @@ export class MessageStore {
     let stateBytes: Uint8Array | undefined;
     if (options.isNeverReceived === true) dataBytes = await view.get(dataKey);
     else [dataBytes, stateBytes] = await Promise.all([view.get(dataKey), view.get(stateKey)]);
+    return this.storedMessageOf(partition, messageId, dataKey, stateKey, dataBytes, stateBytes);
+  }
+
+  /**
+   * read() of several messages of one partition, their rows read together (ReadView.getMany):
+   * the data rows of messages sent one after another lie side by side and come in one pass, and
+   * so do their state rows.
+   */
+  async readMany(
+    view: ReadView,
+    partition: number,
+    messages: ReadonlyArray<{ readonly messageId: string; readonly isNeverReceived: boolean }>,
+  ): Promise<Array<StoredMessage | undefined>> {
+    const dataKeys = messages.map(({ messageId }) => this.keys.data(partition, messageId));
+    const stateKeys = messages.map(({ messageId }) => this.keys.receiveState(partition, messageId));
+    const received = messages.flatMap((message, i) => (message.isNeverReceived ? [] : [i]));
+    const [dataRows, receivedStateRows] = await Promise.all([
+      view.getMany(dataKeys),
+      received.length === 0 ? [] : view.getMany(received.map((i) => stateKeys[i] as Uint8Array)),
+    ]);
+    const stateRows = new Array<Uint8Array | undefined>(messages.length).fill(undefined);
+    received.forEach((i, at) => (stateRows[i] = receivedStateRows[at]));
+    return messages.map(({ messageId }, i) =>
+      this.storedMessageOf(
+        partition,
+        messageId,
+        dataKeys[i] as Uint8Array,
+        stateKeys[i] as Uint8Array,
+        dataRows[i],
+        stateRows[i],
+      ),
+    );
+  }
+
+  private storedMessageOf(
+    partition: number,
+    messageId: string,
+    dataKey: Uint8Array,
+    stateKey: Uint8Array,
+    dataBytes: Uint8Array | undefined,
+    stateBytes: Uint8Array | undefined,
+  ): StoredMessage | undefined {
     if (dataBytes === undefined) return undefined;
     const initial = decodeMessageRecord(dataBytes);
     const isLegacyRow = isLegacyDataRow(dataBytes);

@@ -9,6 +9,7 @@ import type { KeyRange, KeyValue, ReadView } from './txn.js';
 /** What a view reads through: the store's snapshot reads. */
 export interface VersionReader {
   getAt(key: Uint8Array, ts: number): Promise<Uint8Array | undefined>;
+  getManyAt(keys: readonly Uint8Array[], ts: number): Promise<Array<Uint8Array | undefined>>;
   scanAt(range: KeyRange, ts: number, options: { limit: number; reverse?: boolean }): Promise<KeyValue[]>;
 }
 
@@ -55,6 +56,11 @@ export class MvccReadView implements ReadView {
   get(key: Uint8Array): Promise<Uint8Array | undefined> {
     assert(!this.isReleased, 'read from a released view');
     return this.reader.getAt(key, this.ts);
+  }
+
+  getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>> {
+    assert(!this.isReleased, 'read from a released view');
+    return this.reader.getManyAt(keys, this.ts);
   }
 
   scan(range: KeyRange, options: { limit: number; reverse?: boolean }): Promise<KeyValue[]> {

@@ -36,9 +36,10 @@ import { HorizonTracker } from './horizon.js';
 import { latestVersionsOfKeys, type LatestVersion } from './latest-version-lookup.js';
 import { ReadBelowWatermarkError, StateFormatError } from './mvcc-errors.js';
 import { scanForwardAt, scanReverseAt } from './mvcc-range-scan.js';
-import { KeyChangeStamps } from './key-change-stamps.js';
+import { KeyChangeStamps, type ReadStamp } from './key-change-stamps.js';
 import { MvccReadView, OpenReadViews } from './mvcc-read-view.js';
 import { NewestVersionCache, noVersionTs, type NewestVersionCacheOptions } from './newest-version-cache.js';
+import { readInOnePass } from './one-pass-point-reads.js';
 import { appliedRowKey, formatRowKey, horizonRowKey, stateFormatVersion, systemRowMarker } from './system-keys.js';
 import type { KeyRange, KeyValue, ReadView } from './txn.js';
 import { VersionCollector, type GcStats, type GcStepPlan, type GcStepReport } from './version-collector.js';
@@ -95,6 +96,11 @@ export interface MvccFaults {
   /** Optimistic validation forgets one key a transaction read (the first it does not also write): a concurrent change to it is not a conflict. */
   readonly skipReadValidation?: boolean;
 }
+
+/** What cachedValueAt answers when the caches cannot: the engine must be read. */
+const notCached = Symbol('not cached');
+/** Entries a one-pass read of several keys may walk per key before it leaves the rest to reads of their own. */
+const onePassEntriesPerKey = 4;
 
 export interface ScanOptions {
   readonly limit: number;
@@ -238,13 +244,8 @@ export class MvccStore {
 
   async getAt(key: Uint8Array, ts: number): Promise<Uint8Array | undefined> {
     this.checkReadable(ts);
-    const newest = this.newestVersions.lookup(key);
-    if (newest !== undefined && newest.commitTsUs <= ts) {
-      if (!newest.isValue) return undefined;
-      // The entry's own bytes, not a copy (ReadView.get: what a read returns is not to be changed);
-      // an entry never changes its bytes in place, so the view stays what was read.
-      if (newest.value !== undefined) return newest.value;
-    } else if (newest === undefined && this.absentKeys.has(key)) return undefined;
+    const cached = this.cachedValueAt(key, ts);
+    if (cached !== notCached) return cached;
     // A read that found the key's newest version, or that it has none — nothing of its key's
     // bucket written above ts, nor removed while it read (key-change-stamps.ts) — teaches the
     // cache (as an OCC lookup would), so the validation of the transaction that read it, and the
@@ -264,6 +265,65 @@ export class MvccStore {
     }
     this.checkReadable(ts);
     return value;
+  }
+
+  /**
+   * getAt of many keys. The keys the caches do not answer are read in one pass through the engine
+   * when they lie close together (one-pass-point-reads.ts), and each one the pass did not reach
+   * alone; every read teaches the cache as getAt's does.
+   */
+  async getManyAt(keys: readonly Uint8Array[], ts: number): Promise<Array<Uint8Array | undefined>> {
+    this.checkReadable(ts);
+    const values = new Array<Uint8Array | undefined>(keys.length).fill(undefined);
+    const misses: number[] = [];
+    keys.forEach((key, i) => {
+      const cached = this.cachedValueAt(key, ts);
+      if (cached === notCached) misses.push(i);
+      else values[i] = cached;
+    });
+    if (misses.length <= 1) {
+      await Promise.all(misses.map(async (i) => (values[i] = await this.getAt(keys[i] as Uint8Array, ts))));
+      return values;
+    }
+    misses.sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
+    // One place per distinct key; a key asked twice takes the answer of its first place.
+    const distinct = misses.filter(
+      (i, at) => at === 0 || compareBytes(keys[i] as Uint8Array, keys[misses[at - 1] as number] as Uint8Array) !== 0,
+    );
+    const distinctKeys = distinct.map((i) => keys[i] as Uint8Array);
+    const stamps = distinctKeys.map((key) => this.changeStamps.beforeRead(key));
+    const reads = await readInOnePass(this.engine, distinctKeys, ts, onePassEntriesPerKey * distinctKeys.length + 16);
+    const unreached: number[] = [];
+    distinct.forEach((i, at) => {
+      const read = reads[at];
+      if (read === undefined) {
+        unreached.push(i);
+        return;
+      }
+      values[i] = read.value;
+      if (this.changeStamps.isNewestAt(stamps[at] as ReadStamp, ts))
+        this.newestVersions.remember(keys[i] as Uint8Array, read.foundTs, read.value, { isRead: true });
+    });
+    await Promise.all(unreached.map(async (i) => (values[i] = await this.getAt(keys[i] as Uint8Array, ts))));
+    // Repeated keys take their first place's answer.
+    misses.forEach((i, at) => {
+      if (at > 0 && compareBytes(keys[i] as Uint8Array, keys[misses[at - 1] as number] as Uint8Array) === 0)
+        values[i] = values[misses[at - 1] as number];
+    });
+    this.checkReadable(ts);
+    return values;
+  }
+
+  /** What the caches know of `key` at `ts`: its value, undefined (no value at ts), or notCached (ask the engine). */
+  private cachedValueAt(key: Uint8Array, ts: number): Uint8Array | undefined | typeof notCached {
+    const newest = this.newestVersions.lookup(key);
+    if (newest !== undefined && newest.commitTsUs <= ts) {
+      if (!newest.isValue) return undefined;
+      // The entry's own bytes, not a copy (ReadView.get: what a read returns is not to be changed);
+      // an entry never changes its bytes in place, so the view stays what was read.
+      if (newest.value !== undefined) return newest.value;
+    } else if (newest === undefined && this.absentKeys.has(key)) return undefined;
+    return notCached;
   }
 
   /** Up to `limit` live keys of [gte, lt) as of `ts`, in key order (descending with `reverse`). */

@@ -96,6 +96,11 @@ export interface ReadView {
    * decode them or keep them, never write into them.
    */
   get(key: Uint8Array): Promise<Uint8Array | undefined>;
+  /**
+   * get() of each key, in one pass through the engine where the keys lie close together (rows
+   * of messages sent one after another); same sharing rule as get().
+   */
+  getMany(keys: readonly Uint8Array[]): Promise<Array<Uint8Array | undefined>>;
   scan(range: KeyRange, options: { limit: number; reverse?: boolean }): Promise<KeyValue[]>;
   release(): void;
 }

@@ -23,6 +23,10 @@ function countStateRowReads(executor: HookedTxnExecutor): { count: number } {
         if (classifyStateKey(key).family === 'state') counter.count++;
         return view.get(key);
       },
+      getMany: (keys) => {
+        counter.count += keys.filter((key) => classifyStateKey(key).family === 'state').length;
+        return view.getMany(keys);
+      },
       scan: (range, scanOptions) => view.scan(range, scanOptions),
       release: () => view.release(),
     };

@@ -13,6 +13,7 @@ function recordScans(h: Harness): KeyRange[] {
     const recording: ReadView = {
       ts: view.ts,
       get: (key) => view.get(key),
+      getMany: (keys) => view.getMany(keys),
       scan: (range, scanOptions) => {
         scanned.push(range);
         return view.scan(range, scanOptions);

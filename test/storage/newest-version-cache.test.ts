@@ -468,7 +468,7 @@ describe('MvccStore with the newest-version cache', () => {
     expect(await store.getAt(message(11), ts)).toBeUndefined();
   });
 
-  it('reads and OCC lookups equal the model through commits, collection and evictions of a tiny cache', async () => {
+  it('reads (one key or many) and OCC lookups equal the model through commits, collection and evictions of a tiny cache', async () => {
     const names = ['a', 'b', 'c'];
     const step = fc.oneof(
       {
@@ -494,6 +494,14 @@ describe('MvccStore with the newest-version cache', () => {
         arbitrary: fc.record({
           kind: fc.constant('read' as const),
           which: fc.nat(names.length - 1),
+          back: fc.nat(4000),
+        }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('readMany' as const),
+          which: fc.array(fc.nat(names.length - 1), { minLength: 1, maxLength: 4 }),
           back: fc.nat(4000),
         }),
       },
@@ -538,6 +546,11 @@ describe('MvccStore with the newest-version cache', () => {
             const readTs = Math.max(0, ts - s.back);
             const key = k(names[s.which] as string);
             if (readTs >= store.readFloorTs) expect(await store.getAt(key, readTs)).toEqual(model.getAt(key, readTs));
+          } else if (s.kind === 'readMany') {
+            const readTs = Math.max(0, ts - s.back);
+            const keys = s.which.map((n) => k(names[n] as string));
+            if (readTs >= store.readFloorTs)
+              expect(await store.getManyAt(keys, readTs)).toEqual(keys.map((key) => model.getAt(key, readTs)));
           } else if (s.kind === 'role') {
             store.setKeepsUnreadValues(s.isLeader);
           } else {

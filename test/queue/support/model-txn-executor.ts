@@ -28,6 +28,7 @@ export class ModelTxnExecutor extends HookedTxnExecutor {
     return {
       ts,
       get: async (key) => this.valueAt(hex(key), ts),
+      getMany: async (keys) => keys.map((key) => this.valueAt(hex(key), ts)),
       scan: async (range, options) => this.scanAt(range, ts, options),
       release: () => {},
     };

@@ -13,6 +13,7 @@ export function scanHookedExecutor(
   const wrapView = (view: ReadView): ReadView => ({
     ...view,
     get: (key) => view.get(key),
+    getMany: (keys) => view.getMany(keys),
     release: () => view.release(),
     scan: async (range, options) => {
       await beforeScan(options);
