@@ -26,6 +26,7 @@
  */
 import { raftqLimits, sqsLimits } from '../base/limits.js';
 import type { ReadView } from '../storage/txn.js';
+import { decodeAttemptRow, encodeAttemptRow, type AttemptRow } from './attempt-row.js';
 import { claimFromGroups } from './claim-fifo-groups.js';
 import type { ClaimState } from './claim-state.js';
 import { claimFromMessages } from './claim-standard-messages.js';
@@ -40,20 +41,12 @@ import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { encodeReceiptHandle } from './receipt-handle.js';
 import type { TxnPlan } from './txn-runner.js';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 export interface ClaimResult {
   readonly messages: ReceivedMessage[];
   /** The queue's ReceiveMessageWaitTimeSeconds as this attempt read it. */
   readonly queueWaitTimeSeconds: number;
   /** When nothing was claimed by a long poll: the earliest future visibleAtMs, for its timer. */
   readonly nextVisibleAtMs?: number;
-}
-
-interface AttemptRow {
-  readonly expiresAtMs: number;
-  readonly claims: ReadonlyArray<{ partition: number; messageId: string; token: string }>;
 }
 
 export class MessageClaimer {
@@ -156,7 +149,7 @@ export class MessageClaimer {
         state.writes.push({
           kind: 'put',
           key: queue.keys.receiveAttempt(attemptId),
-          value: encoder.encode(JSON.stringify(row)),
+          value: encodeAttemptRow(row),
         });
       }
       return { readKeys: state.readKeys, writes: state.writes, result: { ...base, messages } };
@@ -194,7 +187,7 @@ export class MessageClaimer {
   ): Promise<ReceivedMessage[] | undefined> {
     const bytes = await view.get(queue.keys.receiveAttempt(attemptId));
     if (bytes === undefined) return undefined;
-    const row = JSON.parse(decoder.decode(bytes)) as AttemptRow;
+    const row = decodeAttemptRow(bytes);
     if (row.expiresAtMs <= nowMs) return undefined;
     const messages: ReceivedMessage[] = [];
     for (const claim of row.claims) {

@@ -7,8 +7,9 @@
  * terminates every variable-length element, so no name or id can run into the next element
  * (docs/TRAPS.md, trap 15).
  */
-import { encodeKey, KeyPrefix, KeyReader, prefixRange, type KeyElement } from '../storage/key-codec.js';
+import { decodeKey, encodeKey, KeyPrefix, KeyReader, prefixRange, type KeyElement } from '../storage/key-codec.js';
 import type { KeyRange } from '../storage/txn.js';
+import { StoredRowInvalidError } from './stored-json-row.js';
 
 export type KeyPart = KeyElement;
 
@@ -150,6 +151,18 @@ export const globalKeys = {
   /** One row per live queue: what ListQueues scans. */
   queueIndex: (name: string) => encodeKey([queueIndexRoot, name]),
   queueIndexRange: (): KeyRange => prefixRange([queueIndexRoot]),
+  /** The queue index rows of the names that start with `prefix` (all of them for an empty one). */
+  queueIndexNamePrefixRange: (prefix: string): KeyRange => {
+    if (prefix === '') return prefixRange([queueIndexRoot]);
+    // A string element encodes as tag, UTF-8 bytes, terminator: without the terminator the
+    // encoding is a byte prefix of every longer name that starts with `prefix`.
+    const withTerminator = encodeKey([queueIndexRoot, prefix]);
+    const gte = withTerminator.subarray(0, withTerminator.length - 1);
+    const lt = new Uint8Array(gte.length + 1);
+    lt.set(gte);
+    lt[gte.length] = 0xff;
+    return { gte, lt };
+  },
   queueIndexFrom: (name: string) => encodeKey([queueIndexRoot, name]),
   /** Source queues whose RedrivePolicy names a dead-letter queue: ListDeadLetterSourceQueues. */
   deadLetterSource: (deadLetterQueueName: string, sourceName: string) =>
@@ -272,4 +285,55 @@ function messageRowOf(place: RowPlace, family: GenerationFamily, reader: KeyRead
     default:
       return undefined;
   }
+}
+
+/**
+ * The global keys, decoded: each checks that the key is the tuple its encoder in globalKeys
+ * writes (root, then elements of the right types) and throws StoredRowInvalidError otherwise.
+ */
+export const globalKeyParts = {
+  /** The queue name of a queue index row. */
+  queueIndexName: (key: Uint8Array): string => {
+    const [name] = partsOf(key, queueIndexRoot, ['string'], 'queue index');
+    return name as string;
+  },
+  /** The source queue's name of a dead-letter source row. */
+  deadLetterSourceName: (key: Uint8Array): string => {
+    const [, source] = partsOf(key, deadLetterSourceRoot, ['string', 'string'], 'dead-letter source');
+    return source as string;
+  },
+  tombstone: (key: Uint8Array): { readonly queueName: string; readonly generation: number } => {
+    const [queueName, generation] = partsOf(key, tombstoneRoot, ['string', 'integer'], 'tombstone');
+    return { queueName: queueName as string, generation: generation as number };
+  },
+  /** The source queue ARN of a move task row. */
+  moveTaskSourceArn: (key: Uint8Array): string => {
+    const [sourceArn] = partsOf(key, moveTaskRoot, ['string', 'string'], 'message move task');
+    return sourceArn as string;
+  },
+};
+
+/** Whether `key` is a queue's meta row ("q", name, "meta"). */
+export function isQueueMetaKey(key: Uint8Array): boolean {
+  if (!isQueueKey(key)) return false;
+  const tuple = decodeKey(key);
+  return tuple.length === 3 && tuple[2] === 'meta';
+}
+
+function partsOf(
+  key: Uint8Array,
+  root: string,
+  types: readonly ('string' | 'integer')[],
+  keyName: string,
+): readonly KeyElement[] {
+  const tuple = decodeKey(key);
+  const parts = tuple.slice(1);
+  const isAsWritten =
+    tuple[0] === root &&
+    parts.length === types.length &&
+    parts.every((part, i) =>
+      types[i] === 'string' ? typeof part === 'string' : typeof part === 'number' && Number.isSafeInteger(part),
+    );
+  if (!isAsWritten) throw new StoredRowInvalidError(`${keyName} key`, `not the tuple its encoder writes`);
+  return parts;
 }

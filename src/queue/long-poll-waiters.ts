@@ -5,9 +5,9 @@
  * waiters; one in the future only moves their timer earlier. A woken waiter runs one receive attempt, which re-reads meta and generation
  * (docs/TRAPS.md, trap 3). Nothing re-scans in a loop: every scan follows an applied write or a timer.
  */
-import { bytesEqual, decodeKey, encodeKey } from '../storage/key-codec.js';
+import { bytesEqual } from '../storage/key-codec.js';
 import type { TxnExecutor, TxnWrite } from '../storage/txn.js';
-import { parseMessageRowKey } from './key-layout.js';
+import { isQueueMetaKey, parseMessageRowKey, queueKeys } from './key-layout.js';
 import { visibleAtMsOfReceiveState } from './receive-state.js';
 import type { QueueScheduler } from './queue-api.js';
 
@@ -89,7 +89,7 @@ export class LongPollWaiters {
     const waiter = new Waiter();
     let entry = this.byQueue.get(queueName);
     if (entry === undefined) {
-      entry = { prefix: encodeKey(['q', queueName]), waiters: new Set() };
+      entry = { prefix: queueKeys.queuePrefix(queueName).gte, waiters: new Set() };
       this.byQueue.set(queueName, entry);
     }
     entry.waiters.add(waiter);
@@ -145,7 +145,7 @@ type KeyEvent = { kind: 'wake' } | { kind: 'hint'; visibleAtMs: number } | { kin
  */
 function classify(write: TxnWrite, nowMs: number): KeyEvent {
   const row = parseMessageRowKey(write.key);
-  if (row === undefined) return decodeKey(write.key)[2] === 'meta' ? { kind: 'wake' } : { kind: 'ignore' };
+  if (row === undefined) return isQueueMetaKey(write.key) ? { kind: 'wake' } : { kind: 'ignore' };
   if (row.family === 'group') return { kind: 'wake' };
   let visibleAtMs: number | undefined;
   if (row.family === 'vis') visibleAtMs = row.visibleAtMs;

@@ -8,7 +8,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { raftqLimits, sqsLimits } from '../base/limits.js';
-import { decodeKey, keySuccessor } from '../storage/key-codec.js';
+import { keySuccessor } from '../storage/key-codec.js';
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { InvalidParameterValueError, ResourceNotFoundError, UnsupportedOperationError } from './errors.js';
 import { globalKeys, parseMessageRowKey, queueKeys } from './key-layout.js';
@@ -19,6 +19,7 @@ import { partitionOfGroup } from './partitioning.js';
 import type { MoveTaskInfo, MoveTaskStatus, StartMoveTaskOptions } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { parseQueueArn } from './redrive-policy.js';
+import { StoredJsonRow } from './stored-json-row.js';
 import {
   decodeSequenceCounter,
   encodeSequenceCounter,
@@ -32,15 +33,33 @@ export interface MoveTaskRecord extends MoveTaskInfo {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const messagesPerStepMax = 100;
 
-function encodeTask(task: MoveTaskRecord): Uint8Array {
+export function encodeTask(task: MoveTaskRecord): Uint8Array {
   return encoder.encode(JSON.stringify(task));
 }
 
+const taskStatuses: readonly MoveTaskStatus[] = ['RUNNING', 'COMPLETED', 'CANCELLING', 'CANCELLED', 'FAILED'];
+
 export function decodeTask(bytes: Uint8Array): MoveTaskRecord {
-  return JSON.parse(decoder.decode(bytes)) as MoveTaskRecord;
+  const row = StoredJsonRow.parse(bytes, 'message move task');
+  const destinationArn = row.optionalString('destinationArn');
+  const maxNumberOfMessagesPerSecond = row.optionalNumber('maxNumberOfMessagesPerSecond');
+  const approximateNumberOfMessagesToMove = row.optionalNumber('approximateNumberOfMessagesToMove');
+  const failureReason = row.optionalString('failureReason');
+  return {
+    taskHandle: row.string('taskHandle'),
+    status: row.oneOf('status', taskStatuses),
+    sourceArn: row.string('sourceArn'),
+    ...(destinationArn === undefined ? {} : { destinationArn }),
+    ...(maxNumberOfMessagesPerSecond === undefined ? {} : { maxNumberOfMessagesPerSecond }),
+    approximateNumberOfMessagesMoved: row.number('approximateNumberOfMessagesMoved'),
+    ...(approximateNumberOfMessagesToMove === undefined ? {} : { approximateNumberOfMessagesToMove }),
+    ...(failureReason === undefined ? {} : { failureReason }),
+    startedTimestampMs: row.number('startedTimestampMs'),
+    taskId: row.string('taskId'),
+    lastStepAtMs: row.number('lastStepAtMs'),
+  };
 }
 
 function taskHandleOf(sourceArn: string, taskId: string): string {

@@ -7,7 +7,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { raftqLimits, sqsLimits } from '../base/limits.js';
-import { decodeKey, encodeKey, keySuccessor } from '../storage/key-codec.js';
+import { keySuccessor } from '../storage/key-codec.js';
 import type { KeyRange, ReadView, TxnWrite } from '../storage/txn.js';
 import {
   InvalidAttributeValueError,
@@ -16,7 +16,7 @@ import {
   QueueAlreadyExistsError,
   QueueDoesNotExistError,
 } from './errors.js';
-import { globalKeys, queueKeys } from './key-layout.js';
+import { globalKeyParts, globalKeys, queueKeys } from './key-layout.js';
 import type { ListQueuesOptions, QueueNamePage } from './queue-api.js';
 import { canonicalAttributeValue, defaultAttributes, mergeAttributes, parseQueueConfig } from './queue-config.js';
 import type { QueueContext } from './queue-context.js';
@@ -181,18 +181,6 @@ export async function purgeQueue(ctx: QueueContext, name: string): Promise<void>
   });
 }
 
-function namePrefixRange(root: KeyRange, rootTuple: readonly string[], prefix: string | undefined): KeyRange {
-  if (prefix === undefined || prefix === '') return root;
-  // A string element encodes as tag, UTF-8 bytes, terminator: without the terminator the
-  // encoding is a byte prefix of every longer name that starts with `prefix`.
-  const withTerminator = encodeKey([...rootTuple, prefix]);
-  const gte = withTerminator.subarray(0, withTerminator.length - 1);
-  const lt = new Uint8Array(gte.length + 1);
-  lt.set(gte);
-  lt[gte.length] = 0xff;
-  return { gte, lt };
-}
-
 function encodeNextToken(lastName: string): string {
   return Buffer.from(lastName, 'utf8').toString('base64url');
 }
@@ -228,8 +216,8 @@ async function pageOfNames(
 
 export async function listQueues(ctx: QueueContext, options: ListQueuesOptions): Promise<QueueNamePage> {
   return ctx.runner.read(async (view) => {
-    const range = namePrefixRange(globalKeys.queueIndexRange(), ['queues'], options.prefix);
-    return pageOfNames(view, range, globalKeys.queueIndex, lastStringElement, options);
+    const range = globalKeys.queueIndexNamePrefixRange(options.prefix ?? '');
+    return pageOfNames(view, range, globalKeys.queueIndex, globalKeyParts.queueIndexName, options);
   });
 }
 
@@ -244,14 +232,8 @@ export async function listDeadLetterSourceQueues(
       view,
       globalKeys.deadLetterSourceRange(name),
       (source) => globalKeys.deadLetterSource(name, source),
-      lastStringElement,
+      globalKeyParts.deadLetterSourceName,
       options,
     );
   });
-}
-
-function lastStringElement(key: Uint8Array): string {
-  const tuple = decodeKey(key);
-  const last = tuple[tuple.length - 1];
-  return typeof last === 'string' ? last : '';
 }

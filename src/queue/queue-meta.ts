@@ -5,6 +5,7 @@
  */
 import { assert } from '../base/assert.js';
 import { parseQueueConfig, type QueueConfig } from './queue-config.js';
+import { StoredJsonRow } from './stored-json-row.js';
 
 export interface QueueMetaRecord {
   readonly name: string;
@@ -49,8 +50,18 @@ export function encodeQueueMeta(record: QueueMetaRecord): Uint8Array {
 }
 
 export function decodeQueueMeta(bytes: Uint8Array): QueueMeta {
-  const record = JSON.parse(decoder.decode(bytes)) as QueueMetaRecord;
-  assert(typeof record.name === 'string' && Number.isSafeInteger(record.generation), 'corrupt queue meta row');
+  const row = StoredJsonRow.parse(bytes, 'queue meta');
+  const lastPurgeAtMs = row.optionalNumber('lastPurgeAtMs');
+  const record: QueueMetaRecord = {
+    name: row.string('name'),
+    generation: row.integer('generation', 1),
+    attributes: row.stringMap('attributes'),
+    tags: row.stringMap('tags'),
+    createdAtMs: row.number('createdAtMs'),
+    lastModifiedAtMs: row.number('lastModifiedAtMs'),
+    ...(lastPurgeAtMs === undefined ? {} : { lastPurgeAtMs }),
+    partitionCount: row.integer('partitionCount', 1),
+  };
   return { ...record, config: parseQueueConfig(record.attributes) };
 }
 

@@ -3,9 +3,9 @@
  * queue's type, exact message counts as GetQueueAttributes gives them, the age of its oldest
  * message and its dead-letter target — all from one read view, changing nothing.
  */
-import { decodeKey, keySuccessor } from '../storage/key-codec.js';
+import { keySuccessor } from '../storage/key-codec.js';
 import type { ReadView } from '../storage/txn.js';
-import { globalKeys, parseMessageRowKey, type GenerationKeys } from './key-layout.js';
+import { globalKeyParts, globalKeys, parseMessageRowKey, type GenerationKeys } from './key-layout.js';
 import { countMessages } from './message-counts.js';
 import { retentionStartMsOfVisibilityValue } from './message-record.js';
 import type { QueueContext } from './queue-context.js';
@@ -34,7 +34,7 @@ export async function queueNames(view: ReadView): Promise<string[]> {
   const { lt } = globalKeys.queueIndexRange();
   for (;;) {
     const page = await view.scan({ gte, lt }, { limit: namePageRows });
-    for (const row of page) names.push(String(decodeKey(row.key).at(-1)));
+    for (const row of page) names.push(globalKeyParts.queueIndexName(row.key));
     const last = page.at(-1);
     if (last === undefined || page.length < namePageRows) return names;
     gte = keySuccessor(last.key);

@@ -5,9 +5,9 @@
  * never touched: stepMoveTasks() ends it. A cursor walks the rows a bounded page per tick.
  */
 import { raftqLimits } from '../base/limits.js';
-import { decodeKey, keySuccessor } from '../storage/key-codec.js';
+import { keySuccessor } from '../storage/key-codec.js';
 import type { TxnWrite } from '../storage/txn.js';
-import { globalKeys } from './key-layout.js';
+import { globalKeyParts, globalKeys } from './key-layout.js';
 import { decodeTask } from './move-tasks.js';
 import type { QueueContext } from './queue-context.js';
 
@@ -34,7 +34,7 @@ export class MoveTaskReap {
           if (task.status === 'RUNNING' || task.status === 'CANCELLING') continue;
           const isOld = task.lastStepAtMs + raftqLimits.moveTaskRetentionMs.value <= nowMs;
           // Task ids sort by start time: the rows after this one in its source's range are newer.
-          const sourceArn = String(decodeKey(row.key)[1]);
+          const sourceArn = globalKeyParts.moveTaskSourceArn(row.key);
           const isBeyondKept =
             !isOld &&
             (

@@ -22,7 +22,8 @@ import { isExpired, type MessageRecord } from './message-record.js';
 import type { MessageStore, StoredMessage } from './message-store.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import type { ReaperSweepReport } from './reaper-report.js';
-import { decodeDedupRow } from './send-messages.js';
+import { decodeAttemptRow } from './attempt-row.js';
+import { decodeDedupRow } from './dedup-row.js';
 
 /** Where the walks of one queue resume next tick. In memory only: a new leader starts them over. */
 export interface QueueReapCursors {
@@ -245,8 +246,7 @@ function resumeRange(whole: KeyRange, cursor: Uint8Array | undefined): KeyRange 
 }
 
 function expiresAtMsOf(family: 'dedup' | 'attempt', value: Uint8Array): number {
-  if (family === 'dedup') return decodeDedupRow(value).expiresAtMs;
-  return (JSON.parse(decoder.decode(value)) as { expiresAtMs: number }).expiresAtMs;
+  return family === 'dedup' ? decodeDedupRow(value).expiresAtMs : decodeAttemptRow(value).expiresAtMs;
 }
 
 interface IndexRowCheck {

@@ -19,9 +19,9 @@
  */
 import { Buffer } from 'node:buffer';
 import { raftqLimits } from '../base/limits.js';
-import { decodeKey, keySuccessor } from '../storage/key-codec.js';
+import { keySuccessor } from '../storage/key-codec.js';
 import { bytesOfRows, type KeyRange, type KeyValue, type ReadView, type TxnWrite } from '../storage/txn.js';
-import { GenerationKeys, globalKeys } from './key-layout.js';
+import { GenerationKeys, globalKeyParts, globalKeys } from './key-layout.js';
 import type { QueueContext } from './queue-context.js';
 import { MoveTaskReap } from './reap-move-tasks.js';
 import { newQueueReapCursors, QueueReap, type QueueReapCursors } from './reap-queue.js';
@@ -71,7 +71,10 @@ export class QueueReaper {
       );
       this.nextTombstoneKey = tombstonePage.next;
       this.nextQueueKey = queuePage.next;
-      return { tombstones: tombstonePage.rows, queues: queuePage.rows.map((row) => String(decodeKey(row.key)[1])) };
+      return {
+        tombstones: tombstonePage.rows,
+        queues: queuePage.rows.map((row) => globalKeyParts.queueIndexName(row.key)),
+      };
     });
     if (!(await this.clearTombstones(tombstones, report, isStopped))) return { ...report, isComplete: false };
     for (const name of queues) {
@@ -128,8 +131,8 @@ export class QueueReaper {
     budgetRows: number,
     report: ReaperSweepReport,
   ): Promise<{ rows: number; bytes: number; isFinished: boolean }> {
-    const [, name, generation] = decodeKey(tombstoneKey);
-    const whole = new GenerationKeys(String(name), Number(generation)).range();
+    const { queueName, generation } = globalKeyParts.tombstone(tombstoneKey);
+    const whole = new GenerationKeys(queueName, generation).range();
     const cursorId = Buffer.from(tombstoneKey).toString('latin1');
     const cursor = this.tombstoneCursors.get(cursorId);
     const rowsMax = tombstonedRowsPerTxn(cursor?.rowBytes ?? assumedRowBytes, budgetRows);

@@ -19,6 +19,7 @@
  */
 import { assert } from '../base/assert.js';
 import type { MessageRecord } from './message-record.js';
+import { StoredJsonRow } from './stored-json-row.js';
 
 /** Every field present, `undefined` when it does not apply (one shape, as MessageRecord). */
 export interface ReceiveState {
@@ -89,23 +90,15 @@ export function visibleAtMsOfReceiveState(bytes: Uint8Array): number | undefined
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(1);
 }
 
-interface LegacyStoredReceiveState {
-  v: number;
-  n: number;
-  f?: number;
-  c?: number;
-  t?: string;
-}
-
+/** The older JSON layout: { v: visibleAtMs, n: receiveCount, f?: firstReceiveAtMs, c?: claimedAtMs, t?: receiptToken }. */
 function decodeLegacyReceiveState(bytes: Uint8Array): ReceiveState {
-  const stored = JSON.parse(decoder.decode(bytes)) as LegacyStoredReceiveState;
-  assert(typeof stored.v === 'number' && typeof stored.n === 'number', 'corrupt receive-state row');
+  const row = StoredJsonRow.parse(bytes, 'receive state');
   return {
-    visibleAtMs: stored.v,
-    receiveCount: stored.n,
-    firstReceiveAtMs: typeof stored.f === 'number' ? stored.f : undefined,
-    claimedAtMs: typeof stored.c === 'number' ? stored.c : undefined,
-    receiptToken: typeof stored.t === 'string' ? stored.t : undefined,
+    visibleAtMs: row.number('v'),
+    receiveCount: row.integer('n'),
+    firstReceiveAtMs: row.optionalNumber('f'),
+    claimedAtMs: row.optionalNumber('c'),
+    receiptToken: row.optionalString('t'),
   };
 }
 

@@ -16,6 +16,7 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { TxnWrite } from '../storage/txn.js';
+import { decodeDedupRow, encodeDedupRow, type DedupRow } from './dedup-row.js';
 import { InvalidParameterValueError, MessageTooLongError, MissingParameterError } from './errors.js';
 import { queueKeys } from './key-layout.js';
 import { messageRecord, type MessageRecord } from './message-record.js';
@@ -32,15 +33,6 @@ import {
 } from './fifo-sequence.js';
 import { sqsLimits } from '../base/limits.js';
 import type { ReadView } from '../storage/txn.js';
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-interface DedupRow {
-  readonly messageId: string;
-  readonly sequenceNumber: string;
-  readonly expiresAtMs: number;
-}
 
 /** A valid entry, with what this attempt derived for it. */
 interface PreparedEntry {
@@ -222,7 +214,7 @@ export class MessageSender {
         sequenceNumber: formatSequenceNumber(sequence),
         expiresAtMs: nowMs + windowMs,
       };
-      out.writes.push({ kind: 'put', key: dedupKey, value: encoder.encode(JSON.stringify(row)) });
+      out.writes.push({ kind: 'put', key: dedupKey, value: encodeDedupRow(row) });
       seenInRequest.set(dedupKeyText, row);
       out.results[item.index] = {
         entryId: item.entry.entryId,
@@ -269,11 +261,7 @@ export class MessageSender {
 async function readDedup(view: ReadView, key: Uint8Array, nowMs: number): Promise<DedupRow | undefined> {
   const bytes = await view.get(key);
   if (bytes === undefined) return undefined;
-  const row = JSON.parse(decoder.decode(bytes)) as DedupRow;
+  const row = decodeDedupRow(bytes);
   // An expired row is a miss even before the reaper removes it; this send overwrites it.
   return row.expiresAtMs > nowMs ? row : undefined;
-}
-
-export function decodeDedupRow(bytes: Uint8Array): DedupRow {
-  return JSON.parse(decoder.decode(bytes)) as DedupRow;
 }
