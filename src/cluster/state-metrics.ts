@@ -116,6 +116,24 @@ export class StateMetrics {
       (state) => state.mvcc.newestVersionCacheSize.entries,
     );
     stateMetric(
+      'counter',
+      'raftq_state_engine_reads_total',
+      "Point reads of keys the newest-version cache could not answer, read from LevelDB since the state was opened (a receive's data rows past the cached head of a backlog)",
+      (state) => state.mvcc.engineReadStats.keys,
+    );
+    stateMetric(
+      'counter',
+      'raftq_state_engine_reads_untaught_total',
+      "Of raftq_state_engine_reads_total, reads that could not teach the newest-version cache (a key of the same hash bucket was written or collected meanwhile): the reading transaction's validation seeks those keys again",
+      (state) => state.mvcc.engineReadStats.keysUntaught,
+    );
+    stateMetric(
+      'counter',
+      'raftq_state_engine_read_iterators_total',
+      'LevelDB iterators the point reads opened, one native round trip each: one per key read alone, one per pass over neighbouring keys (a receive reads the data rows of messages sent together in one pass)',
+      (state) => state.mvcc.engineReadStats.iterators,
+    );
+    stateMetric(
       'gauge',
       'raftq_state_absent_keys',
       "Keys known to have no version because a send's new message id implies them (a queued message's receive-state row, until its first receive), so their first write skips a LevelDB seek (bounded by absentKeysMax)",

@@ -102,6 +102,16 @@ const notCached = Symbol('not cached');
 /** Entries a one-pass read of several keys may walk per key before it leaves the rest to reads of their own. */
 const onePassEntriesPerKey = 4;
 
+/** Point reads that went to the engine, since the store opened (MvccStore.engineReadStats). */
+export interface EngineReadStats {
+  /** Keys read from the engine because the caches could not answer them. */
+  keys: number;
+  /** Of those, keys whose read could not teach the newest-version cache (a write or removal in the key's bucket meanwhile): their transaction's validation seeks them again. */
+  keysUntaught: number;
+  /** Iterators the reads opened: one per key read alone, one per pass over neighbouring keys. */
+  iterators: number;
+}
+
 export interface ScanOptions {
   readonly limit: number;
   readonly reverse?: boolean;
@@ -124,6 +134,7 @@ export class MvccStore {
   private writeCount = 0;
   /** When each bucket of keys last changed: a point read learns a newest version only if its bucket did not change past its view. */
   private readonly changeStamps: KeyChangeStamps;
+  private readonly engineReads: EngineReadStats = { keys: 0, keysUntaught: 0, iterators: 0 };
   /**
    * The least commit timestamp of a version applied since the current collection pass's first read
    * that gave collection work (AppliedBatch.hidingWrites), and the same since the last complete
@@ -252,14 +263,17 @@ export class MvccStore {
     // next reads, skip the engine.
     const stamp = this.changeStamps.beforeRead(key);
     const iterator = this.engine.iterator({ gte: encodeVersionKey(key, ts), lt: versionsEnd(key) });
+    this.engineReads.iterators++;
     let value: Uint8Array | undefined;
     try {
       const [found] = await iterator.next(1);
       value = found === undefined ? undefined : decodeVersionValue(found.value);
+      this.engineReads.keys++;
       if (this.changeStamps.isNewestAt(stamp, ts))
         this.newestVersions.remember(key, found === undefined ? noVersionTs : commitTsOf(found.key), value, {
           isRead: true,
         });
+      else this.engineReads.keysUntaught++;
     } finally {
       await iterator.close();
     }
@@ -292,6 +306,7 @@ export class MvccStore {
     );
     const distinctKeys = distinct.map((i) => keys[i] as Uint8Array);
     const stamps = distinctKeys.map((key) => this.changeStamps.beforeRead(key));
+    this.engineReads.iterators++;
     const reads = await readInOnePass(this.engine, distinctKeys, ts, onePassEntriesPerKey * distinctKeys.length + 16);
     const unreached: number[] = [];
     distinct.forEach((i, at) => {
@@ -301,8 +316,10 @@ export class MvccStore {
         return;
       }
       values[i] = read.value;
+      this.engineReads.keys++;
       if (this.changeStamps.isNewestAt(stamps[at] as ReadStamp, ts))
         this.newestVersions.remember(keys[i] as Uint8Array, read.foundTs, read.value, { isRead: true });
+      else this.engineReads.keysUntaught++;
     });
     await Promise.all(unreached.map(async (i) => (values[i] = await this.getAt(keys[i] as Uint8Array, ts))));
     // Repeated keys take their first place's answer.
@@ -609,6 +626,11 @@ export class MvccStore {
 
   get gcStats(): GcStats {
     return this.collector.stats;
+  }
+
+  /** Point reads (getAt, getManyAt) that went to the engine since the store opened. */
+  get engineReadStats(): Readonly<EngineReadStats> {
+    return this.engineReads;
   }
 
   /** Makes every applied batch durable (before the Raft log is compacted past it). */

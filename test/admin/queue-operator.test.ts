@@ -282,6 +282,11 @@ describe('the queues, seen by an operator', () => {
     expect(text).toMatch(/^# TYPE raftq_peer_dropped_messages_total counter$/m);
     expect(text).toMatch(/^# TYPE raftq_state_gc_passes_total counter$/m);
     expect(text).toMatch(/^# TYPE raftq_state_gc_read_bytes_total counter$/m);
+    for (const name of ['reads', 'reads_untaught', 'read_iterators'])
+      expect(text).toMatch(new RegExp(`^# TYPE raftq_state_engine_${name}_total counter$`, 'm'));
+    expect(sample(text, 'raftq_state_engine_reads_total')).toBeGreaterThanOrEqual(
+      sample(text, 'raftq_state_engine_reads_untaught_total') ?? Number.POSITIVE_INFINITY,
+    );
     expect(text).not.toMatch(/raftq_cluster_clock_offset_ms|raftq_state_gc_passes /);
   });
 

@@ -48,10 +48,13 @@ describe('MvccStore.getManyAt', () => {
     const expected = names.map((_, i) => (i === 5 ? undefined : bytes(i)));
     expect(await store.getManyAt(keys, 25)).toEqual(expected);
     expect(engine.userIterators).toBe(1);
+    // Below the last commit, with writes above the read: nothing could teach the cache.
+    expect(store.engineReadStats).toEqual({ keys: 10, keysUntaught: 10, iterators: 1 });
     // The same keys one by one: an iterator each.
     engine.userIterators = 0;
     expect(await Promise.all(keys.map((key) => store.getAt(key, 25)))).toEqual(expected);
     expect(engine.userIterators).toBe(10);
+    expect(store.engineReadStats).toEqual({ keys: 20, keysUntaught: 20, iterators: 11 });
   });
 
   it('teaches the cache what it read at the last commit, so the next reads stay in memory', async () => {
@@ -63,7 +66,9 @@ describe('MvccStore.getManyAt', () => {
     const expected = [...names.map((_, i) => (i === 3 ? undefined : bytes(i))), undefined, undefined];
     expect(await store.getManyAt(keys, 20)).toEqual(expected);
     expect(engine.userIterators).toBe(1);
+    expect(store.engineReadStats).toEqual({ keys: 12, keysUntaught: 0, iterators: 1 });
     expect(await store.getManyAt(keys, 20)).toEqual(expected);
+    expect(store.engineReadStats).toEqual({ keys: 12, keysUntaught: 0, iterators: 1 });
     expect(await store.latestVersionsOfKeys([k('m3'), k('m4'), k('zz')])).toEqual([
       { commitTsUs: 20, isValue: false },
       { commitTsUs: 10, isValue: true },
@@ -99,5 +104,6 @@ describe('MvccStore.getManyAt', () => {
     expect(await store.getManyAt([k('z'), k('a0'), k('a')], 10)).toEqual([bytes(4), bytes(2), bytes(1)]);
     // One pass for 'a' and 'a0', one read of its own for 'z'.
     expect(engine.userIterators).toBe(2);
+    expect(store.engineReadStats).toEqual({ keys: 3, keysUntaught: 0, iterators: 2 });
   });
 });
