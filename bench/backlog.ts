@@ -220,6 +220,15 @@ function gcStepsText(before: NodeMetricsSample | null, after: NodeMetricsSample 
   return `leader gc ${steps} steps' removals took ${tookMs.toFixed(0)} ms (mean ${(steps > 0 ? tookMs / steps : 0).toFixed(1)} ms, waiting for the apply lock included)`;
 }
 
+/** The leader's point reads that went to LevelDB over a round, per consumed message and per iterator (a native round trip each). */
+function engineReadsText(before: NodeMetricsSample | null, after: NodeMetricsSample | null, consumed: number): string {
+  if (before === null || after === null) return 'engine reads unknown';
+  const reads = after.engineReads - before.engineReads;
+  const untaught = after.engineReadsUntaught - before.engineReadsUntaught;
+  const iterators = after.engineReadIterators - before.engineReadIterators;
+  return `leader engine reads ${(reads / consumed).toFixed(2)} per message (${untaught.toLocaleString('en')} untaught), ${(iterators > 0 ? reads / iterators : 0).toFixed(1)} keys per iterator`;
+}
+
 /** How long the builds of the node's queue indexes took, once one ended (the queue's receives are served from its head before). */
 function indexBuildText(sample: NodeMetricsSample | null): string {
   if (sample === null) return 'index build unknown (no metrics)';
@@ -335,7 +344,7 @@ async function runBacklog(backlog: number): Promise<void> {
       latenciesMs.sort((a, b) => a - b);
       console.log(
         `  round ${round}: consumed ${target.toLocaleString('en')}: ${Math.round(target / seconds)} msgs/s, receive p50 ${percentile(latenciesMs, 50).toFixed(0)} ms p99 ${percentile(latenciesMs, 99).toFixed(0)} ms, ` +
-          `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, ${gcStepsText(metricsBefore, metricsAfter)}, ${indexBuildText(metricsAfter)}, ` +
+          `nodes' CPU ${((cpuMs / 1000 / target) * 1000).toFixed(3)} s per 1000, ${errors} failed calls, ${gcStepsText(metricsBefore, metricsAfter)}, ${engineReadsText(metricsBefore, metricsAfter, target)}, ${indexBuildText(metricsAfter)}, ` +
           `before it a /metrics scrape of ${scrapeMs.toFixed(0)} ms and ${(cpuBeforeMs - scrapeCpuBeforeMs).toFixed(0)} ms of the nodes' CPU (not counted), load average ${loadavg()[0]?.toFixed(2)}`,
       );
     }

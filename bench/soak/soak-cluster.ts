@@ -137,6 +137,10 @@ export interface NodeMetricsSample {
   readonly indexBuilds: number;
   readonly indexBuildRows: number;
   readonly indexBuildSeconds: number;
+  /** Point reads that went to LevelDB, those that could not teach the cache, and the iterators they opened (raftq_state_engine_*). */
+  readonly engineReads: number;
+  readonly engineReadsUntaught: number;
+  readonly engineReadIterators: number;
 }
 
 export async function sampleMetrics(node: SoakNode): Promise<NodeMetricsSample | null> {
@@ -158,6 +162,9 @@ export function parseMetrics(text: string): NodeMetricsSample {
   let indexBuilds = 0;
   let indexBuildRows = 0;
   let indexBuildSeconds = 0;
+  let engineReads = 0;
+  let engineReadsUntaught = 0;
+  let engineReadIterators = 0;
   for (const line of text.split('\n')) {
     const family = /^raftq_state_rows\{family="([^"]+)"\} (\S+)$/.exec(line);
     if (family !== null) rowsByFamily[family[1] as string] = Number(family[2]);
@@ -171,6 +178,9 @@ export function parseMetrics(text: string): NodeMetricsSample {
     indexBuilds = value('raftq_queue_index_builds_total') ?? indexBuilds;
     indexBuildRows = value('raftq_queue_index_build_rows_total') ?? indexBuildRows;
     indexBuildSeconds = value('raftq_queue_index_build_seconds_total') ?? indexBuildSeconds;
+    engineReads = value('raftq_state_engine_reads_total') ?? engineReads;
+    engineReadsUntaught = value('raftq_state_engine_reads_untaught_total') ?? engineReadsUntaught;
+    engineReadIterators = value('raftq_state_engine_read_iterators_total') ?? engineReadIterators;
   }
   const liveRows = Object.values(rowsByFamily).reduce((sum, n) => sum + n, 0);
   return {
@@ -185,6 +195,9 @@ export function parseMetrics(text: string): NodeMetricsSample {
     indexBuilds,
     indexBuildRows,
     indexBuildSeconds,
+    engineReads,
+    engineReadsUntaught,
+    engineReadIterators,
   };
 }
 

@@ -58,6 +58,9 @@ describe('soak verdict', () => {
       'raftq_state_gc_passes_total 2',
       'raftq_state_gc_step_seconds_sum 0.25',
       'raftq_state_gc_step_seconds_count 40',
+      'raftq_state_engine_reads_total 900',
+      'raftq_state_engine_reads_untaught_total 12',
+      'raftq_state_engine_read_iterators_total 95',
     ].join('\n');
     expect(parseMetrics(text)).toMatchObject({
       liveRows: 12,
@@ -66,6 +69,9 @@ describe('soak verdict', () => {
       gcPasses: 2,
       gcSteps: 40,
       gcStepSeconds: 0.25,
+      engineReads: 900,
+      engineReadsUntaught: 12,
+      engineReadIterators: 95,
     });
   });
 });
