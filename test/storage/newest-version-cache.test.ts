@@ -13,6 +13,7 @@ import {
   type NewestVersionCacheOptions,
 } from '../../src/storage/newest-version-cache.js';
 import { MvccModel } from './mvcc-model.js';
+import { applyVersions } from './apply-versions.js';
 
 const k = (name: string): Uint8Array => encodeKey(['t', name]);
 const bytes = (...values: number[]): Uint8Array => Uint8Array.from(values);
@@ -61,23 +62,6 @@ class WatchedEngine {
       },
     });
   }
-}
-
-async function applyVersions(store: MvccStore, versions: VersionWrite[]): Promise<void> {
-  const lastCommitTs = Math.max(...versions.map((v) => v.commitTsUs));
-  await store.applyExclusive(
-    async () => ({
-      batch: {
-        versions,
-        systemWrites: [],
-        appliedIndex: store.appliedIndex + 1,
-        lastCommitTs,
-        horizon: store.horizonTracker.afterCommit(lastCommitTs),
-      },
-      result: undefined,
-    }),
-    { sync: false },
-  );
 }
 
 /** The fields callers read, without the cache's bookkeeping. */

@@ -2,27 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { encodeKey } from '../../src/storage/key-codec.js';
 import { MvccStore, type VersionWrite } from '../../src/storage/mvcc-store.js';
 import { IteratorCountingEngine } from './iterator-counting-engine.js';
+import { applyVersions } from './apply-versions.js';
 
 const k = (name: string): Uint8Array => encodeKey(['t', name]);
 const bytes = (...values: number[]): Uint8Array => Uint8Array.from(values);
 const roomy = { entriesMax: 1_000, bytesMax: 1_000_000, valueBytesMax: 1_000 };
-
-async function applyVersions(store: MvccStore, versions: VersionWrite[]): Promise<void> {
-  const lastCommitTs = Math.max(...versions.map((v) => v.commitTsUs));
-  await store.applyExclusive(
-    async () => ({
-      batch: {
-        versions,
-        systemWrites: [],
-        appliedIndex: store.appliedIndex + 1,
-        lastCommitTs,
-        horizon: store.horizonTracker.afterCommit(lastCommitTs),
-      },
-      result: undefined,
-    }),
-    { sync: false },
-  );
-}
 
 /** Writes `batches` through one store, and opens another over the same engine: its caches know nothing yet. */
 async function coldStore(batches: VersionWrite[][]): Promise<{ store: MvccStore; engine: IteratorCountingEngine }> {
