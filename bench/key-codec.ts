@@ -5,9 +5,10 @@
 // so two versions can be compared in one sitting).
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type * as KeyLayout from '../src/queue/key-layout.js';
+import type * as KeyLayout from '../src/queue/layout/key-layout.js';
 
 const { values } = parseArgs({
   options: {
@@ -20,8 +21,11 @@ const keyCount = Number(values.keys);
 const rounds = Number(values.rounds);
 
 async function keyLayout(): Promise<typeof KeyLayout> {
-  if (values.dist === undefined) return import('../src/queue/key-layout.js');
-  return import(pathToFileURL(resolve(values.dist, 'src/queue/key-layout.js')).href) as Promise<typeof KeyLayout>;
+  if (values.dist === undefined) return import('../src/queue/layout/key-layout.js');
+  // Builds before the queue's layout folder kept the file one level up.
+  const moved = resolve(values.dist, 'src/queue/layout/key-layout.js');
+  const path = existsSync(moved) ? moved : resolve(values.dist, 'src/queue/key-layout.js');
+  return import(pathToFileURL(path).href) as Promise<typeof KeyLayout>;
 }
 
 /** Deterministic UUID-shaped ids: the bench compares builds, so both must see the same keys. */

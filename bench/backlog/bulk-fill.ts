@@ -12,7 +12,7 @@ import { TimeOrderedIds } from '../../src/base/time-ordered-ids.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { decodeKey } from '../../src/storage/key-codec.js';
 import type { TxnWrite } from '../../src/storage/txn.js';
-import { GenerationKeys } from '../../src/queue/key-layout.js';
+import { GenerationKeys } from '../../src/queue/layout/key-layout.js';
 import { messageRecord } from '../../src/queue/message-record.js';
 import { MessageStore } from '../../src/queue/message-store.js';
 

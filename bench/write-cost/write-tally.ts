@@ -1,5 +1,5 @@
 /** Counts what committed transactions write: keys, bytes (key plus value) and keys per family of key-layout.ts. */
-import { classifyStateKey } from '../../src/queue/key-family.js';
+import { classifyStateKey } from '../../src/queue/layout/key-family.js';
 import type { TxnWrite } from '../../src/storage/txn.js';
 
 export class WriteTally {

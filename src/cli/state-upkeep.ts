@@ -17,7 +17,7 @@ import { StateCensus } from '../cluster/state-census.js';
 import { StateCompactor } from '../cluster/state-compactor.js';
 import { StateMetrics } from '../cluster/state-metrics.js';
 import type { StateStore } from '../cluster/state-store.js';
-import { classifyStateKey, generationRangeOf } from '../queue/key-family.js';
+import { classifyStateKey, generationRangeOf } from '../queue/layout/key-family.js';
 import { reapedRowsByFamily, type QueueService } from '../queue/queue-service.js';
 import { reaperTestHoldFromEnv } from './reaper-test-hold.js';
 

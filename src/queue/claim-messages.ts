@@ -26,7 +26,7 @@
  */
 import { raftqLimits, sqsLimits } from '../base/limits.js';
 import type { ReadView } from '../storage/txn.js';
-import { decodeAttemptRow, encodeAttemptRow, type AttemptRow } from './attempt-row.js';
+import { decodeAttemptRow, encodeAttemptRow, type AttemptRow } from './layout/attempt-row.js';
 import { claimFromGroups } from './claim-fifo-groups.js';
 import type { ClaimState } from './claim-state.js';
 import { claimFromMessages } from './claim-standard-messages.js';

@@ -6,7 +6,7 @@
  * A FIFO target gives the copy its own next sequence number.
  */
 import type { ReadView, TxnWrite } from '../storage/txn.js';
-import { queueKeys } from './key-layout.js';
+import { queueKeys } from './layout/key-layout.js';
 import { messageRecord, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import { partitionOfGroup } from './partitioning.js';
@@ -17,7 +17,7 @@ import {
   encodeSequenceCounter,
   formatSequenceNumber,
   sequenceNumberOf,
-} from './fifo-sequence.js';
+} from './layout/fifo-sequence.js';
 
 export class DeadLetterMover {
   private check: RedriveTargetCheck | undefined;

@@ -10,7 +10,7 @@
  * "state" for "data" (key-layout.ts); in the tuple encoding (storage/key-codec.ts) a string
  * element is 0x02, its escaped bytes (never 0x00), then 0x00, and an integer is 0x14 + n and n bytes.
  */
-import { isQueueKey } from './key-layout.js';
+import { isQueueKey } from './layout/key-layout.js';
 
 const none: readonly Uint8Array[] = [];
 const stringTag = 0x02;

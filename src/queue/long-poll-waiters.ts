@@ -7,8 +7,8 @@
  */
 import { bytesEqual } from '../storage/key-codec.js';
 import type { TxnExecutor, TxnWrite } from '../storage/txn.js';
-import { isQueueMetaKey, parseMessageRowKey, queueKeys } from './key-layout.js';
-import { visibleAtMsOfReceiveState } from './receive-state.js';
+import { isQueueMetaKey, parseMessageRowKey, queueKeys } from './layout/key-layout.js';
+import { visibleAtMsOfReceiveState } from './layout/receive-state.js';
 import type { QueueScheduler } from './queue-api.js';
 
 export class Waiter {

@@ -12,9 +12,9 @@
 import { raftqLimits } from '../base/limits.js';
 import type { KeyRange, ReadView } from '../storage/txn.js';
 import { keySuccessor } from '../storage/key-codec.js';
-import { parseMessageRowKey, type GenerationKeys } from './key-layout.js';
-import { decodeVisibilityState, retentionStartMsOfVisibilityValue } from './message-record.js';
-import { decodeReceiveState } from './receive-state.js';
+import { parseMessageRowKey, type GenerationKeys } from './layout/key-layout.js';
+import { decodeVisibilityState, retentionStartMsOfVisibilityValue } from './layout/vis-row.js';
+import { decodeReceiveState } from './layout/receive-state.js';
 
 export interface MessageCounts {
   readonly visible: number;

@@ -29,16 +29,11 @@
  */
 import { sqsLimits } from '../base/limits.js';
 import type { ReadView, TxnWrite } from '../storage/txn.js';
-import type { GenerationKeys } from './key-layout.js';
-import { isLegacyDataRow } from './message-data-row.js';
-import {
-  decodeMessageRecord,
-  encodeMessageRecord,
-  encodeVisibilityState,
-  withReceiveFields,
-  type MessageRecord,
-} from './message-record.js';
-import { decodeReceiveState, encodeReceiveState, receiveStateOf } from './receive-state.js';
+import type { GenerationKeys } from './layout/key-layout.js';
+import { isLegacyDataRow } from './layout/message-data-row.js';
+import { decodeMessageRecord, encodeMessageRecord, withReceiveFields, type MessageRecord } from './message-record.js';
+import { encodeVisibilityState } from './layout/vis-row.js';
+import { decodeReceiveState, encodeReceiveState, receiveStateOf } from './layout/receive-state.js';
 
 const encoder = new TextEncoder();
 

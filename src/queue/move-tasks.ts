@@ -11,7 +11,7 @@ import { raftqLimits, sqsLimits } from '../base/limits.js';
 import { keySuccessor } from '../storage/key-codec.js';
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { InvalidParameterValueError, ResourceNotFoundError, UnsupportedOperationError } from './errors.js';
-import { globalKeys, parseMessageRowKey, queueKeys } from './key-layout.js';
+import { globalKeys, parseMessageRowKey, queueKeys } from './layout/key-layout.js';
 import { isExpired, messageRecord, type MessageRecord } from './message-record.js';
 import type { StoredMessage } from './message-store.js';
 import { countMessages } from './message-counts.js';
@@ -19,48 +19,15 @@ import { partitionOfGroup } from './partitioning.js';
 import type { MoveTaskInfo, MoveTaskStatus, StartMoveTaskOptions } from './queue-api.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import { parseQueueArn } from './redrive-policy.js';
-import { StoredJsonRow } from './stored-json-row.js';
+import { decodeTask, encodeTask, type MoveTaskRecord } from './layout/move-task-row.js';
 import {
   decodeSequenceCounter,
   encodeSequenceCounter,
   formatSequenceNumber,
   sequenceNumberOf,
-} from './fifo-sequence.js';
+} from './layout/fifo-sequence.js';
 
-export interface MoveTaskRecord extends MoveTaskInfo {
-  readonly taskId: string;
-  readonly lastStepAtMs: number;
-}
-
-const encoder = new TextEncoder();
 const messagesPerStepMax = 100;
-
-export function encodeTask(task: MoveTaskRecord): Uint8Array {
-  return encoder.encode(JSON.stringify(task));
-}
-
-const taskStatuses: readonly MoveTaskStatus[] = ['RUNNING', 'COMPLETED', 'CANCELLING', 'CANCELLED', 'FAILED'];
-
-export function decodeTask(bytes: Uint8Array): MoveTaskRecord {
-  const row = StoredJsonRow.parse(bytes, 'message move task');
-  const destinationArn = row.optionalString('destinationArn');
-  const maxNumberOfMessagesPerSecond = row.optionalNumber('maxNumberOfMessagesPerSecond');
-  const approximateNumberOfMessagesToMove = row.optionalNumber('approximateNumberOfMessagesToMove');
-  const failureReason = row.optionalString('failureReason');
-  return {
-    taskHandle: row.string('taskHandle'),
-    status: row.oneOf('status', taskStatuses),
-    sourceArn: row.string('sourceArn'),
-    ...(destinationArn === undefined ? {} : { destinationArn }),
-    ...(maxNumberOfMessagesPerSecond === undefined ? {} : { maxNumberOfMessagesPerSecond }),
-    approximateNumberOfMessagesMoved: row.number('approximateNumberOfMessagesMoved'),
-    ...(approximateNumberOfMessagesToMove === undefined ? {} : { approximateNumberOfMessagesToMove }),
-    ...(failureReason === undefined ? {} : { failureReason }),
-    startedTimestampMs: row.number('startedTimestampMs'),
-    taskId: row.string('taskId'),
-    lastStepAtMs: row.number('lastStepAtMs'),
-  };
-}
 
 function taskHandleOf(sourceArn: string, taskId: string): string {
   // Standard base64 of a JSON document, as AWS hands it out: tools decode it to find the source.

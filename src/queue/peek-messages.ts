@@ -10,7 +10,7 @@
 import { raftqLimits } from '../base/limits.js';
 import type { ReadView } from '../storage/txn.js';
 import type { MessageRecord } from './message-record.js';
-import { parseMessageRowKey } from './key-layout.js';
+import { parseMessageRowKey } from './layout/key-layout.js';
 import type { LoadedQueue } from './queue-context.js';
 import type { MessageAttributes } from './queue-api.js';
 

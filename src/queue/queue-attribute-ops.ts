@@ -4,13 +4,13 @@
  */
 import type { ReadView, TxnWrite } from '../storage/txn.js';
 import { InvalidAttributeNameError, InvalidParameterValueError } from './errors.js';
-import { queueKeys } from './key-layout.js';
+import { queueKeys } from './layout/key-layout.js';
 import { countMessages } from './message-counts.js';
 import type { PermissionGrant } from './queue-api.js';
 import { queueAttributeTable, type QueueFacts } from './queue-attributes.js';
 import { canonicalAttributeValue, isKnownAttributeName, mergeAttributes } from './queue-config.js';
 import type { QueueContext } from './queue-context.js';
-import { encodeQueueMeta, type QueueMeta, type QueueMetaRecord } from './queue-meta.js';
+import { encodeQueueMeta, type QueueMeta, type QueueMetaRecord } from './layout/queue-meta.js';
 import { deadLetterSourceWrites, requireRedriveTarget } from './queue-lifecycle.js';
 import { validateTags } from './queue-tags.js';
 

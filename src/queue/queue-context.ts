@@ -6,11 +6,11 @@ import { assert } from '../base/assert.js';
 import type { Prng } from '../base/prng.js';
 import type { ReadView, TxnExecutor } from '../storage/txn.js';
 import { QueueDoesNotExistError } from './errors.js';
-import { GenerationKeys, queueKeys } from './key-layout.js';
+import { GenerationKeys, queueKeys } from './layout/key-layout.js';
 import { MessageStore } from './message-store.js';
 import { QueueActivity } from './queue-activity.js';
 import type { QueueLogger, QueueScheduler } from './queue-api.js';
-import { decodeGeneration, MetaCache, type QueueMeta } from './queue-meta.js';
+import { decodeGeneration, MetaCache, type QueueMeta } from './layout/queue-meta.js';
 import { TxnRunner } from './txn-runner.js';
 
 export interface LoadedQueue {

@@ -16,21 +16,17 @@ import {
   QueueAlreadyExistsError,
   QueueDoesNotExistError,
 } from './errors.js';
-import { globalKeyParts, globalKeys, queueKeys } from './key-layout.js';
+import { globalKeyParts, globalKeys, queueKeys } from './layout/key-layout.js';
 import type { ListQueuesOptions, QueueNamePage } from './queue-api.js';
 import { canonicalAttributeValue, defaultAttributes, mergeAttributes, parseQueueConfig } from './queue-config.js';
 import type { QueueContext } from './queue-context.js';
-import { encodeGeneration, encodeQueueMeta, type QueueMetaRecord } from './queue-meta.js';
+import { encodeGeneration, encodeQueueMeta, type QueueMetaRecord } from './layout/queue-meta.js';
 import { checkRedriveTarget } from './redrive-target.js';
 import { parseQueueArn } from './redrive-policy.js';
 import { validateTags } from './queue-tags.js';
+import { encodeTombstone } from './layout/tombstone-row.js';
 
 const presentMarker = Uint8Array.of(1);
-const encoder = new TextEncoder();
-
-export function encodeTombstone(atMs: number): Uint8Array {
-  return encoder.encode(JSON.stringify({ atMs }));
-}
 
 /** Canonical values of the attributes a CreateQueue request gives, and the queue type they imply. */
 function canonicalCreateAttributes(

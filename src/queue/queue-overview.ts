@@ -5,9 +5,9 @@
  */
 import { keySuccessor } from '../storage/key-codec.js';
 import type { ReadView } from '../storage/txn.js';
-import { globalKeyParts, globalKeys, parseMessageRowKey, type GenerationKeys } from './key-layout.js';
+import { globalKeyParts, globalKeys, parseMessageRowKey, type GenerationKeys } from './layout/key-layout.js';
 import { countMessages } from './message-counts.js';
-import { retentionStartMsOfVisibilityValue } from './message-record.js';
+import { retentionStartMsOfVisibilityValue } from './layout/vis-row.js';
 import type { QueueContext } from './queue-context.js';
 import { parseQueueArn } from './redrive-policy.js';
 

@@ -7,8 +7,8 @@
 import { raftqLimits } from '../base/limits.js';
 import { keySuccessor } from '../storage/key-codec.js';
 import type { TxnWrite } from '../storage/txn.js';
-import { globalKeyParts, globalKeys } from './key-layout.js';
-import { decodeTask } from './move-tasks.js';
+import { globalKeyParts, globalKeys } from './layout/key-layout.js';
+import { decodeTask } from './layout/move-task-row.js';
 import type { QueueContext } from './queue-context.js';
 
 export class MoveTaskReap {

@@ -17,13 +17,18 @@ import { assert } from '../base/assert.js';
 import { raftqLimits } from '../base/limits.js';
 import { bytesEqual, keySuccessor } from '../storage/key-codec.js';
 import type { KeyRange, KeyValue, ReadView, TxnWrite } from '../storage/txn.js';
-import { parseMessageRowKey, type GenerationFamily, type GenerationKeys, type MessageRowKey } from './key-layout.js';
+import {
+  parseMessageRowKey,
+  type GenerationFamily,
+  type GenerationKeys,
+  type MessageRowKey,
+} from './layout/key-layout.js';
 import { isExpired, type MessageRecord } from './message-record.js';
 import type { MessageStore, StoredMessage } from './message-store.js';
 import type { LoadedQueue, QueueContext } from './queue-context.js';
 import type { ReaperSweepReport } from './reaper-report.js';
-import { decodeAttemptRow } from './attempt-row.js';
-import { decodeDedupRow } from './dedup-row.js';
+import { decodeAttemptRow } from './layout/attempt-row.js';
+import { decodeDedupRow } from './layout/dedup-row.js';
 
 /** Where the walks of one queue resume next tick. In memory only: a new leader starts them over. */
 export interface QueueReapCursors {

@@ -21,7 +21,7 @@ import { Buffer } from 'node:buffer';
 import { raftqLimits } from '../base/limits.js';
 import { keySuccessor } from '../storage/key-codec.js';
 import { bytesOfRows, type KeyRange, type KeyValue, type ReadView, type TxnWrite } from '../storage/txn.js';
-import { GenerationKeys, globalKeyParts, globalKeys } from './key-layout.js';
+import { GenerationKeys, globalKeyParts, globalKeys } from './layout/key-layout.js';
 import type { QueueContext } from './queue-context.js';
 import { MoveTaskReap } from './reap-move-tasks.js';
 import { newQueueReapCursors, QueueReap, type QueueReapCursors } from './reap-queue.js';

@@ -16,9 +16,9 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { TxnWrite } from '../storage/txn.js';
-import { decodeDedupRow, encodeDedupRow, type DedupRow } from './dedup-row.js';
+import { decodeDedupRow, encodeDedupRow, type DedupRow } from './layout/dedup-row.js';
 import { InvalidParameterValueError, MessageTooLongError, MissingParameterError } from './errors.js';
-import { queueKeys } from './key-layout.js';
+import { queueKeys } from './layout/key-layout.js';
 import { messageRecord, type MessageRecord } from './message-record.js';
 import { messageSizeBytes } from './message-size.js';
 import { KeyedMutex } from './keyed-mutex.js';
@@ -30,7 +30,7 @@ import {
   encodeSequenceCounter,
   formatSequenceNumber,
   sequenceNumberOf,
-} from './fifo-sequence.js';
+} from './layout/fifo-sequence.js';
 import { sqsLimits } from '../base/limits.js';
 import type { ReadView } from '../storage/txn.js';
 

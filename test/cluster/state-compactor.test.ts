@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { raftLimits } from '../../src/base/limits.js';
 import { StateCompactor } from '../../src/cluster/state-compactor.js';
 import type { StateStore } from '../../src/cluster/state-store.js';
-import { generationRangeOf } from '../../src/queue/key-family.js';
+import { generationRangeOf } from '../../src/queue/layout/key-family.js';
 import { physicalBounds } from '../../src/storage/version-key.js';
 
 function harness() {

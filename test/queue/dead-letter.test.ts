@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidAttributeValueError } from '../../src/queue/errors.js';
-import { queueKeys } from '../../src/queue/key-layout.js';
-import { decodeQueueMeta, encodeQueueMeta } from '../../src/queue/queue-meta.js';
+import { queueKeys } from '../../src/queue/layout/key-layout.js';
+import { decodeQueueMeta, encodeQueueMeta } from '../../src/queue/layout/queue-meta.js';
 import { makeHarness, sendOne, type Harness } from './support/queue-harness.js';
 
 const arn = (name: string) => `arn:aws:sqs:us-east-1:000000000000:${name}`;

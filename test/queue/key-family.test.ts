@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyStateKey, generationRangeOf } from '../../src/queue/key-family.js';
-import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/key-layout.js';
+import { classifyStateKey, generationRangeOf } from '../../src/queue/layout/key-family.js';
+import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/layout/key-layout.js';
 import { compareBytes, decodeKey, encodeKey } from '../../src/storage/key-codec.js';
 
 describe('state key families', () => {

@@ -8,7 +8,7 @@ import {
   globalKeys,
   type GenerationFamily,
   type MessageRowKey,
-} from '../../src/queue/key-layout.js';
+} from '../../src/queue/layout/key-layout.js';
 import { decodeKey, encodeKey, prefixRange, type KeyElement } from '../../src/storage/key-codec.js';
 
 const nameArb = fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,80}$/), fc.constant('orders.fifo'));

@@ -1,12 +1,12 @@
 /**
- * The data row's binary layout (src/queue/message-data-row.ts): every record survives the round
+ * The data row's binary layout (src/queue/layout/message-data-row.ts): every record survives the round
  * trip, rows of the older JSON layout are still read (an upgraded node keeps every message a
  * previous version stored), and a damaged row fails its read instead of yielding a wrong message.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GenerationKeys } from '../../src/queue/key-layout.js';
-import { encodeLegacyMessageRecord } from '../../src/queue/message-data-row.js';
+import { GenerationKeys } from '../../src/queue/layout/key-layout.js';
+import { encodeLegacyMessageRecord } from '../../src/queue/layout/message-data-row.js';
 import {
   decodeMessageRecord,
   encodeMessageRecord,

@@ -6,7 +6,7 @@
  * at or below the last one heard holds nothing the index missed.
  */
 import { describe, expect, it } from 'vitest';
-import { classifyStateKey } from '../../src/queue/key-family.js';
+import { classifyStateKey } from '../../src/queue/layout/key-family.js';
 import type { ReadView } from '../../src/storage/txn.js';
 import type { HookedTxnExecutor } from './support/hooked-txn-executor.js';
 import { makeHarness, sendOne } from './support/queue-harness.js';

@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
-import { GenerationKeys } from '../../src/queue/key-layout.js';
-import { decodeMessageRecord, encodeVisibilityState } from '../../src/queue/message-record.js';
+import { GenerationKeys } from '../../src/queue/layout/key-layout.js';
+import { decodeMessageRecord } from '../../src/queue/message-record.js';
+import { encodeVisibilityState } from '../../src/queue/layout/vis-row.js';
 import { QueueService } from '../../src/queue/queue-service.js';
 import { makeHarness, receiveAll, sendOne } from './support/queue-harness.js';
 

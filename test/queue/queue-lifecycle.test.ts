@@ -9,7 +9,7 @@ import {
   QueueDoesNotExistError,
 } from '../../src/queue/errors.js';
 import { countMessages } from '../../src/queue/message-counts.js';
-import { GenerationKeys } from '../../src/queue/key-layout.js';
+import { GenerationKeys } from '../../src/queue/layout/key-layout.js';
 import { QueueService } from '../../src/queue/queue-service.js';
 import { SeededPrng } from '../../src/base/prng.js';
 import { entry, makeHarness, receiveAll, sendOne } from './support/queue-harness.js';
@@ -116,7 +116,7 @@ describe('queue lifecycle', () => {
     await service.purgeQueue('a');
     await sendOne(service, 'a', 'gen 2');
     await service.deleteQueue('a');
-    const { globalKeys } = await import('../../src/queue/key-layout.js');
+    const { globalKeys } = await import('../../src/queue/layout/key-layout.js');
     const { decodeKey } = await import('../../src/storage/key-codec.js');
     const tombstones = (await executor.liveRows(globalKeys.tombstoneRange())).map((row) => decodeKey(row.key));
     expect(tombstones).toEqual([

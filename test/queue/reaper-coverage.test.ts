@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { raftqLimits } from '../../src/base/limits.js';
-import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/key-layout.js';
+import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/layout/key-layout.js';
 import { encodeKey, prefixRange } from '../../src/storage/key-codec.js';
 import type { TxnWrite } from '../../src/storage/txn.js';
 import { entry, makeHarness, sendOne, type Harness } from './support/queue-harness.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { raftqLimits } from '../../src/base/limits.js';
-import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/key-layout.js';
+import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/layout/key-layout.js';
 import { prefixRange } from '../../src/storage/key-codec.js';
 import { entry, makeHarness, sendOne } from './support/queue-harness.js';
 

@@ -6,12 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
-import { classifyStateKey } from '../../src/queue/key-family.js';
-import { GenerationKeys } from '../../src/queue/key-layout.js';
-import { decodeMessageRecord, encodeVisibilityState } from '../../src/queue/message-record.js';
+import { classifyStateKey } from '../../src/queue/layout/key-family.js';
+import { GenerationKeys } from '../../src/queue/layout/key-layout.js';
+import { decodeMessageRecord } from '../../src/queue/message-record.js';
+import { encodeVisibilityState } from '../../src/queue/layout/vis-row.js';
 import { MessageStore } from '../../src/queue/message-store.js';
 import { QueueService } from '../../src/queue/queue-service.js';
-import { decodeReceiveState, encodeReceiveState } from '../../src/queue/receive-state.js';
+import { decodeReceiveState, encodeReceiveState } from '../../src/queue/layout/receive-state.js';
 import type { Txn } from '../../src/storage/txn.js';
 import { makeHarness, sendOne, type Harness } from './support/queue-harness.js';
 

@@ -5,8 +5,8 @@
  * a message an older version stored (JSON data row and an age row) is removed with every row.
  */
 import { describe, expect, it } from 'vitest';
-import { GenerationKeys } from '../../src/queue/key-layout.js';
-import { encodeLegacyMessageRecord } from '../../src/queue/message-data-row.js';
+import { GenerationKeys } from '../../src/queue/layout/key-layout.js';
+import { encodeLegacyMessageRecord } from '../../src/queue/layout/message-data-row.js';
 import { decodeMessageRecord } from '../../src/queue/message-record.js';
 import { makeHarness, sendOne } from './support/queue-harness.js';
 

@@ -5,13 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { encodeKey } from '../../src/storage/key-codec.js';
-import { decodeAttemptRow, encodeAttemptRow } from '../../src/queue/attempt-row.js';
-import { decodeDedupRow, encodeDedupRow } from '../../src/queue/dedup-row.js';
-import { globalKeyParts, globalKeys, isQueueMetaKey, queueKeys } from '../../src/queue/key-layout.js';
-import { decodeTask, encodeTask, type MoveTaskRecord } from '../../src/queue/move-tasks.js';
-import { decodeQueueMeta, encodeQueueMeta, type QueueMetaRecord } from '../../src/queue/queue-meta.js';
-import { decodeReceiveState } from '../../src/queue/receive-state.js';
-import { StoredJsonRow, StoredRowInvalidError } from '../../src/queue/stored-json-row.js';
+import { decodeAttemptRow, encodeAttemptRow } from '../../src/queue/layout/attempt-row.js';
+import { decodeDedupRow, encodeDedupRow } from '../../src/queue/layout/dedup-row.js';
+import { globalKeyParts, globalKeys, isQueueMetaKey, queueKeys } from '../../src/queue/layout/key-layout.js';
+import { decodeTask, encodeTask, type MoveTaskRecord } from '../../src/queue/layout/move-task-row.js';
+import { decodeQueueMeta, encodeQueueMeta, type QueueMetaRecord } from '../../src/queue/layout/queue-meta.js';
+import { decodeReceiveState } from '../../src/queue/layout/receive-state.js';
+import { StoredJsonRow, StoredRowInvalidError } from '../../src/queue/layout/stored-json-row.js';
 
 const json = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/key-layout.js';
+import { GenerationKeys, globalKeys, queueKeys } from '../../src/queue/layout/key-layout.js';
 import type { LiveKeyChange } from '../../src/storage/txn-apply.js';
 import { DeadGenerationWatch, type DeadGenerationWrite } from './dead-generation-watch.js';
 

@@ -12,7 +12,7 @@ import { MvccStore } from '../../src/storage/mvcc-store.js';
 import { applyEntries } from '../../src/storage/txn-apply.js';
 import type { Txn } from '../../src/storage/txn.js';
 import { impliedNewQueueKeys } from '../../src/queue/implied-new-keys.js';
-import { GenerationKeys } from '../../src/queue/key-layout.js';
+import { GenerationKeys } from '../../src/queue/layout/key-layout.js';
 import { occHistoryMs, occRules } from './occ-schedule.js';
 
 const data = encodeKey(['data', 'm1']);

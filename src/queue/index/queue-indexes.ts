@@ -37,10 +37,10 @@ import { raftqLimits } from '../../base/limits.js';
 import { keySuccessor } from '../../storage/key-codec.js';
 import type { KeyRange, KeyValue, TxnExecutor, TxnWrite } from '../../storage/txn.js';
 import type { LoadedQueue } from '../queue-context.js';
-import { isQueueKey, parseMessageRowKey, parseMessageRowKeyUnder, type MessageRowKey } from '../key-layout.js';
-import { isNeverReceivedVisibilityValue, retentionStartMsOfVisibilityValue } from '../message-record.js';
+import { isQueueKey, parseMessageRowKey, parseMessageRowKeyUnder, type MessageRowKey } from '../layout/key-layout.js';
+import { isNeverReceivedVisibilityValue, retentionStartMsOfVisibilityValue } from '../layout/vis-row.js';
 import { FifoPartitionIndex } from './fifo-partition-index.js';
-import { visibleAtMsOfReceiveState } from '../receive-state.js';
+import { visibleAtMsOfReceiveState } from '../layout/receive-state.js';
 import type { GroupRowEvent, StateRowEvent, VisRowEvent } from './index-events.js';
 import { StandardPartitionIndex } from './standard-partition-index.js';
 

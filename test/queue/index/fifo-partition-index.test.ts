@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GenerationKeys } from '../../../src/queue/key-layout.js';
+import { GenerationKeys } from '../../../src/queue/layout/key-layout.js';
 import { FifoPartitionIndex } from '../../../src/queue/index/fifo-partition-index.js';
 
 const keys = new GenerationKeys('q.fifo', 1);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GenerationKeys } from '../../../src/queue/key-layout.js';
+import { GenerationKeys } from '../../../src/queue/layout/key-layout.js';
 import { StandardPartitionIndex } from '../../../src/queue/index/standard-partition-index.js';
 import type { VisRowEvent } from '../../../src/queue/index/index-events.js';
 

@@ -9,9 +9,9 @@
  */
 import { decodeKey } from '../../../src/storage/key-codec.js';
 import type { AppliedListener, ReadView, Txn, TxnExecutor, TxnOutcome, TxnWrite } from '../../../src/storage/txn.js';
-import { GenerationKeys } from '../../../src/queue/key-layout.js';
+import { GenerationKeys } from '../../../src/queue/layout/key-layout.js';
 import { decodeMessageRecord } from '../../../src/queue/message-record.js';
-import { decodeReceiveState } from '../../../src/queue/receive-state.js';
+import { decodeReceiveState } from '../../../src/queue/layout/receive-state.js';
 import type { ModelTxnExecutor } from './model-txn-executor.js';
 
 const decoder = new TextDecoder();

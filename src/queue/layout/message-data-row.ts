@@ -23,9 +23,9 @@
  * over fail the read ("corrupt message row"), never yield a half-decoded message.
  */
 import { Buffer } from 'node:buffer';
-import { assert } from '../base/assert.js';
-import type { MessageAttributes, MessageAttributeValue } from './queue-api.js';
-import { messageRecord, type MessageRecord } from './message-record.js';
+import { assert } from '../../base/assert.js';
+import type { MessageAttributes, MessageAttributeValue } from '../queue-api.js';
+import { messageRecord, type MessageRecord } from '../message-record.js';
 
 const binaryLayout = 0x02;
 const legacyJsonStart = 0x7b; // '{'

@@ -7,8 +7,8 @@
  * terminates every variable-length element, so no name or id can run into the next element
  * (docs/TRAPS.md, trap 15).
  */
-import { decodeKey, encodeKey, KeyPrefix, KeyReader, prefixRange, type KeyElement } from '../storage/key-codec.js';
-import type { KeyRange } from '../storage/txn.js';
+import { decodeKey, encodeKey, KeyPrefix, KeyReader, prefixRange, type KeyElement } from '../../storage/key-codec.js';
+import type { KeyRange } from '../../storage/txn.js';
 import { StoredRowInvalidError } from './stored-json-row.js';
 
 export type KeyPart = KeyElement;

@@ -17,8 +17,8 @@
  * Rows written before this layout are JSON (first byte '{'),
  * and their message's vis row moved with every receive: `isMovingVisRow` tells the message store.
  */
-import { assert } from '../base/assert.js';
-import type { MessageRecord } from './message-record.js';
+import { assert } from '../../base/assert.js';
+import type { MessageRecord } from '../message-record.js';
 import { StoredJsonRow } from './stored-json-row.js';
 
 /** Every field present, `undefined` when it does not apply (one shape, as MessageRecord). */

@@ -3,8 +3,8 @@
  * timestamps. Stored as JSON: it is small, read by every message-path transaction, and cached
  * decoded by its bytes (see MetaCache) so the hot path does not re-parse it.
  */
-import { assert } from '../base/assert.js';
-import { parseQueueConfig, type QueueConfig } from './queue-config.js';
+import { assert } from '../../base/assert.js';
+import { parseQueueConfig, type QueueConfig } from '../queue-config.js';
 import { StoredJsonRow } from './stored-json-row.js';
 
 export interface QueueMetaRecord {

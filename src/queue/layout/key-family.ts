@@ -4,8 +4,8 @@
  * find the ranges the reaper emptied. Pure decoding; no state.
  */
 import { Buffer } from 'node:buffer';
-import { decodeKey, elementEnd, type KeyElement } from '../storage/key-codec.js';
-import type { KeyRange } from '../storage/txn.js';
+import { decodeKey, elementEnd, type KeyElement } from '../../storage/key-codec.js';
+import type { KeyRange } from '../../storage/txn.js';
 import { GenerationKeys } from './key-layout.js';
 
 export type StateKeyFamily =

@@ -6,8 +6,8 @@
  * comparing them as strings get the numeric order; they stay far below the 2^64 that fits in a key
  * element (20 digits hold every 64-bit value).
  */
-import { assert } from '../base/assert.js';
-import { raftqLimits } from '../base/limits.js';
+import { assert } from '../../base/assert.js';
+import { raftqLimits } from '../../base/limits.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -7,7 +7,7 @@
  * something it should not. (The hot rows — data, state, vis — have binary layouts of their own,
  * each with its own checks: message-data-row.ts, receive-state.ts, message-record.ts.)
  */
-import { RaftqError } from '../base/errors.js';
+import { RaftqError } from '../../base/errors.js';
 
 /** A stored row that does not decode as the row its key names. */
 export class StoredRowInvalidError extends RaftqError {
