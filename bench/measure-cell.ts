@@ -18,6 +18,11 @@ const prefillSlots = 16;
 /** A consume cell ends when this share of the prefill is consumed: the last partial batches measure the tail, not the rate. */
 const consumeDoneShare = 0.95;
 /**
+ * A consume cell's warm-up ends early once this share of the prefill is consumed: a system that
+ * drains a 64 KiB prefill within the fixed warm-up would otherwise leave an empty window.
+ */
+const consumeWarmShare = 0.5;
+/**
  * In a produce-consume cell, how far producers may run ahead of consumers, in receive batches per
  * consumer slot: enough that consumers never wait on an idle producer, little enough that
  * end-to-end latency is the system's and not a backlog's.
@@ -166,10 +171,16 @@ export async function measureCell(context: CellContext, cell: CellSpec): Promise
       consumers,
       workerProcesses: context.clientProcesses,
       // Consume cells warm up too: a queue's first receives and deletes run cold code (JIT) and
-      // fill caches, which is first-use cost, not the rate. The prefill holds enough for both.
+      // fill caches, which is first-use cost, not the rate. The prefill holds enough for both, and a
+      // system fast enough to drain half of it within the warm-up gets its window from then on.
       warmupMs: context.timing.warmupMs,
       windowMsMax: context.timing.windowMs,
-      ...(isConsumeOnly ? { isDone: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeDoneShare } : {}),
+      ...(isConsumeOnly
+        ? {
+            isWarm: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeWarmShare,
+            isDone: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeDoneShare,
+          }
+        : {}),
       recordsEndToEnd: cell.workload === 'produce-consume',
       producerLeadMessagesMax:
         cell.workload === 'produce-consume'

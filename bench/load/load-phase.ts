@@ -26,6 +26,11 @@ export interface PhasePlan {
   /** Longest measured window; `isDone` may end it sooner. */
   readonly windowMsMax: number;
   readonly isDone?: (totals: WorkerTotals) => boolean;
+  /**
+   * Ends the warm-up before `warmupMs` once true: a consume phase whose prefill a fast system would
+   * drain within a fixed warm-up still gets a measured window (the window opens at that moment).
+   */
+  readonly isWarm?: (totals: WorkerTotals) => boolean;
   readonly recordsEndToEnd: boolean;
   /** Per worker; see WorkerJob.producerLeadMessagesMax. */
   readonly producerLeadMessagesMax: number | null;
@@ -143,19 +148,24 @@ export async function runLoadPhase(plan: PhasePlan): Promise<PhaseOutcome> {
   try {
     await waitFor(handles, (h) => ready.has(h), workerReadyMsMax, 'connect');
     const startedMs = Date.now();
-    const windowStartMs = startedMs + plan.warmupMs;
+    let windowStartMs = startedMs + plan.warmupMs;
     for (const h of handles) h.child.send({ type: 'start', windowStartMs } satisfies ToWorker);
     let serverCpuAtStart: number | null = null;
     await new Promise<void>((resolve) => {
       const timer = setInterval(() => {
         const now = Date.now();
-        if (serverCpuAtStart === null && now >= windowStartMs)
-          serverCpuAtStart = processTreeCpuSeconds(plan.serverPids);
         const totals = {
           produced: sum(handles, (t) => t.produced),
           consumed: sum(handles, (t) => t.consumed),
           errors: sum(handles, (t) => t.errors),
         };
+        if (now < windowStartMs && (plan.isWarm?.(totals) ?? false)) {
+          windowStartMs = now;
+          for (const h of handles)
+            if (h.child.connected) h.child.send({ type: 'open-window', windowStartMs } satisfies ToWorker);
+        }
+        if (serverCpuAtStart === null && now >= windowStartMs)
+          serverCpuAtStart = processTreeCpuSeconds(plan.serverPids);
         plan.onProgress?.(totals, now - startedMs);
         const isOver =
           now >= windowStartMs + plan.windowMsMax ||

@@ -82,7 +82,7 @@ class LoadWorker {
     this.windowStartMs = windowStartMs;
     const untilWindow = Math.max(0, windowStartMs - Date.now());
     setTimeout(() => {
-      this.cpuAtWindowStart = process.cpuUsage();
+      this.cpuAtWindowStart ??= process.cpuUsage();
     }, untilWindow).unref();
     this.slots = [
       ...job.driver.producerSlots.map((slot) => this.runProducer(driver, slot)),
@@ -92,6 +92,13 @@ class LoadWorker {
       () => send({ type: 'progress', produced: this.produced, consumed: this.consumed, errors: this.errors }),
       progressIntervalMs,
     );
+  }
+
+  /** Moves the window's start earlier (never later): the coordinator ended the warm-up early. */
+  openWindow(windowStartMs: number): void {
+    if (windowStartMs >= this.windowStartMs) return;
+    this.windowStartMs = windowStartMs;
+    this.cpuAtWindowStart ??= process.cpuUsage();
   }
 
   /**
@@ -202,6 +209,8 @@ process.on('message', (message: ToWorker) => {
         return worker.accept(message.job);
       case 'start':
         return worker.start(message.windowStartMs);
+      case 'open-window':
+        return worker.openWindow(message.windowStartMs);
       case 'stop':
         return worker.stop();
     }

@@ -17,6 +17,8 @@ export type ToWorker =
   | { readonly type: 'job'; readonly job: WorkerJob }
   /** Start the slots; operations that complete at or after windowStartMs (epoch), before the stop, are measured. */
   | { readonly type: 'start'; readonly windowStartMs: number }
+  /** The warm-up ended early: operations that complete from windowStartMs on are measured. */
+  | { readonly type: 'open-window'; readonly windowStartMs: number }
   /** The window is over: finish, report, exit. */
   | { readonly type: 'stop' };
 

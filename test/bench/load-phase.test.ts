@@ -117,6 +117,26 @@ describe('a load phase over worker processes', () => {
     expect(fake.actions.get('DeleteMessageBatch')).toBeGreaterThan(0);
   });
 
+  it('a consume phase whose warm-up would drain the queue opens its window early and measures what is left', async () => {
+    fake = await startFakeSqs('ok');
+    for (let i = 0; i < 2000; i++) fake.sentBodies.push('x'.repeat(100));
+    const outcome = await runLoadPhase(
+      plan(fake, {
+        producers: 0,
+        consumers: 2,
+        // Far longer than draining 2,000 messages takes: without isWarm the window would open after the end.
+        warmupMs: 600_000,
+        isWarm: (t) => t.consumed >= 1000,
+        isDone: (t) => t.consumed >= 1900,
+      }),
+    );
+    expect(outcome.totals.consumed).toBeGreaterThanOrEqual(1900);
+    expect(outcome.consumedInWindow).toBeGreaterThan(0);
+    expect(outcome.consumedInWindow).toBeLessThanOrEqual(outcome.totals.consumed - 1000 + 20);
+    expect(outcome.windowSeconds).toBeGreaterThan(0);
+    expect(outcome.consume.totalCount).toBeGreaterThan(0);
+  });
+
   it('a server that fails every call yields errors with the first one kept, not a hang', async () => {
     fake = await startFakeSqs('failing');
     const outcome = await runLoadPhase(plan(fake, { producers: 2, isDone: (t) => t.errors >= 10 }));
