@@ -265,7 +265,7 @@ export const raftqLimits = {
   newestVersionCacheValueBytesMax: limit(
     131_072,
     'bytes',
-    'Largest value that cache keeps (a 64 KiB message with room to spare): a larger one still answers version lookups from memory, but its reads go to LevelDB, whole, once for the receive and once for each delete or visibility change, which reads the row for a few header fields. At 16 KiB, consuming 64 KiB messages moved 19 % fewer a second at 29 % more CPU per message (docs/BENCHMARKS.md, 2026-12-06). The cache\'s byte bound, not this, limits its memory.',
+    "Largest value that cache keeps (a 64 KiB message with room to spare): a larger one still answers version lookups from memory, but its reads go to LevelDB, whole, once for the receive and once for each delete or visibility change, which reads the row for a few header fields. At 16 KiB, consuming 64 KiB messages moved 19 % fewer a second at 29 % more CPU per message (docs/BENCHMARKS.md, 2026-12-06). The cache's byte bound, not this, limits its memory.",
   ),
   absentKeysMax: limit(
     1_048_576,
