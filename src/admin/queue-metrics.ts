@@ -10,6 +10,7 @@
  *   raftq_queue_index_builds_total                 in-memory queue indexes this node built (first receive, new leader)
  *   raftq_queue_index_build_rows_total             rows those builds scanned
  *   raftq_queue_index_build_seconds_total          time those builds took, start to end
+ *   raftq_queue_txn_retries_total{operation,reason} transaction attempts built again (conflict, too-old, …)
  *
  * Cardinality: the first `queuesMax` queues in name order (`--metrics-queues-max`) get a series of
  * their own; the others are summed into queue="(other)" (their oldest age is the largest). A name
@@ -127,6 +128,16 @@ export function registerQueueMetrics(
     "Time the index builds of this node took, from start to end; a standard queue's receives are served from its head before its build ends",
     'seconds',
   );
+  new Counter({
+    name: 'raftq_queue_txn_retries_total',
+    help: "Transaction attempts of queue operations on this node that did not settle and were built again, by operation (SendMessage, ReceiveMessage, DeleteMessage, …) and reason: conflict (a key it read or wrote changed first), too-old, clock-skew, or stale-answer / stale-error (a local view's answer derived again on a linearizable one)",
+    labelNames: ['operation', 'reason'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { operation, reason, count } of queueService.txnRetries()) this.inc({ operation, reason }, count);
+    },
+  });
   activityCounter(
     'raftq_queue_dead_lettered_total',
     "Messages that receives on this node moved to the queue's dead-letter queue (maxReceiveCount reached)",

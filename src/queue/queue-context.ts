@@ -12,6 +12,7 @@ import { QueueActivity } from './queue-activity.js';
 import type { QueueLogger, QueueScheduler } from './queue-api.js';
 import { decodeGeneration, MetaCache, type QueueMeta } from './layout/queue-meta.js';
 import { TxnRunner } from './txn-runner.js';
+import { TxnRetryCounts } from './txn-retry-counts.js';
 
 export interface LoadedQueue {
   readonly meta: QueueMeta;
@@ -35,6 +36,8 @@ export class QueueContext {
   redriveSkippedCount = 0;
   /** Per-queue counts for /metrics (queue-activity.ts). */
   readonly activity = new QueueActivity();
+  /** Attempts built again, by operation and reason, for /metrics (txn-retry-counts.ts). */
+  readonly txnRetries = new TxnRetryCounts();
   /** What attempts noted against their view, kept until the attempt settles (or is dropped with its view). */
   private readonly pendingByView = new WeakMap<ReadView, Array<() => void>>();
 
@@ -47,7 +50,12 @@ export class QueueContext {
     logger: QueueLogger | undefined,
   ) {
     this.newId = idSource.newId ?? idFromPrng(idSource.prng);
-    this.runner = new TxnRunner({ executor, newId: this.newId, onSettled: (view) => this.settle(view) });
+    this.runner = new TxnRunner({
+      executor,
+      newId: this.newId,
+      onSettled: (view) => this.settle(view),
+      onRetry: (operation, reason) => this.txnRetries.note(operation, reason),
+    });
     this.logger = logger ?? silentLogger;
   }
 

@@ -38,6 +38,7 @@ import { MessageSender } from './send-messages.js';
 import { QueueIndexes, type IndexBuildReport } from './index/queue-indexes.js';
 import { peekMessages, type PeekedMessage } from './peek-messages.js';
 import type { QueueActivityCounts } from './queue-activity.js';
+import type { TxnRetryCount } from './txn-retry-counts.js';
 import { summarizeQueue, summarizeQueues, type QueueSummary } from './queue-overview.js';
 import type { ReceiveScanSlot } from './receive-scan-slot.js';
 import type {
@@ -322,6 +323,11 @@ export class QueueService {
   /** Per-queue counts of dead-letter moves, skipped moves and empty receives on this node (queue-activity.ts). */
   activityByQueue(): Map<string, QueueActivityCounts> {
     return this.ctx.activity.snapshot();
+  }
+
+  /** Transaction attempts of queue operations built again on this node, by operation and reason (txn-retry-counts.ts). */
+  txnRetries(): TxnRetryCount[] {
+    return this.ctx.txnRetries.snapshot();
   }
 
   /** Observability: dead-letter moves skipped because the target was missing or mismatched. */

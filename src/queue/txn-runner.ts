@@ -34,6 +34,8 @@ export interface TxnRunnerOptions {
    * view (queue-activity.ts) happened; what earlier, conflicting attempts noted did not.
    */
   readonly onSettled?: (view: ReadView) => void;
+  /** Called for each attempt of `operation` that did not settle and is built again, with why. */
+  readonly onRetry?: (operation: string, reason: string) => void;
 }
 
 export class TxnRunner {
@@ -93,6 +95,7 @@ export class TxnRunner {
         if (isLinearizable || !isRaftqError(err)) throw err;
         mustReadLinearizably = true;
         lastOutcome = 'stale-error';
+        this.options.onRetry?.(operation, lastOutcome);
         continue;
       } finally {
         view.release();
@@ -104,6 +107,7 @@ export class TxnRunner {
         }
         mustReadLinearizably = true;
         lastOutcome = 'stale-answer';
+        this.options.onRetry?.(operation, lastOutcome);
         continue;
       }
       const outcome = await this.commitOnce({
@@ -118,6 +122,7 @@ export class TxnRunner {
         return plan.result;
       }
       lastOutcome = outcome.kind;
+      this.options.onRetry?.(operation, lastOutcome);
     }
     throw new TxnRetriesExhaustedError(operation, attemptsMax, lastOutcome);
   }

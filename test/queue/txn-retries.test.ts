@@ -1,0 +1,53 @@
+// Transaction attempts built again are counted by operation and reason (raftq_queue_txn_retries_total):
+// a conflict staged between a delete's plan and its commit, and a stale receipt handle's no-op
+// delete, whose answer is derived again on a linearizable view.
+import { describe, expect, it } from 'vitest';
+import { makeHarness, sendOne } from './support/queue-harness.js';
+
+async function receiveOne(service: ReturnType<typeof makeHarness>['service']): Promise<string> {
+  const [message] = await service.receiveMessages('q', { maxMessages: 1, waitTimeSeconds: 0 });
+  if (message === undefined) throw new Error('nothing received');
+  return message.receiptHandle;
+}
+
+describe('transaction retries by operation and reason', () => {
+  it('counts nothing while every attempt settles', async () => {
+    const { service } = makeHarness();
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    await sendOne(service, 'q', 'a');
+    const handle = await receiveOne(service);
+    await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }]);
+    expect(service.txnRetries()).toEqual([]);
+  });
+
+  it('a delete that loses to a visibility change counts one DeleteMessage conflict, and still deletes', async () => {
+    const { service, executor } = makeHarness();
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    await sendOne(service, 'q', 'a');
+    const handle = await receiveOne(service);
+    let isStaged = false;
+    executor.beforeCommit = async () => {
+      if (isStaged) return;
+      isStaged = true;
+      await service.changeMessageVisibility('q', [
+        { entryId: 'c', receiptHandle: handle, visibilityTimeoutSeconds: 60 },
+      ]);
+    };
+    const [outcome] = await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }]);
+    executor.beforeCommit = undefined;
+    expect(outcome).toEqual({ entryId: 'd' });
+    expect(service.txnRetries()).toEqual([{ operation: 'DeleteMessage', reason: 'conflict', count: 1 }]);
+    expect(await service.receiveMessages('q', { maxMessages: 1, waitTimeSeconds: 0 })).toEqual([]);
+  });
+
+  it('a second delete of the same handle is a no-op derived again on a linearizable view: one stale-answer', async () => {
+    const { service } = makeHarness();
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    await sendOne(service, 'q', 'a');
+    const handle = await receiveOne(service);
+    await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }]);
+    await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }]);
+    await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }]);
+    expect(service.txnRetries()).toEqual([{ operation: 'DeleteMessage', reason: 'stale-answer', count: 2 }]);
+  });
+});
