@@ -2,29 +2,28 @@
 // a conflict staged between a delete's plan and its commit, and a stale receipt handle's no-op
 // delete, whose answer is derived again on a linearizable view.
 import { describe, expect, it } from 'vitest';
-import { makeHarness, sendOne } from './support/queue-harness.js';
+import { makeHarness, sendOne, type Harness } from './support/queue-harness.js';
 
-async function receiveOne(service: ReturnType<typeof makeHarness>['service']): Promise<string> {
+/** A harness whose queue 'q' holds one message, received: returns its receipt handle too. */
+async function withReceivedMessage(): Promise<Harness & { handle: string }> {
+  const harness = makeHarness();
+  const { service } = harness;
+  await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+  await sendOne(service, 'q', 'a');
   const [message] = await service.receiveMessages('q', { maxMessages: 1, waitTimeSeconds: 0 });
   if (message === undefined) throw new Error('nothing received');
-  return message.receiptHandle;
+  return { ...harness, handle: message.receiptHandle };
 }
 
 describe('transaction retries by operation and reason', () => {
   it('counts nothing while every attempt settles', async () => {
-    const { service } = makeHarness();
-    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
-    await sendOne(service, 'q', 'a');
-    const handle = await receiveOne(service);
+    const { service, handle } = await withReceivedMessage();
     await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }]);
     expect(service.txnRetries()).toEqual([]);
   });
 
   it('a delete that loses to a visibility change counts one DeleteMessage conflict, and still deletes', async () => {
-    const { service, executor } = makeHarness();
-    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
-    await sendOne(service, 'q', 'a');
-    const handle = await receiveOne(service);
+    const { service, executor, handle } = await withReceivedMessage();
     let isStaged = false;
     executor.beforeCommit = async () => {
       if (isStaged) return;
@@ -41,10 +40,7 @@ describe('transaction retries by operation and reason', () => {
   });
 
   it('a second delete of the same handle is a no-op derived again on a linearizable view: one stale-answer', async () => {
-    const { service } = makeHarness();
-    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
-    await sendOne(service, 'q', 'a');
-    const handle = await receiveOne(service);
+    const { service, handle } = await withReceivedMessage();
     await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }]);
     await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }]);
     await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }]);
