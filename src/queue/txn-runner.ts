@@ -83,6 +83,8 @@ export class TxnRunner {
     let lastOutcome = 'none';
     let mustReadLinearizably = false;
     for (let attempt = 0; attempt < attemptsMax; attempt++) {
+      // The previous attempt did not settle, and this one builds it again.
+      if (attempt > 0) this.options.onRetry?.(operation, lastOutcome);
       // Retries read linearizably so they see whatever beat them.
       const isLinearizable = attempt > 0 || mustReadLinearizably;
       options.beforeEachView?.();
@@ -95,7 +97,6 @@ export class TxnRunner {
         if (isLinearizable || !isRaftqError(err)) throw err;
         mustReadLinearizably = true;
         lastOutcome = 'stale-error';
-        this.options.onRetry?.(operation, lastOutcome);
         continue;
       } finally {
         view.release();
@@ -107,7 +108,6 @@ export class TxnRunner {
         }
         mustReadLinearizably = true;
         lastOutcome = 'stale-answer';
-        this.options.onRetry?.(operation, lastOutcome);
         continue;
       }
       const outcome = await this.commitOnce({
@@ -122,7 +122,6 @@ export class TxnRunner {
         return plan.result;
       }
       lastOutcome = outcome.kind;
-      this.options.onRetry?.(operation, lastOutcome);
     }
     throw new TxnRetriesExhaustedError(operation, attemptsMax, lastOutcome);
   }
