@@ -169,7 +169,8 @@ export async function runLoadPhase(plan: PhasePlan): Promise<PhaseOutcome> {
         plan.onProgress?.(totals, now - startedMs);
         const isOver =
           now >= windowStartMs + plan.windowMsMax ||
-          (plan.isDone?.(totals) ?? false) ||
+          // Not in the tick that opened the window early: what the workers complete after it is the measure.
+          (now > windowStartMs && (plan.isDone?.(totals) ?? false)) ||
           handles.some((h) => h.failure !== null);
         if (isOver) {
           clearInterval(timer);
