@@ -156,4 +156,33 @@ describe('GarbageLedger', () => {
       { numRuns: 200 },
     );
   });
+
+  it('settles in arenas of bounded size once what it holds stops growing: no allocation per lap', () => {
+    // Collection keeps about mvccHistoryMs of garbage: the same amount recorded as released, step
+    // after step. The arenas may grow while the queue fills, then must stop being replaced.
+    const ledger = new GarbageLedger(1 << 24);
+    const perStep = 50;
+    let ts = 1;
+    const step = (): void => {
+      const hidden: Array<[number, number, number]> = Array.from({ length: perStep }, (_, i) => [ts + i, ts, ts - 1]);
+      const markers: Array<[number, number]> = Array.from({ length: perStep }, (_, i) => [ts + i, ts]);
+      expect(ledger.record(notes(hidden, markers))).toBe(true);
+      ts++;
+    };
+    for (let i = 0; i < 200; i++) step(); // fills to 200 steps of entries
+    const release = (): void => ledger.release(ledger.takeDue(Infinity, Infinity, perStep));
+    for (let i = 0; i < 200; i++) {
+      step();
+      release();
+    }
+    const settled = ledger.arenaUse();
+    const liveBytes = ledger.sizeBytes;
+    for (let i = 0; i < 5_000; i++) {
+      step();
+      release();
+    }
+    expect(ledger.entryCount).toBe(200 * 2 * perStep);
+    expect(ledger.arenaUse().allocations).toBe(settled.allocations);
+    expect(ledger.arenaUse().bytes).toBeLessThanOrEqual(4 * liveBytes);
+  });
 });
