@@ -80,9 +80,14 @@ export class SqsRequestHandler {
     this.newRequestId = options.newRequestId ?? randomUUID;
   }
 
-  async handle(request: GatewayRequest, signal: AbortSignal): Promise<GatewayResponse> {
+  /**
+   * `abort` is the request's own controller: whoever serves the socket aborts it when the client
+   * goes away, and the gateway aborts it at the request's deadline (one controller per request:
+   * an AbortSignal and its listeners cost several microseconds, on every request).
+   */
+  async handle(request: GatewayRequest, abort: AbortController): Promise<GatewayResponse> {
     const startedAtMs = performance.now();
-    const response = await this.respond(request, signal);
+    const response = await this.respond(request, abort);
     this.options.observer?.({
       action: response.action,
       queueName: response.queueName,
@@ -93,7 +98,7 @@ export class SqsRequestHandler {
     return response;
   }
 
-  private async respond(request: GatewayRequest, signal: AbortSignal): Promise<GatewayResponse> {
+  private async respond(request: GatewayRequest, abort: AbortController): Promise<GatewayResponse> {
     const requestId = this.newRequestId();
     const headers = headerMap(request.rawHeaders);
     const target = headers.get('x-amz-target');
@@ -134,8 +139,8 @@ export class SqsRequestHandler {
       this.fillQueueUrlFromPath(operation.inputShape, input, path, queueUrl);
       this.checkRequiredMembers(operation.inputShape, input);
       queueName = queueNameOfInput(input);
-      const output = await this.runWithDeadline(action, signal, (actionSignal) =>
-        handler(this.actionContext(headers, queueUrl, senderId, actionSignal), input),
+      const output = await this.runWithDeadline(action, abort, (signal) =>
+        handler(this.actionContext(headers, queueUrl, senderId, signal), input),
       );
       return protocol === 'json'
         ? {
@@ -240,19 +245,15 @@ export class SqsRequestHandler {
    */
   private async runWithDeadline(
     action: string,
-    signal: AbortSignal,
+    abort: AbortController,
     run: (signal: AbortSignal) => Promise<ModelStructure>,
   ): Promise<ModelStructure> {
     const waitSeconds = action === 'ReceiveMessage' ? sqsLimits.receiveWaitSecondsMax.value : 0;
     const deadlineMs = waitSeconds * 1000 + raftqLimits.gatewayRequestTimeoutMs.value;
-    const controller = new AbortController();
-    const onOuterAbort = () => controller.abort(signal.reason);
-    if (signal.aborted) controller.abort(signal.reason);
-    else signal.addEventListener('abort', onOuterAbort, { once: true });
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        controller.abort(new Error('deadline'));
+        abort.abort(new Error('deadline'));
         reject(
           new SqsApiError(
             'ServiceUnavailable',
@@ -262,10 +263,9 @@ export class SqsRequestHandler {
       }, deadlineMs);
     });
     try {
-      return await Promise.race([run(controller.signal), deadline]);
+      return await Promise.race([run(abort.signal), deadline]);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
-      signal.removeEventListener('abort', onOuterAbort);
     }
   }
 

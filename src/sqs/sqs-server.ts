@@ -156,7 +156,7 @@ async function serveRequest(
     }
     const response = await current.handle(
       { method: req.method ?? 'GET', rawUrl: req.url ?? '/', rawHeaders: req.rawHeaders, body },
-      controller.signal,
+      controller,
     );
     if (res.destroyed) return;
     const payload = Buffer.from(response.body, 'utf8');

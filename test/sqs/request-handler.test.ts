@@ -574,7 +574,7 @@ describe('protocol detection', () => {
         rawHeaders: ['Content-Type', 'application/x-amz-json-1.0'],
         body: Buffer.from('{}'),
       },
-      new AbortController().signal,
+      new AbortController(),
     );
     expect(res.status).toBe(400);
     expect(res.headers['content-type']).toBe('application/x-amz-json-1.0');

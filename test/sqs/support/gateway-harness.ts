@@ -31,7 +31,6 @@ export function makeGateway(
     newRequestId: () => 'req-1',
     ...(options.verifier !== undefined ? { verifier: options.verifier } : {}),
   });
-  const never = new AbortController().signal;
   return {
     fake,
     handler,
@@ -56,7 +55,7 @@ export function makeGateway(
           ],
           body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
         },
-        never,
+        new AbortController(),
       );
       return { ...response, json: JSON.parse(response.body) as Record<string, unknown> };
     },
@@ -73,7 +72,7 @@ export function makeGateway(
           rawHeaders: ['Host', 'sqs.example:9324', 'Content-Type', 'application/x-www-form-urlencoded'],
           body: Buffer.from(isGet ? '' : encoded),
         },
-        never,
+        new AbortController(),
       );
     },
   };
