@@ -17,6 +17,25 @@ async function withReceivedMessage(): Promise<Harness & { handle: string }> {
   return { ...harness, handle: message.receiptHandle };
 }
 
+/**
+ * Before the next commit (or, with `isEveryCommit`, before every one), a visibility change of the
+ * message commits first: an attempt that read the message's rows then conflicts.
+ */
+function changeVisibilityBeforeCommit(
+  { service, executor, handle }: Harness & { handle: string },
+  isEveryCommit: boolean,
+): void {
+  let isDone = false;
+  let isStaging = false;
+  executor.beforeCommit = async () => {
+    if (isStaging || isDone) return;
+    isStaging = true;
+    await service.changeMessageVisibility('q', [{ entryId: 'c', receiptHandle: handle, visibilityTimeoutSeconds: 60 }]);
+    isStaging = false;
+    isDone = !isEveryCommit;
+  };
+}
+
 describe('transaction retries by operation and reason', () => {
   it('counts nothing while every attempt settles', async () => {
     const { service, handle } = await withReceivedMessage();
@@ -25,15 +44,9 @@ describe('transaction retries by operation and reason', () => {
   });
 
   it('a delete that loses to a visibility change counts one DeleteMessage conflict, and still deletes', async () => {
-    const { service, executor, handle } = await withReceivedMessage();
-    let isStaged = false;
-    executor.beforeCommit = async () => {
-      if (isStaged) return;
-      isStaged = true;
-      await service.changeMessageVisibility('q', [
-        { entryId: 'c', receiptHandle: handle, visibilityTimeoutSeconds: 60 },
-      ]);
-    };
+    const harness = await withReceivedMessage();
+    const { service, executor, handle } = harness;
+    changeVisibilityBeforeCommit(harness, false);
     const [outcome] = await service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }]);
     executor.beforeCommit = undefined;
     expect(outcome).toEqual({ entryId: 'd' });
@@ -42,17 +55,9 @@ describe('transaction retries by operation and reason', () => {
   });
 
   it('an operation that runs out of attempts counts only the attempts built again, not the last one', async () => {
-    const { service, executor, handle } = await withReceivedMessage();
-    let isStaging = false;
-    // Before every commit of the delete, a visibility change of the same message commits first.
-    executor.beforeCommit = async () => {
-      if (isStaging) return;
-      isStaging = true;
-      await service.changeMessageVisibility('q', [
-        { entryId: 'c', receiptHandle: handle, visibilityTimeoutSeconds: 60 },
-      ]);
-      isStaging = false;
-    };
+    const harness = await withReceivedMessage();
+    const { service, executor, handle } = harness;
+    changeVisibilityBeforeCommit(harness, true);
     await expect(service.deleteMessages('q', [{ entryId: 'd', receiptHandle: handle }])).rejects.toBeInstanceOf(
       TxnRetriesExhaustedError,
     );
