@@ -26,6 +26,8 @@ export interface BenchOptions {
   readonly resultsDir: string;
   /** Rewrite the generated table in docs/BENCHMARKS.md from this run. */
   readonly isWritingDocs: boolean;
+  /** Write every operation's start and duration, and each system's LevelDB logs, here (op-trace.ts). */
+  readonly opTraceDir: string | null;
 }
 
 export const quickTiming: PhaseTiming = {
@@ -51,7 +53,7 @@ export { BenchUsageError };
 
 export const benchUsage = `usage: npm run bench -- [--quick] [--systems a,b,...] [--workloads w,...] [--sizes BYTES,...]
        [--batch-sizes 1,10] [--concurrency N,...] [--client-processes N] [--system-warmup-ms MS] [--only-node N]
-       [--results-dir DIR] [--write-docs]
+       [--results-dir DIR] [--write-docs] [--op-trace DIR]
 systems: ${systemCatalog.map((s) => s.id).join(', ')}`;
 
 export function parseBenchOptions(argv: readonly string[], defaultResultsDir: string): BenchOptions {
@@ -66,6 +68,7 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
   let workloads: WorkloadKind[] | null = null;
   let systemWarmupMs: number | null = null;
   let onlyNode: number | null = null;
+  let opTraceDir: string | null = null;
   for (const { arg, flag, value } of benchFlags(argv)) {
     switch (flag) {
       case '--quick':
@@ -102,6 +105,9 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
       case '--results-dir':
         resultsDir = value();
         break;
+      case '--op-trace':
+        opTraceDir = value();
+        break;
       case '--only-node':
         [onlyNode = null] = parsePositiveIntegers(value(), flag);
         break;
@@ -137,5 +143,6 @@ export function parseBenchOptions(argv: readonly string[], defaultResultsDir: st
     onlyNode,
     resultsDir,
     isWritingDocs,
+    opTraceDir,
   };
 }

@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   const cells = expandMatrix(options.matrix);
   const selected = systemCatalog.filter((s) => options.systems.includes(s.id));
   const progress = new ProgressDisplay();
+  if (options.opTraceDir !== null) mkdirSync(options.opTraceDir, { recursive: true });
   const startedAt = new Date().toISOString();
   progress.log(`raftq bench: ${selected.length} systems × ${cells.length} cells${options.isQuick ? ' (quick)' : ''}`);
 
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
         startMsMax: systemStartMsMax,
         namePrefix: 'bench',
         position: { index: index + 1, count: options.systems.length },
+        opTraceDir: options.opTraceDir,
       },
       cells,
       progress,

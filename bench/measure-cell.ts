@@ -1,11 +1,14 @@
 // Measures one cell on a running system: make its queue, prefill it if the workload consumes,
 // run the measured phase, summarise, drop the queue.
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { cellKey, formatBytes, type CellSpec } from './cell-spec.js';
 import type { PhaseTiming } from './bench-options.js';
 import type { CellMeasurement } from './report/bench-result.js';
 import type { LoadTarget, QueueRef } from './load/load-target.js';
 import { runLoadPhase, type PhaseOutcome } from './load/load-phase.js';
+import { formatOpTrace } from './load/op-trace.js';
 import type { WorkerTotals } from './load/worker-messages.js';
 import type { SystemDefinition } from './systems/system-catalog.js';
 import { summarizeLatency } from './stats/latency-summary.js';
@@ -39,6 +42,8 @@ export interface CellContext {
   readonly clientProcesses: number;
   readonly queueName: string;
   readonly onProgress: (phase: string, totals: WorkerTotals, elapsedMs: number) => void;
+  /** Where the measured phase's operation trace goes (`--op-trace`), as SYSTEM.CELL.ops.tsv. */
+  readonly opTraceDir: string | null;
 }
 
 /** Splits a cell's concurrency between producers and consumers. */
@@ -188,7 +193,13 @@ export async function measureCell(context: CellContext, cell: CellSpec): Promise
           : null,
       serverPids: context.serverPids,
       onProgress: (totals, elapsedMs) => context.onProgress(cellKey(cell), totals, elapsedMs),
+      isOpTraced: context.opTraceDir !== null,
     });
+    if (context.opTraceDir !== null)
+      writeFileSync(
+        join(context.opTraceDir, `${context.system.id}.${cellKey(cell)}.ops.tsv`),
+        formatOpTrace(outcome.windowStartEpochMs, outcome.windowEndEpochMs, outcome.opTraceLines),
+      );
     return summarizeOutcome(context.system.id, cell, outcome);
   } finally {
     await context.system.queues.remove(context.target, queue).catch(() => undefined);

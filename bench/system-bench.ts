@@ -1,8 +1,8 @@
 // Runs the cells of one system: start it with its peer script in a temporary directory, measure
 // every cell with the shared load generator, stop it. Shared by `npm run bench` and `npm run bench:sqs`.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchOptions } from './bench-options.js';
 import type { CellSpec } from './cell-spec.js';
@@ -36,6 +36,23 @@ export interface SystemBenchPlan {
   readonly onlyNode?: number | null;
   /** This system's place in the run, for the progress line. */
   readonly position: { readonly index: number; readonly count: number };
+  /** `--op-trace`: each cell's operation trace, and at the stop the system's LevelDB logs, go here. */
+  readonly opTraceDir?: string | null;
+}
+
+/**
+ * Copies the LOG of every LevelDB database under `dataDir` (a directory holding CURRENT and LOG)
+ * to `toDir` as SYSTEM.PATH.leveldb.log: LevelDB writes each memtable flush and compaction there
+ * with its time, which op-timeline.ts lays beside the operations.
+ */
+function keepLevelDbLogs(systemId: string, dataDir: string, toDir: string): void {
+  const logs = readdirSync(dataDir, { recursive: true, encoding: 'utf8' }).filter(
+    (path) => path.split(sep).at(-1) === 'LOG' && existsSync(join(dataDir, dirname(path), 'CURRENT')),
+  );
+  for (const path of logs) {
+    const name = dirname(path).split(sep).join('.');
+    copyFileSync(join(dataDir, path), join(toDir, `${systemId}.${name}.leveldb.log`));
+  }
 }
 
 export async function benchSystem(
@@ -75,6 +92,7 @@ export async function benchSystem(
       timing: plan.timing,
       clientProcesses: plan.clientProcesses,
       queueName,
+      opTraceDir: plan.opTraceDir ?? null,
       onProgress: (phase, totals, elapsedMs) =>
         progress.status({
           systemIndex: plan.position.index,
@@ -133,6 +151,7 @@ export async function benchSystem(
   } finally {
     progress.log(`stopping ${system.id}`);
     stopPeer(system.script, dir);
+    if (plan.opTraceDir != null) keepLevelDbLogs(system.id, dir, plan.opTraceDir);
     rmSync(dir, { recursive: true, force: true });
   }
 }

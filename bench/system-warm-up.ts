@@ -40,7 +40,10 @@ export async function warmUpSystem(context: CellContext, cells: readonly CellSpe
   const timing = warmUpTiming(context.timing, warmCells.length);
   let moved = 0;
   for (const [i, cell] of warmCells.entries()) {
-    const measurement = await measureCell({ ...context, timing, queueName: `${context.queueName}-${i}` }, cell);
+    const measurement = await measureCell(
+      { ...context, timing, queueName: `${context.queueName}-${i}`, opTraceDir: null },
+      cell,
+    );
     moved += measurement.consumedMessages;
   }
   return moved;

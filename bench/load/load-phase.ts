@@ -37,6 +37,8 @@ export interface PhasePlan {
   readonly serverPids: readonly number[];
   readonly onProgress?: (totals: WorkerTotals, elapsedMs: number) => void;
   readonly workerEntry?: string;
+  /** Have the workers record every operation (op-trace.ts): PhaseOutcome.opTraceLines. */
+  readonly isOpTraced?: boolean;
 }
 
 export interface PhaseOutcome {
@@ -52,6 +54,11 @@ export interface PhaseOutcome {
   readonly serverCpuSeconds: number;
   readonly clientCpuSeconds: number;
   readonly workerProcesses: number;
+  /** The measured window on the epoch clock (op-trace.ts marks it). */
+  readonly windowStartEpochMs: number;
+  readonly windowEndEpochMs: number;
+  /** Every worker's operations, unsorted, when the plan asked for them. */
+  readonly opTraceLines: readonly string[];
 }
 
 export class LoadPhaseError extends Error {
@@ -141,6 +148,7 @@ export async function runLoadPhase(plan: PhasePlan): Promise<PhaseOutcome> {
         driver: { ...plan.driver, producerSlots: producerShares[w] ?? [], consumerSlots: consumerShares[w] ?? [] },
         recordsEndToEnd: plan.recordsEndToEnd,
         producerLeadMessagesMax: plan.producerLeadMessagesMax,
+        isOpTraced: plan.isOpTraced === true,
       },
     };
     child.send(job);
@@ -201,6 +209,9 @@ export async function runLoadPhase(plan: PhasePlan): Promise<PhaseOutcome> {
       serverCpuSeconds: serverCpuAtStart === null ? 0 : serverCpuAtEnd - serverCpuAtStart,
       clientCpuSeconds: results.reduce((n, r) => n + r.clientCpuMicros, 0) / 1e6,
       workerProcesses: workers,
+      windowStartEpochMs: windowStartMs,
+      windowEndEpochMs: windowEndMs,
+      opTraceLines: results.flatMap((r) => r.opTraceLines ?? []),
     };
   } finally {
     for (const h of handles) if (h.child.exitCode === null && h.child.signalCode === null) h.child.kill('SIGKILL');

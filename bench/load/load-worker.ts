@@ -5,6 +5,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { LoadDriver } from './load-driver.js';
 import { nowEpochMicros } from './message-body.js';
+import { opTraceLine } from './op-trace.js';
 import type { FromWorker, ToWorker, WorkerJob } from './worker-messages.js';
 import { encodeLatencyHistogram, newLatencyHistogram, recordLatencyMicros } from '../stats/latency-histogram.js';
 
@@ -66,6 +67,7 @@ class LoadWorker {
   private emptyReceives = 0;
   private errors = 0;
   private firstError: string | undefined;
+  private readonly opTraceLines: string[] = [];
   /** Producers parked until consumers catch up (see WorkerJob.producerLeadMessagesMax). */
   private readonly parkedProducers: (() => void)[] = [];
 
@@ -136,6 +138,8 @@ class LoadWorker {
       try {
         const sent = await driver.produce(slot);
         this.produced += sent;
+        if (this.job?.isOpTraced === true)
+          this.opTraceLines.push(opTraceLine(t0, 'produce', performance.now() - t0, sent));
         if (this.isMeasured()) {
           recordLatencyMicros(this.produceHistogram, (performance.now() - t0) * 1000);
           this.producedInWindow += sent;
@@ -152,6 +156,8 @@ class LoadWorker {
       try {
         const batch = await driver.consume(slot);
         this.consumed += batch.count;
+        if (this.job?.isOpTraced === true)
+          this.opTraceLines.push(opTraceLine(t0, 'consume', performance.now() - t0, batch.count));
         if (!this.isProducerAhead()) this.wakeProducers();
         if (batch.count === 0) {
           this.emptyReceives++;
@@ -193,6 +199,7 @@ class LoadWorker {
         consumeHistogram: encodeLatencyHistogram(this.consumeHistogram),
         endToEndHistogram: encodeLatencyHistogram(this.endToEndHistogram),
         clientCpuMicros,
+        ...(this.job?.isOpTraced === true ? { opTraceLines: this.opTraceLines } : {}),
       },
     });
     await Promise.race([this.driver?.close(), delay(slotDrainMsMax)]);

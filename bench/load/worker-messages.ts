@@ -11,6 +11,8 @@ export interface WorkerJob {
    * whole window and end-to-end latency measures the backlog, not the system.
    */
   readonly producerLeadMessagesMax: number | null;
+  /** Record every operation (op-trace.ts) and return the records with the result. */
+  readonly isOpTraced: boolean;
 }
 
 export type ToWorker =
@@ -39,6 +41,8 @@ export interface WorkerResult extends WorkerTotals {
   readonly endToEndHistogram: string;
   /** This process's CPU (user + system) from the window's start to the stop. */
   readonly clientCpuMicros: number;
+  /** Every operation this worker completed, as op-trace.ts lines, when the job asked for them. */
+  readonly opTraceLines?: readonly string[];
 }
 
 export type FromWorker =

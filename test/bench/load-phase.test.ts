@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runLoadPhase, type PhasePlan } from '../../bench/load/load-phase.js';
 import { readTimestampMicros } from '../../bench/load/message-body.js';
+import { formatOpTrace, parseOpTrace } from '../../bench/load/op-trace.js';
 import { freePort } from '../support/ports.js';
 
 const workerEntry = fileURLToPath(new URL('../../dist/bench/load/load-worker.js', import.meta.url));
@@ -103,6 +104,30 @@ describe('a load phase over worker processes', () => {
     expect(fake.actions.get('SendMessageBatch')).toBeGreaterThanOrEqual(50);
     expect(fake.sentBodies.every((b) => b.length === 100 && readTimestampMicros(b) !== null)).toBe(true);
     expect(outcome.totals.errors).toBe(0);
+  });
+
+  it('a traced phase returns one line per completed operation, inside the phase and naming its kind and messages', async () => {
+    fake = await startFakeSqs('ok');
+    const before = Date.now();
+    const outcome = await runLoadPhase(
+      plan(fake, { producers: 2, consumers: 1, isOpTraced: true, isDone: (t) => t.consumed >= 100 }),
+    );
+    const trace = parseOpTrace(
+      formatOpTrace(outcome.windowStartEpochMs, outcome.windowEndEpochMs, outcome.opTraceLines),
+    );
+    const produced = trace.ops.filter((op) => op.kind === 'produce');
+    const consumed = trace.ops.filter((op) => op.kind === 'consume');
+    // Every completed operation is in the trace: the totals count the same ones.
+    expect(produced.reduce((n, op) => n + op.messages, 0)).toBe(outcome.totals.produced);
+    expect(consumed.reduce((n, op) => n + op.messages, 0)).toBe(outcome.totals.consumed);
+    expect(trace.ops.every((op) => op.startEpochMs >= before)).toBe(true);
+    expect(trace.windowStartEpochMs).toBeLessThanOrEqual(trace.windowEndEpochMs);
+  });
+
+  it('an untraced phase returns no trace lines', async () => {
+    fake = await startFakeSqs('ok');
+    const outcome = await runLoadPhase(plan(fake, { isDone: (t) => t.produced >= 50 }));
+    expect(outcome.opTraceLines).toEqual([]);
   });
 
   it('producers and consumers together measure end-to-end latency from the stamped bodies', async () => {

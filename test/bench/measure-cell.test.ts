@@ -20,6 +20,9 @@ function outcome(overrides: Partial<PhaseOutcome>): PhaseOutcome {
     serverCpuSeconds: 3,
     clientCpuSeconds: 2,
     workerProcesses: 2,
+    windowStartEpochMs: 1_000,
+    windowEndEpochMs: 5_000,
+    opTraceLines: [],
     ...overrides,
   };
 }

@@ -1,0 +1,90 @@
+// An operation trace (op-trace.ts) cut into bins of time: how many operations started in each,
+// how long they took (median, 99th percentile, slowest) and how many were slow, with the LevelDB
+// events (leveldb-log-events.ts) that ran during each bin. Slow operations that come together in
+// a few bins point at something that stalled the server; slow ones spread evenly do not.
+import type { TracedOp, OpTrace } from '../load/op-trace.js';
+import type { LevelDbEvent } from './leveldb-log-events.js';
+
+export interface OpBin {
+  /** Start of the bin, in ms from the measured window's start (negative: warm-up). */
+  readonly fromMs: number;
+  readonly ops: number;
+  readonly messages: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly slowOps: number;
+  /** LevelDB events that overlap the bin, labelled with the database they ran in. */
+  readonly events: readonly { readonly database: string; readonly event: LevelDbEvent }[];
+}
+
+export interface TimelineSummary {
+  readonly opsInWindow: number;
+  readonly slowOpsInWindow: number;
+  /** Slow operations in the window whose bin overlapped a LevelDB flush or compaction. */
+  readonly slowOpsBesideLevelDb: number;
+  /** Bins of the window that overlapped a LevelDB flush or compaction. */
+  readonly binsBesideLevelDb: number;
+  readonly binsInWindow: number;
+}
+
+/** The q-th quantile (0..1) of ascending `sorted` by rank (no interpolation); 0 when empty. */
+export function quantileOfSorted(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
+}
+
+export function binOps(
+  trace: OpTrace,
+  options: {
+    readonly binMs: number;
+    readonly slowMs: number;
+    readonly levelDb?: readonly { readonly database: string; readonly events: readonly LevelDbEvent[] }[];
+  },
+): OpBin[] {
+  const { binMs, slowMs } = options;
+  const origin = trace.windowStartEpochMs;
+  const byBin = new Map<number, TracedOp[]>();
+  for (const op of trace.ops) {
+    const bin = Math.floor((op.startEpochMs - origin) / binMs);
+    const ops = byBin.get(bin);
+    if (ops === undefined) byBin.set(bin, [op]);
+    else ops.push(op);
+  }
+  const bins = [...byBin.keys()].sort((a, b) => a - b);
+  return bins.map((bin) => {
+    const ops = byBin.get(bin) as TracedOp[];
+    const durations = ops.map((op) => op.durationMs).sort((a, b) => a - b);
+    const fromEpochMs = origin + bin * binMs;
+    const toEpochMs = fromEpochMs + binMs;
+    const events = (options.levelDb ?? []).flatMap(({ database, events: all }) =>
+      all
+        .filter((event) => event.startEpochMs < toEpochMs && event.endEpochMs >= fromEpochMs)
+        .map((event) => ({ database, event })),
+    );
+    return {
+      fromMs: bin * binMs,
+      ops: ops.length,
+      messages: ops.reduce((sum, op) => sum + op.messages, 0),
+      p50Ms: quantileOfSorted(durations, 0.5),
+      p99Ms: quantileOfSorted(durations, 0.99),
+      maxMs: durations[durations.length - 1] ?? 0,
+      slowOps: durations.filter((ms) => ms > slowMs).length,
+      events,
+    };
+  });
+}
+
+/** Bins that start inside the measured window; what their slow operations had beside them. */
+export function summarizeTimeline(trace: OpTrace, bins: readonly OpBin[]): TimelineSummary {
+  const windowMs = trace.windowEndEpochMs - trace.windowStartEpochMs;
+  const inWindow = bins.filter((bin) => bin.fromMs >= 0 && bin.fromMs < windowMs);
+  const besideLevelDb = inWindow.filter((bin) => bin.events.some(({ event }) => event.kind !== 'manual-compaction'));
+  return {
+    opsInWindow: inWindow.reduce((sum, bin) => sum + bin.ops, 0),
+    slowOpsInWindow: inWindow.reduce((sum, bin) => sum + bin.slowOps, 0),
+    slowOpsBesideLevelDb: besideLevelDb.reduce((sum, bin) => sum + bin.slowOps, 0),
+    binsBesideLevelDb: besideLevelDb.length,
+    binsInWindow: inWindow.length,
+  };
+}
