@@ -32,10 +32,12 @@ export interface BenchOptions {
 
 export const quickTiming: PhaseTiming = {
   systemWarmupMs: 10_000,
-  warmupMs: 500,
+  // A cell's load workers are new processes: for their first ~0.75 s their own cold code adds 40-140
+  // ms to every operation even against a server that does nothing (noop-http, docs/BENCHMARKS.md).
+  warmupMs: 1_000,
   windowMs: 3_000,
-  // The warm-up consumes too: ~5,000 messages at 10,000 msgs/s, and the window needs the rest.
-  prefillMessagesMax: 12_000,
+  // The warm-up consumes too: ~10,000 messages at 10,000 msgs/s, and the window needs the rest.
+  prefillMessagesMax: 24_000,
   prefillBytesMax: 32 * 1_048_576,
   prefillMsMax: 8_000,
 };
