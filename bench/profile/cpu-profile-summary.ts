@@ -2,14 +2,18 @@
 // and by category (HTTP parsing, SigV4, JSON, protobuf, LevelDB, gRPC, Raft, queue logic, GC,
 // idle), which is what says where a message's CPU goes.
 //   node dist/bench/profile/cpu-profile-summary.js FILE.cpuprofile [--top N] [--by-caller] [--inclusive]
+//     [--busy-runs[=N]]
 // --by-caller charges Node internals and unnamed native frames (stream plumbing, buffer copies,
 // the native half of a binding) to the nearest caller that has a category of its own, so that
 // "other node internals" and "other code" shrink to what no caller explains ((program) stays).
 // --inclusive also ranks functions by inclusive time: their own and that of everything they called
 // synchronously (a callback that runs after an await is not under its caller in a V8 profile), as
 // a share of busy time; what "the receive's reads are 14 % of the main thread" is read from.
+// --busy-runs[=N] prints the N (3) longest stretches without an idle sample, each with the functions it
+// spent its time in (cpu-busy-runs.ts).
 // A steady-state profile of a running node: see profile-on-signal.ts.
 import { readFileSync } from 'node:fs';
+import { longestBusyRuns } from './cpu-busy-runs.js';
 import { frameLabel } from './frame-label.js';
 import { parseProfileFileArgs } from './profile-file-args.js';
 
@@ -145,7 +149,7 @@ export function inclusiveTimes(profile: CpuProfile): SelfTime[] {
 function main(): void {
   const args = parseProfileFileArgs(
     process.argv.slice(2),
-    'cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller] [--inclusive]',
+    'cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller] [--inclusive] [--busy-runs[=N]]',
     25,
   );
   if (args === undefined) return;
@@ -167,6 +171,17 @@ function main(): void {
         .map(line)
         .join('\n')}\n`,
     );
+  const busyRunsFlag = args.flags.find((flag) => flag === '--busy-runs' || flag.startsWith('--busy-runs='));
+  if (busyRunsFlag !== undefined) {
+    const count = busyRunsFlag.includes('=') ? Number(busyRunsFlag.split('=')[1]) : 3;
+    for (const run of longestBusyRuns(profile, Number.isInteger(count) && count > 0 ? count : 3))
+      process.stdout.write(
+        `\nbusy ${run.durationMs.toFixed(1)} ms without idling, from ${run.atMs.toFixed(0)} ms (${run.samples} samples)\n${run.functions
+          .slice(0, top)
+          .map(line)
+          .join('\n')}\n`,
+      );
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) main();

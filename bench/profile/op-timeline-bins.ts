@@ -4,6 +4,10 @@
 // a few bins point at something that stalled the server; slow ones spread evenly do not.
 import type { TracedOp, OpTrace } from '../load/op-trace.js';
 import type { LevelDbEvent } from './leveldb-log-events.js';
+import type { NodeEvent } from './node-events.js';
+
+/** A collection or stall at least this long is a pause of the main thread worth naming beside a bin. */
+export const nodePauseMinMs = 10;
 
 export interface OpBin {
   /** Start of the bin, in ms from the measured window's start (negative: warm-up). */
@@ -16,6 +20,8 @@ export interface OpBin {
   readonly slowOps: number;
   /** LevelDB events that overlap the bin, labelled with the database they ran in. */
   readonly events: readonly { readonly database: string; readonly event: LevelDbEvent }[];
+  /** Pauses of a node's main thread (node-events.ts, nodePauseMinMs or longer) that began in the bin. */
+  readonly pauses: readonly { readonly node: string; readonly event: NodeEvent }[];
 }
 
 export interface TimelineSummary {
@@ -25,6 +31,9 @@ export interface TimelineSummary {
   readonly slowOpsBesideLevelDb: number;
   /** Bins of the window that overlapped a LevelDB flush or compaction. */
   readonly binsBesideLevelDb: number;
+  /** Slow operations in the window whose bin had a pause of a node's main thread. */
+  readonly slowOpsBesidePauses: number;
+  readonly binsWithPauses: number;
   readonly binsInWindow: number;
 }
 
@@ -40,6 +49,7 @@ export function binOps(
     readonly binMs: number;
     readonly slowMs: number;
     readonly levelDb?: readonly { readonly database: string; readonly events: readonly LevelDbEvent[] }[];
+    readonly nodeEvents?: readonly { readonly node: string; readonly events: readonly NodeEvent[] }[];
   },
 ): OpBin[] {
   const { binMs, slowMs } = options;
@@ -62,6 +72,14 @@ export function binOps(
         .filter((event) => event.startEpochMs < toEpochMs && event.endEpochMs >= fromEpochMs)
         .map((event) => ({ database, event })),
     );
+    const pauses = (options.nodeEvents ?? []).flatMap(({ node, events: all }) =>
+      all
+        .filter(
+          (event) =>
+            event.durationMs >= nodePauseMinMs && event.startEpochMs >= fromEpochMs && event.startEpochMs < toEpochMs,
+        )
+        .map((event) => ({ node, event })),
+    );
     return {
       fromMs: bin * binMs,
       ops: ops.length,
@@ -71,6 +89,7 @@ export function binOps(
       maxMs: durations[durations.length - 1] ?? 0,
       slowOps: durations.filter((ms) => ms > slowMs).length,
       events,
+      pauses,
     };
   });
 }
@@ -80,11 +99,14 @@ export function summarizeTimeline(trace: OpTrace, bins: readonly OpBin[]): Timel
   const windowMs = trace.windowEndEpochMs - trace.windowStartEpochMs;
   const inWindow = bins.filter((bin) => bin.fromMs >= 0 && bin.fromMs < windowMs);
   const besideLevelDb = inWindow.filter((bin) => bin.events.some(({ event }) => event.kind !== 'manual-compaction'));
+  const withPauses = inWindow.filter((bin) => bin.pauses.length > 0);
   return {
     opsInWindow: inWindow.reduce((sum, bin) => sum + bin.ops, 0),
     slowOpsInWindow: inWindow.reduce((sum, bin) => sum + bin.slowOps, 0),
     slowOpsBesideLevelDb: besideLevelDb.reduce((sum, bin) => sum + bin.slowOps, 0),
     binsBesideLevelDb: besideLevelDb.length,
+    slowOpsBesidePauses: withPauses.reduce((sum, bin) => sum + bin.slowOps, 0),
+    binsWithPauses: withPauses.length,
     binsInWindow: inWindow.length,
   };
 }

@@ -1,22 +1,58 @@
 // `node dist/bench/profile/op-timeline.js TRACE.ops.tsv [--bin-ms 250] [--slow-ms MS]
-//    [--leveldb-log FILE]... [--svg OUT.svg]`
+//    [--leveldb-log FILE]... [--node-events FILE]... [--svg OUT.svg]`
 // Reads an operation trace that `npm run bench -- --op-trace DIR` wrote (op-trace.ts) and prints
 // its latency bin by bin: operations, messages a second, median, p99, slowest, slow operations
 // (slower than --slow-ms, by default twice the window's median), and the LevelDB flushes and
-// compactions that ran in each bin, from the LOG files the same run kept beside the trace. The
-// summary says how many of the window's slow operations fell in bins with LevelDB work running.
-// --svg draws the same as latency over time.
+// compactions that ran in each bin, from the LOG files the same run kept beside the trace, and the
+// pauses of 10 ms or more of a node's main thread (collections, stalls: node-events.ts) that began
+// in it. The summary says how many of the window's slow operations fell in bins with LevelDB work
+// running, and with a pause. --svg draws the same as latency over time.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseOpTrace } from '../load/op-trace.js';
-import { renderTimelineChart } from '../report/svg-timeline-chart.js';
 import { formatTextTable } from '../report/text-table.js';
-import { parseLevelDbLog } from './leveldb-log-events.js';
-import { binOps, quantileOfSorted, summarizeTimeline } from './op-timeline-bins.js';
+import { renderTimelineChart, type TimelineLane } from '../report/svg-timeline-chart.js';
+import { parseLevelDbLog, type LevelDbEvent } from './leveldb-log-events.js';
+import { parseNodeEvents, type NodeEvent } from './node-events.js';
+import { binOps, nodePauseMinMs, quantileOfSorted, summarizeTimeline } from './op-timeline-bins.js';
 
 const usage =
-  'usage: op-timeline TRACE.ops.tsv [--bin-ms 250] [--slow-ms MS] [--leveldb-log FILE]... [--svg OUT.svg]\n';
+  'usage: op-timeline TRACE.ops.tsv [--bin-ms 250] [--slow-ms MS] [--leveldb-log FILE]... [--node-events FILE]... [--svg OUT.svg]\n';
+
+const levelDbColors = { flush: '#9467bd', compaction: '#8c564b', 'manual-compaction': '#17becf' } as const;
+const nodeEventColors = { stall: '#d62728', 'gc-major': '#1f77b4' } as const;
+
+function levelDbLane(database: string, events: readonly LevelDbEvent[]): TimelineLane {
+  return {
+    name: database,
+    bands: events.map((event) => ({
+      startEpochMs: event.startEpochMs,
+      endEpochMs: event.endEpochMs,
+      color: levelDbColors[event.kind],
+      title: `${event.kind} ${event.detail}`,
+    })),
+  };
+}
+
+function nodeLane(node: string, events: readonly NodeEvent[]): TimelineLane {
+  return {
+    name: `${node} pauses`,
+    bands: events
+      .filter((event) => event.durationMs >= nodePauseMinMs)
+      .map((event) => ({
+        startEpochMs: event.startEpochMs,
+        endEpochMs: event.startEpochMs + event.durationMs,
+        color: event.kind === 'stall' || event.kind === 'gc-major' ? nodeEventColors[event.kind] : '#7f7f7f',
+        title: `${event.kind} ${event.durationMs.toFixed(1)} ms`,
+      })),
+  };
+}
+
+/** "12345.events.tsv" → "pid 12345". */
+function nodeName(path: string): string {
+  return `pid ${basename(path).replace(/\.events\.tsv$/, '')}`;
+}
 
 function positive(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
@@ -40,6 +76,7 @@ function main(): void {
       'bin-ms': { type: 'string' },
       'slow-ms': { type: 'string' },
       'leveldb-log': { type: 'string', multiple: true },
+      'node-events': { type: 'string', multiple: true },
       svg: { type: 'string' },
     },
   });
@@ -61,7 +98,11 @@ function main(): void {
     database: databaseName(path),
     events: parseLevelDbLog(readFileSync(path, 'utf8')),
   }));
-  const bins = binOps(trace, { binMs, slowMs, levelDb });
+  const nodeEvents = (values['node-events'] ?? []).map((path) => ({
+    node: nodeName(path),
+    events: parseNodeEvents(readFileSync(path, 'utf8')),
+  }));
+  const bins = binOps(trace, { binMs, slowMs, levelDb, nodeEvents });
   const rows = bins.map((bin) => [
     (bin.fromMs / 1000).toFixed(2),
     String(bin.ops),
@@ -73,10 +114,21 @@ function main(): void {
     bin.events
       .map(({ database, event }) => `${database} ${event.kind} ${Math.round(event.endEpochMs - event.startEpochMs)} ms`)
       .join('; '),
+    bin.pauses.map(({ node, event }) => `${node} ${event.kind} ${Math.round(event.durationMs)} ms`).join('; '),
   ]);
   process.stdout.write(
     `${formatTextTable({
-      header: ['from s', 'ops', 'msgs/s', 'p50 ms', 'p99 ms', 'max ms', `> ${slowMs.toFixed(0)} ms`, 'LevelDB'],
+      header: [
+        'from s',
+        'ops',
+        'msgs/s',
+        'p50 ms',
+        'p99 ms',
+        'max ms',
+        `> ${slowMs.toFixed(0)} ms`,
+        'LevelDB',
+        'pauses',
+      ],
       rows,
       numericColumns: new Set([0, 1, 2, 3, 4, 5, 6]),
     })}\n`,
@@ -86,8 +138,12 @@ function main(): void {
     `\nwindow ${(windowMs / 1000).toFixed(2)} s: ${summary.opsInWindow} ops, median ${quantileOfSorted(inWindow, 0.5).toFixed(1)} ms, ` +
       `p99 ${quantileOfSorted(inWindow, 0.99).toFixed(1)} ms; ${summary.slowOpsInWindow} slower than ${slowMs.toFixed(0)} ms` +
       (levelDb.length === 0
-        ? '\n'
-        : `, ${summary.slowOpsBesideLevelDb} of them in the ${summary.binsBesideLevelDb} of ${summary.binsInWindow} bins where LevelDB flushed or compacted\n`),
+        ? ''
+        : `; ${summary.slowOpsBesideLevelDb} of them in the ${summary.binsBesideLevelDb} of ${summary.binsInWindow} bins where LevelDB flushed or compacted`) +
+      (nodeEvents.length === 0
+        ? ''
+        : `; ${summary.slowOpsBesidePauses} in the ${summary.binsWithPauses} of ${summary.binsInWindow} bins where a main thread paused ${nodePauseMinMs} ms or more`) +
+      '\n',
   );
   if (values.svg !== undefined) {
     writeFileSync(
@@ -98,7 +154,10 @@ function main(): void {
         windowMs,
         windowStartEpochMs: trace.windowStartEpochMs,
         bins,
-        databases: levelDb.map((db) => db.database),
+        lanes: [
+          ...levelDb.map(({ database, events }) => levelDbLane(database, events)),
+          ...nodeEvents.map(({ node, events }) => nodeLane(node, events)),
+        ],
       }),
     );
     process.stdout.write(`wrote ${values.svg}\n`);

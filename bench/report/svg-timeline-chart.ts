@@ -1,8 +1,23 @@
 // Latency over time as standalone SVG: per bin of an operation trace, the median, the 99th
-// percentile and the slowest operation as three lines; the measured window shaded; LevelDB
-// flushes and compactions as bands along the top, one row per database. No dependency, no script.
+// percentile and the slowest operation as three lines; the measured window shaded; what ran beside
+// it (LevelDB flushes and compactions, a node's collections and stalls) as bands along the top,
+// one lane per source. No dependency, no script.
 import type { OpBin } from '../profile/op-timeline-bins.js';
 import { escapeXml, niceAxis } from './svg-bar-chart.js';
+
+/** Something that ran from startEpochMs to endEpochMs, drawn as a band in its lane. */
+export interface TimelineBand {
+  readonly startEpochMs: number;
+  readonly endEpochMs: number;
+  readonly color: string;
+  /** Shown on hover. */
+  readonly title: string;
+}
+
+export interface TimelineLane {
+  readonly name: string;
+  readonly bands: readonly TimelineBand[];
+}
 
 export interface TimelineChart {
   readonly title: string;
@@ -11,8 +26,8 @@ export interface TimelineChart {
   /** The window's start on the epoch clock: where LevelDB's events (epoch times) are placed. */
   readonly windowStartEpochMs: number;
   readonly bins: readonly OpBin[];
-  /** Databases in the order their event rows are drawn. */
-  readonly databases: readonly string[];
+  /** Drawn top to bottom above the plot. */
+  readonly lanes: readonly TimelineLane[];
 }
 
 const lines = [
@@ -20,12 +35,11 @@ const lines = [
   { name: 'p99', color: '#ff7f0e', pick: (bin: OpBin) => bin.p99Ms },
   { name: 'slowest', color: '#d62728', pick: (bin: OpBin) => bin.maxMs },
 ] as const;
-const eventColors = { flush: '#9467bd', compaction: '#8c564b', 'manual-compaction': '#17becf' } as const;
 
 export function renderTimelineChart(chart: TimelineChart): string {
   const width = 960;
   const eventRowPx = 12;
-  const margin = { top: 40 + eventRowPx * chart.databases.length, right: 150, bottom: 50, left: 70 };
+  const margin = { top: 40 + eventRowPx * chart.lanes.length, right: 150, bottom: 50, left: 70 };
   const plotWidth = width - margin.left - margin.right;
   const plotHeight = 300;
   const height = margin.top + plotHeight + margin.bottom;
@@ -55,22 +69,18 @@ export function renderTimelineChart(chart: TimelineChart): string {
     `<text x="${margin.left + plotWidth / 2}" y="${height - 12}" text-anchor="middle">seconds from the measured window's start (shaded)</text>`,
     `<text transform="translate(18 ${margin.top + plotHeight / 2}) rotate(-90)" text-anchor="middle">operation latency, ms</text>`,
   );
-  chart.databases.forEach((database, row) => {
+  chart.lanes.forEach((lane, row) => {
     const rowY = 30 + row * eventRowPx;
-    parts.push(`<text x="${margin.left + plotWidth + 6}" y="${rowY + 9}">${escapeXml(database)}</text>`);
-    const seen = new Set<string>();
-    for (const bin of chart.bins)
-      for (const { database: db, event } of bin.events) {
-        const key = `${event.kind}${event.startEpochMs}`;
-        if (db !== database || seen.has(key)) continue;
-        seen.add(key);
-        const fromMs = Math.max(firstMs, event.startEpochMs - chart.windowStartEpochMs);
-        const toMs = Math.min(lastMs, event.endEpochMs - chart.windowStartEpochMs);
-        const widthPx = Math.max(2, x(toMs) - x(fromMs));
-        parts.push(
-          `<rect x="${x(fromMs)}" y="${rowY}" width="${widthPx}" height="${eventRowPx - 3}" fill="${eventColors[event.kind]}"><title>${escapeXml(`${event.kind} ${event.detail}`)}</title></rect>`,
-        );
-      }
+    parts.push(`<text x="${margin.left + plotWidth + 6}" y="${rowY + 9}">${escapeXml(lane.name)}</text>`);
+    for (const band of lane.bands) {
+      const fromMs = Math.max(firstMs, band.startEpochMs - chart.windowStartEpochMs);
+      const toMs = Math.min(lastMs, band.endEpochMs - chart.windowStartEpochMs);
+      if (toMs < firstMs || fromMs > lastMs) continue;
+      const widthPx = Math.max(2, x(toMs) - x(fromMs));
+      parts.push(
+        `<rect x="${x(fromMs)}" y="${rowY}" width="${widthPx}" height="${eventRowPx - 3}" fill="${band.color}"><title>${escapeXml(band.title)}</title></rect>`,
+      );
+    }
   });
   for (const line of lines) {
     const points = chart.bins.map((bin) => `${x(bin.fromMs + chart.binMs / 2)},${y(line.pick(bin))}`).join(' ');

@@ -5,6 +5,7 @@ import {
   summarizeCpuProfile,
   type CpuProfile,
 } from '../../bench/profile/cpu-profile-summary.js';
+import { longestBusyRuns } from '../../bench/profile/cpu-busy-runs.js';
 
 const frame = (id: number, functionName: string, url: string, children: number[] = []) => ({
   id,
@@ -89,5 +90,46 @@ describe('CPU profile summaries', () => {
       ['read src/queue/store.js:1', 3, 0.75],
       ['encode src/queue/codec.js:1', 1, 0.25],
     ]);
+  });
+});
+
+describe('busy runs of a CPU profile', () => {
+  it('finds the longest stretches without an idle sample, longest first, with what each spent its time in', () => {
+    const profile: CpuProfile = {
+      nodes: [
+        frame(1, '(root)', '', [2, 3, 5]),
+        frame(2, '(idle)', ''),
+        frame(3, 'finishLedgerStep', 'file:///x/dist/src/storage/version-collector.js', [4]),
+        frame(4, '_del', 'file:///x/node_modules/classic-level/chained-batch.js'),
+        frame(5, 'claim', 'file:///x/dist/src/queue/claim-messages.js'),
+      ],
+      // idle, a run of two (claim, claim), idle, a run of three (ledger step, its _del twice), idle
+      samples: [2, 5, 5, 2, 3, 4, 4, 2],
+      timeDeltas: [1_000, 1_000, 1_000, 1_000, 2_000, 2_000, 2_000, 1_000],
+    };
+    const runs = longestBusyRuns(profile, 5);
+    expect(runs.map((r) => [r.atMs, r.durationMs, r.samples])).toEqual([
+      [4, 6, 3],
+      [1, 2, 2],
+    ]);
+    expect(runs[0]?.functions.map((f) => [f.name, f.selfMs, f.share])).toEqual([
+      ['finishLedgerStep src/storage/version-collector.js:1', 6, 1],
+      ['_del classic-level/chained-batch.js:1', 4, 4 / 6],
+    ]);
+    expect(longestBusyRuns(profile, 1)).toHaveLength(1);
+  });
+
+  it('counts a profile that ends busy, and finds none in one that never left idle', () => {
+    const endsBusy: CpuProfile = {
+      nodes: [
+        frame(1, '(root)', '', [2, 3]),
+        frame(2, '(idle)', ''),
+        frame(3, 'claim', 'file:///x/dist/src/queue/c.js'),
+      ],
+      samples: [2, 3, 3],
+      timeDeltas: [1_000, 1_000, 1_000],
+    };
+    expect(longestBusyRuns(endsBusy, 3).map((r) => r.durationMs)).toEqual([2]);
+    expect(longestBusyRuns({ ...endsBusy, samples: [2, 2] }, 3)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatOpTrace, opTraceLine, parseOpTrace, type OpTrace } from '../../bench/load/op-trace.js';
 import { parseLevelDbLog } from '../../bench/profile/leveldb-log-events.js';
+import { nodeEventLine, parseNodeEvents } from '../../bench/profile/node-events.js';
 import { binOps, quantileOfSorted, summarizeTimeline } from '../../bench/profile/op-timeline-bins.js';
 import { renderTimelineChart } from '../../bench/report/svg-timeline-chart.js';
 import { xmlProblems } from './xml-well-formed.js';
@@ -123,6 +124,8 @@ describe('an operation trace in bins', () => {
       slowOpsInWindow: 2,
       slowOpsBesideLevelDb: 2,
       binsBesideLevelDb: 2,
+      slowOpsBesidePauses: 0,
+      binsWithPauses: 0,
       binsInWindow: 3,
     });
   });
@@ -134,7 +137,32 @@ describe('an operation trace in bins', () => {
     expect(quantileOfSorted([7], 0)).toBe(7);
   });
 
-  it('draws well-formed SVG with a line per statistic and a band per LevelDB event', () => {
+  it('names the main-thread pauses of 10 ms or more that began in each bin, and the slow operations beside them', () => {
+    const t = trace([
+      [10, 40],
+      [300, 400],
+      [700, 45],
+    ]);
+    const events = parseNodeEvents(
+      [
+        nodeEventLine({ kind: 'gc-minor', startEpochMs: t0 + 20, durationMs: 4 }),
+        nodeEventLine({ kind: 'stall', startEpochMs: t0 + 280, durationMs: 62 }),
+        'cut mid-li',
+        nodeEventLine({ kind: 'gc-minor', startEpochMs: t0 + 560, durationMs: 18 }),
+      ].join('\n'),
+    );
+    expect(events.map((e) => e.kind)).toEqual(['gc-minor', 'stall', 'gc-minor']);
+    const bins = binOps(t, { binMs: 250, slowMs: 100, nodeEvents: [{ node: 'n1', events }] });
+    expect(bins.map((b) => b.pauses.map((p) => `${p.node} ${p.event.kind}`))).toEqual([
+      [],
+      ['n1 stall'],
+      ['n1 gc-minor'],
+    ]);
+    const summary = summarizeTimeline(t, bins);
+    expect([summary.slowOpsBesidePauses, summary.binsWithPauses]).toEqual([1, 2]);
+  });
+
+  it('draws well-formed SVG with a line per statistic and a band per event of each lane', () => {
     const t = trace([
       [10, 40],
       [300, 400],
@@ -153,11 +181,28 @@ describe('an operation trace in bins', () => {
       windowMs: 1_000,
       windowStartEpochMs: t0,
       bins,
-      databases: ['n1.state'],
+      lanes: [
+        {
+          name: 'n1.state',
+          bands: events.map((e) => ({
+            startEpochMs: e.startEpochMs,
+            endEpochMs: e.endEpochMs,
+            color: '#000',
+            title: `${e.kind} ${e.detail}`,
+          })),
+        },
+        {
+          name: 'pid 1 pauses',
+          bands: [{ startEpochMs: t0 + 5_000, endEpochMs: t0 + 5_050, color: '#f00', title: 'off the chart' }],
+        },
+      ],
     });
     expect(xmlProblems(svg)).toEqual([]);
     expect(svg.match(/<polyline/g)).toHaveLength(3);
     expect(svg.match(/<title>flush #3: 9 bytes<\/title>/g)).toHaveLength(1);
+    // A band outside the chart's time range is not drawn; its lane still is.
+    expect(svg).not.toContain('off the chart');
+    expect(svg).toContain('>pid 1 pauses</text>');
     expect(svg).toContain('raftq-1 &lt;consume&gt; &amp; more');
   });
 });
