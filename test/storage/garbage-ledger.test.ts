@@ -157,6 +157,32 @@ describe('GarbageLedger', () => {
     );
   });
 
+  it("keeps a take's keys as they were while the ledger grows, compacts and is released under it", () => {
+    const ledger = new GarbageLedger(1 << 24);
+    const first = Array.from({ length: 50 }, (_, i) => key(i, 40));
+    ledger.record({
+      hiddenKeys: first,
+      hiddenTimes: first.flatMap(() => [1, 0]),
+      markerKeys: first,
+      markerTimes: first.map(() => 1),
+    });
+    const take = ledger.takeDue(Infinity, Infinity, 50);
+    ledger.release(take);
+    // Enough more entries to grow the arenas several times and compact them over the released ones.
+    for (let round = 0; round < 40; round++) {
+      const more = Array.from({ length: 100 }, (_, i) => key(1000 + round * 100 + i, 200));
+      ledger.record({
+        hiddenKeys: more,
+        hiddenTimes: more.flatMap(() => [2 + round, 1]),
+        markerKeys: more,
+        markerTimes: more.map(() => 2 + round),
+      });
+      if (round % 3 === 0) ledger.release(ledger.takeDue(Infinity, Infinity, 150));
+    }
+    expect(take.hidden.map((h) => Array.from(h.key))).toEqual(first.map((k) => Array.from(k)));
+    expect(take.markers.map((m) => Array.from(m.key))).toEqual(first.map((k) => Array.from(k)));
+  });
+
   it('settles in arenas of bounded size once what it holds stops growing: no allocation per lap', () => {
     // Collection keeps about mvccHistoryMs of garbage: the same amount recorded as released, step
     // after step. The arenas may grow while the queue fills, then must stop being replaced.
