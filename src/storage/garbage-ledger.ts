@@ -125,10 +125,10 @@ class EntryQueue {
 
   /**
    * The keys of the entries at `offsets` (ascending, from `from` up to `to`), as views into one copy
-   * of that stretch of the arena (the arena moves when it grows or compacts). A copy per key made an
-   * ArrayBuffer per key, about 60,000 a second on a node consuming 6,000 messages a second, each
-   * one V8 tracks and sweeps: with one copy per take a node consumed at 12 % less CPU per message
-   * (docs/BENCHMARKS.md, 2026-12-07).
+   * of that stretch of the arena (the arena moves when it grows or compacts). A copy per key, about
+   * 60,000 a second on a node consuming 6,000 messages a second, is faster alone but not on a busy
+   * node: with one copy per take a node consumed at 12 % less CPU per message (docs/BENCHMARKS.md,
+   * 2026-12-07).
    */
   keysAt(offsets: readonly number[], from: number, to: number): Uint8Array[] {
     const copy = this.arena.slice(from, to);
