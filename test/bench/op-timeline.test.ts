@@ -27,6 +27,14 @@ function trace(ops: ReadonlyArray<readonly [number, number]>, windowMs = 1_000):
   return parseOpTrace(formatOpTrace(t0, t0 + windowMs, lines));
 }
 
+/** A trace of these operations, binned by 250 ms beside one database's LOG of these lines (slow: over 100 ms). */
+function binnedBesideLog(ops: ReadonlyArray<readonly [number, number]>, log: ReadonlyArray<readonly [number, string]>) {
+  const t = trace(ops);
+  const events = parseLevelDbLog(levelDbLog(log));
+  const bins = binOps(t, { binMs: 250, slowMs: 100, levelDb: [{ database: 'n1.state', events }] });
+  return { t, events, bins };
+}
+
 describe('the operation trace file', () => {
   it('reads back what was written, in start order, with the window', () => {
     const lines = [opTraceLine(200, 'consume', 41.5, 10), opTraceLine(100, 'produce', 3, 1)];
@@ -101,19 +109,18 @@ describe('an operation trace in bins', () => {
   });
 
   it('lays LevelDB work beside the bins it overlapped, and says how many slow operations had it beside them', () => {
-    const t = trace([
-      [10, 40],
-      [300, 400],
-      [310, 420],
-      [700, 45],
-    ]);
-    const events = parseLevelDbLog(
-      levelDbLog([
+    const { t, bins } = binnedBesideLog(
+      [
+        [10, 40],
+        [300, 400],
+        [310, 420],
+        [700, 45],
+      ],
+      [
         [280, 'Compacting 1@1 + 4@2 files'],
         [520, 'Compacted 1@1 + 4@2 files => 7595755 bytes'],
-      ]),
+      ],
     );
-    const bins = binOps(t, { binMs: 250, slowMs: 100, levelDb: [{ database: 'n1.state', events }] });
     expect(bins.map((b) => b.events.map((e) => `${e.database} ${e.event.kind}`))).toEqual([
       [],
       ['n1.state compaction'],
@@ -163,18 +170,17 @@ describe('an operation trace in bins', () => {
   });
 
   it('draws well-formed SVG with a line per statistic and a band per event of each lane', () => {
-    const t = trace([
-      [10, 40],
-      [300, 400],
-      [700, 45],
-    ]);
-    const events = parseLevelDbLog(
-      levelDbLog([
+    const { events, bins } = binnedBesideLog(
+      [
+        [10, 40],
+        [300, 400],
+        [700, 45],
+      ],
+      [
         [280, 'Level-0 table #3: started'],
         [400, 'Level-0 table #3: 9 bytes OK'],
-      ]),
+      ],
     );
-    const bins = binOps(t, { binMs: 250, slowMs: 100, levelDb: [{ database: 'n1.state', events }] });
     const svg = renderTimelineChart({
       title: 'raftq-1 <consume> & more',
       binMs: 250,
