@@ -15,14 +15,8 @@ import { parseArgs } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import { directoryBytes, processCpuMs, sampleMetrics, SoakCluster } from './soak/soak-cluster.js';
 import { SoakLoad } from './soak/soak-load.js';
-import {
-  latencyRatioMax,
-  levelGrowthMax,
-  percentile,
-  soakPlots,
-  soakVerdict,
-  type SoakSample,
-} from './soak/soak-report.js';
+import { latencyRatioMax, levelGrowthMax, soakPlots, soakVerdict, type SoakSample } from './soak/soak-report.js';
+import { percentile } from './stats/percentile.js';
 
 interface SoakOptions {
   readonly minutes: number;

@@ -5,6 +5,7 @@
 import type { TracedOp, OpTrace } from '../load/op-trace.js';
 import type { LevelDbEvent } from './leveldb-log-events.js';
 import type { NodeEvent } from './node-events.js';
+import { percentile } from '../stats/percentile.js';
 
 /** A collection or stall at least this long is a pause of the main thread worth naming beside a bin. */
 export const nodePauseMinMs = 10;
@@ -35,12 +36,6 @@ export interface TimelineSummary {
   readonly slowOpsBesidePauses: number;
   readonly binsWithPauses: number;
   readonly binsInWindow: number;
-}
-
-/** The q-th quantile (0..1) of ascending `sorted` by rank (no interpolation); 0 when empty. */
-export function quantileOfSorted(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
 }
 
 export function binOps(
@@ -84,8 +79,8 @@ export function binOps(
       fromMs: bin * binMs,
       ops: ops.length,
       messages: ops.reduce((sum, op) => sum + op.messages, 0),
-      p50Ms: quantileOfSorted(durations, 0.5),
-      p99Ms: quantileOfSorted(durations, 0.99),
+      p50Ms: percentile(durations, 0.5),
+      p99Ms: percentile(durations, 0.99),
       maxMs: durations[durations.length - 1] ?? 0,
       slowOps: durations.filter((ms) => ms > slowMs).length,
       events,

@@ -15,7 +15,8 @@ import { formatTextTable } from '../report/text-table.js';
 import { renderTimelineChart, type TimelineLane } from '../report/svg-timeline-chart.js';
 import { parseLevelDbLog, type LevelDbEvent } from './leveldb-log-events.js';
 import { parseNodeEvents, type NodeEvent } from './node-events.js';
-import { binOps, nodePauseMinMs, quantileOfSorted, summarizeTimeline } from './op-timeline-bins.js';
+import { binOps, nodePauseMinMs, summarizeTimeline } from './op-timeline-bins.js';
+import { percentile } from '../stats/percentile.js';
 
 const usage =
   'usage: op-timeline TRACE.ops.tsv [--bin-ms 250] [--slow-ms MS] [--leveldb-log FILE]... [--node-events FILE]... [--svg OUT.svg]\n';
@@ -93,7 +94,7 @@ function main(): void {
     .map((op) => op.durationMs)
     .sort((a, b) => a - b);
   const binMs = positive(values['bin-ms'], '--bin-ms') ?? 250;
-  const slowMs = positive(values['slow-ms'], '--slow-ms') ?? 2 * quantileOfSorted(inWindow, 0.5);
+  const slowMs = positive(values['slow-ms'], '--slow-ms') ?? 2 * percentile(inWindow, 0.5);
   const levelDb = (values['leveldb-log'] ?? []).map((path) => ({
     database: databaseName(path),
     events: parseLevelDbLog(readFileSync(path, 'utf8')),
@@ -135,8 +136,8 @@ function main(): void {
   );
   const summary = summarizeTimeline(trace, bins);
   process.stdout.write(
-    `\nwindow ${(windowMs / 1000).toFixed(2)} s: ${summary.opsInWindow} ops, median ${quantileOfSorted(inWindow, 0.5).toFixed(1)} ms, ` +
-      `p99 ${quantileOfSorted(inWindow, 0.99).toFixed(1)} ms; ${summary.slowOpsInWindow} slower than ${slowMs.toFixed(0)} ms` +
+    `\nwindow ${(windowMs / 1000).toFixed(2)} s: ${summary.opsInWindow} ops, median ${percentile(inWindow, 0.5).toFixed(1)} ms, ` +
+      `p99 ${percentile(inWindow, 0.99).toFixed(1)} ms; ${summary.slowOpsInWindow} slower than ${slowMs.toFixed(0)} ms` +
       (levelDb.length === 0
         ? ''
         : `; ${summary.slowOpsBesideLevelDb} of them in the ${summary.binsBesideLevelDb} of ${summary.binsInWindow} bins where LevelDB flushed or compacted`) +

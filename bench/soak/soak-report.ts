@@ -1,6 +1,7 @@
 // What a soak run concludes from its samples: receive latency per minute, whether live keys and
 // disk size level off, and the plots (SVG, through the jepsen-like plotting module).
 import { renderPlot } from '../../jepsen-like/report/svg-plot.js';
+import { percentile } from '../stats/percentile.js';
 
 export interface SoakSample {
   readonly tSeconds: number;
@@ -53,11 +54,6 @@ export interface SoakVerdict {
 export const latencyRatioMax = 1.5;
 /** Growth between the third and the last quarter of the run still called level. */
 export const levelGrowthMax = 1.1;
-
-export function percentile(sorted: readonly number[], fraction: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] as number;
-}
 
 export function minuteLatencies(
   latencies: ReadonlyArray<{ readonly tSeconds: number; readonly ms: number }>,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { formatOpTrace, opTraceLine, parseOpTrace, type OpTrace } from '../../bench/load/op-trace.js';
 import { parseLevelDbLog } from '../../bench/profile/leveldb-log-events.js';
 import { nodeEventLine, parseNodeEvents } from '../../bench/profile/node-events.js';
-import { binOps, quantileOfSorted, summarizeTimeline } from '../../bench/profile/op-timeline-bins.js';
+import { binOps, summarizeTimeline } from '../../bench/profile/op-timeline-bins.js';
 import { renderTimelineChart } from '../../bench/report/svg-timeline-chart.js';
 import { xmlProblems } from './xml-well-formed.js';
 
@@ -135,13 +135,6 @@ describe('an operation trace in bins', () => {
       binsWithPauses: 0,
       binsInWindow: 3,
     });
-  });
-
-  it('takes quantiles by rank', () => {
-    expect(quantileOfSorted([], 0.5)).toBe(0);
-    expect(quantileOfSorted([1, 2, 3, 4], 0.5)).toBe(2);
-    expect(quantileOfSorted([1, 2, 3, 4], 0.99)).toBe(4);
-    expect(quantileOfSorted([7], 0)).toBe(7);
   });
 
   it('names the main-thread pauses of 10 ms or more that began in each bin, and the slow operations beside them', () => {
