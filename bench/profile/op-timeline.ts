@@ -14,7 +14,7 @@ import { parseOpTrace } from '../load/op-trace.js';
 import { formatTextTable } from '../report/text-table.js';
 import { renderTimelineChart, type TimelineLane } from '../report/svg-timeline-chart.js';
 import { parseLevelDbLog, type LevelDbEvent } from './leveldb-log-events.js';
-import { parseNodeEvents, type NodeEvent } from './node-events.js';
+import { parseNodeEvents, type NodeEvent, type NodeEventKind } from './node-events.js';
 import { binOps, nodePauseMinMs, summarizeTimeline } from './op-timeline-bins.js';
 import { percentile } from '../stats/percentile.js';
 
@@ -22,7 +22,13 @@ const usage =
   'usage: op-timeline TRACE.ops.tsv [--bin-ms 250] [--slow-ms MS] [--leveldb-log FILE]... [--node-events FILE]... [--svg OUT.svg]\n';
 
 const levelDbColors = { flush: '#9467bd', compaction: '#8c564b', 'manual-compaction': '#17becf' } as const;
-const nodeEventColors = { stall: '#d62728', 'gc-major': '#1f77b4' } as const;
+const nodeEventColors: Readonly<Record<NodeEventKind, string>> = {
+  stall: '#d62728',
+  'gc-major': '#1f77b4',
+  'gc-minor': '#7f7f7f',
+  'gc-incremental': '#7f7f7f',
+  'gc-weakcb': '#7f7f7f',
+};
 
 function levelDbLane(database: string, events: readonly LevelDbEvent[]): TimelineLane {
   return {
@@ -44,7 +50,7 @@ function nodeLane(node: string, events: readonly NodeEvent[]): TimelineLane {
       .map((event) => ({
         startEpochMs: event.startEpochMs,
         endEpochMs: event.startEpochMs + event.durationMs,
-        color: event.kind === 'stall' || event.kind === 'gc-major' ? nodeEventColors[event.kind] : '#7f7f7f',
+        color: nodeEventColors[event.kind],
         title: `${event.kind} ${event.durationMs.toFixed(1)} ms`,
       })),
   };
