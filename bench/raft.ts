@@ -16,6 +16,7 @@ import { mkdtempSync, openSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { serveNodeFlags } from '../src/cli/serve-node-flags.js';
 
 interface Options {
   durationMs: number;
@@ -103,6 +104,7 @@ async function startCluster(dataDir: string): Promise<BenchNode[]> {
     const child = spawn(
       process.execPath,
       [
+        ...serveNodeFlags,
         ...nodeArgs,
         mainScript,
         'serve',

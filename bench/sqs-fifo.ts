@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { sqsJsonRequest } from './load/sqs-json-request.js';
 import { freePorts } from './systems/free-ports.js';
+import { serveNodeFlags } from '../src/cli/serve-node-flags.js';
 import { repoRoot } from './systems/peer-process.js';
 
 interface Options {
@@ -90,6 +91,7 @@ async function startNode(): Promise<{ endpoint: string; child: ChildProcess; dat
   const child = spawn(
     process.execPath,
     [
+      ...serveNodeFlags,
       join(repoRoot, 'dist/src/cli/main.js'),
       'serve',
       '--data-dir',

@@ -39,8 +39,10 @@ start() {
       --raft-listen "127.0.0.1:${ports[$((3 * i + 2))]}" --log-level warn)
     [ "$count" -gt 1 ] && args+=(--peers "$peers")
     mkdir -p "$dir/$id"
+    # The node flag before the entry is what every launcher passes (src/cli/serve-node-flags.ts);
+    # RAFTQ_BENCH_NODE_ARGS comes after it, so it can override it for an A/B.
     # shellcheck disable=SC2086 # the extra node flags are meant to split into words
-    start_detached "$dir" "$dir/$id.log" node ${RAFTQ_BENCH_NODE_ARGS:-} "$entry" "${args[@]}"
+    start_detached "$dir" "$dir/$id.log" node --max-semi-space-size=64 ${RAFTQ_BENCH_NODE_ARGS:-} "$entry" "${args[@]}"
   done
   for ((i = 0; i < count; i++)); do
     wait_until 60 ready "${ports[$((3 * i + 1))]}" || fail "raftq n$((i + 1)) did not become ready (see $dir/n$((i + 1)).log)"

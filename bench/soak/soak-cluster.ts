@@ -6,6 +6,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync } f
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { freePorts } from '../systems/free-ports.js';
+import { serveNodeFlags } from '../../src/cli/serve-node-flags.js';
 
 const mainScript = new URL('../../src/cli/main.js', import.meta.url).pathname;
 /** The nodes' RAFTQ_CLUSTER_SECRET: admin calls other than the public ones present it (x-raftq-cluster-secret). */
@@ -59,7 +60,7 @@ export class SoakCluster {
         'warn',
         ...options.extraArgs,
       ];
-      const child = spawn(process.execPath, [...(options.nodeFlags ?? []), ...args], {
+      const child = spawn(process.execPath, [...serveNodeFlags, ...(options.nodeFlags ?? []), ...args], {
         stdio: ['ignore', log, log],
         env: { ...process.env, RAFTQ_CLUSTER_SECRET: soakClusterSecret },
       });

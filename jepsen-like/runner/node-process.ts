@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
+import { serveNodeFlags } from '../../src/cli/serve-node-flags.js';
 
 export interface NodeSpec {
   readonly id: string;
@@ -72,7 +73,7 @@ export class NodeProcess {
       ...s.extraArgs,
     ];
     const fd = openSync(s.logPath, 'a');
-    const child = spawn(process.execPath, args, { stdio: ['ignore', fd, fd] });
+    const child = spawn(process.execPath, [...serveNodeFlags, ...args], { stdio: ['ignore', fd, fd] });
     closeSync(fd);
     this.child = child;
     this.isStopped = false;

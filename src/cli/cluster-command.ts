@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { delay } from '../base/delay.js';
 import { adminCall } from './admin-client.js';
 import { numberFlag, parseFlags, stringFlag, UsageError, booleanFlag, type FlagSpec } from './flags.js';
+import { serveNodeFlags } from './serve-node-flags.js';
 
 export const clusterFlags: readonly FlagSpec[] = [
   { name: 'nodes', kind: 'number', description: 'How many nodes', defaultText: '3' },
@@ -124,6 +125,7 @@ async function clusterUp(options: {
     const logFile = join(options.baseDir, `${node.id}.log`);
     const out = openSync(logFile, 'a');
     const args = [
+      ...serveNodeFlags,
       mainScript,
       'serve',
       '--id',

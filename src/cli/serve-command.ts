@@ -16,6 +16,7 @@ import type { QueueOperations } from '../queue/queue-operations.js';
 import { QueueService, type QueueServiceOptions } from '../queue/queue-service.js';
 import { startSqsServer, type SqsServer } from '../sqs/sqs-server.js';
 import { armNodeAssert, failpointQueueService } from './serve-failpoints.js';
+import { missingServeNodeFlags, serveNodeFlags } from './serve-node-flags.js';
 import { resolveServeOptions, type ServeOptions } from './serve-options.js';
 import { listeningOn, openingDataDir } from './start-up-errors.js';
 import { startStateUpkeep } from './state-upkeep.js';
@@ -88,6 +89,12 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
     },
     'raftq node serving',
   );
+  const missingNodeFlags = missingServeNodeFlags(process.execArgv, env['NODE_OPTIONS']);
+  if (missingNodeFlags.length > 0)
+    logger.info(
+      { missingNodeFlags, nodeOptions: serveNodeFlags.join(' ') },
+      'node was started without the flags raftq runs best with: start it as `node FLAGS dist/src/cli/main.js serve` or set NODE_OPTIONS (docs/OPERATIONS.md)',
+    );
 
   const shutdown = (signal: string): void => {
     if (isStopping) return;

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { raftLimits } from '../../src/base/limits.js';
+import { serveNodeFlags } from '../../src/cli/serve-node-flags.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { NodeProcess, repoRoot, runCli, waitFor } from './support/node-process.js';
 import { AddressMap, deployFile, parseEnvFile, parseUnit, serveEnvNames } from './support/deploy-files.js';
@@ -62,7 +63,12 @@ describe('the systemd unit', () => {
     const made = await runCli(['certs', '--out', certs, '--nodes', 'n1=127.0.0.1;n2=127.0.0.1;n3=127.0.0.1']);
     expect(made.code, made.stderr).toBe(0);
     const execStart = (one('ExecStart') ?? '').split(/\s+/);
-    expect(execStart.slice(0, 3)).toEqual(['/usr/bin/node', '/opt/raftq/dist/src/cli/main.js', 'serve']);
+    expect(execStart.slice(0, 3 + serveNodeFlags.length)).toEqual([
+      '/usr/bin/node',
+      ...serveNodeFlags,
+      '/opt/raftq/dist/src/cli/main.js',
+      'serve',
+    ]);
     const argv = execStart.slice(1).map((arg) => arg.replace('/opt/raftq', repoRoot));
     // Peer addresses are the same from every node; loopback ones are each machine's own.
     const addresses = new AddressMap((host) => host !== '127.0.0.1' && host !== '0.0.0.0');

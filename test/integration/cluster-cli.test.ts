@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { serveNodeFlags } from '../../src/cli/serve-node-flags.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const run = promisify(execFile);
@@ -45,6 +46,9 @@ describe('raftq cluster up / down', () => {
     );
     const record = JSON.parse(readFileSync(join(dir.path, 'cluster.json'), 'utf8')) as { nodes: { pid: number }[] };
     const pid = record.nodes[0]?.pid as number;
+    // The node runs with the flags every launcher gives it (src/cli/serve-node-flags.ts).
+    const nodeArgv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    expect(nodeArgv.slice(1, 1 + serveNodeFlags.length)).toEqual(serveNodeFlags);
     const status = JSON.parse(
       (await run(process.execPath, [mainScript, 'status', '--admin', `127.0.0.1:${base + 1}`])).stdout,
     ) as { role: string };
@@ -54,6 +58,8 @@ describe('raftq cluster up / down', () => {
     });
     expect(down.stdout).toContain('n1 stopped');
     expect(() => process.kill(pid, 0)).toThrow();
-    expect(readFileSync(join(dir.path, 'n1.log'), 'utf8')).toContain('"msg":"shut down"');
+    const log = readFileSync(join(dir.path, 'n1.log'), 'utf8');
+    expect(log).toContain('"msg":"shut down"');
+    expect(log).not.toContain('missingNodeFlags');
   });
 });
