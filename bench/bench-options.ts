@@ -13,6 +13,12 @@ export interface PhaseTiming {
   readonly prefillBytesMax: number;
   /** Longest a prefill may take: a slow system consumes what it managed to store. */
   readonly prefillMsMax: number;
+  /**
+   * A consume cell whose prefill ran out before its window ended (a fast system drained it within
+   * the warm-up and a fraction of the window) is measured again after a larger prefill, sized by
+   * the rate it showed, of at most this many bytes (measure-cell.ts refillCount).
+   */
+  readonly refillBytesMax: number;
 }
 
 export interface BenchOptions {
@@ -40,6 +46,7 @@ export const quickTiming: PhaseTiming = {
   prefillMessagesMax: 24_000,
   prefillBytesMax: 32 * 1_048_576,
   prefillMsMax: 8_000,
+  refillBytesMax: 128 * 1_048_576,
 };
 
 export const fullTiming: PhaseTiming = {
@@ -49,6 +56,7 @@ export const fullTiming: PhaseTiming = {
   prefillMessagesMax: 50_000,
   prefillBytesMax: 256 * 1_048_576,
   prefillMsMax: 90_000,
+  refillBytesMax: 512 * 1_048_576,
 };
 
 export { BenchUsageError };

@@ -1,5 +1,6 @@
 // Measures one cell on a running system: make its queue, prefill it if the workload consumes,
-// run the measured phase, summarise, drop the queue.
+// run the measured phase (a consume cell whose prefill ran out early once more, after a prefill
+// sized by the rate it showed), summarise, drop the queue.
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +102,32 @@ async function prefill(
   return outcome.totals.produced;
 }
 
+/** A consume window shorter than this share of the configured one ended because the prefill ran out. */
+const filledWindowShare = 0.9;
+/** A refill holds this much more than the measured rate asks for: the second measurement may run faster. */
+const refillHeadroom = 1.25;
+
+/**
+ * The prefill that fills a consume cell's warm-up and window at the rate `outcome` measured, when
+ * its window ended short because the `prefilled` messages ran out (a system that drains half the
+ * prefill within the warm-up, consumeWarmShare, gets a window of what is left); null when the
+ * window was long enough, or when the bytes bound (refillBytesMax) leaves no room for a tenth more.
+ */
+export function refillCount(
+  cell: CellSpec,
+  timing: PhaseTiming,
+  prefilled: number,
+  outcome: Pick<PhaseOutcome, 'windowSeconds' | 'consumedInWindow'>,
+): number | null {
+  if (cell.workload !== 'consume' || prefilled <= 0 || outcome.windowSeconds <= 0) return null;
+  if (outcome.windowSeconds * 1000 >= timing.windowMs * filledWindowShare) return null;
+  const ratePerSecond = outcome.consumedInWindow / outcome.windowSeconds;
+  const wanted = ((ratePerSecond * (timing.warmupMs + timing.windowMs)) / 1000 / consumeDoneShare) * refillHeadroom;
+  const messages = Math.min(wanted, Math.floor(timing.refillBytesMax / cell.messageBytes));
+  const batches = Math.floor(messages / prefillBatchSize);
+  return batches * prefillBatchSize >= prefilled * 1.1 ? batches * prefillBatchSize : null;
+}
+
 export function summarizeOutcome(system: string, cell: CellSpec, outcome: PhaseOutcome): CellMeasurement {
   const messages = cell.workload === 'produce' ? outcome.producedInWindow : outcome.consumedInWindow;
   const windowSeconds = outcome.windowSeconds;
@@ -160,47 +187,59 @@ export async function measureCell(context: CellContext, cell: CellSpec): Promise
   const queue = await context.system.queues.create(context.target, context.queueName);
   try {
     const partitions = Math.max(1, consumers);
-    const toPrefill = prefillCount(cell, context.timing);
-    const prefilled = toPrefill > 0 ? await prefill(context, cell, queue, toPrefill, partitions) : 0;
     const isConsumeOnly = cell.workload === 'consume';
-    const outcome = await runLoadPhase({
-      driver: {
-        target: context.target,
-        queue,
-        messageBytes: cell.messageBytes,
-        batchSize: cell.batchSize,
-        partitions,
-        receiveWaitSeconds: cell.workload === 'produce-consume' ? mixedReceiveWaitSeconds : 0,
-      },
-      producers,
-      consumers,
-      workerProcesses: context.clientProcesses,
-      // Consume cells warm up too: a queue's first receives and deletes run cold code (JIT) and
-      // fill caches, which is first-use cost, not the rate. The prefill holds enough for both, and a
-      // system fast enough to drain half of it within the warm-up gets its window from then on.
-      warmupMs: context.timing.warmupMs,
-      windowMsMax: context.timing.windowMs,
-      ...(isConsumeOnly
-        ? {
-            isWarm: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeWarmShare,
-            isDone: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeDoneShare,
-          }
-        : {}),
-      recordsEndToEnd: cell.workload === 'produce-consume',
-      producerLeadMessagesMax:
-        cell.workload === 'produce-consume'
-          ? mixedLeadBatchesPerConsumer * cell.batchSize * Math.ceil(consumers / context.clientProcesses)
-          : null,
-      serverPids: context.serverPids,
-      onProgress: (totals, elapsedMs) => context.onProgress(cellKey(cell), totals, elapsedMs),
-      isOpTraced: context.opTraceDir !== null,
-    });
+    const measure = (prefilled: number): Promise<PhaseOutcome> =>
+      runLoadPhase({
+        driver: {
+          target: context.target,
+          queue,
+          messageBytes: cell.messageBytes,
+          batchSize: cell.batchSize,
+          partitions,
+          receiveWaitSeconds: cell.workload === 'produce-consume' ? mixedReceiveWaitSeconds : 0,
+        },
+        producers,
+        consumers,
+        workerProcesses: context.clientProcesses,
+        // Consume cells warm up too: a queue's first receives and deletes run cold code (JIT) and
+        // fill caches, which is first-use cost, not the rate. The prefill holds enough for both, and a
+        // system fast enough to drain half of it within the warm-up gets its window from then on.
+        warmupMs: context.timing.warmupMs,
+        windowMsMax: context.timing.windowMs,
+        ...(isConsumeOnly
+          ? {
+              isWarm: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeWarmShare,
+              isDone: (totals: WorkerTotals) => totals.consumed >= prefilled * consumeDoneShare,
+            }
+          : {}),
+        recordsEndToEnd: cell.workload === 'produce-consume',
+        producerLeadMessagesMax:
+          cell.workload === 'produce-consume'
+            ? mixedLeadBatchesPerConsumer * cell.batchSize * Math.ceil(consumers / context.clientProcesses)
+            : null,
+        serverPids: context.serverPids,
+        onProgress: (totals, elapsedMs) => context.onProgress(cellKey(cell), totals, elapsedMs),
+        isOpTraced: context.opTraceDir !== null,
+      });
+    const toPrefill = prefillCount(cell, context.timing);
+    let prefilled = toPrefill > 0 ? await prefill(context, cell, queue, toPrefill, partitions) : 0;
+    let outcome = await measure(prefilled);
+    // A window the prefill could not fill measured a fast system's first second, not its rate:
+    // once more, on the same queue, with as many messages as that rate needs.
+    const refill = isConsumeOnly ? refillCount(cell, context.timing, prefilled, outcome) : null;
+    if (refill !== null) {
+      prefilled = await prefill(context, cell, queue, refill, partitions);
+      outcome = await measure(prefilled);
+    }
     if (context.opTraceDir !== null)
       writeFileSync(
         join(context.opTraceDir, `${context.system.id}.${cellKey(cell)}.ops.tsv`),
         formatOpTrace(outcome.windowStartEpochMs, outcome.windowEndEpochMs, outcome.opTraceLines),
       );
-    return summarizeOutcome(context.system.id, cell, outcome);
+    const measured = summarizeOutcome(context.system.id, cell, outcome);
+    return isConsumeOnly
+      ? { ...measured, prefilledMessages: prefilled, ...(refill !== null ? { isRefilled: true } : {}) }
+      : measured;
   } finally {
     await context.system.queues.remove(context.target, queue).catch(() => undefined);
   }

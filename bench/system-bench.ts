@@ -143,7 +143,7 @@ export async function benchSystem(
       measured.push(result);
       progress.log(
         result.status === 'ok'
-          ? `  ${describeCell(cell)}: ${Math.round(result.throughputMsgsPerSecond)} msgs/s, client cpu ${Math.round(result.clientCpuShare * 100)}%${result.errors > 0 ? `, ${result.errors} errors (${result.firstError})` : ''}`
+          ? `  ${describeCell(cell)}: ${Math.round(result.throughputMsgsPerSecond)} msgs/s, client cpu ${Math.round(result.clientCpuShare * 100)}%${result.isRefilled === true ? `, measured again from ${result.prefilledMessages} queued` : ''}${result.errors > 0 ? `, ${result.errors} errors (${result.firstError})` : ''}`
           : `  ${describeCell(cell)}: failed: ${result.reason}`,
       );
     }

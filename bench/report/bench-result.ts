@@ -52,6 +52,12 @@ export interface CellMeasurement {
   readonly firstError?: string;
   /** The machine's one-minute load average when the cell ended: other work on a shared machine shows here. */
   readonly machineLoad1m: number;
+  /**
+   * Consume cells: the messages queued for the measured phase; `isRefilled` when a first prefill ran
+   * out before the window ended and this larger one was measured instead (measure-cell.ts).
+   */
+  readonly prefilledMessages?: number;
+  readonly isRefilled?: boolean;
 }
 
 export interface BenchResult {

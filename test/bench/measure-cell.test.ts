@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientBoundCpuShare, prefillCount, slotsOf, summarizeOutcome } from '../../bench/measure-cell.js';
+import { clientBoundCpuShare, prefillCount, refillCount, slotsOf, summarizeOutcome } from '../../bench/measure-cell.js';
 import { fullTiming, quickTiming } from '../../bench/bench-options.js';
 import { newLatencyHistogram, recordLatencyMicros } from '../../bench/stats/latency-histogram.js';
 import type { PhaseOutcome } from '../../bench/load/load-phase.js';
@@ -93,6 +93,22 @@ describe('turning a phase into a cell measurement', () => {
     expect(prefillCount({ ...produce, workload: 'consume', messageBytes: 65_536 }, fullTiming)).toBe(
       fullTiming.prefillBytesMax / 65_536,
     );
+  });
+
+  it('measures a consume cell again, from a prefill sized by its rate, only when the prefill ran out before the window ended', () => {
+    const consume = { ...produce, workload: 'consume' as const };
+    const prefilled = quickTiming.prefillMessagesMax;
+    // A window of 1 s at 13,000 msgs/s: the 1 s warm-up and 3 s window need 13,000 × 4 / 0.95, with a quarter more.
+    const short = { windowSeconds: 1, consumedInWindow: 13_000 };
+    expect(refillCount(consume, quickTiming, prefilled, short)).toBe(68_420);
+    // A window that ran (nearly) its whole length measured the rate already.
+    expect(refillCount(consume, quickTiming, prefilled, { windowSeconds: 2.9, consumedInWindow: 20_000 })).toBeNull();
+    expect(refillCount(produce, quickTiming, prefilled, short)).toBeNull();
+    // Bounded by bytes: 128 MiB of 64 KiB messages, in whole batches of 10; a timing without refills has no room.
+    expect(refillCount({ ...consume, messageBytes: 65_536 }, quickTiming, 512, short)).toBe(2_040);
+    expect(refillCount(consume, { ...quickTiming, refillBytesMax: 0 }, prefilled, short)).toBeNull();
+    // A short window that a tenth more would not lengthen is left as it is.
+    expect(refillCount(consume, quickTiming, prefilled, { windowSeconds: 2, consumedInWindow: 4_000 })).toBeNull();
   });
 
   it('deals slots over worker processes round-robin, every slot exactly once', () => {
