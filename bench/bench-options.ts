@@ -19,6 +19,8 @@ export interface PhaseTiming {
    * the rate it showed, of at most this many bytes (measure-cell.ts refillCount).
    */
   readonly refillBytesMax: number;
+  /** Longest such a larger prefill may take (a fast consumer is not always a fast producer). */
+  readonly refillMsMax: number;
 }
 
 export interface BenchOptions {
@@ -47,6 +49,7 @@ export const quickTiming: PhaseTiming = {
   prefillBytesMax: 32 * 1_048_576,
   prefillMsMax: 8_000,
   refillBytesMax: 128 * 1_048_576,
+  refillMsMax: 20_000,
 };
 
 export const fullTiming: PhaseTiming = {
@@ -57,6 +60,7 @@ export const fullTiming: PhaseTiming = {
   prefillBytesMax: 256 * 1_048_576,
   prefillMsMax: 90_000,
   refillBytesMax: 512 * 1_048_576,
+  refillMsMax: 180_000,
 };
 
 export { BenchUsageError };

@@ -76,6 +76,7 @@ async function prefill(
   queue: QueueRef,
   messages: number,
   partitions: number,
+  msMax: number,
 ): Promise<number> {
   const outcome = await runLoadPhase({
     driver: {
@@ -90,7 +91,7 @@ async function prefill(
     consumers: 0,
     workerProcesses: context.clientProcesses,
     warmupMs: 0,
-    windowMsMax: context.timing.prefillMsMax,
+    windowMsMax: msMax,
     isDone: (totals) => totals.produced >= messages,
     recordsEndToEnd: false,
     producerLeadMessagesMax: null,
@@ -222,13 +223,14 @@ export async function measureCell(context: CellContext, cell: CellSpec): Promise
         isOpTraced: context.opTraceDir !== null,
       });
     const toPrefill = prefillCount(cell, context.timing);
-    let prefilled = toPrefill > 0 ? await prefill(context, cell, queue, toPrefill, partitions) : 0;
+    let prefilled =
+      toPrefill > 0 ? await prefill(context, cell, queue, toPrefill, partitions, context.timing.prefillMsMax) : 0;
     let outcome = await measure(prefilled);
     // A window the prefill could not fill measured a fast system's first second, not its rate:
     // once more, on the same queue, with as many messages as that rate needs.
     const refill = isConsumeOnly ? refillCount(cell, context.timing, prefilled, outcome) : null;
     if (refill !== null) {
-      prefilled = await prefill(context, cell, queue, refill, partitions);
+      prefilled = await prefill(context, cell, queue, refill, partitions, context.timing.refillMsMax);
       outcome = await measure(prefilled);
     }
     if (context.opTraceDir !== null)

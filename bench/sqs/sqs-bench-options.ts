@@ -30,6 +30,7 @@ export const sqsQuickTiming: PhaseTiming = {
   prefillMsMax: 20_000,
   // Receive cells measure a small prefill on purpose; a drained one is not measured again.
   refillBytesMax: 0,
+  refillMsMax: 0,
 };
 
 export const sqsFullTiming: PhaseTiming = {
@@ -40,6 +41,7 @@ export const sqsFullTiming: PhaseTiming = {
   prefillBytesMax: 128 * 1_048_576,
   prefillMsMax: 60_000,
   refillBytesMax: 0,
+  refillMsMax: 0,
 };
 
 export const sqsQuickConcurrencies = [1, 32] as const;
