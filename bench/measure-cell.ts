@@ -107,12 +107,14 @@ async function prefill(
 const filledWindowShare = 0.9;
 /** A refill holds this much more than the measured rate asks for: the second measurement may run faster. */
 const refillHeadroom = 1.25;
+/** A refill smaller than this many times the first prefill would not lengthen the window enough to be worth a second run. */
+const refillGrowthMin = 1.1;
 
 /**
  * The prefill that fills a consume cell's warm-up and window at the rate `outcome` measured, when
  * its window ended short because the `prefilled` messages ran out (a system that drains half the
  * prefill within the warm-up, consumeWarmShare, gets a window of what is left); null when the
- * window was long enough, or when the bytes bound (refillBytesMax) leaves no room for a tenth more.
+ * window was long enough, or when the bytes bound (refillBytesMax) leaves no room for enough more.
  */
 export function refillCount(
   cell: CellSpec,
@@ -126,7 +128,7 @@ export function refillCount(
   const wanted = ((ratePerSecond * (timing.warmupMs + timing.windowMs)) / 1000 / consumeDoneShare) * refillHeadroom;
   const messages = Math.min(wanted, Math.floor(timing.refillBytesMax / cell.messageBytes));
   const batches = Math.floor(messages / prefillBatchSize);
-  return batches * prefillBatchSize >= prefilled * 1.1 ? batches * prefillBatchSize : null;
+  return batches * prefillBatchSize >= prefilled * refillGrowthMin ? batches * prefillBatchSize : null;
 }
 
 export function summarizeOutcome(system: string, cell: CellSpec, outcome: PhaseOutcome): CellMeasurement {
