@@ -145,6 +145,20 @@ class EntryQueue {
     return this.view.getFloat64(offset + lengthBytes + this.keyLengthAt(offset) + which * timeBytes, true);
   }
 
+  /**
+   * The offsets of the oldest entries, from the head, while `isDue` holds of each one's first
+   * time, at most `entriesMax` of them; and the offset where the run stopped.
+   */
+  dueFromHead(entriesMax: number, isDue: (firstTs: number) => boolean): { offsets: number[]; end: number } {
+    const offsets: number[] = [];
+    let at = this.head;
+    while (offsets.length < entriesMax && at < this.tail && isDue(this.timeAt(at, 0))) {
+      offsets.push(at);
+      at = this.nextOffset(at);
+    }
+    return { offsets, end: at };
+  }
+
   nextOffset(offset: number): number {
     return offset + lengthBytes + this.keyLengthAt(offset) + this.timesPerEntry * timeBytes;
   }
@@ -272,31 +286,17 @@ export class GarbageLedger {
    */
   takeDue(watermarkTs: number, horizonTs: number, entriesMax: number): LedgerTake {
     const { hidden, markers } = this;
-    const hiddenOffsets: number[] = [];
-    let at = hidden.head;
-    while (hiddenOffsets.length < entriesMax && at < hidden.tail) {
-      if (hidden.timeAt(at, 0) > watermarkTs) break;
-      hiddenOffsets.push(at);
-      at = hidden.nextOffset(at);
-    }
-    const hiddenEnd = at;
-    const hiddenKeys = hidden.keysAt(hiddenOffsets);
-    const hiddenOut: HiddenVersion[] = hiddenOffsets.map((offset, i) => ({
+    const dueHidden = hidden.dueFromHead(entriesMax, (hidingTs) => hidingTs <= watermarkTs);
+    const hiddenKeys = hidden.keysAt(dueHidden.offsets);
+    const hiddenOut: HiddenVersion[] = dueHidden.offsets.map((offset, i) => ({
       key: hiddenKeys[i] as Uint8Array,
       hidingTs: hidden.timeAt(offset, 0),
       hiddenTs: hidden.timeAt(offset, 1),
     }));
-    const firstLeftTs = hiddenEnd < hidden.tail ? hidden.timeAt(hiddenEnd, 0) : Infinity;
-    const markerOffsets: number[] = [];
-    at = markers.head;
-    while (markerOffsets.length < entriesMax && at < markers.tail) {
-      const ts = markers.timeAt(at, 0);
-      if (ts > horizonTs || ts >= firstLeftTs) break;
-      markerOffsets.push(at);
-      at = markers.nextOffset(at);
-    }
-    const markerKeys = markers.keysAt(markerOffsets);
-    const markersOut: DueMarker[] = markerOffsets.map((offset, i) => ({
+    const firstLeftTs = dueHidden.end < hidden.tail ? hidden.timeAt(dueHidden.end, 0) : Infinity;
+    const dueMarkers = markers.dueFromHead(entriesMax, (ts) => ts <= horizonTs && ts < firstLeftTs);
+    const markerKeys = markers.keysAt(dueMarkers.offsets);
+    const markersOut: DueMarker[] = dueMarkers.offsets.map((offset, i) => ({
       key: markerKeys[i] as Uint8Array,
       ts: markers.timeAt(offset, 0),
     }));
@@ -304,9 +304,9 @@ export class GarbageLedger {
       hidden: hiddenOut,
       markers: markersOut,
       hiddenStart: hidden.head + hidden.base,
-      hiddenEnd: hiddenEnd + hidden.base,
+      hiddenEnd: dueHidden.end + hidden.base,
       markersStart: markers.head + markers.base,
-      markersEnd: at + markers.base,
+      markersEnd: dueMarkers.end + markers.base,
       generation: this.generationValue,
     };
   }
