@@ -70,34 +70,40 @@ export async function deleteMessages(
     const writes: TxnWrite[] = [];
     const deleted = new Set<string>();
     const results: EntryOutcome[] = [];
-    for (const entry of entries) {
-      let parts: ReceiptHandleParts;
+    // Every handle is parsed first and the messages they name read together: one pass over the
+    // rows, not a read per entry (the entries are then judged one by one, as before).
+    const handles = entries.map((entry) => {
       try {
-        parts = parseHandle(queue, entry.receiptHandle);
+        return parseHandle(queue, entry.receiptHandle);
       } catch (error) {
         if (!(error instanceof ReceiptHandleIsInvalidError)) throw error;
-        results.push({ entryId: entry.entryId, error });
-        continue;
+        return error;
       }
-      if (deleted.has(parts.messageId)) {
-        results.push({ entryId: entry.entryId });
-        continue;
+    });
+    const named = handles.filter((parts): parts is ReceiptHandleParts => !(parts instanceof Error));
+    const read = await queue.messages.readNamed(view, named);
+    const messageOf = new Map(named.map((parts, i) => [`${parts.partition}/${parts.messageId}`, read[i]]));
+    entries.forEach((entry, i) => {
+      const parts = handles[i] as ReceiptHandleParts | ReceiptHandleIsInvalidError;
+      if (parts instanceof ReceiptHandleIsInvalidError) {
+        results.push({ entryId: entry.entryId, error: parts });
+        return;
       }
-      const message = await readHandled(view, queue, parts);
-      if (message === undefined || message.record.receiptToken !== parts.token) {
+      const message = messageOf.get(`${parts.partition}/${parts.messageId}`);
+      if (deleted.has(parts.messageId) || message === undefined || message.record.receiptToken !== parts.token) {
         results.push({ entryId: entry.entryId });
-        continue;
+        return;
       }
       readKeys.push(...message.readKeys);
       if (queue.meta.config.isFifo && !isInFlight(message.record, nowMs)) {
         results.push({ entryId: entry.entryId, error: receiptHandleUnusable(entry.receiptHandle, 'expired') });
         writes.push(...refusalWrites(queue, message));
-        continue;
+        return;
       }
       results.push({ entryId: entry.entryId });
       deleted.add(parts.messageId);
       writes.push(...queue.messages.deleteWrites(message));
-    }
+    });
     return { readKeys, writes, result: results };
   });
 }

@@ -97,6 +97,31 @@ describe('standard queue messages', () => {
     }
   });
 
+  it('a DeleteMessageBatch judges each entry on its own: current, stale, repeated and malformed handles together', async () => {
+    const { service, executor } = await withQueue({ VisibilityTimeout: '10' });
+    for (const body of ['one', 'two', 'three']) await sendOne(service, 'jobs', body);
+    const firstReceive = await service.receiveMessages('jobs', { maxMessages: 3 });
+    const byBody = new Map(firstReceive.map((message) => [message.body, message]));
+    executor.clock.advanceMs(10_000);
+    // 'two' is received again: its first handle is stale (a successful no-op, as on AWS).
+    const again = await service.receiveMessages('jobs', { maxMessages: 3 });
+    const twoAgain = again.find((message) => message.body === 'two');
+    const handle = (body: string): string => byBody.get(body)?.receiptHandle ?? '';
+    const results = await service.deleteMessages('jobs', [
+      { entryId: 'one', receiptHandle: again.find((m) => m.body === 'one')?.receiptHandle ?? '' },
+      { entryId: 'two-stale', receiptHandle: handle('two') },
+      { entryId: 'garbage', receiptHandle: 'not-a-handle' },
+      { entryId: 'two-current', receiptHandle: twoAgain?.receiptHandle ?? '' },
+      { entryId: 'two-twice', receiptHandle: twoAgain?.receiptHandle ?? '' },
+    ]);
+    expect(
+      results.map((result) => ('error' in result ? [result.entryId, result.error.constructor.name] : result.entryId)),
+    ).toEqual(['one', 'two-stale', ['garbage', 'ReceiptHandleIsInvalidError'], 'two-current', 'two-twice']);
+    // 'one' and 'two' are gone; 'three', whose handle no entry named, comes back when its timeout ends.
+    executor.clock.advanceMs(10_000);
+    expect((await receiveAll(service, 'jobs')).map((message) => message.body)).toEqual(['three']);
+  });
+
   it('ChangeMessageVisibility extends a message in flight and, as AWS, hides again one whose visibility expired', async () => {
     const { service, executor } = await withQueue({ VisibilityTimeout: '10' });
     await sendOne(service, 'jobs', 'cmv');
