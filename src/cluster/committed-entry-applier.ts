@@ -10,7 +10,7 @@ import type { RawNode } from '../raft/raw-node.js';
 import { EntryType, type Entry } from '../raft/types.js';
 import type { LevelLogStore } from './level-log-store.js';
 import type { NodeMetrics } from './node-metrics.js';
-import { applyEntriesToStore, decodeEntryPayload, type EntryToApply } from './state-apply.js';
+import { applyEntriesToStore, takeEntryPayload, type EntryToApply } from './state-apply.js';
 import type { StateObserver } from './state-observer.js';
 import type { StateStore } from './state-store.js';
 import type { AppliedListener } from '../storage/txn.js';
@@ -58,7 +58,7 @@ export class CommittedEntryApplier {
       // After a snapshot install the state may already include entries the log still delivers.
       if (entry.index <= this.parts.state().appliedIndex) continue;
       if (entry.data.byteLength === 0) run.push({ index: entry.index, leaderStampTsUs: 0, txns: [] });
-      else run.push({ index: entry.index, ...decodeEntryPayload(entry.data) });
+      else run.push({ index: entry.index, ...takeEntryPayload(entry.data) });
     }
     await this.applyRun(run);
   }
