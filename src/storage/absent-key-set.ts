@@ -27,7 +27,7 @@
  * consumed first, and their removal on the first receive makes room for later sends.
  */
 import { assert } from '../base/assert.js';
-import { keyHashOf } from './newest-version-cache.js';
+import { keyHashOf } from './key-hash.js';
 
 /** A slot of the table: empty, a removed key (searches go on past it), or arena offset + 1. */
 const emptySlot = 0;
@@ -67,9 +67,9 @@ export class AbsentKeySet {
   }
 
   /** A version of `key` was applied: it is no longer absent. */
-  forget(key: Uint8Array): void {
+  forget(key: Uint8Array, hash?: number): void {
     if (this.sizeValue === 0) return;
-    const slot = this.find(key, keyHashOf(key));
+    const slot = this.find(key, hash ?? keyHashOf(key));
     if (slot < 0) return;
     this.slots[slot] = removedSlot;
     this.removedSlots++;
@@ -80,8 +80,8 @@ export class AbsentKeySet {
   }
 
   /** True only if `key` has no version in the engine. */
-  has(key: Uint8Array): boolean {
-    return this.sizeValue > 0 && this.find(key, keyHashOf(key)) >= 0;
+  has(key: Uint8Array, hash?: number): boolean {
+    return this.sizeValue > 0 && this.find(key, hash ?? keyHashOf(key)) >= 0;
   }
 
   /** The slot holding `key`, or -1. */

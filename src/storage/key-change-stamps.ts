@@ -13,7 +13,7 @@
  * read its lesson. The buckets start at the store's last commit timestamp when it opened: nothing
  * is known of what was written before, and no view is older.
  */
-import { keyHashOf } from './newest-version-cache.js';
+import { keyHashOf } from './key-hash.js';
 
 /** 65,536 buckets (768 KiB): at a few thousand keys written a second, a read's bucket rarely changes in its few milliseconds. */
 const bucketsLog2 = 16;
@@ -36,8 +36,8 @@ export class KeyChangeStamps {
   }
 
   /** A version of `key` was written at `commitTsUs` (the engine holds it now). */
-  noteWrite(key: Uint8Array, commitTsUs: number): void {
-    const bucket = keyHashOf(key) & this.mask;
+  noteWrite(key: Uint8Array, commitTsUs: number, hash: number = keyHashOf(key)): void {
+    const bucket = hash & this.mask;
     if (commitTsUs > (this.lastWriteTs[bucket] as number)) this.lastWriteTs[bucket] = commitTsUs;
   }
 

@@ -7,6 +7,7 @@
 import type { AbsentKeySet } from './absent-key-set.js';
 import type { Engine } from './engine.js';
 import { bytesEqual, compareBytes } from './key-codec.js';
+import { keyHashOf } from './key-hash.js';
 import { noVersionTs, type NewestVersionCache } from './newest-version-cache.js';
 import {
   commitTsOf,
@@ -42,10 +43,11 @@ export async function latestVersionsOfKeys(
   const results: Array<LatestVersion | undefined> = new Array<LatestVersion | undefined>(keys.length).fill(undefined);
   const misses: number[] = [];
   keys.forEach((key, i) => {
-    const newest = sources.newestVersions.lookup(key);
+    const hash = keyHashOf(key);
+    const newest = sources.newestVersions.lookup(key, hash);
     if (newest !== undefined) {
       if (newest.commitTsUs !== noVersionTs) results[i] = { commitTsUs: newest.commitTsUs, isValue: newest.isValue };
-    } else if (!sources.absentKeys.has(key)) misses.push(i);
+    } else if (!sources.absentKeys.has(key, hash)) misses.push(i);
   });
   const order = misses.sort((a, b) => compareBytes(keys[a] as Uint8Array, keys[b] as Uint8Array));
   const perIterator = Math.max(16, Math.ceil(order.length / latestLookupIteratorsMax));

@@ -23,6 +23,7 @@
  * writes (and the checks on it) in applied-batch.ts.
  */
 import { assert } from '../base/assert.js';
+import { keyHashOf } from './key-hash.js';
 import { raftqLimits } from '../base/limits.js';
 import { AbsentKeySet } from './absent-key-set.js';
 import { engineWritesOf, type AppliedBatch } from './applied-batch.js';
@@ -447,9 +448,11 @@ export class MvccStore {
       // Before the versions: a key implied new by one write of the batch may be written by a later one.
       for (const key of batch.absentKeys ?? []) this.absentKeys.add(key);
       for (const version of batch.versions) {
-        this.absentKeys.forget(version.key);
-        this.changeStamps.noteWrite(version.key, version.commitTsUs);
-        this.newestVersions.remember(version.key, version.commitTsUs, version.value);
+        // One hash of the key for all three (key-hash.ts).
+        const hash = keyHashOf(version.key);
+        this.absentKeys.forget(version.key, hash);
+        this.changeStamps.noteWrite(version.key, version.commitTsUs, hash);
+        this.newestVersions.remember(version.key, version.commitTsUs, version.value, undefined, hash);
       }
       this.appliedIndexValue = batch.appliedIndex;
       this.lastCommitTsValue = batch.lastCommitTs;

@@ -38,6 +38,7 @@
  * backlog fills the cache; its receive then reads the engine once (a recent row), and learns it.
  */
 import { assert } from '../base/assert.js';
+import { keyHashOf } from './key-hash.js';
 
 export interface NewestVersion {
   readonly commitTsUs: number;
@@ -150,13 +151,6 @@ class EntryList {
   }
 }
 
-/** FNV-1a over the key's bytes, cut to a small integer (a Map key V8 stores without boxing). Exported for tests. */
-export function keyHashOf(key: Uint8Array): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ (key[i] as number), 0x01000193);
-  return hash & 0x3fffffff;
-}
-
 function costOf(entry: Entry): number {
   return entry.bytes.length + entryOverheadBytes;
 }
@@ -208,8 +202,8 @@ export class NewestVersionCache {
    * next remember or forgetVersion may change: callers read its fields at once and change nothing
    * in it. Its `value` may be kept and handed on (its bytes never change), never written into.
    */
-  lookup(key: Uint8Array): NewestVersion | undefined {
-    const entry = this.find(keyHashOf(key), key);
+  lookup(key: Uint8Array, hash: number = keyHashOf(key)): NewestVersion | undefined {
+    const entry = this.find(hash, key);
     if (entry === undefined) {
       this.missCount += 1;
       return undefined;
@@ -231,8 +225,13 @@ export class NewestVersionCache {
    * than the entry already held is a caller bug. `isRead`: the version was learned by a read that
    * wants its value (a point read), so it counts as read once.
    */
-  remember(key: Uint8Array, commitTsUs: number, value: Uint8Array | undefined, options?: { isRead?: boolean }): void {
-    const hash = keyHashOf(key);
+  remember(
+    key: Uint8Array,
+    commitTsUs: number,
+    value: Uint8Array | undefined,
+    options?: { isRead?: boolean },
+    hash: number = keyHashOf(key),
+  ): void {
     let entry = this.find(hash, key);
     const isWanted = this.keepsUnreadValues || options?.isRead === true || entry?.segment === Segment.Read;
     const isKept = isWanted && value !== undefined && value.byteLength <= this.options.valueBytesMax;

@@ -2,11 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Engine, EngineIterator, EngineIteratorOptions } from '../../src/storage/engine.js';
 import { encodeKey } from '../../src/storage/key-codec.js';
+import { keyHashOf } from '../../src/storage/key-hash.js';
 import { MemoryEngine } from '../../src/storage/memory-engine.js';
 import { MvccStore, type VersionWrite } from '../../src/storage/mvcc-store.js';
 import {
   entryOverheadBytes,
-  keyHashOf,
   NewestVersionCache,
   noVersionTs,
   type NewestVersion,
