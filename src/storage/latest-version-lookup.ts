@@ -44,7 +44,7 @@ export async function latestVersionsOfKeys(
   const misses: number[] = [];
   keys.forEach((key, i) => {
     const hash = keyHashOf(key);
-    const newest = sources.newestVersions.lookup(key, hash);
+    const newest = sources.newestVersions.versionOf(key, hash);
     if (newest !== undefined) {
       if (newest.commitTsUs !== noVersionTs) results[i] = { commitTsUs: newest.commitTsUs, isValue: newest.isValue };
     } else if (!sources.absentKeys.has(key, hash)) misses.push(i);

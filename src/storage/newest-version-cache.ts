@@ -213,6 +213,20 @@ export class NewestVersionCache {
     return entry;
   }
 
+  /**
+   * lookup() for validating a key: counted as a hit or a miss, but the entry stays on its list. A
+   * transaction that read the key already made it read; one that only names it (a write, a read
+   * key of a message it did not fetch) wants its version, not its value, so the entry is not made
+   * read — which would make the next write of the key keep its value (remember), on a follower a
+   * copy of every receive state it applies.
+   */
+  versionOf(key: Uint8Array, hash: number = keyHashOf(key)): NewestVersion | undefined {
+    const entry = this.find(hash, key);
+    if (entry === undefined) this.missCount += 1;
+    else this.hitCount += 1;
+    return entry;
+  }
+
   /** The newest version's commit timestamp, if the cache holds the key and it is a value; counts nothing, moves nothing. */
   peekValueCommitTs(key: Uint8Array): number | undefined {
     const entry = this.find(keyHashOf(key), key);

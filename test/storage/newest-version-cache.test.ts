@@ -171,6 +171,23 @@ describe('NewestVersionCache', () => {
     expect(cache.lookup(k('m2'))?.value).toEqual(bytes(5));
   });
 
+  it('answers a validation (versionOf) without making the key read: a follower then keeps no value of its next write', () => {
+    const cache = new NewestVersionCache(roomy);
+    cache.keepsUnreadValues = false;
+    cache.remember(k('state'), 1, bytes(1));
+    cache.remember(k('read'), 1, bytes(1));
+    expect(versionOf(cache.versionOf(k('state')))).toEqual({ commitTsUs: 1, isValue: true, value: undefined });
+    expect(cache.versionOf(k('absent'))).toBeUndefined();
+    cache.lookup(k('read'));
+    cache.remember(k('state'), 2, bytes(2, 2));
+    cache.remember(k('read'), 2, bytes(3, 3));
+    expect(cache.segmentSizes).toEqual({ cold: 1, unread: 0, read: 1 });
+    expect(cache.versionOf(k('state'))?.value).toBeUndefined();
+    expect(cache.versionOf(k('read'))?.value).toEqual(bytes(3, 3));
+    // Counted like lookups: three validations hit and one missed, besides the lookup's hit.
+    expect(cache.stats).toEqual({ hits: 4, misses: 1 });
+  });
+
   it('lets read entries take at most half of the room from unread values, least recently used first', () => {
     const cache = new NewestVersionCache({ ...roomy, entriesMax: 4 });
     for (let i = 0; i < 4; i++) cache.remember(k(`m${i}`), 1 + i, bytes(i));
