@@ -27,7 +27,8 @@ import { raftqLimits } from '../base/limits.js';
 import type { EngineWrite } from './engine.js';
 import { emptyGarbageNotes, unknownTs, type GarbageNotes } from './garbage-ledger.js';
 import type { HorizonTracker } from './horizon.js';
-import { compareBytes } from './key-codec.js';
+import { bytesEqual, compareBytes } from './key-codec.js';
+import { keyHashOf } from './key-hash.js';
 import { noVersionTs } from './newest-version-cache.js';
 import type { MvccStore, VersionWrite } from './mvcc-store.js';
 import { systemKey, txnExpiryRowKey, txnExpiryRows, txnRowKey } from './system-keys.js';
@@ -196,6 +197,8 @@ interface KeyState {
   hiddenTs: number;
   /** The commitSequence whose garbage notes named this key. */
   notedIn: number;
+  /** The next state whose key has the same hash (keyStatesByHash). */
+  sameHash: KeyState | undefined;
 }
 
 /** KeyState.hiddenTs of a key whose newest version before the txn needs no hidden entry. */
@@ -227,8 +230,14 @@ class ApplyStep {
   lastCommitTs: number;
   horizon: HorizonTracker;
   expiryFloorMs: number;
-  /** What this call knows of each key its txns name, by keyId. */
-  private readonly keyStates = new Map<string, KeyState>();
+  /** What this call knows of each key its txns name, in the order first named. */
+  private readonly keyStates: KeyState[] = [];
+  /**
+   * The same states by the hash of their key (key-hash.ts), those of one hash chained on
+   * `sameHash`: a follower's keys are views decoded from the entry, a new object per mention, and
+   * a lookup by hash and bytes costs less than making each one a string to key a Map.
+   */
+  private readonly keyStatesByHash = new Map<number, KeyState>();
   /**
    * The same states by key object: a txn's key objects are met in prefetch, decide and commit,
    * and a lookup by identity costs less than decoding the key to its id each time.
@@ -254,8 +263,10 @@ class ApplyStep {
   private stateOf(key: Uint8Array): KeyState {
     const known = this.keyStatesByObject.get(key);
     if (known !== undefined) return known;
-    const id = keyId(key);
-    let state = this.keyStates.get(id);
+    const hash = keyHashOf(key);
+    const first = this.keyStatesByHash.get(hash);
+    let state = first;
+    while (state !== undefined && !bytesEqual(state.key, key)) state = state.sameHash;
     if (state === undefined) {
       state = {
         key,
@@ -266,8 +277,10 @@ class ApplyStep {
         cachedNewestTs: undefined,
         hiddenTs: noPriorTs,
         notedIn: 0,
+        sameHash: first,
       };
-      this.keyStates.set(id, state);
+      this.keyStatesByHash.set(hash, state);
+      this.keyStates.push(state);
     }
     this.keyStatesByObject.set(key, state);
     return state;
@@ -296,7 +309,7 @@ class ApplyStep {
     // read keys catch every rival), so no conflict is found on it. A key some txn also reads, or
     // writes without a vouch, or vouches both ways, is read like any other.
     const looked: KeyState[] = [];
-    for (const state of this.keyStates.values()) {
+    for (const state of this.keyStates) {
       if ((state.use & keyUse.looked) !== 0 || state.use === (keyUse.vouchedNew | keyUse.vouchedLive))
         looked.push(state);
       else {
