@@ -95,29 +95,14 @@ export class MessageStore {
    * the data rows of messages sent one after another lie side by side and come in one pass, and
    * so do their state rows.
    */
-  async readMany(
+  readMany(
     view: ReadView,
     partition: number,
     messages: ReadonlyArray<{ readonly messageId: string; readonly isNeverReceived: boolean }>,
   ): Promise<Array<StoredMessage | undefined>> {
-    const dataKeys = messages.map(({ messageId }) => this.keys.data(partition, messageId));
-    const stateKeys = messages.map(({ messageId }) => this.keys.receiveState(partition, messageId));
-    const received = messages.flatMap((message, i) => (message.isNeverReceived ? [] : [i]));
-    const [dataRows, receivedStateRows] = await Promise.all([
-      view.getMany(dataKeys),
-      received.length === 0 ? [] : view.getMany(received.map((i) => stateKeys[i] as Uint8Array)),
-    ]);
-    const stateRows = new Array<Uint8Array | undefined>(messages.length).fill(undefined);
-    received.forEach((i, at) => (stateRows[i] = receivedStateRows[at]));
-    return messages.map(({ messageId }, i) =>
-      this.storedMessageOf(
-        partition,
-        messageId,
-        dataKeys[i] as Uint8Array,
-        stateKeys[i] as Uint8Array,
-        dataRows[i],
-        stateRows[i],
-      ),
+    return this.readTogether(
+      view,
+      messages.map(({ messageId, isNeverReceived }) => ({ partition, messageId, isNeverReceived })),
     );
   }
 
@@ -126,14 +111,35 @@ export class MessageStore {
    * data row read in one getMany and every state row in another, so a batch costs two reads of
    * the view, not two per message.
    */
-  async readNamed(
+  readNamed(
     view: ReadView,
     named: ReadonlyArray<{ readonly partition: number; readonly messageId: string }>,
   ): Promise<Array<StoredMessage | undefined>> {
-    const dataKeys = named.map(({ partition, messageId }) => this.keys.data(partition, messageId));
-    const stateKeys = named.map(({ partition, messageId }) => this.keys.receiveState(partition, messageId));
-    const [dataRows, stateRows] = await Promise.all([view.getMany(dataKeys), view.getMany(stateKeys)]);
-    return named.map(({ partition, messageId }, i) =>
+    return this.readTogether(
+      view,
+      named.map(({ partition, messageId }) => ({ partition, messageId, isNeverReceived: false })),
+    );
+  }
+
+  /** The data rows in one getMany, the state rows of the messages that may have one in another. */
+  private async readTogether(
+    view: ReadView,
+    messages: ReadonlyArray<{
+      readonly partition: number;
+      readonly messageId: string;
+      readonly isNeverReceived: boolean;
+    }>,
+  ): Promise<Array<StoredMessage | undefined>> {
+    const dataKeys = messages.map(({ partition, messageId }) => this.keys.data(partition, messageId));
+    const stateKeys = messages.map(({ partition, messageId }) => this.keys.receiveState(partition, messageId));
+    const received = messages.flatMap((message, i) => (message.isNeverReceived ? [] : [i]));
+    const [dataRows, receivedStateRows] = await Promise.all([
+      view.getMany(dataKeys),
+      received.length === 0 ? [] : view.getMany(received.map((i) => stateKeys[i] as Uint8Array)),
+    ]);
+    const stateRows = new Array<Uint8Array | undefined>(messages.length).fill(undefined);
+    received.forEach((i, at) => (stateRows[i] = receivedStateRows[at]));
+    return messages.map(({ partition, messageId }, i) =>
       this.storedMessageOf(
         partition,
         messageId,
