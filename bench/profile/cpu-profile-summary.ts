@@ -2,7 +2,7 @@
 // and by category (HTTP parsing, SigV4, JSON, protobuf, LevelDB, gRPC, Raft, queue logic, GC,
 // idle), which is what says where a message's CPU goes.
 //   node dist/bench/profile/cpu-profile-summary.js FILE.cpuprofile [--top N] [--by-caller] [--inclusive]
-//     [--busy-runs[=N]]
+//     [--busy-runs[=N]] [--before-end=FROM:TO]
 // --by-caller charges Node internals and unnamed native frames (stream plumbing, buffer copies,
 // the native half of a binding) to the nearest caller that has a category of its own, so that
 // "other node internals" and "other code" shrink to what no caller explains ((program) stays).
@@ -11,9 +11,12 @@
 // a share of busy time; what "the receive's reads are 14 % of the main thread" is read from.
 // --busy-runs[=N] prints the N (3) longest stretches without an idle sample, each with the functions it
 // spent its time in (cpu-busy-runs.ts).
+// --before-end=FROM:TO summarises only the samples from FROM to TO seconds before the profile's end
+// (cpu-profile-window.ts): the last cell of a whole-run `--cpu-prof` profile, e.g. 5.5:1.5.
 // A steady-state profile of a running node: see profile-on-signal.ts.
 import { readFileSync } from 'node:fs';
 import { longestBusyRuns } from './cpu-busy-runs.js';
+import { parseBeforeEndFlag, windowBeforeEnd } from './cpu-profile-window.js';
 import { frameLabel } from './frame-label.js';
 import { parseProfileFileArgs } from './profile-file-args.js';
 
@@ -149,12 +152,14 @@ export function inclusiveTimes(profile: CpuProfile): SelfTime[] {
 function main(): void {
   const args = parseProfileFileArgs(
     process.argv.slice(2),
-    'cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller] [--inclusive] [--busy-runs[=N]]',
+    'cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller] [--inclusive] [--busy-runs[=N]] [--before-end=FROM:TO]',
     25,
   );
   if (args === undefined) return;
   const { file, top } = args;
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const whole = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const beforeEnd = parseBeforeEndFlag(args.flags);
+  const profile = beforeEnd === undefined ? whole : windowBeforeEnd(whole, beforeEnd.fromS, beforeEnd.toS);
   const summary = summarizeCpuProfile(profile, {
     byCaller: args.flags.includes('--by-caller'),
   });
