@@ -72,7 +72,7 @@ export async function deleteMessages(
     const results: EntryOutcome[] = [];
     // Every handle is parsed first and the messages they name read together: one pass over the
     // rows, not a read per entry (the entries are then judged one by one, as before).
-    const handles = entries.map((entry) => {
+    const handles = entries.map((entry): ReceiptHandleParts | ReceiptHandleIsInvalidError => {
       try {
         return parseHandle(queue, entry.receiptHandle);
       } catch (error) {
@@ -80,16 +80,19 @@ export async function deleteMessages(
         return error;
       }
     });
-    const named = handles.filter((parts): parts is ReceiptHandleParts => !(parts instanceof Error));
+    const named = handles.filter(
+      (parts): parts is ReceiptHandleParts => !(parts instanceof ReceiptHandleIsInvalidError),
+    );
+    // In the order of `named`: the nth parsed handle's message is the nth read.
     const read = await queue.messages.readNamed(view, named);
-    const messageOf = new Map(named.map((parts, i) => [`${parts.partition}/${parts.messageId}`, read[i]]));
+    let readAt = 0;
     entries.forEach((entry, i) => {
       const parts = handles[i] as ReceiptHandleParts | ReceiptHandleIsInvalidError;
       if (parts instanceof ReceiptHandleIsInvalidError) {
         results.push({ entryId: entry.entryId, error: parts });
         return;
       }
-      const message = messageOf.get(`${parts.partition}/${parts.messageId}`);
+      const message = read[readAt++];
       if (deleted.has(parts.messageId) || message === undefined || message.record.receiptToken !== parts.token) {
         results.push({ entryId: entry.entryId });
         return;

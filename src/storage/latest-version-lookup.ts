@@ -39,11 +39,13 @@ const latestLookupIteratorsMax = 4;
 export async function latestVersionsOfKeys(
   sources: LatestVersionSources,
   keys: readonly Uint8Array[],
+  /** keyHashOf of each key, when the caller has them (the apply step does). */
+  hashes?: readonly number[],
 ): Promise<Array<LatestVersion | undefined>> {
   const results: Array<LatestVersion | undefined> = new Array<LatestVersion | undefined>(keys.length).fill(undefined);
   const misses: number[] = [];
   keys.forEach((key, i) => {
-    const hash = keyHashOf(key);
+    const hash = hashes?.[i] ?? keyHashOf(key);
     const newest = sources.newestVersions.versionOf(key, hash);
     if (newest !== undefined) {
       if (newest.commitTsUs !== noVersionTs) results[i] = { commitTsUs: newest.commitTsUs, isValue: newest.isValue };

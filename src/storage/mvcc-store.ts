@@ -23,7 +23,6 @@
  * writes (and the checks on it) in applied-batch.ts.
  */
 import { assert } from '../base/assert.js';
-import { keyHashOf } from './key-hash.js';
 import { raftqLimits } from '../base/limits.js';
 import { AbsentKeySet } from './absent-key-set.js';
 import { engineWritesOf, type AppliedBatch } from './applied-batch.js';
@@ -34,6 +33,7 @@ import { GarbageLedger } from './garbage-ledger.js';
 import { planLedgerStep, type LedgerStepPlan } from './ledger-collection.js';
 import { compareBytes } from './key-codec.js';
 import { HorizonTracker } from './horizon.js';
+import { keyHashOf } from './key-hash.js';
 import { latestVersionsOfKeys, type LatestVersion } from './latest-version-lookup.js';
 import { ReadBelowWatermarkError, StateFormatError } from './mvcc-errors.js';
 import { scanForwardAt, scanReverseAt } from './mvcc-range-scan.js';
@@ -383,7 +383,10 @@ export class MvccStore {
   }
 
   /** Like latestCommitTsOfKeys, and whether each newest version is a value (not a deletion marker). */
-  latestVersionsOfKeys(keys: readonly Uint8Array[]): Promise<Array<LatestVersion | undefined>> {
+  latestVersionsOfKeys(
+    keys: readonly Uint8Array[],
+    hashes?: readonly number[],
+  ): Promise<Array<LatestVersion | undefined>> {
     return latestVersionsOfKeys(
       {
         engine: this.engine,
@@ -392,6 +395,7 @@ export class MvccStore {
         writeCount: () => this.writeCount,
       },
       keys,
+      hashes,
     );
   }
 
@@ -482,8 +486,8 @@ export class MvccStore {
    * value; a peek that counts and moves nothing. For the garbage ledger's notes only: never for a
    * decision (the cache differs between replicas).
    */
-  cachedNewestCommitTs(key: Uint8Array): number | undefined {
-    return this.newestVersions.peekValueCommitTs(key);
+  cachedNewestCommitTs(key: Uint8Array, hash?: number): number | undefined {
+    return this.newestVersions.peekValueCommitTs(key, hash);
   }
 
   /** Keys the store knows to have no version (absent-key-set.ts), bounded by absentKeysMax. */

@@ -228,8 +228,8 @@ export class NewestVersionCache {
   }
 
   /** The newest version's commit timestamp, if the cache holds the key and it is a value; counts nothing, moves nothing. */
-  peekValueCommitTs(key: Uint8Array): number | undefined {
-    const entry = this.find(keyHashOf(key), key);
+  peekValueCommitTs(key: Uint8Array, hash: number = keyHashOf(key)): number | undefined {
+    const entry = this.find(hash, key);
     return entry !== undefined && entry.isValue ? entry.commitTsUs : undefined;
   }
 

@@ -181,6 +181,8 @@ const keyUse = {
 /** One key as an apply call knows it: its newest version, kept current through the call's writes. */
 interface KeyState {
   readonly key: Uint8Array;
+  /** keyHashOf(key), computed once and handed to the cache lookups (key-hash.ts). */
+  readonly hash: number;
   use: number;
   /** Commit timestamp of its newest version; undefined: none (or vouched, so not looked up). */
   latestCommitTs: number | undefined;
@@ -270,6 +272,7 @@ class ApplyStep {
     if (state === undefined) {
       state = {
         key,
+        hash,
         use: keyUse.none,
         latestCommitTs: undefined,
         isLive: false,
@@ -315,12 +318,15 @@ class ApplyStep {
       else {
         state.isLive = state.use === keyUse.vouchedLive;
         // What the garbage ledger records of the version a vouched delete hides: free when cached.
-        if (state.isLive) state.cachedNewestTs = this.store.cachedNewestCommitTs(state.key);
+        if (state.isLive) state.cachedNewestTs = this.store.cachedNewestCommitTs(state.key, state.hash);
       }
     }
     const idList = [...txnIds];
     const [latest, records] = await Promise.all([
-      this.store.latestVersionsOfKeys(looked.map((state) => state.key)),
+      this.store.latestVersionsOfKeys(
+        looked.map((state) => state.key),
+        looked.map((state) => state.hash),
+      ),
       this.store.getSystemRows(idList.map(txnRowKey)),
     ]);
     looked.forEach((state, i) => {
