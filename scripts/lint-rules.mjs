@@ -137,6 +137,13 @@ export function lintFile(relPath, text) {
       for (let m; (m = re.exec(code));) problems.push(`${relPath}:${lineOf(m.index)}: ${why}`);
     }
   }
+  for (const m of code.matchAll(/\bassert\(/g)) {
+    const message = callArguments(code, m.index + m[0].length - 1)[1];
+    if (message !== undefined && message.startsWith('`') && message.includes('${'))
+      problems.push(
+        `${relPath}:${lineOf(m.index)}: an assert message with values in it is built on every call: pass () => \`…\` instead`,
+      );
+  }
   if (layer === 'raft') {
     const re = /\basync\b|\bawait\b|\bPromise\b/g;
     for (let m; (m = re.exec(code));)

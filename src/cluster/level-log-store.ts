@@ -140,7 +140,7 @@ export class LevelLogStore implements RaftStorage {
     const offset = this.offset();
     if (lo <= offset) throw new CompactedError(lo, offset + 1);
     if (hi > this.lastIndex() + 1) throw new UnavailableError(hi - 1, this.lastIndex());
-    assert(lo <= hi, `entries: lo ${lo} > hi ${hi}`);
+    assert(lo <= hi, () => `entries: lo ${lo} > hi ${hi}`);
     return limitEntriesBySize(this.log.slice(lo - offset, hi - offset), maxBytes);
   }
 
@@ -214,7 +214,7 @@ export class LevelLogStore implements RaftStorage {
     if (first !== undefined) {
       assert(
         first.index <= this.lastIndex() + 1,
-        `persist: gap between last index ${this.lastIndex()} and ${first.index}`,
+        () => `persist: gap between last index ${this.lastIndex()} and ${first.index}`,
       );
       const newLast = (fresh[fresh.length - 1] as Entry).index;
       for (const entry of fresh) batch.put(entryKey(entry.index), sealEntry(entry));
@@ -254,7 +254,7 @@ export class LevelLogStore implements RaftStorage {
     if (meta.index <= this.snapshotMeta.index) throw new SnapshotOutOfDateError(meta.index, this.snapshotMeta.index);
     assert(
       compactIndex <= meta.index && meta.index <= this.lastIndex(),
-      `createSnapshot: compact ${compactIndex} <= ${meta.index} <= ${this.lastIndex()}`,
+      () => `createSnapshot: compact ${compactIndex} <= ${meta.index} <= ${this.lastIndex()}`,
     );
     const snapshotMeta: SnapshotMeta = { index: meta.index, term: this.term(meta.index), confState: meta.confState };
     const offset = this.offset();
@@ -309,7 +309,7 @@ export class LevelLogStore implements RaftStorage {
   async replaceMembership(membership: Membership): Promise<void> {
     assert(
       membership.index >= this.lastIndex() && membership.index >= this.membership.index,
-      `replaceMembership: index ${membership.index} below the log's last index or current membership`,
+      () => `replaceMembership: index ${membership.index} below the log's last index or current membership`,
     );
     const batch = new WriteBatch();
     batch.put(confStateKey, sealValue(confStateKey, encodeMembership(membership)));

@@ -51,7 +51,8 @@ export async function openNodeStores(
   const compactedIndex = logStore.firstIndex() - 1;
   assert(
     state.appliedIndex >= compactedIndex,
-    `state applied index ${state.appliedIndex} is behind the compacted log (${compactedIndex}): ${storage.stateDir.liveName} was lost or replaced`,
+    () =>
+      `state applied index ${state.appliedIndex} is behind the compacted log (${compactedIndex}): ${storage.stateDir.liveName} was lost or replaced`,
   );
   const applied = Math.max(compactedIndex, Math.min(state.appliedIndex, hardState.commit, logStore.lastIndex()));
   const raw = new RawNode({

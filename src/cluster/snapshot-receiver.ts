@@ -116,7 +116,7 @@ export class SnapshotReceiver {
     const pending = this.pendingStep;
     assert(
       pending !== null && this.awaitedIndex === snapshot.meta.index,
-      `a Ready carries snapshot ${snapshot.meta.index} that was not received`,
+      () => `a Ready carries snapshot ${snapshot.meta.index} that was not received`,
     );
     const addresses =
       snapshot.data.byteLength > 0 ? decodeMembership(snapshot.data).addresses : logStore.currentMembership().addresses;

@@ -95,7 +95,7 @@ export class QueueContext {
     const meta = this.metaCache.decode(name, metaBytes);
     const lastGeneration = decodeGeneration(generationBytes);
     // The gen row always holds the highest generation used; a live meta can never be ahead of it.
-    assert(lastGeneration >= meta.generation, `generation row of ${name} is behind its meta`);
+    assert(lastGeneration >= meta.generation, () => `generation row of ${name} is behind its meta`);
     const keys = new GenerationKeys(name, meta.generation);
     return { meta, keys, messages: new MessageStore(keys), readKeys: [metaKey, generationKey], lastGeneration };
   }

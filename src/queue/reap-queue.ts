@@ -128,7 +128,7 @@ export class QueueReap {
               if (family === 'vis' && !isExpired(record, retentionSeconds, nowMs)) continue;
               assert(
                 isExpired(record, retentionSeconds, nowMs),
-                `age row of ${record.messageId} below the retention cutoff but the message is not expired`,
+                () => `age row of ${record.messageId} below the retention cutoff but the message is not expired`,
               );
               // The vis row to delete is named by the receive state: a receive that moves it conflicts.
               readKeys.push(stateKey);
@@ -272,7 +272,7 @@ async function checkIndexRows(
   return Promise.all(
     rows.map(async (row) => {
       const parsed = parseMessageRowKey(row.key);
-      assert(parsed !== undefined && parsed.family === family, `a ${family} row of the wrong shape`);
+      assert(parsed !== undefined && parsed.family === family, () => `a ${family} row of the wrong shape`);
       const { partition } = parsed;
       const messageId = parsed.family === 'group' ? decoder.decode(row.value) : parsed.messageId;
       const dataKey = messages.keys.data(partition, messageId);

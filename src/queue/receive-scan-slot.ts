@@ -47,7 +47,7 @@ export function cachedReceiveScanSlot(nodeId: string, votersNow: () => readonly 
 export function firstPageOffset(scanSlot: ReceiveScanSlot, wantedCount: number, pageRows: number): number {
   assert(
     Number.isInteger(scanSlot.slot) && scanSlot.slot >= 0 && scanSlot.slot < scanSlot.slotCount,
-    `receive scan slot ${scanSlot.slot} of ${scanSlot.slotCount}`,
+    () => `receive scan slot ${scanSlot.slot} of ${scanSlot.slotCount}`,
   );
   if (scanSlot.slotCount <= 1 || pageRows === 0) return 0;
   return (scanSlot.slot * wantedCount) % pageRows;

@@ -13,7 +13,7 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true });
 
 export function encodeConfChange(change: ConfChange): Uint8Array {
   const id = utf8Encoder.encode(change.nodeId);
-  assert(id.length > 0 && id.length <= 0xffff, `conf change node id length ${id.length}`);
+  assert(id.length > 0 && id.length <= 0xffff, () => `conf change node id length ${id.length}`);
   const out = new Uint8Array(4 + id.length + change.context.length);
   out[0] = formatVersion;
   out[1] = kinds.indexOf(change.kind);
@@ -27,7 +27,7 @@ export function encodeConfChange(change: ConfChange): Uint8Array {
 export function decodeConfChange(data: Uint8Array): ConfChange {
   assert(data.length >= 4 && data[0] === formatVersion, 'conf change entry: unknown format');
   const kind = kinds[data[1] as number];
-  assert(kind !== undefined, `conf change entry: unknown kind ${data[1]}`);
+  assert(kind !== undefined, () => `conf change entry: unknown kind ${data[1]}`);
   const idLength = ((data[2] as number) << 8) | (data[3] as number);
   assert(data.length >= 4 + idLength, 'conf change entry: truncated node id');
   const nodeId = utf8Decoder.decode(data.subarray(4, 4 + idLength));

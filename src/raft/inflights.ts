@@ -18,7 +18,7 @@ export class Inflights {
   add(lastIndex: number, sizeBytes: number): void {
     assert(!this.isFull(), 'inflights: add while full');
     const previous = this.lastIndexes[this.lastIndexes.length - 1];
-    assert(previous === undefined || lastIndex > previous, `inflights: ${lastIndex} not after ${previous}`);
+    assert(previous === undefined || lastIndex > previous, () => `inflights: ${lastIndex} not after ${previous}`);
     this.lastIndexes.push(lastIndex);
     this.sizesBytes.push(sizeBytes);
     this.bytesInFlight += sizeBytes;

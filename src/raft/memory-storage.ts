@@ -38,7 +38,7 @@ export class MemoryRaftStorage implements RaftStorage {
     const offset = this.offset();
     if (lo <= offset) throw new CompactedError(lo, offset + 1);
     if (hi > this.lastIndex() + 1) throw new UnavailableError(hi - 1, this.lastIndex());
-    assert(lo <= hi, `entries: lo ${lo} > hi ${hi}`);
+    assert(lo <= hi, () => `entries: lo ${lo} > hi ${hi}`);
     return limitEntriesBySize(this.log.slice(lo - offset, hi - offset), maxBytes);
   }
 
@@ -71,7 +71,10 @@ export class MemoryRaftStorage implements RaftStorage {
     if (last <= offset) return;
     const fresh = first.index <= offset ? entries.slice(offset + 1 - first.index) : entries;
     const freshFirst = (fresh[0] as Entry).index;
-    assert(freshFirst <= this.lastIndex() + 1, `append: gap between last index ${this.lastIndex()} and ${freshFirst}`);
+    assert(
+      freshFirst <= this.lastIndex() + 1,
+      () => `append: gap between last index ${this.lastIndex()} and ${freshFirst}`,
+    );
     for (let i = 1; i < fresh.length; i++) {
       assert((fresh[i] as Entry).index === freshFirst + i, 'append: entries must be contiguous');
     }
@@ -106,7 +109,7 @@ export class MemoryRaftStorage implements RaftStorage {
   createSnapshot(index: number, confState: ConfState, data: Uint8Array): Snapshot {
     const currentIndex = this.currentSnapshot.meta.index;
     if (index <= currentIndex) throw new SnapshotOutOfDateError(index, currentIndex);
-    assert(index <= this.lastIndex(), `createSnapshot: index ${index} > last index ${this.lastIndex()}`);
+    assert(index <= this.lastIndex(), () => `createSnapshot: index ${index} > last index ${this.lastIndex()}`);
     this.currentSnapshot = { meta: { index, term: this.term(index), confState }, data };
     this.confState = confState;
     return this.currentSnapshot;
@@ -119,10 +122,10 @@ export class MemoryRaftStorage implements RaftStorage {
   compact(index: number): void {
     const offset = this.offset();
     if (index <= offset) throw new CompactedError(index, offset + 1);
-    assert(index <= this.lastIndex(), `compact: index ${index} > last index ${this.lastIndex()}`);
+    assert(index <= this.lastIndex(), () => `compact: index ${index} > last index ${this.lastIndex()}`);
     assert(
       index <= this.currentSnapshot.meta.index,
-      `compact: index ${index} is past the snapshot at ${this.currentSnapshot.meta.index}`,
+      () => `compact: index ${index} is past the snapshot at ${this.currentSnapshot.meta.index}`,
     );
     const dummy = this.log[index - offset] as Entry;
     this.log = [

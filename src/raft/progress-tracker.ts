@@ -31,7 +31,7 @@ export class ProgressTracker {
   ) {
     for (const id of confState.voters) this.addMember(id, { isLearner: false, nextIndex });
     for (const id of confState.learners) {
-      assert(!this.voters.has(id), `${id} is both voter and learner`);
+      assert(!this.voters.has(id), () => `${id} is both voter and learner`);
       this.addMember(id, { isLearner: true, nextIndex });
     }
   }

@@ -73,7 +73,8 @@ export function validateRaftConfig(config: RaftConfig): ResolvedRaftConfig {
   assert(config.heartbeatTicks >= 1, 'raft config: heartbeatTicks must be >= 1');
   assert(
     config.electionTimeoutTicks > config.heartbeatTicks,
-    `raft config: electionTimeoutTicks (${config.electionTimeoutTicks}) must exceed heartbeatTicks (${config.heartbeatTicks})`,
+    () =>
+      `raft config: electionTimeoutTicks (${config.electionTimeoutTicks}) must exceed heartbeatTicks (${config.heartbeatTicks})`,
   );
   assert(config.inflightMessagesMax >= 1, 'raft config: inflightMessagesMax must be >= 1');
   assert(config.appendBytesMax >= 1, 'raft config: appendBytesMax must be >= 1');

@@ -89,7 +89,10 @@ export class RaftLog {
     const lastNewIndex = index + entries.length;
     const conflict = this.findConflict(entries);
     if (conflict !== 0) {
-      assert(conflict > this.committed, `entry ${conflict} conflicts with committed entry (commit ${this.committed})`);
+      assert(
+        conflict > this.committed,
+        () => `entry ${conflict} conflicts with committed entry (commit ${this.committed})`,
+      );
       this.append(entries.slice(conflict - (index + 1)));
     }
     this.commitTo(Math.min(committed, lastNewIndex));
@@ -99,8 +102,14 @@ export class RaftLog {
   append(entries: readonly Entry[]): number {
     const first = entries[0];
     if (first === undefined) return this.lastIndex();
-    assert(first.index - 1 >= this.committed, `append at ${first.index} would overwrite committed ${this.committed}`);
-    assert(first.index <= this.lastIndex() + 1, `append at ${first.index} leaves a gap after ${this.lastIndex()}`);
+    assert(
+      first.index - 1 >= this.committed,
+      () => `append at ${first.index} would overwrite committed ${this.committed}`,
+    );
+    assert(
+      first.index <= this.lastIndex() + 1,
+      () => `append at ${first.index} leaves a gap after ${this.lastIndex()}`,
+    );
     this.unstable.truncateAndAppend(entries);
     return this.lastIndex();
   }
@@ -109,7 +118,7 @@ export class RaftLog {
   slice(lo: number, hi: number, sizeBytesMax: number): Entry[] {
     if (lo >= hi) return [];
     if (lo < this.firstIndex()) throw new CompactedError(lo, this.firstIndex());
-    assert(hi <= this.lastIndex() + 1, `slice [${lo}, ${hi}) past last index ${this.lastIndex()}`);
+    assert(hi <= this.lastIndex() + 1, () => `slice [${lo}, ${hi}) past last index ${this.lastIndex()}`);
     const offset = this.unstable.offset;
     let result: Entry[] = [];
     if (lo < offset) {
@@ -127,7 +136,7 @@ export class RaftLog {
 
   commitTo(index: number): void {
     if (index <= this.committed) return;
-    assert(index <= this.lastIndex(), `commit ${index} is past last index ${this.lastIndex()}`);
+    assert(index <= this.lastIndex(), () => `commit ${index} is past last index ${this.lastIndex()}`);
     this.committed = index;
   }
 
@@ -144,7 +153,7 @@ export class RaftLog {
     if (index === 0) return;
     assert(
       index <= this.applyBound() && index >= this.applied,
-      `applied ${index} outside [${this.applied}, ${this.committed}]`,
+      () => `applied ${index} outside [${this.applied}, ${this.committed}]`,
     );
     this.applied = index;
   }

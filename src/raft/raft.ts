@@ -64,7 +64,7 @@ export class Raft {
     const firstIndex = storage.firstIndex();
     assert(
       hardState.commit <= this.log.lastIndex(),
-      `hard state commit ${hardState.commit} is past the last index ${this.log.lastIndex()}`,
+      () => `hard state commit ${hardState.commit} is past the last index ${this.log.lastIndex()}`,
     );
     this.log.commitTo(Math.max(hardState.commit, firstIndex - 1));
     if (config.applied !== null && config.applied > this.log.applied) this.log.appliedTo(config.applied);
@@ -127,7 +127,7 @@ export class Raft {
   }
 
   becomeLeader(): void {
-    assert(this.role === 'candidate', `only a candidate becomes leader, not a ${this.role}`);
+    assert(this.role === 'candidate', () => `only a candidate becomes leader, not a ${this.role}`);
     this.reset(this.term);
     this.role = 'leader';
     this.leader = this.id;

@@ -47,7 +47,7 @@ function maybeSendSnapshot(r: Raft, to: NodeId, progress: Progress): boolean {
   // A follower we have not heard from lately may be down: do not ship it a whole state.
   if (!progress.isRecentlyActive) return false;
   const snapshot = r.log.snapshot();
-  assert(snapshot.meta.index > 0, `need a snapshot for ${to} but storage has none`);
+  assert(snapshot.meta.index > 0, () => `need a snapshot for ${to} but storage has none`);
   progress.becomeSnapshot(snapshot.meta.index);
   r.send({ type: MessageType.Snap, to, snapshot });
   return true;

@@ -72,7 +72,7 @@ export class UnstableLog {
   slice(lo: number, hi: number): Entry[] {
     assert(
       lo >= this.offset && hi <= this.offset + this.entries.length && lo <= hi,
-      `unstable slice [${lo}, ${hi}) out of [${this.offset}, ${this.offset + this.entries.length})`,
+      () => `unstable slice [${lo}, ${hi}) out of [${this.offset}, ${this.offset + this.entries.length})`,
     );
     return this.entries.slice(lo - this.offset, hi - this.offset);
   }

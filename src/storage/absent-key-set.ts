@@ -49,7 +49,10 @@ export class AbsentKeySet {
   private removedSlots = 0;
 
   constructor(private readonly keysMax: number) {
-    assert(Number.isSafeInteger(keysMax) && keysMax >= 0, `keysMax must be a non-negative integer, got ${keysMax}`);
+    assert(
+      Number.isSafeInteger(keysMax) && keysMax >= 0,
+      () => `keysMax must be a non-negative integer, got ${keysMax}`,
+    );
   }
 
   get size(): number {

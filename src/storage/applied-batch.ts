@@ -55,18 +55,18 @@ export function engineWritesOf(
 ): EngineWrite[] {
   assert(
     batch.appliedIndex > current.appliedIndex,
-    `applied index must grow: ${batch.appliedIndex} after ${current.appliedIndex}`,
+    () => `applied index must grow: ${batch.appliedIndex} after ${current.appliedIndex}`,
   );
   assert(
     batch.lastCommitTs >= current.lastCommitTs,
-    `lastCommitTs must not go back: ${batch.lastCommitTs} after ${current.lastCommitTs}`,
+    () => `lastCommitTs must not go back: ${batch.lastCommitTs} after ${current.lastCommitTs}`,
   );
   const writes: EngineWrite[] = [];
   for (const version of batch.versions) {
     assert(version.key.length > 0 && isWellFormedKey(version.key), 'a version key must be a non-empty encoded tuple');
     assert(
       version.commitTsUs > current.lastCommitTs && version.commitTsUs <= batch.lastCommitTs,
-      `version commitTsUs ${version.commitTsUs} outside (${current.lastCommitTs}, ${batch.lastCommitTs}]`,
+      () => `version commitTsUs ${version.commitTsUs} outside (${current.lastCommitTs}, ${batch.lastCommitTs}]`,
     );
     writes.push({
       kind: 'put',

@@ -223,7 +223,10 @@ export class GarbageLedger {
   private generationValue = 0;
 
   constructor(private readonly bytesMax: number) {
-    assert(Number.isSafeInteger(bytesMax) && bytesMax > 0, `bytesMax must be a positive integer, got ${bytesMax}`);
+    assert(
+      Number.isSafeInteger(bytesMax) && bytesMax > 0,
+      () => `bytesMax must be a positive integer, got ${bytesMax}`,
+    );
   }
 
   get entryCount(): number {

@@ -48,7 +48,10 @@ export class HorizonTracker {
   /** The tracker after a txn committed at `commitTsUs` (unchanged unless a checkpoint is due). */
   afterCommit(commitTsUs: number): HorizonTracker {
     const last = this.checkpoints[this.checkpoints.length - 1];
-    assert(last === undefined || commitTsUs > last, `commit timestamps grow: ${commitTsUs} after checkpoint ${last}`);
+    assert(
+      last === undefined || commitTsUs > last,
+      () => `commit timestamps grow: ${commitTsUs} after checkpoint ${last}`,
+    );
     if (last !== undefined && commitTsUs - last < this.historyUs / checkpointsPerHistory) return this;
     // Keep the checkpoints above the new horizon and the newest one at or below it (the horizon).
     const limitTs = commitTsUs - this.historyUs;

@@ -97,7 +97,10 @@ export class MemoryEngine implements Engine {
   /** Simulates a power loss and restart: see the crash model at the top of this file. */
   crash(options: { readonly unsyncedBatchesKept?: number } = {}): void {
     const kept = options.unsyncedBatchesKept ?? 0;
-    assert(Number.isInteger(kept) && kept >= 0, `unsyncedBatchesKept must be a non-negative integer, got ${kept}`);
+    assert(
+      Number.isInteger(kept) && kept >= 0,
+      () => `unsyncedBatchesKept must be a non-negative integer, got ${kept}`,
+    );
     for (const batch of this.unsyncedBatches.slice(0, kept)) applyBatch(this.durable, batch);
     this.unsyncedBatches = [];
     this.current = this.durable.fork();

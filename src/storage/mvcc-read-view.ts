@@ -24,7 +24,7 @@ export class OpenReadViews {
 
   unregister(ts: number): void {
     const count = this.views.get(ts);
-    assert(count !== undefined && count > 0, `no open view at ts ${ts}`);
+    assert(count !== undefined && count > 0, () => `no open view at ts ${ts}`);
     if (count === 1) this.views.delete(ts);
     else this.views.set(ts, count - 1);
   }

@@ -203,7 +203,7 @@ export class MvccStore {
     const historyMs = options.historyMs ?? raftqLimits.mvccHistoryMs.value;
     assert(
       Number.isSafeInteger(historyMs) && historyMs >= 0,
-      `historyMs must be a non-negative integer, got ${historyMs}`,
+      () => `historyMs must be a non-negative integer, got ${historyMs}`,
     );
     const format = await engine.get(formatRowKey);
     if (format === undefined) {
@@ -349,7 +349,7 @@ export class MvccStore {
     this.checkReadable(ts);
     assert(
       Number.isSafeInteger(options.limit) && options.limit > 0,
-      `scan limit must be a positive integer, got ${options.limit}`,
+      () => `scan limit must be a positive integer, got ${options.limit}`,
     );
     const rows = options.reverse
       ? await scanReverseAt(this.engine, range, ts, options.limit)
@@ -541,8 +541,11 @@ export class MvccStore {
   ): Promise<GcStepPlanOfStore> {
     const rowsMax = options.rowsMax ?? raftqLimits.gcRowsPerStepMax.value;
     const bytesMax = options.bytesMax ?? raftqLimits.gcBytesPerStepMax.value;
-    assert(Number.isSafeInteger(rowsMax) && rowsMax > 0, `rowsMax must be a positive integer, got ${rowsMax}`);
-    assert(Number.isSafeInteger(bytesMax) && bytesMax > 0, `bytesMax must be a positive integer, got ${bytesMax}`);
+    assert(Number.isSafeInteger(rowsMax) && rowsMax > 0, () => `rowsMax must be a positive integer, got ${rowsMax}`);
+    assert(
+      Number.isSafeInteger(bytesMax) && bytesMax > 0,
+      () => `bytesMax must be a positive integer, got ${bytesMax}`,
+    );
     const horizonTs = this.horizonTs;
     const watermarkTs = this.readWatermarkTs(horizonTs);
     if (this.isLedgerComplete) {
@@ -651,7 +654,7 @@ export class MvccStore {
   }
 
   private checkReadable(ts: number): void {
-    assert(Number.isSafeInteger(ts) && ts >= 0, `read ts must be a non-negative safe integer, got ${ts}`);
+    assert(Number.isSafeInteger(ts) && ts >= 0, () => `read ts must be a non-negative safe integer, got ${ts}`);
     if (ts < this.readFloorTsValue) throw new ReadBelowWatermarkError(ts, this.readFloorTsValue);
   }
 

@@ -262,10 +262,8 @@ export class NewestVersionCache {
       this.link(entry);
       segment = options?.isRead === true ? Segment.Read : isKept ? Segment.Unread : Segment.Cold;
     } else {
-      assert(
-        commitTsUs >= entry.commitTsUs,
-        `newest version of a key cannot go back from ${entry.commitTsUs} to ${commitTsUs}`,
-      );
+      const knownTs = entry.commitTsUs;
+      assert(commitTsUs >= knownTs, () => `newest version of a key cannot go back from ${knownTs} to ${commitTsUs}`);
       // A key read since it was learned stays read while it keeps a value (a queue's meta row rewritten).
       const wasRead = entry.segment === Segment.Read;
       this.detach(entry);

@@ -106,7 +106,8 @@ export async function applyEntries(
       entries.forEach((entry, i) =>
         assert(
           entry.index === store.appliedIndex + 1 + i,
-          `entries must follow the applied index ${store.appliedIndex} without gaps; got index ${entry.index} at position ${i}`,
+          () =>
+            `entries must follow the applied index ${store.appliedIndex} without gaps; got index ${entry.index} at position ${i}`,
         ),
       );
       const step = new ApplyStep(store, rules);
@@ -342,7 +343,7 @@ class ApplyStep {
   async applyEntry(entry: ApplyEntry): Promise<TxnOutcome[]> {
     assert(
       Number.isSafeInteger(entry.leaderStampTsUs) && entry.leaderStampTsUs >= 0,
-      `leaderStampTsUs must be a non-negative safe integer, got ${entry.leaderStampTsUs}`,
+      () => `leaderStampTsUs must be a non-negative safe integer, got ${entry.leaderStampTsUs}`,
     );
     const entryTimeMs = Math.floor(Math.max(entry.leaderStampTsUs, this.lastCommitTs) / 1000);
     await this.expireTxnIds(entryTimeMs);

@@ -34,7 +34,7 @@ export const userSpaceStart = Uint8Array.of(0x01);
 export function encodeVersionKey(key: Uint8Array, commitTsUs: number): Uint8Array {
   assert(
     Number.isSafeInteger(commitTsUs) && commitTsUs >= 0,
-    `commitTsUs must be a non-negative safe integer, got ${commitTsUs}`,
+    () => `commitTsUs must be a non-negative safe integer, got ${commitTsUs}`,
   );
   const physical = slabArray(key.length + versionSuffixBytes);
   physical.set(key);

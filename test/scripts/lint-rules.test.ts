@@ -93,6 +93,15 @@ describe('lint rules', () => {
     expect(lint('src/queue/x.ts', "import { E } from '../storage/e.js';\n")).toEqual([]);
   });
 
+  it('refuse an assert message built on every call, and allow one built when the check fails', () => {
+    expect(lint('src/storage/x.ts', 'assert(a > b, `a ${a} after ${b}`);\n')).toHaveLength(1);
+    expect(lint('src/queue/x.ts', 'assert(\n  f(a, b),\n  `a ${a}`,\n);\n')).toEqual([
+      'src/queue/x.ts:1: an assert message with values in it is built on every call: pass () => `…` instead',
+    ]);
+    expect(lint('src/storage/x.ts', 'assert(a > b, () => `a ${a} after ${b}`);\n')).toEqual([]);
+    expect(lint('src/storage/x.ts', "assert(a > b, 'a after b');\nassert(ok, `plain`);\n")).toEqual([]);
+  });
+
   it('ignore what stands in comments', () => {
     expect(lint('src/queue/x.ts', '// Date.now() is not used here\n/* Math.random() */\n')).toEqual([]);
   });

@@ -237,12 +237,12 @@ function decodeLegacyMessageRecord(bytes: Uint8Array): MessageRecord {
   const row = raw as Record<string, unknown>;
   const text = (name: string): string => {
     const value = row[name];
-    assert(typeof value === 'string', `corrupt message row: ${name} is not a string`);
+    assert(typeof value === 'string', () => `corrupt message row: ${name} is not a string`);
     return value;
   };
   const count = (name: string): number => {
     const value = row[name];
-    assert(typeof value === 'number' && Number.isFinite(value), `corrupt message row: ${name} is not a number`);
+    assert(typeof value === 'number' && Number.isFinite(value), () => `corrupt message row: ${name} is not a number`);
     return value;
   };
   const optionalText = (name: string): string | undefined => (row[name] === undefined ? undefined : text(name));
@@ -283,7 +283,7 @@ function loadLegacyAttributes(stored: Record<string, StoredAttributeValue> | und
       typeof entry.t === 'string' &&
         (entry.s === undefined || typeof entry.s === 'string') &&
         (entry.b === undefined || typeof entry.b === 'string'),
-      `corrupt message row: attribute ${name}`,
+      () => `corrupt message row: attribute ${name}`,
     );
     setOwn(attributes, name, {
       dataType: entry.t,

@@ -95,7 +95,7 @@ export class MetaCache {
     const hit = this.entries.get(name);
     if (hit !== undefined && equalBytes(hit.bytes, bytes)) return hit.meta;
     const meta = decodeQueueMeta(bytes);
-    assert(meta.name === name, `meta row of ${name} names ${meta.name}`);
+    assert(meta.name === name, () => `meta row of ${name} names ${meta.name}`);
     if (this.entries.size >= this.entriesMax) this.entries.clear();
     this.entries.set(name, { bytes, meta });
     return meta;
