@@ -267,8 +267,11 @@ export class NewestVersionCache {
       // A key read since it was learned stays read while it keeps a value (a queue's meta row rewritten).
       const wasRead = entry.segment === Segment.Read;
       this.detach(entry);
-      // A key without a kept value before and after (a marker, "no version") keeps its array.
-      if (isKept || entry.hasKeptValue) entry.bytes = entryBytes(key, isKept ? value : undefined);
+      // A new kept value needs new bytes (a reader may hold the old value's). Without one — a
+      // deletion marker, a value not kept — the entry keeps its array, an old value's bytes
+      // included: they are counted in its cost until it goes, and no copy of the key is made for
+      // every message a delete retires (an allocation outside the V8 heap each).
+      if (isKept) entry.bytes = entryBytes(key, value);
       entry.commitTsUs = commitTsUs;
       entry.isValue = value !== undefined;
       entry.hasKeptValue = isKept;

@@ -243,6 +243,23 @@ describe('NewestVersionCache', () => {
     );
   });
 
+  it('answers a deletion marker over a kept value without the old value, and a value written after it with the new one', () => {
+    const cache = new NewestVersionCache(roomy);
+    cache.remember(k('m'), 1, new Uint8Array(40).fill(7), { isRead: true });
+    const held = cache.lookup(k('m'))?.value;
+    cache.remember(k('m'), 2, undefined);
+    expect(versionOf(cache.lookup(k('m')))).toEqual({ commitTsUs: 2, isValue: false, value: undefined });
+    // What a reader took before the marker is unchanged.
+    expect(held).toEqual(new Uint8Array(40).fill(7));
+    const bytesWithMarker = cache.sizeBytes;
+    cache.remember(k('m'), 3, new Uint8Array(10).fill(9), { isRead: true });
+    expect(cache.lookup(k('m'))?.value).toEqual(new Uint8Array(10).fill(9));
+    expect(held).toEqual(new Uint8Array(40).fill(7));
+    expect(cache.sizeBytes).toBeLessThan(bytesWithMarker);
+    cache.forgetVersion(k('m'), 3);
+    expect(cache.sizeBytes).toBe(0);
+  });
+
   it('stays within bytesMax, and keeps only the version of a value larger than valueBytesMax', () => {
     const cache = new NewestVersionCache({ ...roomFor(3, 100), valueBytesMax: 100 });
     cache.remember(k('big'), 1, new Uint8Array(101));
