@@ -27,7 +27,28 @@ export function queueNameFromUrl(queueUrl: string): string {
   return name;
 }
 
+/**
+ * Names of recently seen QueueUrls. Every message-path request carries its QueueUrl, and clients
+ * send the same few again and again; parsing one (a WHATWG URL, a split, a percent-decoding, a
+ * pattern) was about 1 % of a consuming node's main thread. Bounded: a client that sends many
+ * different URLs only empties it more often.
+ */
+const recentQueueNames = new Map<string, string | undefined>();
+const recentQueueNamesMax = 1_024;
+/** Longer strings are parsed each time: the memo stays small whatever a client sends. */
+const rememberedUrlLengthMax = 512;
+
 export function tryQueueNameFromUrl(queueUrl: string): string | undefined {
+  if (queueUrl.length > rememberedUrlLengthMax) return parseQueueNameFromUrl(queueUrl);
+  const known = recentQueueNames.get(queueUrl);
+  if (known !== undefined || recentQueueNames.has(queueUrl)) return known;
+  const name = parseQueueNameFromUrl(queueUrl);
+  if (recentQueueNames.size >= recentQueueNamesMax) recentQueueNames.clear();
+  recentQueueNames.set(queueUrl, name);
+  return name;
+}
+
+function parseQueueNameFromUrl(queueUrl: string): string | undefined {
   let path: string;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(queueUrl)) {
     try {
