@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   GenerationKeys,
+  MessageRowKeyParser,
   parseMessageRowKey,
   parseMessageRowKeyUnder,
   queueKeys,
@@ -138,6 +139,36 @@ describe('queue key layout', () => {
     );
   });
 
+  it('parses a run of keys, remembering their prefixes, as parsing each alone does', () => {
+    const rowKeyArb = fc
+      .tuple(
+        fc.constantFrom('orders', 'orders2', 'jobs.fifo'),
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 0, max: 12 }),
+        fc.constantFrom('data', 'state', 'vis', 'age', 'group', 'dedup', 'meta'),
+        smallArb,
+        orderArb,
+        idArb,
+      )
+      .map(([name, gen, part, family, ms, order, id]) => {
+        const keys = new GenerationKeys(name, gen);
+        if (family === 'data') return keys.data(part, id);
+        if (family === 'state') return keys.receiveState(part, id);
+        if (family === 'vis') return keys.visibility(part, ms, order, id);
+        if (family === 'age') return keys.age(part, ms, id);
+        if (family === 'group') return keys.groupMember(part, id, order);
+        if (family === 'dedup') return keys.dedup(part, id, 'd');
+        return queueKeys.meta(name);
+      });
+    fc.assert(
+      fc.property(fc.array(rowKeyArb, { maxLength: 60 }), (keys) => {
+        const parser = new MessageRowKeyParser();
+        for (const key of keys) expect(parser.parse(key)).toEqual(parseMessageRowKey(key));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('parses keys that are no message row as undefined, as decoding the whole tuple does', () => {
     const keys = new GenerationKeys('orders', 3);
     const others = [
@@ -167,6 +198,11 @@ describe('queue key layout', () => {
     for (const key of others) {
       expect(referenceParse(key), String(decodeKey(key))).toBeUndefined();
       expect(parseMessageRowKey(key), String(decodeKey(key))).toBeUndefined();
+      // Also by a parser that knows the prefixes of this queue's rows.
+      const parser = new MessageRowKeyParser();
+      for (const family of ['data', 'vis', 'age', 'group'] as const)
+        parser.parse(encodeKey(['q', 'orders', 'g', 3, family, 0, ...(family === 'data' ? ['m'] : [1, 'm'])]));
+      expect(parser.parse(key), String(decodeKey(key))).toBeUndefined();
     }
   });
 });

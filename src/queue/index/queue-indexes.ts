@@ -37,7 +37,7 @@ import { raftqLimits } from '../../base/limits.js';
 import { keySuccessor } from '../../storage/key-codec.js';
 import type { KeyRange, KeyValue, TxnExecutor, TxnWrite } from '../../storage/txn.js';
 import type { LoadedQueue } from '../queue-context.js';
-import { isQueueKey, parseMessageRowKey, parseMessageRowKeyUnder, type MessageRowKey } from '../layout/key-layout.js';
+import { isQueueKey, MessageRowKeyParser, parseMessageRowKeyUnder, type MessageRowKey } from '../layout/key-layout.js';
 import { isNeverReceivedVisibilityValue, retentionStartMsOfVisibilityValue } from '../layout/vis-row.js';
 import { FifoPartitionIndex } from './fifo-partition-index.js';
 import { visibleAtMsOfReceiveState } from '../layout/receive-state.js';
@@ -283,11 +283,23 @@ export class QueueIndexes {
     if (this.live.size === 0 && this.builds.size === 0) return;
     const batch = this.appliedBatches;
     const touched = new Set<PartitionIndex>();
+    const parser = new MessageRowKeyParser();
+    // Rows of one partition come together: its id is built once per run of them.
+    let id = '';
+    let idOfPlace: { queueName: string; generation: number; partition: number } | undefined;
     for (const write of writes) {
       if (!isQueueKey(write.key)) continue;
-      const row = parseMessageRowKey(write.key);
+      const row = parser.parse(write.key);
       if (row === undefined || (row.family !== 'vis' && row.family !== 'group' && row.family !== 'state')) continue;
-      const id = QueueIndexes.idOf(row.queueName, row.generation, row.partition);
+      if (
+        idOfPlace === undefined ||
+        idOfPlace.queueName !== row.queueName ||
+        idOfPlace.generation !== row.generation ||
+        idOfPlace.partition !== row.partition
+      ) {
+        idOfPlace = { queueName: row.queueName, generation: row.generation, partition: row.partition };
+        id = QueueIndexes.idOf(row.queueName, row.generation, row.partition);
+      }
       // A live index being rebuilt (reloaded) hears the write, and so does its rebuild.
       const index = this.live.get(id);
       const build = this.builds.get(id);

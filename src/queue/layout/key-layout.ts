@@ -222,6 +222,14 @@ const encodedFamilies: readonly (readonly [MessageRowFamily, Uint8Array])[] = (
  * Elements after those are not looked at.
  */
 export function parseMessageRowKey(key: Uint8Array): MessageRowKey | undefined {
+  const placed = placeOf(key);
+  return placed === undefined ? undefined : messageRowOf(placed.place, placed.family, placed.reader);
+}
+
+/** A message row key's place and family, decoded, with the reader positioned after its partition. */
+function placeOf(
+  key: Uint8Array,
+): { readonly place: RowPlace; readonly family: MessageRowFamily; readonly reader: KeyReader } | undefined {
   if (!isQueueKey(key)) return undefined;
   const reader = new KeyReader(key, queueRootBytes);
   const queueName = reader.string();
@@ -238,7 +246,43 @@ export function parseMessageRowKey(key: Uint8Array): MessageRowKey | undefined {
   if (family === undefined) return undefined;
   const partition = reader.integer();
   if (typeof partition !== 'number') return undefined;
-  return messageRowOf({ queueName, generation, partition }, family, reader);
+  return { place: { queueName, generation, partition }, family, reader };
+}
+
+/** How many decoded prefixes a MessageRowKeyParser keeps: a message's rows are in at most five families. */
+const knownPrefixesMax = 8;
+
+/**
+ * parseMessageRowKey for many keys in a row, as an apply step's writes come: a message at a time,
+ * each message's rows under the same few prefixes (queue, generation, family, partition). The
+ * prefixes decoded last are kept with what they decode to, and a key under one of them has only
+ * its own elements decoded — no queue name decoded again for every row. One parser per run of
+ * keys: it keeps copies of the prefixes, never the keys.
+ */
+export class MessageRowKeyParser {
+  private readonly known: Array<{ prefix: Uint8Array; place: RowPlace; family: MessageRowFamily }> = [];
+  private nextSlot = 0;
+
+  parse(key: Uint8Array): MessageRowKey | undefined {
+    for (const { prefix, place, family } of this.known)
+      if (hasPrefix(key, prefix)) return messageRowOf(place, family, new KeyReader(key, prefix.length));
+    const placed = placeOf(key);
+    if (placed === undefined) return undefined;
+    const entry = { prefix: key.slice(0, placed.reader.offset), place: placed.place, family: placed.family };
+    if (this.known.length < knownPrefixesMax) this.known.push(entry);
+    else {
+      this.known[this.nextSlot] = entry;
+      this.nextSlot = (this.nextSlot + 1) % knownPrefixesMax;
+    }
+    return messageRowOf(placed.place, placed.family, placed.reader);
+  }
+}
+
+/** Whether `key` continues past `prefix` (compared from the end: a queue's prefixes differ last, in family and partition). */
+function hasPrefix(key: Uint8Array, prefix: Uint8Array): boolean {
+  if (key.length <= prefix.length) return false;
+  for (let i = prefix.length - 1; i >= 0; i--) if (key[i] !== prefix[i]) return false;
+  return true;
 }
 
 /**
