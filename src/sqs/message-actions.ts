@@ -207,7 +207,10 @@ export const receiveMessage: ActionHandler = async (ctx, input) => {
 
   const messages = await ctx.queueService.receiveMessages(name, {
     maxMessages,
-    signal: ctx.signal,
+    // Read only by a receive that waits, or one forwarded to the leader: the signal is made then.
+    get signal() {
+      return ctx.signal;
+    },
     ...(visibilityTimeoutSeconds !== undefined ? { visibilityTimeoutSeconds } : {}),
     ...(waitTimeSeconds !== undefined ? { waitTimeSeconds } : {}),
     ...(receiveRequestAttemptId !== undefined ? { receiveRequestAttemptId } : {}),

@@ -1,3 +1,4 @@
+import type { Cancellation } from './request-cancellation.js';
 import { randomUUID } from 'node:crypto';
 import { raftqLimits, sqsLimits } from '../base/limits.js';
 import type { QueueOperations } from '../queue/queue-operations.js';
@@ -85,7 +86,7 @@ export class SqsRequestHandler {
    * goes away, and the gateway aborts it at the request's deadline (one controller per request:
    * an AbortSignal and its listeners cost several microseconds, on every request).
    */
-  async handle(request: GatewayRequest, abort: AbortController): Promise<GatewayResponse> {
+  async handle(request: GatewayRequest, abort: Cancellation): Promise<GatewayResponse> {
     const startedAtMs = performance.now();
     const response = await this.respond(request, abort);
     this.options.observer?.({
@@ -98,7 +99,7 @@ export class SqsRequestHandler {
     return response;
   }
 
-  private async respond(request: GatewayRequest, abort: AbortController): Promise<GatewayResponse> {
+  private async respond(request: GatewayRequest, abort: Cancellation): Promise<GatewayResponse> {
     const requestId = this.newRequestId();
     const headers = headerMap(request.rawHeaders);
     const target = headers.get('x-amz-target');
@@ -139,8 +140,8 @@ export class SqsRequestHandler {
       this.fillQueueUrlFromPath(operation.inputShape, input, path, queueUrl);
       this.checkRequiredMembers(operation.inputShape, input);
       queueName = queueNameOfInput(input);
-      const output = await this.runWithDeadline(action, abort, (signal) =>
-        handler(this.actionContext(headers, queueUrl, senderId, signal), input),
+      const output = await this.runWithDeadline(action, abort, () =>
+        handler(this.actionContext(headers, queueUrl, senderId, abort), input),
       );
       return protocol === 'json'
         ? {
@@ -195,14 +196,17 @@ export class SqsRequestHandler {
     headers: ReadonlyMap<string, string>,
     queueUrl: (queueName: string) => string,
     senderId: string,
-    signal: AbortSignal,
+    abort: Cancellation,
   ): ActionContext {
     const traceHeader = headers.get('x-amzn-trace-id');
     return {
       queueService: this.options.queueService,
       model: this.options.model,
       senderId,
-      signal,
+      // Made when an action first asks for it (request-cancellation.ts).
+      get signal() {
+        return abort.signal;
+      },
       ...(traceHeader === undefined || traceHeader === '' ? {} : { traceHeader }),
       queueUrl,
     };
@@ -245,8 +249,8 @@ export class SqsRequestHandler {
    */
   private async runWithDeadline(
     action: string,
-    abort: AbortController,
-    run: (signal: AbortSignal) => Promise<ModelStructure>,
+    abort: Cancellation,
+    run: () => Promise<ModelStructure>,
   ): Promise<ModelStructure> {
     const waitSeconds = action === 'ReceiveMessage' ? sqsLimits.receiveWaitSecondsMax.value : 0;
     const deadlineMs = waitSeconds * 1000 + raftqLimits.gatewayRequestTimeoutMs.value;
@@ -263,7 +267,7 @@ export class SqsRequestHandler {
       }, deadlineMs);
     });
     try {
-      return await Promise.race([run(abort.signal), deadline]);
+      return await Promise.race([run(), deadline]);
     } finally {
       if (timer !== undefined) clearTimeout(timer);
     }

@@ -1,3 +1,4 @@
+import { RequestCancellation } from './request-cancellation.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -65,7 +66,7 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
     );
   }
 
-  const inFlight = new Set<AbortController>();
+  const inFlight = new Set<RequestCancellation>();
   const settled = new Set<Promise<void>>();
   let isClosing = false;
   const serverOptions = { keepAliveTimeout: 60_000, headersTimeout: 65_000, requestTimeout: 0 };
@@ -81,7 +82,7 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
   const handlerRef: { current?: SqsRequestHandler } = {};
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const controller = new AbortController();
+    const controller = new RequestCancellation();
     inFlight.add(controller);
     const done = serveRequest(req, res, controller, () => handlerRef.current, options.logger).finally(() => {
       inFlight.delete(controller);
@@ -136,7 +137,7 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
 async function serveRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  controller: AbortController,
+  controller: RequestCancellation,
   handler: () => SqsRequestHandler | undefined,
   logger: GatewayLogger,
 ): Promise<void> {
