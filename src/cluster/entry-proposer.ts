@@ -47,7 +47,8 @@ export class EntryProposer {
     const { metrics, raw, txnWaiters } = this.parts;
     for (const batch of this.batcher.drain()) {
       try {
-        raw.propose(encodeEntryPayload(this.nextStampTs(), batch));
+        // Every queued txn passed validateTxn in TxnCommitter (commit, or serveForwarded) before it was added.
+        raw.propose(encodeEntryPayload(this.nextStampTs(), batch, { areTxnsValidated: true }));
         metrics.proposedEntries.inc();
         metrics.proposals.inc({ result: 'proposed' }, batch.length);
       } catch (error) {

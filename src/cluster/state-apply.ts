@@ -50,8 +50,13 @@ export interface AppliedRun {
  */
 const decodedPayloads = new WeakMap<Uint8Array, TxnBatch>();
 
-export function encodeEntryPayload(leaderStampTsUs: number, txns: readonly Txn[]): Uint8Array {
-  const data = encodeTxnBatch({ leaderStampTsUs, txns });
+/** `areTxnsValidated`: as encodeTxnBatch's (the proposer's txns all passed TxnCommitter's validateTxn). */
+export function encodeEntryPayload(
+  leaderStampTsUs: number,
+  txns: readonly Txn[],
+  options: { readonly areTxnsValidated?: boolean } = {},
+): Uint8Array {
+  const data = encodeTxnBatch({ leaderStampTsUs, txns }, options);
   // An id with a lone surrogate decodes to another string (U+FFFD): such a batch is decoded.
   if (txns.every((txn) => isWellFormedText(txn.txnId)))
     decodedPayloads.set(data, { leaderStampTsUs, txns: txns.map(asDecoded) });
