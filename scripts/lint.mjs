@@ -1,5 +1,5 @@
-// Runs the project's lint rules and exits non-zero on any problem: over src/ the determinism and
-// import rules; over every source file of src/, test/, scripts/, bench/, jepsen-like/ and .ci/
+// Runs the project's lint rules and exits non-zero on any problem: over src/ the determinism,
+// import and assert-message rules; over every source file of src/, test/, scripts/, bench/, jepsen-like/ and .ci/
 // the rule that no path leaves the repository; over those and every Markdown file, the rule that
 // documents and traps they cite exist; and over docs/TRAPS.md, that the tests it lists exist.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
