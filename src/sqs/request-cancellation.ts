@@ -23,11 +23,6 @@ export class RequestCancellation implements Cancellation {
     return this.controller.signal;
   }
 
-  /** Whether abort() was called (without making the signal). */
-  get aborted(): boolean {
-    return this.isAborted;
-  }
-
   abort(reason?: unknown): void {
     if (this.isAborted) return;
     this.isAborted = true;

@@ -1,4 +1,3 @@
-import type { Cancellation } from './request-cancellation.js';
 import { randomUUID } from 'node:crypto';
 import { raftqLimits, sqsLimits } from '../base/limits.js';
 import type { QueueOperations } from '../queue/queue-operations.js';
@@ -24,6 +23,7 @@ import type { ModelStructure, Operation, SqsServiceModel } from './service-model
 import type { SigV4Verifier } from './sigv4-verifier.js';
 import { gatewayActions } from './sqs-actions.js';
 import { queueNameOfInput, type SqsRequestObserver } from './request-observer.js';
+import type { Cancellation } from './request-cancellation.js';
 
 /**
  * One SQS request from bytes to bytes, without a socket: protocol detection, SigV4, decoding
@@ -82,9 +82,9 @@ export class SqsRequestHandler {
   }
 
   /**
-   * `abort` is the request's own controller: whoever serves the socket aborts it when the client
-   * goes away, and the gateway aborts it at the request's deadline (one controller per request:
-   * an AbortSignal and its listeners cost several microseconds, on every request).
+   * `abort` is the request's own cancellation: whoever serves the socket aborts it when the client
+   * goes away, and the gateway aborts it at the request's deadline. Its signal is made only when
+   * an action asks for it (request-cancellation.ts).
    */
   async handle(request: GatewayRequest, abort: Cancellation): Promise<GatewayResponse> {
     const startedAtMs = performance.now();

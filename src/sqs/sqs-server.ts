@@ -1,4 +1,3 @@
-import { RequestCancellation } from './request-cancellation.js';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -14,6 +13,7 @@ import { defaultSqsServiceModel, type SqsServiceModel } from './service-model.js
 import { SigV4Verifier } from './sigv4-verifier.js';
 import { SqsRequestHandler, type GatewayLogger } from './sqs-request-handler.js';
 import type { SqsRequestObserver } from './request-observer.js';
+import { RequestCancellation } from './request-cancellation.js';
 
 /**
  * The SQS endpoint of a node: node:http with keep-alive, both AWS protocols on one port. The body
@@ -82,10 +82,10 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
   const handlerRef: { current?: SqsRequestHandler } = {};
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const controller = new RequestCancellation();
-    inFlight.add(controller);
-    const done = serveRequest(req, res, controller, () => handlerRef.current, options.logger).finally(() => {
-      inFlight.delete(controller);
+    const cancellation = new RequestCancellation();
+    inFlight.add(cancellation);
+    const done = serveRequest(req, res, cancellation, () => handlerRef.current, options.logger).finally(() => {
+      inFlight.delete(cancellation);
       settled.delete(done);
     });
     settled.add(done);
@@ -121,7 +121,7 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
       if (isClosing) return;
       isClosing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const controller of inFlight) controller.abort(new Error('server closing'));
+      for (const cancellation of inFlight) cancellation.abort(new Error('server closing'));
       server.closeIdleConnections();
       await waitBounded(Promise.allSettled([...settled]), raftqLimits.gatewayDrainTimeoutMs.value);
       // Answered connections are idle now; only a request still stuck past the drain is cut.
@@ -137,17 +137,17 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
 async function serveRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  controller: RequestCancellation,
+  cancellation: RequestCancellation,
   handler: () => SqsRequestHandler | undefined,
   logger: GatewayLogger,
 ): Promise<void> {
   res.on('close', () => {
-    if (!res.writableFinished) controller.abort(new Error('client went away'));
+    if (!res.writableFinished) cancellation.abort(new Error('client went away'));
   });
   try {
     const body = await readBodyBounded(req);
     if (body === undefined) {
-      await respondTooLarge(req, res, controller.signal);
+      await respondTooLarge(req, res, cancellation.signal);
       return;
     }
     const current = handler();
@@ -157,7 +157,7 @@ async function serveRequest(
     }
     const response = await current.handle(
       { method: req.method ?? 'GET', rawUrl: req.url ?? '/', rawHeaders: req.rawHeaders, body },
-      controller,
+      cancellation,
     );
     if (res.destroyed) return;
     const payload = Buffer.from(response.body, 'utf8');

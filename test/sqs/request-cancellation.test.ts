@@ -8,11 +8,9 @@ describe('RequestCancellation', () => {
     const heard: unknown[] = [];
     signal.addEventListener('abort', () => heard.push(signal.reason));
     expect(signal.aborted).toBe(false);
-    expect(cancellation.aborted).toBe(false);
     const reason = new Error('client went away');
     cancellation.abort(reason);
     cancellation.abort(new Error('deadline'));
-    expect(cancellation.aborted).toBe(true);
     expect(signal.aborted).toBe(true);
     expect(heard).toEqual([reason]);
     expect(cancellation.signal).toBe(signal);
@@ -23,7 +21,6 @@ describe('RequestCancellation', () => {
     const reason = new Error('deadline');
     cancellation.abort(reason);
     cancellation.abort(new Error('server closing'));
-    expect(cancellation.aborted).toBe(true);
     expect(cancellation.signal.aborted).toBe(true);
     expect(cancellation.signal.reason).toBe(reason);
   });
