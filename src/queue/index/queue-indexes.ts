@@ -286,18 +286,18 @@ export class QueueIndexes {
     const parser = new MessageRowKeyParser();
     // Rows of one partition come together: its id is built once per run of them.
     let id = '';
-    let idOfPlace: { queueName: string; generation: number; partition: number } | undefined;
+    let idOfRow: MessageRowKey | undefined;
     for (const write of writes) {
       if (!isQueueKey(write.key)) continue;
       const row = parser.parse(write.key);
       if (row === undefined || (row.family !== 'vis' && row.family !== 'group' && row.family !== 'state')) continue;
       if (
-        idOfPlace === undefined ||
-        idOfPlace.queueName !== row.queueName ||
-        idOfPlace.generation !== row.generation ||
-        idOfPlace.partition !== row.partition
+        idOfRow === undefined ||
+        idOfRow.queueName !== row.queueName ||
+        idOfRow.generation !== row.generation ||
+        idOfRow.partition !== row.partition
       ) {
-        idOfPlace = { queueName: row.queueName, generation: row.generation, partition: row.partition };
+        idOfRow = row;
         id = QueueIndexes.idOf(row.queueName, row.generation, row.partition);
       }
       // A live index being rebuilt (reloaded) hears the write, and so does its rebuild.
