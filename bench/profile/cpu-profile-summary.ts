@@ -2,13 +2,15 @@
 // and by category (HTTP parsing, SigV4, JSON, protobuf, LevelDB, gRPC, Raft, queue logic, GC,
 // idle), which is what says where a message's CPU goes.
 //   node dist/bench/profile/cpu-profile-summary.js FILE.cpuprofile [--top N] [--by-caller] [--inclusive]
-//     [--busy-runs[=N]] [--before-end=FROM:TO]
+//     [--by-entry] [--busy-runs[=N]] [--before-end=FROM:TO]
 // --by-caller charges Node internals and unnamed native frames (stream plumbing, buffer copies,
 // the native half of a binding) to the nearest caller that has a category of its own, so that
 // "other node internals" and "other code" shrink to what no caller explains ((program) stays).
 // --inclusive also ranks functions by inclusive time: their own and that of everything they called
 // synchronously (a callback that runs after an await is not under its caller in a V8 profile), as
 // a share of busy time; what "the receive's reads are 14 % of the main thread" is read from.
+// --by-entry charges each busy sample to the outermost frame of raftq's own code on its stack (where
+// it entered src/): the apply step, the HTTP path, a receive's plan (entryTimes).
 // --busy-runs[=N] prints the N (3) longest stretches without an idle sample, each with the functions it
 // spent its time in (cpu-busy-runs.ts).
 // --before-end=FROM:TO summarises only the samples from FROM to TO seconds before the profile's end
@@ -149,10 +151,41 @@ export function inclusiveTimes(profile: CpuProfile): SelfTime[] {
   return rank(perFunction, busyUs);
 }
 
+/** raftq's own code in a frame's URL: its compiled sources (dist/src/) or, run from source, src/. */
+const ownCodeUrl = /\/src\//;
+
+/**
+ * Busy time charged to where each sample's stack entered raftq's own code: its outermost frame
+ * under src/ (a continuation after an `await` starts a stack of its own, so this is the function
+ * whose synchronous run the sample belongs to); a sample with no such frame (V8's "(program)" and
+ * collector, Node's own work) to its own frame. Says which part of the node a share belongs to —
+ * the apply step, the HTTP path, a receive's plan — when no single function stands out.
+ */
+export function entryTimes(profile: CpuProfile): SelfTime[] {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const perEntry = new Map<string, number>();
+  let busyUs = 0;
+  for (const [id, us] of selfTimeByNode(profile)) {
+    const node = nodes.get(id);
+    if (node === undefined || categoryOf(node) === 'idle') continue;
+    busyUs += us;
+    let entry = node;
+    for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
+      const frame = nodes.get(at);
+      if (frame !== undefined && ownCodeUrl.test(frame.callFrame.url)) entry = frame;
+    }
+    const label = frameLabel(entry.callFrame);
+    perEntry.set(label, (perEntry.get(label) ?? 0) + us);
+  }
+  return rank(perEntry, busyUs);
+}
+
 function main(): void {
   const args = parseProfileFileArgs(
     process.argv.slice(2),
-    'cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller] [--inclusive] [--busy-runs[=N]] [--before-end=FROM:TO]',
+    'cpu-profile-summary FILE.cpuprofile [--top N] [--by-caller] [--inclusive] [--by-entry] [--busy-runs[=N]] [--before-end=FROM:TO]',
     25,
   );
   if (args === undefined) return;
@@ -172,6 +205,13 @@ function main(): void {
   if (args.flags.includes('--inclusive'))
     process.stdout.write(
       `\ntop ${top} functions by inclusive time (synchronous callees included)\n${inclusiveTimes(profile)
+        .slice(0, top)
+        .map(line)
+        .join('\n')}\n`,
+    );
+  if (args.flags.includes('--by-entry'))
+    process.stdout.write(
+      `\ntop ${top} entries into raftq's code (outermost src/ frame of each sample)\n${entryTimes(profile)
         .slice(0, top)
         .map(line)
         .join('\n')}\n`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   categoryOf,
+  entryTimes,
   inclusiveTimes,
   summarizeCpuProfile,
   type CpuProfile,
@@ -131,5 +132,29 @@ describe('busy runs of a CPU profile', () => {
     };
     expect(longestBusyRuns(endsBusy, 3).map((r) => r.durationMs)).toEqual([2]);
     expect(longestBusyRuns({ ...endsBusy, samples: [2, 2] }, 3)).toEqual([]);
+  });
+
+  it("charges each busy sample to the outermost frame of raftq's code on its stack, or to its own frame", () => {
+    const src = (name: string) => `file:///x/dist/src/${name}.js`;
+    const profile: CpuProfile = {
+      nodes: [
+        frame(1, '(root)', '', [2, 3, 4, 7, 8]),
+        frame(2, '(idle)', ''),
+        frame(3, 'serveRequest', src('sqs/sqs-server'), [5]),
+        frame(4, 'applyRun', src('cluster/committed-entry-applier'), [6]),
+        frame(5, 'handle', src('sqs/sqs-request-handler'), [9]),
+        frame(6, 'write', 'node:internal/streams/writable'),
+        frame(7, '(program)', ''),
+        frame(8, 'processTicksAndRejections', 'node:internal/process/task_queues', [4]),
+        frame(9, 'writev', ''),
+      ],
+      samples: [2, 9, 5, 6, 7, 3],
+      timeDeltas: [1_000, 4_000, 2_000, 3_000, 5_000, 1_000],
+    };
+    expect(entryTimes(profile).map(({ name, selfMs }) => [name, selfMs])).toEqual([
+      ['serveRequest src/sqs/sqs-server.js:1', 7],
+      ['(program)', 5],
+      ['applyRun src/cluster/committed-entry-applier.js:1', 3],
+    ]);
   });
 });
