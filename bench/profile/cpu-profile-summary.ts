@@ -77,6 +77,14 @@ function selfTimeByNode(profile: CpuProfile): Map<number, number> {
   return selfUs;
 }
 
+/** The profile's nodes by id, and each node's parent. */
+function callTreeOf(profile: CpuProfile): { nodes: Map<number, ProfileNode>; parents: Map<number, number> } {
+  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  return { nodes, parents };
+}
+
 function rank(totals: Map<string, number>, totalUs: number): SelfTime[] {
   return [...totals.entries()]
     .map(([name, us]) => ({ name, selfMs: us / 1000, share: totalUs > 0 ? us / totalUs : 0 }))
@@ -108,9 +116,7 @@ export function summarizeCpuProfile(
   profile: CpuProfile,
   options: { readonly byCaller?: boolean } = {},
 ): { byCategory: SelfTime[]; byFunction: SelfTime[]; busyMs: number } {
-  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parents = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const { nodes, parents } = callTreeOf(profile);
   const perCategory = new Map<string, number>();
   const perFunction = new Map<string, number>();
   let busyUs = 0;
@@ -128,27 +134,42 @@ export function summarizeCpuProfile(
 }
 
 /**
- * Inclusive time per function: each sample counts once for every distinct function on its stack
- * (a recursive one once), idle samples not at all; shares are of busy time.
+ * Busy time charged to labels of each sample's stack (leaf first, root last): every idle sample
+ * left out, each busy one charged once to each label `labelsOf` names; shares are of busy time.
  */
-export function inclusiveTimes(profile: CpuProfile): SelfTime[] {
-  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parents = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
-  const perFunction = new Map<string, number>();
+function chargeBusySamples(
+  profile: CpuProfile,
+  labelsOf: (stack: readonly ProfileNode[]) => Iterable<string>,
+): SelfTime[] {
+  const { nodes, parents } = callTreeOf(profile);
+  const perLabel = new Map<string, number>();
   let busyUs = 0;
   for (const [id, us] of selfTimeByNode(profile)) {
     const node = nodes.get(id);
     if (node === undefined || categoryOf(node) === 'idle') continue;
     busyUs += us;
-    const labels = new Set<string>();
+    const stack: ProfileNode[] = [];
     for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
       const frame = nodes.get(at);
-      if (frame !== undefined && frame.callFrame.functionName !== '(root)') labels.add(frameLabel(frame.callFrame));
+      if (frame !== undefined) stack.push(frame);
     }
-    for (const label of labels) perFunction.set(label, (perFunction.get(label) ?? 0) + us);
+    for (const label of labelsOf(stack)) perLabel.set(label, (perLabel.get(label) ?? 0) + us);
   }
-  return rank(perFunction, busyUs);
+  return rank(perLabel, busyUs);
+}
+
+/**
+ * Inclusive time per function: each sample counts once for every distinct function on its stack
+ * (a recursive one once), idle samples not at all; shares are of busy time.
+ */
+export function inclusiveTimes(profile: CpuProfile): SelfTime[] {
+  return chargeBusySamples(
+    profile,
+    (stack) =>
+      new Set(
+        stack.filter((frame) => frame.callFrame.functionName !== '(root)').map((frame) => frameLabel(frame.callFrame)),
+      ),
+  );
 }
 
 /** raftq's own code in a frame's URL: its compiled sources (dist/src/) or, run from source, src/. */
@@ -162,24 +183,10 @@ const ownCodeUrl = /\/src\//;
  * the apply step, the HTTP path, a receive's plan — when no single function stands out.
  */
 export function entryTimes(profile: CpuProfile): SelfTime[] {
-  const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
-  const parents = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
-  const perEntry = new Map<string, number>();
-  let busyUs = 0;
-  for (const [id, us] of selfTimeByNode(profile)) {
-    const node = nodes.get(id);
-    if (node === undefined || categoryOf(node) === 'idle') continue;
-    busyUs += us;
-    let entry = node;
-    for (let at: number | undefined = id; at !== undefined; at = parents.get(at)) {
-      const frame = nodes.get(at);
-      if (frame !== undefined && ownCodeUrl.test(frame.callFrame.url)) entry = frame;
-    }
-    const label = frameLabel(entry.callFrame);
-    perEntry.set(label, (perEntry.get(label) ?? 0) + us);
-  }
-  return rank(perEntry, busyUs);
+  return chargeBusySamples(profile, (stack) => {
+    const entry = stack.findLast((frame) => ownCodeUrl.test(frame.callFrame.url)) ?? stack[0];
+    return entry === undefined ? [] : [frameLabel(entry.callFrame)];
+  });
 }
 
 function main(): void {
