@@ -10,13 +10,18 @@
  * answers with what it has.
  */
 import type * as grpc from '@grpc/grpc-js';
+import { LazyCancellation } from '../base/cancellation.js';
 import { isRaftqError } from '../base/errors.js';
 import { SystemScheduler, type Scheduler } from '../base/scheduler.js';
 import type { raftq } from '../gen/proto.js';
 import type { NodeMetrics } from './node-metrics.js';
 import { chunksByBytes } from './op-stream-client.js';
 
-/** Runs one forwarded operation: `kind` and `args` as the follower sent them; resolves with the result bytes. */
+/**
+ * Runs one forwarded operation: `kind` and `args` as the follower sent them; resolves with the
+ * result bytes. `options.signal` is made when first read (base/cancellation.ts): read it only for
+ * an operation that waits.
+ */
 export type OpHandler = (
   kind: number,
   args: Uint8Array,
@@ -38,7 +43,7 @@ export interface OpStreamServerParts {
 export class OpStreamServer {
   private handler: OpHandler | null = null;
   /** Every call running now, on every stream. */
-  private readonly allRunning = new Set<AbortController>();
+  private readonly allRunning = new Set<LazyCancellation>();
 
   private readonly scheduler: Scheduler;
 
@@ -56,12 +61,12 @@ export class OpStreamServer {
    * it has), so followers hear back at once and ask the new leader next time.
    */
   steppedDown(): void {
-    for (const controller of this.allRunning) controller.abort();
+    for (const cancellation of this.allRunning) cancellation.abort();
   }
 
   /** Serves one follower's stream until it ends or breaks. */
   serve(call: OpServerCall): void {
-    const running = new Map<number, AbortController>();
+    const running = new Map<number, LazyCancellation>();
     let replies: raftq.cluster.OpReply.$Properties[] = [];
     let isFlushScheduled = false;
     let isInputEnded = false;
@@ -89,7 +94,7 @@ export class OpStreamServer {
     };
     const abandon = (): void => {
       isBroken = true;
-      for (const controller of running.values()) controller.abort();
+      for (const cancellation of running.values()) cancellation.abort();
     };
     call.on('data', (batch: raftq.cluster.OpCallBatch) => {
       for (const id of batch.cancelCallIds) running.get(Number(id))?.abort();
@@ -116,7 +121,7 @@ export class OpStreamServer {
 
   private run(
     opCall: raftq.cluster.OpCall.$Properties,
-    running: Map<number, AbortController>,
+    running: Map<number, LazyCancellation>,
     reply: (message: raftq.cluster.OpReply.$Properties) => void,
   ): void {
     const callId = Number(opCall.callId ?? 0);
@@ -126,13 +131,13 @@ export class OpStreamServer {
       reply({ callId, isNotLeader: true, leaderHint: parts.leaderHint() });
       return;
     }
-    const controller = new AbortController();
-    running.set(callId, controller);
-    this.allRunning.add(controller);
+    const cancellation = new LazyCancellation();
+    running.set(callId, cancellation);
+    this.allRunning.add(cancellation);
     // The caller stops waiting then: a long poll must have answered by that time.
     const waitMs = opCall.waitMs ?? 0;
-    const cancelTimer = waitMs > 0 ? this.scheduler.after(waitMs, () => controller.abort()) : null;
-    handler(opCall.kind ?? 0, opCall.args ?? new Uint8Array(0), { signal: controller.signal })
+    const cancelTimer = waitMs > 0 ? this.scheduler.after(waitMs, () => cancellation.abort()) : null;
+    handler(opCall.kind ?? 0, opCall.args ?? new Uint8Array(0), cancellation)
       .then(
         (result) => {
           parts.metrics.servedForwardedOps.inc({ result: 'ok' });
@@ -146,7 +151,7 @@ export class OpStreamServer {
       .finally(() => {
         cancelTimer?.();
         running.delete(callId);
-        this.allRunning.delete(controller);
+        this.allRunning.delete(cancellation);
       });
   }
 }

@@ -18,7 +18,7 @@ import {
 import { QueueOpKind } from './queue-op-kinds.js';
 
 export function queueOpHandler(queueService: QueueService): OpHandler {
-  return async (kind, args, { signal }) => {
+  return async (kind, args, options) => {
     switch (kind) {
       case QueueOpKind.sendMessages: {
         const { queue, entries, senderId, messageIds, idempotencyKey } = decodeSendArgs(args);
@@ -30,8 +30,9 @@ export function queueOpHandler(queueService: QueueService): OpHandler {
         );
       }
       case QueueOpKind.receiveMessages: {
-        const { queue, ...options } = decodeReceiveArgs(args);
-        return encodeReceiveResult(await queueService.receiveMessages(queue, { ...options, signal }));
+        const { queue, ...receive } = decodeReceiveArgs(args);
+        // Only a receive may wait, so only it makes the call's signal (op-stream-server.ts).
+        return encodeReceiveResult(await queueService.receiveMessages(queue, { ...receive, signal: options.signal }));
       }
       case QueueOpKind.deleteMessages: {
         const { queue, entries } = decodeDeleteArgs(args);

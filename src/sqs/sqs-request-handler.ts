@@ -23,7 +23,7 @@ import type { ModelStructure, Operation, SqsServiceModel } from './service-model
 import type { SigV4Verifier } from './sigv4-verifier.js';
 import { gatewayActions } from './sqs-actions.js';
 import { queueNameOfInput, type SqsRequestObserver } from './request-observer.js';
-import type { Cancellation } from './request-cancellation.js';
+import type { Cancellation } from '../base/cancellation.js';
 
 /**
  * One SQS request from bytes to bytes, without a socket: protocol detection, SigV4, decoding
@@ -84,7 +84,7 @@ export class SqsRequestHandler {
   /**
    * `abort` is the request's own cancellation: whoever serves the socket aborts it when the client
    * goes away, and the gateway aborts it at the request's deadline. Its signal is made only when
-   * an action asks for it (request-cancellation.ts).
+   * an action asks for it (base/cancellation.ts).
    */
   async handle(request: GatewayRequest, abort: Cancellation): Promise<GatewayResponse> {
     const startedAtMs = performance.now();
@@ -203,7 +203,7 @@ export class SqsRequestHandler {
       queueService: this.options.queueService,
       model: this.options.model,
       senderId,
-      // Made when an action first asks for it (request-cancellation.ts).
+      // Made when an action first asks for it (base/cancellation.ts).
       get signal() {
         return abort.signal;
       },

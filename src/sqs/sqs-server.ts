@@ -13,7 +13,7 @@ import { defaultSqsServiceModel, type SqsServiceModel } from './service-model.js
 import { SigV4Verifier } from './sigv4-verifier.js';
 import { SqsRequestHandler, type GatewayLogger } from './sqs-request-handler.js';
 import type { SqsRequestObserver } from './request-observer.js';
-import { RequestCancellation } from './request-cancellation.js';
+import { LazyCancellation } from '../base/cancellation.js';
 
 /**
  * The SQS endpoint of a node: node:http with keep-alive, both AWS protocols on one port. The body
@@ -66,7 +66,7 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
     );
   }
 
-  const inFlight = new Set<RequestCancellation>();
+  const inFlight = new Set<LazyCancellation>();
   const settled = new Set<Promise<void>>();
   let isClosing = false;
   const serverOptions = { keepAliveTimeout: 60_000, headersTimeout: 65_000, requestTimeout: 0 };
@@ -82,7 +82,7 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
   const handlerRef: { current?: SqsRequestHandler } = {};
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const cancellation = new RequestCancellation();
+    const cancellation = new LazyCancellation();
     inFlight.add(cancellation);
     const done = serveRequest(req, res, cancellation, () => handlerRef.current, options.logger).finally(() => {
       inFlight.delete(cancellation);
@@ -137,7 +137,7 @@ export async function startSqsServer(options: SqsServerOptions): Promise<SqsServ
 async function serveRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  cancellation: RequestCancellation,
+  cancellation: LazyCancellation,
   handler: () => SqsRequestHandler | undefined,
   logger: GatewayLogger,
 ): Promise<void> {

@@ -1,8 +1,10 @@
 /**
- * The cancellation of one SQS request: aborted when the client goes away, the request's deadline
- * passes or the server closes. Its AbortSignal is made on first use: only a receive that waits
- * (and a forwarded operation) listens for the abort, and making a signal cost every request about
- * 1.5 % of a consuming node's main thread (Node's EventTarget set-up). A signal asked for after
+ * The cancellation of one piece of work that may be abandoned: an SQS request (the client goes
+ * away, its deadline passes, the server closes) or a forwarded operation the leader runs (the
+ * follower cancels it, its wait ends, the leader steps down). Its AbortSignal is made on first
+ * use: only work that waits (a long-polling receive) listens for the abort, and making a signal
+ * costs every request about 1.5 % of a consuming node's main thread (Node's EventTarget set-up),
+ * and every forwarded operation about as much of a three-node leader's. A signal asked for after
  * the abort is made aborted, with the same reason.
  */
 export interface Cancellation {
@@ -10,7 +12,7 @@ export interface Cancellation {
   abort(reason?: unknown): void;
 }
 
-export class RequestCancellation implements Cancellation {
+export class LazyCancellation implements Cancellation {
   private controller: AbortController | undefined;
   private isAborted = false;
   private reason: unknown;

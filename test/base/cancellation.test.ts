@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { RequestCancellation } from '../../src/sqs/request-cancellation.js';
+import { LazyCancellation } from '../../src/base/cancellation.js';
 
-describe('RequestCancellation', () => {
+describe('LazyCancellation', () => {
   it('aborts a signal made before the abort, with its reason, once', () => {
-    const cancellation = new RequestCancellation();
+    const cancellation = new LazyCancellation();
     const signal = cancellation.signal;
     const heard: unknown[] = [];
     signal.addEventListener('abort', () => heard.push(signal.reason));
@@ -17,7 +17,7 @@ describe('RequestCancellation', () => {
   });
 
   it('makes a signal asked for after the abort already aborted, with the first reason', () => {
-    const cancellation = new RequestCancellation();
+    const cancellation = new LazyCancellation();
     const reason = new Error('deadline');
     cancellation.abort(reason);
     cancellation.abort(new Error('server closing'));
