@@ -170,7 +170,12 @@ export const raftqLimits = {
   reaperAuditRowsPerQueuePerTickMax: limit(
     64,
     'rows',
-    'vis, age, group and state rows per queue per family the reaper checks against their message data each tick (one point read each): dangling rows are an anomaly, so the audit is a slow background walk that costs little on a busy leader.',
+    'vis, age, group and state rows per queue per family the reaper checks against their message data in one audit step (one point read each): dangling rows are an anomaly, so the audit is a slow background walk that costs little on a busy leader.',
+  ),
+  reaperAuditIntervalMs: limit(
+    10_000,
+    'ms',
+    "How often the dangling-row audit of a queue steps (while a step finds none): on a queue being consumed each step walks through the deletion markers consumed messages leave, about 3 % of a consuming leader's main thread when it stepped every tick; a step that finds dangling rows makes the next one due at the next tick.",
   ),
   reaperQueuesPerTickMax: limit(
     64,

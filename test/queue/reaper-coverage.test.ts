@@ -176,6 +176,38 @@ describe('reaper coverage', () => {
     expect(await attempts()).toEqual([]);
   });
 
+  it('audits a queue again only once reaperAuditIntervalMs has passed, and at the next tick after finding a dangling row', async () => {
+    const harness = makeHarness();
+    const { service, executor } = harness;
+    await service.createQueue({ name: 'q', attributes: {}, tags: {} });
+    await sendOne(service, 'q', 'live');
+    const keys = new GenerationKeys('q', 1);
+    const ghost = (id: string): TxnWrite => ({
+      kind: 'put',
+      key: keys.visibility(0, executor.nowMs(), 999n, id),
+      value: Uint8Array.of(0x70),
+    });
+    expect((await service.sweepReaper()).danglingRowsDeleted).toBe(0);
+    await commitRaw(harness, [ghost('ghost-1')]);
+    // The audit found nothing at the first sweep, so it is not due yet.
+    expect((await service.sweepReaper()).danglingRowsDeleted).toBe(0);
+    executor.clock.advanceMs(raftqLimits.reaperAuditIntervalMs.value - 1);
+    expect((await service.sweepReaper()).danglingRowsDeleted).toBe(0);
+    executor.clock.advanceMs(1);
+    expect((await service.sweepReaper()).danglingRowsDeleted).toBe(1);
+    // It found one, so the next sweep audits again without waiting.
+    await commitRaw(harness, [ghost('ghost-2')]);
+    expect((await service.sweepReaper()).danglingRowsDeleted).toBe(1);
+    // That audit found one too; the one after finds none and waits out the interval again.
+    expect((await service.sweepReaper()).danglingRowsDeleted).toBe(0);
+    await commitRaw(harness, [ghost('ghost-3')]);
+    expect((await service.sweepReaper()).danglingRowsDeleted).toBe(0);
+    executor.clock.advanceMs(raftqLimits.reaperAuditIntervalMs.value);
+    expect((await service.sweepReaper()).danglingRowsDeleted).toBe(1);
+    const [message] = await service.receiveMessages('q', { maxMessages: 1 });
+    expect(message?.body).toBe('live');
+  });
+
   it('deletes vis, age and group rows whose message data is gone, and keeps those of live messages', async () => {
     const harness = makeHarness();
     const { service, executor } = harness;
