@@ -9,6 +9,7 @@
  * It stands apart from level-log-store.ts because both the open (log-store-open.ts: checking and
  * cutting back the stored tail) and the store's writes must agree on it byte for byte.
  */
+import { readUint64BE, writeUint64BE } from '../base/big-endian.js';
 import type { Entry } from '../raft/types.js';
 import type { Engine, EngineWrite } from '../storage/engine.js';
 import { encodeEntry } from './raft-codec.js';
@@ -27,13 +28,13 @@ const entryTag = 0x65; // 'e'
 export function entryKey(index: number): Uint8Array {
   const key = new Uint8Array(9);
   key[0] = entryTag;
-  new DataView(key.buffer).setBigUint64(1, BigInt(index));
+  writeUint64BE(key, 1, index);
   return key;
 }
 
 /** The index an entry key names (the inverse of entryKey). */
 export function entryKeyIndex(key: Uint8Array): number {
-  return Number(new DataView(key.buffer, key.byteOffset, key.byteLength).getBigUint64(1));
+  return readUint64BE(key, 1);
 }
 
 /** Just past the last entry key: entry keys are [entryKey(0), entryKeysEnd). */

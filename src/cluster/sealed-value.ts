@@ -7,12 +7,13 @@
  * bits long, and random damage with odds of 1 in 4 billion of passing.
  */
 import { crc32 } from 'node:zlib';
+import { readUint32BE, writeUint32BE } from '../base/big-endian.js';
 
 const checksumSizeBytes = 4;
 
 export function sealValue(key: Uint8Array, payload: Uint8Array): Uint8Array {
   const sealed = new Uint8Array(checksumSizeBytes + payload.length);
-  new DataView(sealed.buffer).setUint32(0, crc32(payload, crc32(key)));
+  writeUint32BE(sealed, 0, crc32(payload, crc32(key)));
   sealed.set(payload, checksumSizeBytes);
   return sealed;
 }
@@ -21,6 +22,6 @@ export function sealValue(key: Uint8Array, payload: Uint8Array): Uint8Array {
 export function unsealValue(key: Uint8Array, sealed: Uint8Array): Uint8Array | null {
   if (sealed.length < checksumSizeBytes) return null;
   const payload = sealed.subarray(checksumSizeBytes);
-  const stored = new DataView(sealed.buffer, sealed.byteOffset, sealed.byteLength).getUint32(0);
+  const stored = readUint32BE(sealed, 0);
   return crc32(payload, crc32(key)) === stored ? payload : null;
 }

@@ -4,6 +4,7 @@
  * describe, so a restart resumes exactly where the last apply step ended.
  */
 import { assert } from '../base/assert.js';
+import { readUint64BE, writeUint64BE } from '../base/big-endian.js';
 
 export interface AppliedPosition {
   readonly appliedIndex: number;
@@ -13,14 +14,12 @@ export interface AppliedPosition {
 /** BE64 appliedIndex ‖ BE64 lastCommitTs. */
 export function encodeAppliedRow(appliedIndex: number, lastCommitTs: number): Uint8Array {
   const row = new Uint8Array(16);
-  const view = new DataView(row.buffer);
-  view.setBigUint64(0, BigInt(appliedIndex));
-  view.setBigUint64(8, BigInt(lastCommitTs));
+  writeUint64BE(row, 0, appliedIndex);
+  writeUint64BE(row, 8, lastCommitTs);
   return row;
 }
 
 export function decodeAppliedRow(row: Uint8Array): AppliedPosition {
   assert(row.length === 16, 'the applied row is 16 bytes');
-  const view = new DataView(row.buffer, row.byteOffset, row.byteLength);
-  return { appliedIndex: Number(view.getBigUint64(0)), lastCommitTs: Number(view.getBigUint64(8)) };
+  return { appliedIndex: readUint64BE(row, 0), lastCommitTs: readUint64BE(row, 8) };
 }

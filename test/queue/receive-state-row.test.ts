@@ -4,6 +4,7 @@
  * never writes the data row with its body again. These tests inspect the committed transactions
  * and the rows left behind.
  */
+import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { SeededPrng } from '../../src/base/prng.js';
 import { classifyStateKey } from '../../src/queue/layout/key-family.js';
@@ -302,5 +303,41 @@ describe('the receive-state row', () => {
     expect(mine).toEqual([]);
     const [stateRow] = await executor.liveRows(new GenerationKeys('q', 1).familyRange('state'));
     expect(decodeReceiveState(stateRow?.value ?? new Uint8Array()).state.receiveCount).toBe(1);
+  });
+});
+
+describe('the receive-state layout', () => {
+  it('encodes every field whatever the pooled bytes it is written into held, and decodes what it encoded', () => {
+    const states = [
+      {
+        visibleAtMs: 1_765_000_000_123.5,
+        receiveCount: 3,
+        firstReceiveAtMs: 1_765_000_000_000,
+        claimedAtMs: 7,
+        receiptToken: '0190c1a2-7b3c-7def-8123-456789abcdef',
+      },
+      {
+        visibleAtMs: 0,
+        receiveCount: 0xffffffff,
+        firstReceiveAtMs: undefined,
+        claimedAtMs: undefined,
+        receiptToken: 'tôken-ü',
+      },
+      {
+        visibleAtMs: 42,
+        receiveCount: 1,
+        firstReceiveAtMs: undefined,
+        claimedAtMs: undefined,
+        receiptToken: undefined,
+      },
+    ];
+    for (const state of states) {
+      const first = Buffer.from(encodeReceiveState(state));
+      // Fill the shared pool's next bytes with garbage: a byte the encoder left unwritten would show.
+      Buffer.allocUnsafe(4_000).fill(0xa5);
+      const second = encodeReceiveState(state);
+      expect(Buffer.from(second).equals(first)).toBe(true);
+      expect(decodeReceiveState(second)).toEqual({ state, isMovingVisRow: false });
+    }
   });
 });

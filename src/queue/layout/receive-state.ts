@@ -17,7 +17,9 @@
  * Rows written before this layout are JSON (first byte '{'),
  * and their message's vis row moved with every receive: `isMovingVisRow` tells the message store.
  */
+import { Buffer } from 'node:buffer';
 import { assert } from '../../base/assert.js';
+import { readFloat64BE, readUint32BE, writeFloat64BE, writeUint32BE } from '../../base/big-endian.js';
 import type { MessageRecord } from '../message-record.js';
 import { StoredJsonRow } from './stored-json-row.js';
 
@@ -48,19 +50,23 @@ const withToken = 0x01;
 const withoutToken = 0x02;
 const legacyJsonStart = 0x7b; // '{'
 const headerBytes = 29;
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/**
+ * One receive writes one of these per message, so it is built without a DataView (big-endian.ts)
+ * in a slice of Node's shared buffer pool: a row with a token is 65 bytes, just over what V8
+ * allocates inside its heap, and its own buffer cost ~1 µs more (2.7 → 0.7 µs per row in a loop).
+ * Every byte is written.
+ */
 export function encodeReceiveState(state: ReceiveStateFields): Uint8Array {
-  const token = state.receiptToken === undefined ? undefined : encoder.encode(state.receiptToken);
-  const bytes = new Uint8Array(headerBytes + (token?.byteLength ?? 0));
-  const view = new DataView(bytes.buffer);
+  const token = state.receiptToken;
+  const bytes = Buffer.allocUnsafe(headerBytes + (token === undefined ? 0 : Buffer.byteLength(token, 'utf8')));
   bytes[0] = token === undefined ? withoutToken : withToken;
-  view.setFloat64(1, state.visibleAtMs);
-  view.setUint32(9, state.receiveCount);
-  view.setFloat64(13, state.firstReceiveAtMs ?? Number.NaN);
-  view.setFloat64(21, state.claimedAtMs ?? Number.NaN);
-  if (token !== undefined) bytes.set(token, headerBytes);
+  writeFloat64BE(bytes, 1, state.visibleAtMs);
+  writeUint32BE(bytes, 9, state.receiveCount);
+  writeFloat64BE(bytes, 13, state.firstReceiveAtMs ?? Number.NaN);
+  writeFloat64BE(bytes, 21, state.claimedAtMs ?? Number.NaN);
+  if (token !== undefined) bytes.write(token, headerBytes, 'utf8');
   return bytes;
 }
 
@@ -70,12 +76,11 @@ export function decodeReceiveState(bytes: Uint8Array): StoredReceiveState {
     (bytes[0] === withToken || bytes[0] === withoutToken) && bytes.byteLength >= headerBytes,
     'corrupt receive-state row',
   );
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const firstReceiveAtMs = view.getFloat64(13);
-  const claimedAtMs = view.getFloat64(21);
+  const firstReceiveAtMs = readFloat64BE(bytes, 13);
+  const claimedAtMs = readFloat64BE(bytes, 21);
   const state: ReceiveState = {
-    visibleAtMs: view.getFloat64(1),
-    receiveCount: view.getUint32(9),
+    visibleAtMs: readFloat64BE(bytes, 1),
+    receiveCount: readUint32BE(bytes, 9),
     firstReceiveAtMs: Number.isNaN(firstReceiveAtMs) ? undefined : firstReceiveAtMs,
     claimedAtMs: Number.isNaN(claimedAtMs) ? undefined : claimedAtMs,
     receiptToken: bytes[0] === withToken ? decoder.decode(bytes.subarray(headerBytes)) : undefined,
@@ -87,7 +92,7 @@ export function decodeReceiveState(bytes: Uint8Array): StoredReceiveState {
 export function visibleAtMsOfReceiveState(bytes: Uint8Array): number | undefined {
   if (bytes[0] === legacyJsonStart) return undefined;
   if ((bytes[0] !== withToken && bytes[0] !== withoutToken) || bytes.byteLength < headerBytes) return undefined;
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(1);
+  return readFloat64BE(bytes, 1);
 }
 
 /** The older JSON layout: { v: visibleAtMs, n: receiveCount, f?: firstReceiveAtMs, c?: claimedAtMs, t?: receiptToken }. */

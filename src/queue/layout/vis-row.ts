@@ -3,6 +3,7 @@
  * VisibilityState below. The key is key-layout.ts's; the queue index reads the value of every vis
  * row it hears of, so each field decodes alone.
  */
+import { readFloat64BE, writeFloat64BE } from '../../base/big-endian.js';
 
 /**
  * The vis row's value: whether the message was never received when the row was written (`pending`:
@@ -17,7 +18,7 @@ export function encodeVisibilityState(state: VisibilityState, retentionStartMs?:
   if (retentionStartMs === undefined) return Uint8Array.of(stateByte);
   const bytes = new Uint8Array(9);
   bytes[0] = stateByte;
-  new DataView(bytes.buffer).setFloat64(1, retentionStartMs);
+  writeFloat64BE(bytes, 1, retentionStartMs);
   return bytes;
 }
 
@@ -32,7 +33,5 @@ export function isNeverReceivedVisibilityValue(bytes: Uint8Array): boolean {
 
 /** The retention start a vis row's value carries; undefined for the older one-byte rows. */
 export function retentionStartMsOfVisibilityValue(bytes: Uint8Array): number | undefined {
-  return bytes.byteLength >= 9
-    ? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(1)
-    : undefined;
+  return bytes.byteLength >= 9 ? readFloat64BE(bytes, 1) : undefined;
 }
