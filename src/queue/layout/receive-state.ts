@@ -56,7 +56,9 @@ const decoder = new TextDecoder();
  * One receive writes one of these per message, so it is built without a DataView (big-endian.ts)
  * in a slice of Node's shared buffer pool: a row with a token is 65 bytes, just over what V8
  * allocates inside its heap, and its own buffer cost ~1 µs more (2.7 → 0.7 µs per row in a loop).
- * Every byte is written.
+ * Every byte is written. No row is kept as it is returned, which would pin the pool's 8 KiB slab
+ * (message-data-row.ts allocates its rows apart for that reason): the newest-version cache, the
+ * engines and the entry encoding all copy the values they hold.
  */
 export function encodeReceiveState(state: ReceiveStateFields): Uint8Array {
   const token = state.receiptToken;
