@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { randomFillSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/base/clock.js';
@@ -91,5 +92,24 @@ describe('formatUuidV7', () => {
     const random = Uint8Array.from([0xff, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07]);
     expect(formatUuidV7(0x0123456789ab, 0xabc, random)).toBe('01234567-89ab-7abc-bf01-020304050607');
     expect(formatUuidV7(0, 0, new Uint8Array(8))).toBe('00000000-0000-7000-8000-000000000000');
+    expect(formatUuidV7(2 ** 48 - 1, 0xfff, new Uint8Array(8).fill(0xff))).toBe('ffffffff-ffff-7fff-bfff-ffffffffffff');
+  });
+
+  it('prints every millisecond, counter and random byte as the hex of its bits', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 2 ** 48 - 1 }),
+        fc.integer({ min: 0, max: 0xfff }),
+        fc.uint8Array({ minLength: 8, maxLength: 8 }),
+        (ms, counter, random) => {
+          const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
+          const randomHex = [...random.subarray(1)].map((byte) => hex(byte, 2)).join('');
+          expect(formatUuidV7(ms, counter, random)).toBe(
+            `${hex(ms, 12).slice(0, 8)}-${hex(ms, 12).slice(8)}-7${hex(counter, 3)}-` +
+              `${hex(0x80 | ((random[0] as number) & 0x3f), 2)}${randomHex.slice(0, 2)}-${randomHex.slice(2)}`,
+          );
+        },
+      ),
+    );
   });
 });
