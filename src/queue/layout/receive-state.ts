@@ -69,7 +69,8 @@ export function encodeReceiveState(state: ReceiveStateFields): Uint8Array {
   writeFloat64BE(bytes, 13, state.firstReceiveAtMs ?? Number.NaN);
   writeFloat64BE(bytes, 21, state.claimedAtMs ?? Number.NaN);
   if (token !== undefined) bytes.write(token, headerBytes, 'utf8');
-  return bytes;
+  // A plain Uint8Array over the same bytes: a Buffer's slice() is a view, a Uint8Array's a copy.
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 export function decodeReceiveState(bytes: Uint8Array): StoredReceiveState {
