@@ -10,6 +10,7 @@
  * "state" for "data" (key-layout.ts); in the tuple encoding (storage/key-codec.ts) a string
  * element is 0x02, its escaped bytes (never 0x00), then 0x00, and an integer is 0x14 + n and n bytes.
  */
+import { slabArray } from '../storage/byte-slab.js';
 import { isQueueKey } from './layout/key-layout.js';
 
 const none: readonly Uint8Array[] = [];
@@ -34,7 +35,8 @@ export function impliedNewQueueKeys(newKey: Uint8Array): readonly Uint8Array[] {
   if (generationTag === undefined || generationTag < integerTagZero || generationTag > integerTagMax) return none;
   at += 1 + (generationTag - integerTagZero);
   if (!startsWithAt(newKey, at, dataFamily)) return none;
-  const stateKey = new Uint8Array(newKey.length - dataFamily.length + stateFamily.length);
+  // Short-lived (the absent-key set copies it), so cut from a slab rather than given a buffer of its own.
+  const stateKey = slabArray(newKey.length - dataFamily.length + stateFamily.length);
   stateKey.set(newKey.subarray(0, at), 0);
   stateKey.set(stateFamily, at);
   stateKey.set(newKey.subarray(at + dataFamily.length), at + stateFamily.length);
