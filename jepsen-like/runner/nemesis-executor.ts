@@ -36,6 +36,9 @@ const membershipRemoveRetryDelayMs = 1_000;
 const membershipReaddPatienceMs = 30_000;
 const membershipReaddRetryDelayMs = 1_000;
 
+/** How long a clock fault waits for its node's admin port (a restart replays its log first). */
+const nodeListeningBoundMs = 30_000;
+
 export interface SkippedFamily {
   readonly family: NemesisFamily;
   readonly reason: string;
@@ -204,6 +207,12 @@ export class NemesisExecutor {
       }
       case 'clock': {
         const id = await target(spec.target);
+        // A node restarted by an earlier fault's heal is running before its admin port listens: its
+        // clock is set once it does. One that never does within the bound is a finding of its own.
+        if (!(await this.cluster.waitUntilListening(id, nodeListeningBoundMs)))
+          throw new Error(
+            `${id}'s admin port did not answer within ${nodeListeningBoundMs} ms, so its clock was not set`,
+          );
         const answer = await this.cluster.admin(id).setClockOffset(spec.offsetMs);
         if (!answer.isAccepted)
           throw new Error(`clock offset refused by ${id}: ${answer.status ?? ''} ${answer.reason}`);

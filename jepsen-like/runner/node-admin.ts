@@ -31,6 +31,17 @@ export class NodeAdmin {
     }
   }
 
+  /** Whether the node's admin port answers at all (GET /health): its process is up and listening. */
+  async isListening(): Promise<boolean> {
+    try {
+      const res = await fetch(`${this.baseUrl}/health`, { signal: AbortSignal.timeout(this.requestTimeoutMs) });
+      await res.arrayBuffer();
+      return res.status === 200;
+    } catch {
+      return false;
+    }
+  }
+
   async isReady(): Promise<boolean> {
     try {
       const res = await fetch(`${this.baseUrl}/ready`, { signal: AbortSignal.timeout(this.requestTimeoutMs) });

@@ -83,6 +83,20 @@ export class TestCluster {
     }
   }
 
+  /**
+   * Waits until node `id`'s admin port answers, or the bound passes. A node restarted by a heal
+   * (kill -9, log-tail damage) runs a while before it listens; /ready would also wait for a leader,
+   * which a node cut off by a partition does not have.
+   */
+  async waitUntilListening(id: string, boundMs: number): Promise<boolean> {
+    const deadline = performance.now() + boundMs;
+    for (;;) {
+      if (await this.admin(id).isListening()) return true;
+      if (performance.now() > deadline || !this.node(id).isRunning) return false;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
   async statuses(): Promise<Map<string, NodeStatus>> {
     const live = this.nodes.filter((n) => n.isRunning && !n.isPaused);
     const answers = await Promise.all(live.map((n) => this.admin(n.id).status()));
