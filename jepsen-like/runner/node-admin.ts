@@ -32,19 +32,17 @@ export class NodeAdmin {
   }
 
   /** Whether the node's admin port answers at all (GET /health): its process is up and listening. */
-  async isListening(): Promise<boolean> {
-    try {
-      const res = await fetch(`${this.baseUrl}/health`, { signal: AbortSignal.timeout(this.requestTimeoutMs) });
-      await res.arrayBuffer();
-      return res.status === 200;
-    } catch {
-      return false;
-    }
+  isListening(): Promise<boolean> {
+    return this.answers200('/health');
   }
 
-  async isReady(): Promise<boolean> {
+  isReady(): Promise<boolean> {
+    return this.answers200('/ready');
+  }
+
+  private async answers200(path: string): Promise<boolean> {
     try {
-      const res = await fetch(`${this.baseUrl}/ready`, { signal: AbortSignal.timeout(this.requestTimeoutMs) });
+      const res = await fetch(`${this.baseUrl}${path}`, { signal: AbortSignal.timeout(this.requestTimeoutMs) });
       await res.arrayBuffer();
       return res.status === 200;
     } catch {
