@@ -8,6 +8,7 @@
  *
  * float64 goes through one shared 8-byte scratch DataView, so it is exact and independent of the
  * host's byte order; the integers are shifts. Every read checks its bounds as a DataView would.
+ * The one home of these encodings: the storage layer's version keys use them too.
  */
 
 const scratch = new DataView(new ArrayBuffer(8));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Cancellation } from '../base/cancellation.js';
 import { raftqLimits, sqsLimits } from '../base/limits.js';
 import type { QueueOperations } from '../queue/queue-operations.js';
 import type { ActionContext, ActionHandler } from './action-context.js';
@@ -23,7 +24,6 @@ import type { ModelStructure, Operation, SqsServiceModel } from './service-model
 import type { SigV4Verifier } from './sigv4-verifier.js';
 import { gatewayActions } from './sqs-actions.js';
 import { queueNameOfInput, type SqsRequestObserver } from './request-observer.js';
-import type { Cancellation } from '../base/cancellation.js';
 
 /**
  * One SQS request from bytes to bytes, without a socket: protocol detection, SigV4, decoding

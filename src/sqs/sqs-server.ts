@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { LazyCancellation } from '../base/cancellation.js';
 import { SystemClock, type Clock } from '../base/clock.js';
 import { raftqLimits } from '../base/limits.js';
 import type { QueueOperations } from '../queue/queue-operations.js';
@@ -13,7 +14,6 @@ import { defaultSqsServiceModel, type SqsServiceModel } from './service-model.js
 import { SigV4Verifier } from './sigv4-verifier.js';
 import { SqsRequestHandler, type GatewayLogger } from './sqs-request-handler.js';
 import type { SqsRequestObserver } from './request-observer.js';
-import { LazyCancellation } from '../base/cancellation.js';
 
 /**
  * The SQS endpoint of a node: node:http with keep-alive, both AWS protocols on one port. The body

@@ -33,16 +33,6 @@ export class ByteWriter {
     for (let shift = 56; shift >= 0; shift -= 8) this.buffer[this.length++] = Number((value >> BigInt(shift)) & 0xffn);
   }
 
-  /** A non-negative safe integer as 8 big-endian bytes, without going through bigint. */
-  safeU64be(value: number): void {
-    this.reserve(8);
-    const high = Math.floor(value / 0x1_0000_0000);
-    const low = value >>> 0;
-    writeU32be(this.buffer, this.length, high);
-    writeU32be(this.buffer, this.length + 4, low);
-    this.length += 8;
-  }
-
   /** A non-negative safe integer as an unsigned LEB128 varint (7 bits a byte, low bits first). */
   varint(value: number): void {
     let rest = value;
@@ -105,21 +95,4 @@ function newBuffer(capacityBytes: number): Uint8Array {
   if (capacityBytes < unfilledBytesMin) return new Uint8Array(capacityBytes);
   const bytes = Buffer.allocUnsafeSlow(capacityBytes);
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
-
-export function writeU32be(target: Uint8Array, offset: number, value: number): void {
-  target[offset] = (value >>> 24) & 0xff;
-  target[offset + 1] = (value >>> 16) & 0xff;
-  target[offset + 2] = (value >>> 8) & 0xff;
-  target[offset + 3] = value & 0xff;
-}
-
-export function readU32be(source: Uint8Array, offset: number): number {
-  return (
-    (((source[offset] ?? 0) << 24) |
-      ((source[offset + 1] ?? 0) << 16) |
-      ((source[offset + 2] ?? 0) << 8) |
-      (source[offset + 3] ?? 0)) >>>
-    0
-  );
 }

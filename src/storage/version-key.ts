@@ -17,7 +17,7 @@
  * system rows of system-keys.ts, which therefore sort before all user keys.
  */
 import { assert } from '../base/assert.js';
-import { readU32be, writeU32be } from './byte-writer.js';
+import { readUint32BE, writeUint32BE } from '../base/big-endian.js';
 import { slabArray } from './byte-slab.js';
 import { compareBytes, elementEnd } from './key-codec.js';
 
@@ -39,8 +39,8 @@ export function encodeVersionKey(key: Uint8Array, commitTsUs: number): Uint8Arra
   const physical = slabArray(key.length + versionSuffixBytes);
   physical.set(key);
   physical[key.length] = separator;
-  writeU32be(physical, key.length + 1, u32Max - Math.floor(commitTsUs / twoPow32));
-  writeU32be(physical, key.length + 5, u32Max - (commitTsUs % twoPow32));
+  writeUint32BE(physical, key.length + 1, u32Max - Math.floor(commitTsUs / twoPow32));
+  writeUint32BE(physical, key.length + 5, u32Max - (commitTsUs % twoPow32));
   return physical;
 }
 
@@ -70,7 +70,7 @@ export function logicalKeyOf(physical: Uint8Array): Uint8Array {
 
 export function commitTsOf(physical: Uint8Array): number {
   const offset = physical.length - 8;
-  return (u32Max - readU32be(physical, offset)) * twoPow32 + (u32Max - readU32be(physical, offset + 4));
+  return (u32Max - readUint32BE(physical, offset)) * twoPow32 + (u32Max - readUint32BE(physical, offset + 4));
 }
 
 export function encodeVersionValue(value: Uint8Array | undefined): Uint8Array {
