@@ -7,14 +7,15 @@
  * delivered in enqueue order: its position is where its vis row put it (send time plus delay,
  * then the send's order), and a receive or a visibility change moves the deadline, never the
  * position, so a message whose visibility lapses goes back ahead of messages sent after it, as on
- * SQS. Messages not yet visible wait in a heap by deadline and join the ready heap when it passes.
+ * SQS. Messages not yet visible wait in a queue by deadline and join the ready queue when it passes;
+ * both are mostly-ordered queues (sends arrive in delivery order, deadlines later with every receive).
  *
  * It is never the truth: a receive takes candidates from here and still reads and validates the
  * message's rows in its transaction; a stale entry costs a skip or a conflict, never a wrong
  * delivery. Candidates are taken exclusively ('taken') until the receive releases them, so
  * concurrent receives on this node take disjoint messages.
  */
-import { MinHeap } from '../../base/min-heap.js';
+import { MostlyOrderedQueue } from '../../base/mostly-ordered-queue.js';
 import type { GroupRowEvent, PartitionIndexFeed, StateRowEvent, VisRowEvent } from './index-events.js';
 
 export type EntryStatus = 'queued' | 'taken' | 'expired';
@@ -35,23 +36,23 @@ export interface IndexedMessage {
   status: EntryStatus;
   /** Applied batch that created it: a view taken after that batch must see the message. */
   readonly addedInBatch: number;
-  /** Bumped at every reschedule: heap slots with an older stamp are stale. */
+  /** Bumped at every reschedule: slots with an older stamp are stale. */
   stamp: number;
   /** Deleted by the batch being applied (a put later in the batch revives it: a moved vis row). */
   isDeletedInBatch: boolean;
 }
 
-interface HeapSlot {
+interface QueueSlot {
   readonly message: IndexedMessage;
   readonly stamp: number;
-  /** The deadline when the slot was pushed: a heap orders by what its slots held then, never by a field that changes. */
+  /** The deadline when the slot was pushed: a queue orders by what its slots held then, never by a field that changes. */
   readonly visibleAtMs: number;
 }
 
 export class StandardPartitionIndex implements PartitionIndexFeed {
   private readonly byId = new Map<string, IndexedMessage>();
-  private readonly ready = new MinHeap<HeapSlot>((a, b) => isEarlierRank(a.message, b.message));
-  private readonly waiting = new MinHeap<HeapSlot>((a, b) => a.visibleAtMs < b.visibleAtMs);
+  private readonly ready = new MostlyOrderedQueue<QueueSlot>((a, b) => isEarlierRank(a.message, b.message));
+  private readonly waiting = new MostlyOrderedQueue<QueueSlot>((a, b) => a.visibleAtMs < b.visibleAtMs);
   private readonly deletedInBatch: IndexedMessage[] = [];
 
   readonly kind = 'standard';
@@ -60,7 +61,7 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
 
   /** Messages a state row was seen for: the only ones that can be in flight. */
   private readonly received = new Set<IndexedMessage>();
-  /** The latest time a caller asked about: a message visible by then goes straight to the ready heap. */
+  /** The latest time a caller asked about: a message visible by then goes straight to the ready queue. */
   private readyHorizonMs: number;
 
   constructor(readonly loadedAtMs: number) {
@@ -71,7 +72,7 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     return this.byId.size;
   }
 
-  /** Heap slots held, stale ones included (tests: they stay bounded by the messages). */
+  /** Slots held, stale ones included (tests: they stay bounded by the messages). */
   get slotCount(): number {
     return this.ready.size + this.waiting.size;
   }
@@ -222,15 +223,15 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     this.dropStaleSlotsIfMany();
     message.stamp++;
     const slot = { message, stamp: message.stamp, visibleAtMs: message.visibleAtMs };
-    // A build pushes in enqueue order, which keeps each push into the ready heap O(1).
+    // Sends and a build push in enqueue order: each push joins the ready queue's ordered run, O(1).
     if (slot.visibleAtMs <= this.readyHorizonMs) this.ready.push(slot);
     else this.waiting.push(slot);
   }
 
   /**
    * A message deleted while it waits (received with a long visibility timeout, then deleted)
-   * leaves a stale slot in the waiting heap until its deadline: at a high rate and a 12-hour
-   * timeout, millions. When stale slots outnumber the messages, the heaps are rebuilt from the
+   * leaves a stale slot in the waiting queue until its deadline: at a high rate and a 12-hour
+   * timeout, millions. When stale slots outnumber the messages, the queues are rebuilt from the
    * messages (O(n), so amortised O(1) per reschedule).
    */
   private dropStaleSlotsIfMany(): void {
@@ -255,13 +256,13 @@ export class StandardPartitionIndex implements PartitionIndexFeed {
     }
   }
 
-  private isCurrent(slot: HeapSlot): boolean {
+  private isCurrent(slot: QueueSlot): boolean {
     const { message } = slot;
     return message.status === 'queued' && message.stamp === slot.stamp && this.byId.get(message.messageId) === message;
   }
 }
 
-/** Stale heap slots tolerated beyond twice the messages before the heaps are rebuilt. */
+/** Stale slots tolerated beyond twice the messages before the queues are rebuilt. */
 const staleSlotsAllowed = 4_096;
 
 function isEarlierRank(a: IndexedMessage, b: IndexedMessage): boolean {
