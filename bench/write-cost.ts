@@ -77,7 +77,8 @@ async function main(): Promise<void> {
     `${isFifo ? 'FIFO' : 'standard'} queue, ${messageCount} messages of ${body.length} B, ${consumers} consumers, ${values.engine} engine`,
   );
 
-  const produce = await measure(tally, reads, async () => {
+  const entryBytes = () => executor.entryBytesTotal;
+  const produce = await measure(tally, reads, entryBytes, async () => {
     for (let i = 0; i < messageCount; i += 10) {
       const entries: SendEntry[] = Array.from({ length: Math.min(10, messageCount - i) }, (_, j) => ({
         entryId: `e${j}`,
@@ -132,7 +133,7 @@ async function main(): Promise<void> {
   while (service.indexBuildsRunning > 0) await new Promise((resolve) => setTimeout(resolve, 50));
   console.log(`consuming node's index built in ${(performance.now() - warmStartedMs).toFixed(0)} ms`);
   const consume = await profiled('consume', () =>
-    measure(tally, reads, () => drainQueue(service, queue, consumers, limit)),
+    measure(tally, reads, entryBytes, () => drainQueue(service, queue, consumers, limit)),
   );
   report('consume (ReceiveMessage of 10 + DeleteMessageBatch)', consume);
   service.close();
@@ -171,11 +172,19 @@ interface Phase {
   readonly rowsDeleted: number;
   readonly batchesWritten: number;
   readonly byFamily: ReadonlyMap<string, number>;
+  /** Bytes of the transactions as Raft entries carry them (each committed alone here; a node batches several per entry). */
+  readonly entryBytes: number;
 }
 
-async function measure(tally: WriteTally, reads: EngineTally, body: () => Promise<number>): Promise<Phase> {
+async function measure(
+  tally: WriteTally,
+  reads: EngineTally,
+  entryBytes: () => number,
+  body: () => Promise<number>,
+): Promise<Phase> {
   tally.reset();
   reads.reset();
+  const entryBytesBefore = entryBytes();
   const cpuBefore = process.cpuUsage();
   const startedMs = performance.now();
   const messages = await body();
@@ -187,6 +196,7 @@ async function measure(tally: WriteTally, reads: EngineTally, body: () => Promis
     cpuMs: (cpu.user + cpu.system) / 1000,
     keys: tally.keys,
     bytes: tally.bytes,
+    entryBytes: entryBytes() - entryBytesBefore,
     pointReads: reads.pointReads,
     iteratorsOpened: reads.iteratorsOpened,
     rowsPut: reads.rowsPut,
@@ -202,6 +212,9 @@ function report(name: string, phase: Phase): void {
     `${name}: ${phase.messages} messages, ${Math.round((phase.messages / phase.wallMs) * 1000)} msgs/s, CPU ${((phase.cpuMs / Math.max(1, phase.messages)) * 1000).toFixed(0)} µs/msg`,
   );
   console.log(`  per message: ${per(phase.keys)} keys written, ${per(phase.bytes)} bytes written (key + value)`);
+  console.log(
+    `  replicated entry bytes per message: ${per(phase.entryBytes)} (what the Raft log writes and each follower receives)`,
+  );
   console.log(
     `  engine reads per message: ${per(phase.iteratorsOpened)} iterators opened (a seek each), ${per(phase.pointReads)} point reads`,
   );

@@ -27,6 +27,16 @@ export class ByteWriter {
     this.length += value.length;
   }
 
+  /** The bytes of `value` from `start` on, without making a view of them (a key's rest after a shared prefix). */
+  bytesFrom(value: Uint8Array, start: number): void {
+    const count = value.length - start;
+    this.reserve(count);
+    const { buffer } = this;
+    let at = this.length;
+    for (let i = start; i < value.length; i++) buffer[at++] = value[i] as number;
+    this.length = at;
+  }
+
   /** An unsigned integer below 2^64 as 8 big-endian bytes. */
   u64be(value: bigint): void {
     this.reserve(8);

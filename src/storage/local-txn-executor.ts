@@ -26,6 +26,8 @@ export interface LocalTxnExecutorOptions {
 export class LocalTxnExecutor implements TxnExecutor {
   private readonly listeners = new Set<AppliedListener>();
   private commitTail: Promise<unknown> = Promise.resolve();
+  /** Bytes of the entries the txns were encoded into (isEncodingRoundTrip): what a Raft log would hold of them. */
+  entryBytesTotal = 0;
 
   constructor(private readonly options: LocalTxnExecutorOptions) {}
 
@@ -60,10 +62,12 @@ export class LocalTxnExecutor implements TxnExecutor {
   private async applyOne(txn: Txn): Promise<TxnOutcome> {
     const { store } = this.options;
     const leaderStampTsUs = Math.floor(this.options.clock.nowMs() * 1000);
-    const entryTxn =
-      (this.options.isEncodingRoundTrip ?? true)
-        ? (decodeTxnBatch(encodeTxnBatch({ leaderStampTsUs, txns: [txn] })).txns[0] as Txn)
-        : txn;
+    let entryTxn = txn;
+    if (this.options.isEncodingRoundTrip ?? true) {
+      const entry = encodeTxnBatch({ leaderStampTsUs, txns: [txn] });
+      this.entryBytesTotal += entry.byteLength;
+      entryTxn = decodeTxnBatch(entry).txns[0] as Txn;
+    }
     const result = await applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTsUs, txns: [entryTxn] }], {
       rules: this.options.rules ?? defaultTxnApplyRules,
       sync: this.options.sync ?? false,

@@ -3,13 +3,27 @@
  * no JSON. Message bodies travel as raw bytes and decode as views into the entry (no copy).
  *
  * Batch (one Raft entry's data):
- *   u8 format (1) · varint leaderStampTsUs · varint txnCount · txn*
+ *   u8 format · varint leaderStampTsUs · varint txnCount · txn*
  * Txn:
  *   varint idBytes · utf8 id · varint startTsUs · varint nowMs
- *   · varint readCount · (varint keyBytes · key)*
+ *   · varint readCount · key*
  *   · varint writeCount · (u8 kind: 1 put, 2 put of a new key, 0 delete, 3 delete of a live key,
  *     4 delete of a live key committed with an earlier write's key
- *     · varint keyBytes · key · [varint valueBytes · value] · [varint writesBefore])*
+ *     · key · [varint valueBytes · value] · [varint writesBefore])*
+ * Key, format 2 (written since 2026-12-07), in the order of the encoding (read keys, then write
+ * keys, txn after txn):
+ *   varint back ≥ 1 — the same key as the one `back` keys before it, or
+ *   varint 0 · varint sharedBytes · varint restBytes · rest — the first sharedBytes bytes of the
+ *   key just before it, then rest.
+ * Key, format 1 (written before; still decoded, as a log or a forward of that time may hold it):
+ *   varint keyBytes · key.
+ *
+ * Why: keys were most of a consuming node's log bytes. A receive of ten messages reads twenty keys
+ * and writes ten of them again; a delete reads twenty and writes those and ten more. A queue's keys
+ * start with its name, generation and family, so about half of a key's 70-90 bytes repeat the key
+ * before it. Every byte of an entry is written, synced and compacted on every replica and sent to
+ * each follower. A decoded new key of format 2 is an array cut from a slab (byte-slab.ts; the apply
+ * step's consumers copy what they keep); a format 1 key is a view into the entry.
  *
  * Encoding validates what the apply step relies on (keys are non-empty encoded tuples, numbers
  * are non-negative safe integers), so a malformed transaction is refused at the proposer and
@@ -18,10 +32,14 @@
 import { RaftqError } from '../base/errors.js';
 import { ByteReader } from './byte-reader.js';
 import { ByteWriter } from './byte-writer.js';
+import { slabArray } from './byte-slab.js';
 import { isWellFormedKey } from './key-codec.js';
 import type { Txn, TxnWrite } from './txn.js';
 
-const batchFormat = 1;
+/** Every key whole (see the file comment). */
+const wholeKeysFormat = 1;
+/** Each key after the first as a prefix shared with the key before it, and the rest. */
+const sharedPrefixFormat = 2;
 const writeKindDelete = 0;
 const writeKindPut = 1;
 /** A put whose key has never existed (TxnWrite.isNewKey). */
@@ -72,21 +90,21 @@ export function encodeTxnBatch(batch: TxnBatch, options: { readonly areTxnsValid
     boundBytes += txnBytesBound(txn);
   }
   const writer = new ByteWriter(boundBytes);
-  writer.byte(batchFormat);
+  writer.byte(sharedPrefixFormat);
   writer.varint(batch.leaderStampTsUs);
   writer.varint(batch.txns.length);
-  for (const txn of batch.txns) appendTxn(writer, txn);
+  const keys = new SharedPrefixKeyWriter(writer);
+  for (const txn of batch.txns) appendTxn(writer, txn, keys);
   return writer.finish();
 }
 
 export function decodeTxnBatch(data: Uint8Array): TxnBatch {
   return decodeWith(data, (reader) => {
-    const format = reader.byte();
-    if (format !== batchFormat) throw new TxnDecodeError(`unknown batch format ${format}`);
+    const keys = keyReaderFor(reader, 'batch');
     const leaderStampTsUs = reader.varint();
     const count = reader.varint();
     const txns: Txn[] = [];
-    for (let i = 0; i < count; i++) txns.push(readTxn(reader));
+    for (let i = 0; i < count; i++) txns.push(readTxn(reader, keys));
     return { leaderStampTsUs, txns };
   });
 }
@@ -95,16 +113,14 @@ export function decodeTxnBatch(data: Uint8Array): TxnBatch {
 export function encodeTxn(txn: Txn): Uint8Array {
   validateTxn(txn);
   const writer = new ByteWriter(1 + txnBytesBound(txn));
-  writer.byte(batchFormat);
-  appendTxn(writer, txn);
+  writer.byte(sharedPrefixFormat);
+  appendTxn(writer, txn, new SharedPrefixKeyWriter(writer));
   return writer.finish();
 }
 
 export function decodeTxn(data: Uint8Array): Txn {
   return decodeWith(data, (reader) => {
-    const format = reader.byte();
-    if (format !== batchFormat) throw new TxnDecodeError(`unknown txn format ${format}`);
-    return readTxn(reader);
+    return readTxn(reader, keyReaderFor(reader, 'txn'));
   });
 }
 
@@ -144,31 +160,28 @@ const varintBytesMax = 8;
 export function txnBytesBound(txn: Txn): number {
   // The id is UTF-16 code units: at most 3 UTF-8 bytes each.
   let bytes = 4 * varintBytesMax + 3 * txn.txnId.length;
-  for (const key of txn.readKeys) bytes += varintBytesMax + key.length;
+  // A key: its repeat distance, shared and rest lengths, and at most all of its bytes.
+  for (const key of txn.readKeys) bytes += 3 * varintBytesMax + key.length;
   for (const write of txn.writes) {
-    bytes += 1 + 2 * varintBytesMax + write.key.length;
+    bytes += 1 + 4 * varintBytesMax + write.key.length;
     if (write.kind === 'put') bytes += write.value.length;
   }
   return bytes;
 }
 
 /** Appends a txn validateTxn accepted. */
-function appendTxn(writer: ByteWriter, txn: Txn): void {
+function appendTxn(writer: ByteWriter, txn: Txn, keys: SharedPrefixKeyWriter): void {
   const id = utf8Encoder.encode(txn.txnId);
   writer.varint(id.length);
   writer.bytes(id);
   writer.varint(txn.startTsUs);
   writer.varint(txn.nowMs);
   writer.varint(txn.readKeys.length);
-  for (const key of txn.readKeys) {
-    writer.varint(key.length);
-    writer.bytes(key);
-  }
+  for (const key of txn.readKeys) keys.write(key);
   writer.varint(txn.writes.length);
   for (const write of txn.writes) {
     writer.byte(writeKindOf(write));
-    writer.varint(write.key.length);
-    writer.bytes(write.key);
+    keys.write(write.key);
     if (write.kind === 'put') {
       writer.varint(write.value.length);
       writer.bytes(write.value);
@@ -184,18 +197,18 @@ function writeKindOf(write: TxnWrite): number {
   return write.isNewKey === true ? writeKindPutNewKey : writeKindPut;
 }
 
-function readTxn(reader: ByteReader): Txn {
+function readTxn(reader: ByteReader, keys: KeyReader): Txn {
   const txnId = utf8Decoder.decode(reader.bytes(reader.varint()));
   const startTsUs = reader.varint();
   const nowMs = reader.varint();
   const readKeys: Uint8Array[] = [];
   const readCount = reader.varint();
-  for (let i = 0; i < readCount; i++) readKeys.push(readKey(reader, txnId));
+  for (let i = 0; i < readCount; i++) readKeys.push(readKey(keys, txnId));
   const writes: TxnWrite[] = [];
   const writeCount = reader.varint();
   for (let i = 0; i < writeCount; i++) {
     const kind = reader.byte();
-    const key = readKey(reader, txnId);
+    const key = readKey(keys, txnId);
     if (kind === writeKindPut) writes.push({ kind: 'put', key, value: reader.bytes(reader.varint()) });
     else if (kind === writeKindPutNewKey)
       writes.push({ kind: 'put', key, value: reader.bytes(reader.varint()), isNewKey: true });
@@ -212,11 +225,83 @@ function readTxn(reader: ByteReader): Txn {
   return { txnId, startTsUs, nowMs, readKeys, writes };
 }
 
-function readKey(reader: ByteReader, txnId: string): Uint8Array {
-  const key = reader.bytes(reader.varint());
+function readKey(keys: KeyReader, txnId: string): Uint8Array {
+  const key = keys.read();
   if (key.length === 0 || !isWellFormedKey(key))
     throw new TxnDecodeError(`txn ${JSON.stringify(txnId)} has a key that is not an encoded tuple`);
   return key;
+}
+
+/**
+ * Writes keys in format 2. A key object written before in this encoding (a transaction's write of
+ * a key it also read: the planners hand on the same array) is written as how many keys back it
+ * was; any other as the prefix it shares with the key written just before it, and the rest.
+ */
+class SharedPrefixKeyWriter {
+  private previous: Uint8Array = new Uint8Array(0);
+  private readonly ordinals = new Map<Uint8Array, number>();
+  private count = 0;
+
+  constructor(private readonly writer: ByteWriter) {}
+
+  write(key: Uint8Array): void {
+    const { writer, previous } = this;
+    const at = this.ordinals.get(key);
+    if (at !== undefined) writer.varint(this.count - at);
+    else {
+      const sharedMax = Math.min(previous.length, key.length);
+      let shared = 0;
+      while (shared < sharedMax && previous[shared] === key[shared]) shared++;
+      writer.varint(0);
+      writer.varint(shared);
+      writer.varint(key.length - shared);
+      writer.bytesFrom(key, shared);
+    }
+    this.ordinals.set(key, this.count);
+    this.count++;
+    this.previous = key;
+  }
+}
+
+interface KeyReader {
+  read(): Uint8Array;
+}
+
+/** Reads the format byte and returns the reader of that format's keys. */
+function keyReaderFor(reader: ByteReader, what: 'batch' | 'txn'): KeyReader {
+  const format = reader.byte();
+  if (format === sharedPrefixFormat) return new SharedPrefixKeyReader(reader);
+  if (format === wholeKeysFormat) return { read: () => reader.bytes(reader.varint()) };
+  throw new TxnDecodeError(`unknown ${what} format ${format}`);
+}
+
+/** Reads format 2 keys; a repeated key is the same array as its first reading. */
+class SharedPrefixKeyReader implements KeyReader {
+  private readonly keys: Uint8Array[] = [];
+  private previous: Uint8Array = new Uint8Array(0);
+
+  constructor(private readonly reader: ByteReader) {}
+
+  read(): Uint8Array {
+    const { reader, previous, keys } = this;
+    const back = reader.varint();
+    let key: Uint8Array;
+    if (back > 0) {
+      if (back > keys.length) throw new TxnDecodeError(`a key repeats one ${back} keys back of ${keys.length}`);
+      key = keys[keys.length - back] as Uint8Array;
+    } else {
+      const shared = reader.varint();
+      if (shared > previous.length)
+        throw new TxnDecodeError(`a key shares ${shared} bytes with a key of ${previous.length}`);
+      const rest = reader.bytes(reader.varint());
+      key = slabArray(shared + rest.length);
+      for (let i = 0; i < shared; i++) key[i] = previous[i] as number;
+      key.set(rest, shared);
+    }
+    keys.push(key);
+    this.previous = key;
+    return key;
+  }
 }
 
 function decodeWith<T>(data: Uint8Array, read: (reader: ByteReader) => T): T {

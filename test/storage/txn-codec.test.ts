@@ -9,6 +9,7 @@ import {
   encodeTxn,
   encodeTxnBatch,
   txnBytesBound,
+  type TxnBatch,
 } from '../../src/storage/txn-codec.js';
 import { decodeTxnIdRecord, encodeTxnIdRecord } from '../../src/storage/txn-id-table.js';
 import type { Txn, TxnOutcome, TxnWrite } from '../../src/storage/txn.js';
@@ -64,6 +65,104 @@ describe('txn codec', () => {
       }),
       runs,
     );
+  });
+
+  it("decodes batches whose keys share prefixes, as a queue's keys do", () => {
+    // Keys from a few queues, families and messages: most share a long prefix with the key before them.
+    const sharingKeyArb = fc
+      .record({
+        queue: fc.constantFrom('orders', 'orders-dlq', 'o'),
+        family: fc.constantFrom('data', 'state', 'vis'),
+        partition: fc.nat({ max: 3 }),
+        messageId: fc.constantFrom('0193a5b2-7c1d-7e3f-8a9b-1', '0193a5b2-7c1d-7e3f-8a9b-2', '0193a5b3'),
+      })
+      .map(({ queue, family, partition, messageId }) => encodeKey(['q', queue, 'g', 1, family, partition, messageId]));
+    // Writes often name the very array a read named (the planners do: a receive writes the state keys it read).
+    const sharingTxnArb: fc.Arbitrary<Txn> = fc.array(sharingKeyArb, { maxLength: 12 }).chain((readKeys) => {
+      const writeKeyArb = readKeys.length === 0 ? sharingKeyArb : fc.oneof(sharingKeyArb, fc.constantFrom(...readKeys));
+      return fc.record({
+        txnId: fc.string({ minLength: 1, maxLength: 8 }),
+        startTsUs: fc.nat(),
+        nowMs: fc.nat(),
+        readKeys: fc.constant(readKeys),
+        writes: fc.array(
+          fc.oneof(
+            fc.record({ kind: fc.constant('put' as const), key: writeKeyArb, value: fc.uint8Array({ maxLength: 8 }) }),
+            fc.record({
+              kind: fc.constant('delete' as const),
+              key: writeKeyArb,
+              isLiveKey: fc.constant(true as const),
+            }),
+          ),
+          { maxLength: 12 },
+        ),
+      });
+    });
+    fc.assert(
+      fc.property(
+        fc.record({ leaderStampTsUs: fc.nat(), txns: fc.array(sharingTxnArb, { maxLength: 4 }) }),
+        (batch) => {
+          const bytes = encodeTxnBatch(batch);
+          expect(normalize(decodeTxnBatch(bytes))).toEqual(normalize(batch));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('still decodes a batch of format 1 (every key whole), as a log written before format 2 holds', () => {
+    // Written by the format 1 encoder: two txns, read keys, every write kind.
+    const format1 =
+      '0180a09db0a1a8910302027431050702120271000261000264617461001501026d310013027100026100027374617465001501026d3100050113027100026100027374617465001501026d31000301020302120271000261000264617461001501026d32000109001102710002610002766973001501026d310003120271000261000264617461001501026d3100041102710002610002616765001501026d31000102743206080001000c027100026200026d65746100';
+    const batch: TxnBatch = {
+      leaderStampTsUs: 1765000000000000,
+      txns: [
+        {
+          txnId: 't1',
+          startTsUs: 5,
+          nowMs: 7,
+          readKeys: [encodeKey(['q', 'a', 'data', 1, 'm1']), encodeKey(['q', 'a', 'state', 1, 'm1'])],
+          writes: [
+            { kind: 'put', key: encodeKey(['q', 'a', 'state', 1, 'm1']), value: Uint8Array.of(1, 2, 3) },
+            { kind: 'put', key: encodeKey(['q', 'a', 'data', 1, 'm2']), value: Uint8Array.of(9), isNewKey: true },
+            { kind: 'delete', key: encodeKey(['q', 'a', 'vis', 1, 'm1']) },
+            { kind: 'delete', key: encodeKey(['q', 'a', 'data', 1, 'm1']), isLiveKey: true },
+            {
+              kind: 'delete',
+              key: encodeKey(['q', 'a', 'age', 1, 'm1']),
+              isLiveKey: true,
+              sameCommitAsWriteBefore: 1,
+            },
+          ],
+        },
+        {
+          txnId: 't2',
+          startTsUs: 6,
+          nowMs: 8,
+          readKeys: [],
+          writes: [{ kind: 'delete', key: encodeKey(['q', 'b', 'meta']) }],
+        },
+      ],
+    };
+    expect(normalize(decodeTxnBatch(Uint8Array.from(Buffer.from(format1, 'hex'))))).toEqual(normalize(batch));
+    // Format 2 of the same batch is shorter, and decodes to the same.
+    const format2 = encodeTxnBatch(batch);
+    expect(format2[0]).toBe(2);
+    expect(format2.length).toBeLessThan(format1.length / 2);
+    expect(normalize(decodeTxnBatch(format2))).toEqual(normalize(batch));
+  });
+
+  it('reports a key that shares more bytes than the key before it has, or repeats a key before the first, as TxnDecodeError', () => {
+    const txn: Txn = { txnId: 't', startTsUs: 1, nowMs: 2, readKeys: [encodeKey(['a', 'b'])], writes: [] };
+    const bytes = encodeTxn(txn);
+    // format · id length · id · startTsUs · nowMs · read count · back (0: a new key) · shared (0 for the first) …
+    expect([bytes[6], bytes[7]]).toEqual([0, 0]);
+    const sharesTooMuch = Uint8Array.from(bytes);
+    sharesTooMuch[7] = 1;
+    expect(() => decodeTxn(sharesTooMuch)).toThrow(TxnDecodeError);
+    const repeatsNothing = Uint8Array.from(bytes);
+    repeatsNothing[6] = 1;
+    expect(() => decodeTxn(repeatsNothing)).toThrow(TxnDecodeError);
   });
 
   it('sizes the encoder once: the bound covers every encoded transaction, huge numbers and wide ids included', () => {
