@@ -15,8 +15,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Session } from 'node:inspector/promises';
 import { writeFileSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import { SystemClock } from '../src/base/clock.js';
+import { TimeOrderedIds } from '../src/base/time-ordered-ids.js';
 import { QueueService } from '../src/queue/queue-service.js';
 import type { SendEntry } from '../src/queue/queue-api.js';
 import type { Engine } from '../src/storage/engine.js';
@@ -57,13 +58,15 @@ async function main(): Promise<void> {
     clock: new SystemClock(),
     isEncodingRoundTrip: true,
   });
+  // Time-ordered ids, as a node mints them (serve-command.ts): rows sent together lie together.
+  const ids = new TimeOrderedIds(new SystemClock(), randomFillSync);
   const tally = new WriteTally();
   executor.onApplied((writes) => tally.add(writes));
   const service = new QueueService({
     executor,
     accountId: '000000000000',
     region: 'us-east-1',
-    newId: () => randomUUID(),
+    newId: () => ids.next(),
     scheduler: {
       setTimerMs: (delayMs, fn) => {
         const t = setTimeout(fn, delayMs);
@@ -100,7 +103,7 @@ async function main(): Promise<void> {
     executor,
     accountId: '000000000000',
     region: 'us-east-1',
-    newId: () => randomUUID(),
+    newId: () => ids.next(),
     scheduler: {
       setTimerMs: (delayMs, fn) => {
         const t = setTimeout(fn, delayMs);

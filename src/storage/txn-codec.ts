@@ -12,16 +12,17 @@
  *     · key · [varint valueBytes · value] · [varint writesBefore])*
  * Key, format 2 (written since 2026-12-07), in the order of the encoding (read keys, then write
  * keys, txn after txn):
- *   varint back ≥ 1 — the same key as the one `back` keys before it, or
- *   varint 0 · varint sharedBytes · varint restBytes · rest — the first sharedBytes bytes of the
- *   key just before it, then rest.
+ *   varint code, odd: the same key as the one (code + 1) / 2 keys before it; or
+ *   varint code, even · varint sharedBytes · varint restBytes · rest: the first sharedBytes bytes
+ *   of the key code / 2 + 1 keys before it (of an empty key for the first), then rest.
  * Key, format 1 (written before; still decoded, as a log or a forward of that time may hold it):
  *   varint keyBytes · key.
  *
  * Why: keys were most of a consuming node's log bytes. A receive of ten messages reads twenty keys
  * and writes ten of them again; a delete reads twenty and writes those and ten more. A queue's keys
- * start with its name, generation and family, so about half of a key's 70-90 bytes repeat the key
- * before it. Every byte of an entry is written, synced and compacted on every replica and sent to
+ * start with its name, generation and family, and a transaction names a few families of each
+ * message in turn (data and state; data, vis and state), so a key shares most of its 70-90 bytes
+ * with the key of its family one to three keys before it: the writer takes the longest of those. Every byte of an entry is written, synced and compacted on every replica and sent to
  * each follower. A decoded new key of format 2 is an array cut from a slab (byte-slab.ts; the apply
  * step's consumers copy what they keep); a format 1 key is a view into the entry.
  *
@@ -177,11 +178,12 @@ function appendTxn(writer: ByteWriter, txn: Txn, keys: SharedPrefixKeyWriter): v
   writer.varint(txn.startTsUs);
   writer.varint(txn.nowMs);
   writer.varint(txn.readKeys.length);
-  for (const key of txn.readKeys) keys.write(key);
+  keys.startTxn();
+  for (const key of txn.readKeys) keys.write(key, false);
   writer.varint(txn.writes.length);
   for (const write of txn.writes) {
     writer.byte(writeKindOf(write));
-    keys.write(write.key);
+    keys.write(write.key, true);
     if (write.kind === 'put') {
       writer.varint(write.value.length);
       writer.bytes(write.value);
@@ -232,35 +234,61 @@ function readKey(keys: KeyReader, txnId: string): Uint8Array {
   return key;
 }
 
+/** How many keys back a new key may take its shared prefix from: a message's families come in runs of up to three. */
+const prefixBasesMax = 3;
+
 /**
- * Writes keys in format 2. A key object written before in this encoding (a transaction's write of
- * a key it also read: the planners hand on the same array) is written as how many keys back it
- * was; any other as the prefix it shares with the key written just before it, and the rest.
+ * Writes keys in format 2. A written key that is the very array one of its txn's keys before it
+ * was (a write of a key the txn read: the planners hand on the same array) is written as how many
+ * keys back that was; any other as the longest prefix it shares with one of the last
+ * prefixBasesMax keys, and the rest. Found by identity within the txn, by a scan: cheaper than a
+ * map for the few dozen keys of a txn.
  */
 class SharedPrefixKeyWriter {
-  private previous: Uint8Array = new Uint8Array(0);
-  private readonly ordinals = new Map<Uint8Array, number>();
-  private count = 0;
+  private readonly written: Uint8Array[] = [];
+  private txnStart = 0;
 
   constructor(private readonly writer: ByteWriter) {}
 
-  write(key: Uint8Array): void {
-    const { writer, previous } = this;
-    const at = this.ordinals.get(key);
-    if (at !== undefined) writer.varint(this.count - at);
+  startTxn(): void {
+    this.txnStart = this.written.length;
+  }
+
+  /** `mayRepeat`: a write's key, which may be one the txn read. */
+  write(key: Uint8Array, mayRepeat: boolean): void {
+    const { writer, written } = this;
+    const count = written.length;
+    let repeated = -1;
+    if (mayRepeat)
+      for (let at = count - 1; at >= this.txnStart && repeated < 0; at--) if (written[at] === key) repeated = at;
+    if (repeated >= 0) writer.varint(2 * (count - repeated) - 1);
     else {
-      const sharedMax = Math.min(previous.length, key.length);
+      let base = 1;
       let shared = 0;
-      while (shared < sharedMax && previous[shared] === key[shared]) shared++;
-      writer.varint(0);
+      for (let back = 1; back <= prefixBasesMax && back <= count; back++) {
+        const other = written[count - back] as Uint8Array;
+        // Only a key that also holds the best one's first differing byte can share more: most don't.
+        if (back > 1 && (shared >= other.length || other[shared] !== key[shared])) continue;
+        const candidate = sharedPrefixBytes(other, key);
+        if (candidate > shared) {
+          shared = candidate;
+          base = back;
+        }
+      }
+      writer.varint(2 * (base - 1));
       writer.varint(shared);
       writer.varint(key.length - shared);
       writer.bytesFrom(key, shared);
     }
-    this.ordinals.set(key, this.count);
-    this.count++;
-    this.previous = key;
+    written.push(key);
   }
+}
+
+function sharedPrefixBytes(a: Uint8Array, b: Uint8Array): number {
+  const max = Math.min(a.length, b.length);
+  let shared = 0;
+  while (shared < max && a[shared] === b[shared]) shared++;
+  return shared;
 }
 
 interface KeyReader {
@@ -278,31 +306,36 @@ function keyReaderFor(reader: ByteReader, what: 'batch' | 'txn'): KeyReader {
 /** Reads format 2 keys; a repeated key is the same array as its first reading. */
 class SharedPrefixKeyReader implements KeyReader {
   private readonly keys: Uint8Array[] = [];
-  private previous: Uint8Array = new Uint8Array(0);
 
   constructor(private readonly reader: ByteReader) {}
 
   read(): Uint8Array {
-    const { reader, previous, keys } = this;
-    const back = reader.varint();
+    const { reader, keys } = this;
+    const code = reader.varint();
     let key: Uint8Array;
-    if (back > 0) {
+    if (code % 2 === 1) {
+      const back = (code + 1) / 2;
       if (back > keys.length) throw new TxnDecodeError(`a key repeats one ${back} keys back of ${keys.length}`);
       key = keys[keys.length - back] as Uint8Array;
     } else {
+      const back = code / 2 + 1;
+      if (back > Math.max(1, keys.length))
+        throw new TxnDecodeError(`a key takes its prefix from one ${back} keys back of ${keys.length}`);
+      const base = keys.length === 0 ? noKey : (keys[keys.length - back] as Uint8Array);
       const shared = reader.varint();
-      if (shared > previous.length)
-        throw new TxnDecodeError(`a key shares ${shared} bytes with a key of ${previous.length}`);
+      if (shared > base.length) throw new TxnDecodeError(`a key shares ${shared} bytes with a key of ${base.length}`);
       const rest = reader.bytes(reader.varint());
       key = slabArray(shared + rest.length);
-      for (let i = 0; i < shared; i++) key[i] = previous[i] as number;
+      for (let i = 0; i < shared; i++) key[i] = base[i] as number;
       key.set(rest, shared);
     }
     keys.push(key);
-    this.previous = key;
     return key;
   }
 }
+
+/** What the first key of an encoding shares its (empty) prefix with. */
+const noKey = new Uint8Array(0);
 
 function decodeWith<T>(data: Uint8Array, read: (reader: ByteReader) => T): T {
   const reader = new ByteReader(data);

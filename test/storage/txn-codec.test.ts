@@ -152,10 +152,10 @@ describe('txn codec', () => {
     expect(normalize(decodeTxnBatch(format2))).toEqual(normalize(batch));
   });
 
-  it('reports a key that shares more bytes than the key before it has, or repeats a key before the first, as TxnDecodeError', () => {
+  it('reports a key that shares more bytes than its base has, or names a key before the first, as TxnDecodeError', () => {
     const txn: Txn = { txnId: 't', startTsUs: 1, nowMs: 2, readKeys: [encodeKey(['a', 'b'])], writes: [] };
     const bytes = encodeTxn(txn);
-    // format · id length · id · startTsUs · nowMs · read count · back (0: a new key) · shared (0 for the first) …
+    // format · id length · id · startTsUs · nowMs · read count · code (0: a new key after the one before) · shared …
     expect([bytes[6], bytes[7]]).toEqual([0, 0]);
     const sharesTooMuch = Uint8Array.from(bytes);
     sharesTooMuch[7] = 1;
@@ -163,6 +163,9 @@ describe('txn codec', () => {
     const repeatsNothing = Uint8Array.from(bytes);
     repeatsNothing[6] = 1;
     expect(() => decodeTxn(repeatsNothing)).toThrow(TxnDecodeError);
+    const sharesWithNothing = Uint8Array.from(bytes);
+    sharesWithNothing[6] = 2; // the prefix of the key two back, before the first
+    expect(() => decodeTxn(sharesWithNothing)).toThrow(TxnDecodeError);
   });
 
   it('sizes the encoder once: the bound covers every encoded transaction, huge numbers and wide ids included', () => {
