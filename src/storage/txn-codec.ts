@@ -22,9 +22,11 @@
  * and writes ten of them again; a delete reads twenty and writes those and ten more. A queue's keys
  * start with its name, generation and family, and a transaction names a few families of each
  * message in turn (data and state; data, vis and state), so a key shares most of its 70-90 bytes
- * with the key of its family one to three keys before it: the writer takes the longest of those. Every byte of an entry is written, synced and compacted on every replica and sent to
- * each follower. A decoded new key of format 2 is an array cut from a slab (byte-slab.ts; the apply
- * step's consumers copy what they keep); a format 1 key is a view into the entry.
+ * with the key of its family one to three keys before it; the writer takes the longest of those.
+ * Every byte of an entry is written, synced and compacted on every replica and sent to each
+ * follower (docs/architecture/storage.md, "Keys in a Raft entry", has the bytes and the CPU). A
+ * decoded new key of format 2 is an array cut from a slab (byte-slab.ts; the apply step's
+ * consumers copy what they keep); a format 1 key is a view into the entry.
  *
  * Encoding validates what the apply step relies on (keys are non-empty encoded tuples, numbers
  * are non-negative safe integers), so a malformed transaction is refused at the proposer and
