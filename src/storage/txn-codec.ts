@@ -41,7 +41,7 @@ import type { Txn, TxnWrite } from './txn.js';
 
 /** Every key whole (see the file comment). */
 const wholeKeysFormat = 1;
-/** Each key after the first as a prefix shared with the key before it, and the rest. */
+/** Each key a back-reference, or the prefix it shares with one of the keys just before it and the rest. */
 const sharedPrefixFormat = 2;
 const writeKindDelete = 0;
 const writeKindPut = 1;
