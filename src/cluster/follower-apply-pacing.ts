@@ -64,18 +64,35 @@ export class FollowerApplyPacing {
   take(committed: readonly Entry[], mayHoldBack: boolean): readonly Entry[] {
     if (committed.length === 0 && this.pending.length === 0) return committed;
     if (!mayHoldBack || committed.some((entry) => entry.type === EntryType.ConfChange)) return this.release(committed);
-    if (this.pending.length === 0) {
-      this.firstPendingAtMs = this.parts.scheduler.monotonicMs();
-      this.cancelWake = this.parts.scheduler.after(this.parts.delayMsMax, this.parts.kick);
-    }
+    if (this.pending.length === 0) this.firstPendingAtMs = this.parts.scheduler.monotonicMs();
     for (const entry of committed) this.pending.push(entry);
-    return this.isDue() ? this.release([]) : [];
+    return this.isDue() ? this.release([]) : this.holdOn();
   }
 
   /** What was held back, if the first of it has waited long enough (or `mayHoldBack` is false); else nothing. */
   takeDue(mayHoldBack: boolean): readonly Entry[] {
     if (this.pending.length === 0) return [];
-    return !mayHoldBack || this.isDue() ? this.release([]) : [];
+    return !mayHoldBack || this.isDue() ? this.release([]) : this.holdOn();
+  }
+
+  /**
+   * Keeps holding, with a wake-up armed for when the first entry is due. A wake-up that came
+   * early arms another: the host's timers run on the event loop's cached clock, which can be
+   * behind monotonicMs by the length of a busy turn, so a timer set late in one fires before the
+   * delay has passed on monotonicMs. Without another wake-up the entries waited for the next
+   * commit, which after the last one never comes (a jepsen-like run saw both followers stop two
+   * entries short of the leader for good).
+   */
+  private holdOn(): readonly Entry[] {
+    if (this.cancelWake === null) {
+      const waitedMs = this.parts.scheduler.monotonicMs() - this.firstPendingAtMs;
+      const dueInMs = Math.max(1, Math.ceil(this.parts.delayMsMax - waitedMs));
+      this.cancelWake = this.parts.scheduler.after(dueInMs, () => {
+        this.cancelWake = null;
+        this.parts.kick();
+      });
+    }
+    return [];
   }
 
   private isDue(): boolean {
