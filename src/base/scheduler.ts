@@ -20,8 +20,25 @@ export class SystemScheduler implements Scheduler {
     return () => clearInterval(timer);
   }
 
+  /**
+   * Runs `fn` once `delayMs` have passed on monotonicMs, never sooner. setTimeout alone can fire
+   * up to a millisecond early by that measure: it counts whole milliseconds of the event loop's
+   * clock, while performance.now() has fractions, so a timer set at 100.9 ms comes due at 120 for
+   * a delay of 20 (about one wake-up in ten, measured). Callers compare against monotonicMs (a
+   * follower's apply pacing found nothing due at such a wake-up and held entries for good), so a
+   * wake-up that comes early waits for the rest.
+   */
   after(delayMs: number, fn: () => void): () => void {
-    const timer = setTimeout(fn, delayMs);
+    const dueAtMs = performance.now() + delayMs;
+    let timer: ReturnType<typeof setTimeout>;
+    const arm = (waitMs: number) => {
+      timer = setTimeout(() => {
+        const leftMs = dueAtMs - performance.now();
+        if (leftMs > 0) arm(Math.ceil(leftMs));
+        else fn();
+      }, waitMs);
+    };
+    arm(delayMs);
     return () => clearTimeout(timer);
   }
 

@@ -76,12 +76,11 @@ export class FollowerApplyPacing {
   }
 
   /**
-   * Keeps holding, with a wake-up armed for when the first entry is due. A wake-up that came
-   * early arms another: the host's timers run on the event loop's cached clock, which can be
-   * behind monotonicMs by the length of a busy turn, so a timer set late in one fires before the
-   * delay has passed on monotonicMs. Without another wake-up the entries waited for the next
-   * commit, which after the last one never comes (a jepsen-like run saw both followers stop two
-   * entries short of the leader for good).
+   * Keeps holding, with a wake-up armed for when the first entry is due. Any turn that finds
+   * nothing due arms one: were a wake-up to come early and arm nothing, the entries would wait for
+   * the next commit, which after the last one never comes (a jepsen-like run saw both followers
+   * stop two entries short of the leader for good, when the host's timers could fire up to 1 ms
+   * early; SystemScheduler.after no longer does).
    */
   private holdOn(): readonly Entry[] {
     if (this.cancelWake === null) {

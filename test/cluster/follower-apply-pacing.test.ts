@@ -70,8 +70,8 @@ describe('FollowerApplyPacing', () => {
   });
 
   it('arms another wake-up when one fires before the delay has passed on its clock, so held entries are applied without a further commit', () => {
-    // The host's timers run on the event loop's cached clock, which can be behind monotonicMs: a
-    // timer may fire while monotonicMs says the delay has not passed yet.
+    // A scheduler whose timer fires while monotonicMs says the delay has not passed yet (the
+    // host's setTimeout did, by up to 1 ms, before SystemScheduler.after waited out the rest).
     let nowMs = 0;
     const timers: Array<{ delayMs: number; fn: () => void }> = [];
     const scheduler = {
