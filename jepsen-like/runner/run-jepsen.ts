@@ -17,6 +17,7 @@ import { NemesisExecutor } from './nemesis-executor.js';
 import { scanNodeLogs } from './node-log-scan.js';
 import { awaitReplicaConvergence, type ReplicaConvergence } from './replica-convergence.js';
 import type { RunOptions, WorkloadName } from './run-options.js';
+import { runOnUntilEnoughToCheck } from './run-on-until-checked.js';
 import { TestCluster } from './test-cluster.js';
 
 export interface RunOutcome {
@@ -153,6 +154,10 @@ export async function runJepsen(options: RunOptions, say: (line: string) => void
       else await executor.heal(step.fault);
     }
     await stop.pause(phaseStartMs + options.timeSeconds * 1000 - nowMs());
+    if (workloads.some((w) => w.opsToCheck() < options.opsPerWorkloadMin)) {
+      await executor.healAll();
+      await runOnUntilEnoughToCheck(workloads, options, { pause: stop.pause, nowMs, log });
+    }
     log('fault phase over: healing everything and stopping the clients');
     drainFromMs = nowMs();
     await executor.healAll();

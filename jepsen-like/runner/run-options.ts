@@ -44,6 +44,12 @@ export interface RunOptions {
   /** Base clock allowance of the visibility and FIFO checkers, before any clock fault. */
   readonly clockAllowanceMsBase: number;
   readonly isQuiet: boolean;
+  /**
+   * Operations each workload must have for its checkers before the clients stop: a run whose
+   * machine was too busy to get there in `timeSeconds` keeps its clients running, faults healed,
+   * for up to `timeSeconds` more. 0: stop on time.
+   */
+  readonly opsPerWorkloadMin: number;
 }
 
 export const defaultRunOptions: RunOptions = {
@@ -76,6 +82,7 @@ export const defaultRunOptions: RunOptions = {
   failpoint: undefined,
   clockAllowanceMsBase: 1_000,
   isQuiet: false,
+  opsPerWorkloadMin: 0,
 };
 
 export class RunUsageError extends Error {
@@ -85,7 +92,7 @@ export class RunUsageError extends Error {
 export const runUsage = `usage: npm run jepsen -- [--time S] [--nemesis ${nemesisFamilies.join(',')}|all|none] [--workload ${workloadNames.join(',')}]
        [--seed N] [--nodes 3|5] [--store DIR] [--name NAME] [--visibility-timeout S] [--rate SENDS/S]
        [--fault-min S] [--fault-max S] [--quiet-min S] [--quiet-max S] [--overlap-one-in N] [--drain-max S]
-       [--force-corrupt] [--failpoint ${failpointNames.join('|')}] [--quiet]`;
+       [--ops-min N] [--force-corrupt] [--failpoint ${failpointNames.join('|')}] [--quiet]`;
 
 export function parseRunOptions(argv: readonly string[], randomSeed: () => number): RunOptions {
   const { values } = parseArgs({
@@ -107,6 +114,7 @@ export function parseRunOptions(argv: readonly string[], randomSeed: () => numbe
       'quiet-min': { type: 'string' },
       'quiet-max': { type: 'string' },
       'drain-max': { type: 'string' },
+      'ops-min': { type: 'string' },
       'overlap-one-in': { type: 'string' },
       failpoint: { type: 'string' },
       'force-corrupt': { type: 'boolean' },
@@ -167,6 +175,7 @@ export function parseRunOptions(argv: readonly string[], randomSeed: () => numbe
     failpoint: failpointOf(values.failpoint),
     isCorruptForced: values['force-corrupt'] === true,
     isQuiet: values.quiet === true,
+    opsPerWorkloadMin: Math.trunc(num('ops-min', values['ops-min'], d.opsPerWorkloadMin, 0)),
   };
   if (options.faultSecondsMin > options.faultSecondsMax)
     throw new RunUsageError('--fault-min must not exceed --fault-max');

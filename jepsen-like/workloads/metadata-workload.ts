@@ -52,6 +52,13 @@ export class MetadataWorkload implements Workload {
 
   constructor(readonly options: MetadataWorkloadOptions) {}
 
+  /** Operations completed ok so far: what the linearizability check has to go on. */
+  private operationsOk = 0;
+
+  opsToCheck(): number {
+    return this.operationsOk;
+  }
+
   async setup(): Promise<void> {
     // The registers start absent; the clients create them.
   }
@@ -106,7 +113,8 @@ export class MetadataWorkload implements Workload {
       if (input.op === 'create' && isQueueAlreadyExists(error)) return { kind: 'already-exists' };
       return undefined;
     };
-    await worker.perform(metadataOpName, input, (e) => this.call(e, input), answer);
+    const { outcome } = await worker.perform(metadataOpName, input, (e) => this.call(e, input), answer);
+    if (outcome === 'ok') this.operationsOk++;
   }
 
   private async call(e: SqsEndpoint, input: MetadataInput): Promise<MetadataOutput> {

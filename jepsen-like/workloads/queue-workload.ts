@@ -55,6 +55,14 @@ export class QueueWorkload implements Workload {
     return this.options.name;
   }
 
+  /** Distinct sends acknowledged, and messages delivered, so far. */
+  private sendsAcknowledged = 0;
+  private messagesDelivered = 0;
+
+  opsToCheck(): number {
+    return Math.min(this.sendsAcknowledged, this.messagesDelivered);
+  }
+
   async setup(endpoints: readonly SqsEndpoint[]): Promise<void> {
     const attributes: Record<string, string> = { VisibilityTimeout: String(this.options.visibilityTimeoutSeconds) };
     if (this.options.isFifo) attributes['FifoQueue'] = 'true';
@@ -136,13 +144,18 @@ export class QueueWorkload implements Workload {
           (e) => sendBatch(e, this.options.queueName, entries),
         );
         if (outcome === 'ok')
-          (result as BatchResult<SendResult>).entries.forEach(
-            (r, i) => 'ok' in r && remember(acknowledged, entries[i] as SendInvoke),
-          );
+          (result as BatchResult<SendResult>).entries.forEach((r, i) => {
+            if (!('ok' in r)) return;
+            this.sendsAcknowledged++;
+            remember(acknowledged, entries[i] as SendInvoke);
+          });
       } else {
         const args = this.newSend(ctx, producerIndex, counter++);
         const { outcome } = await worker.perform('send', args, (e) => sendOne(e, args));
-        if (outcome === 'ok') remember(acknowledged, args);
+        if (outcome === 'ok') {
+          this.sendsAcknowledged++;
+          remember(acknowledged, args);
+        }
       }
       await ctx.pause(Math.max(0, intervalMs * sent - (ctx.nowMs() - startedMs)));
     }
@@ -197,6 +210,7 @@ export class QueueWorkload implements Workload {
     });
     if (outcome !== 'ok') return -1;
     const messages = (result as ReceiveResult).messages;
+    this.messagesDelivered += messages.length;
     const toDelete: DeleteInvoke[] = [];
     for (const message of messages) {
       const handle = { queue, body: message.body, messageId: message.messageId, receiptHandle: message.receiptHandle };

@@ -31,4 +31,9 @@ export interface Workload {
   run(ctx: WorkloadContext): Promise<void>;
   drain(ctx: WorkloadContext, deadlineMs: number): Promise<{ isEmpty: boolean; received: number }>;
   check(pairs: readonly OperationPair[], ctx: CheckContext): WorkloadReport;
+  /**
+   * How much its checkers have to go on so far: the smallest of the counts they check (for a queue,
+   * acknowledged sends and delivered messages; for the metadata register, completed operations).
+   */
+  opsToCheck(): number;
 }

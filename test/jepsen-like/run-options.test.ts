@@ -5,11 +5,25 @@ import { defaultRunOptions, parseRunOptions, RunUsageError } from '../../jepsen-
 describe('runner options', () => {
   it('reads the documented flags', () => {
     const o = parseRunOptions(
-      ['--time', '30', '--nemesis', 'partition,kill', '--workload', 'fifo', '--seed', '9', '--nodes', '5'],
+      [
+        '--time',
+        '30',
+        '--nemesis',
+        'partition,kill',
+        '--workload',
+        'fifo',
+        '--seed',
+        '9',
+        '--nodes',
+        '5',
+        '--ops-min',
+        '21',
+      ],
       () => 1,
     );
     expect(o).toMatchObject({
       timeSeconds: 30,
+      opsPerWorkloadMin: 21,
       nemesis: ['partition', 'kill'],
       workloads: ['fifo'],
       seed: 9,
