@@ -53,10 +53,12 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'raftq-write-cost-'));
   const engine: Engine = values.engine === 'memory' ? new MemoryEngine() : await LevelEngine.open(dir);
   const reads = new EngineTally();
+  let entryBytesTotal = 0;
   const executor = new LocalTxnExecutor({
     store: await MvccStore.open(countingEngine(engine, reads), { impliedNewKeys: impliedNewQueueKeys }),
     clock: new SystemClock(),
     isEncodingRoundTrip: true,
+    onEntryEncoded: (entryBytes) => (entryBytesTotal += entryBytes),
   });
   // Time-ordered ids, as a node mints them (serve-command.ts): rows sent together lie together.
   const ids = new TimeOrderedIds(new SystemClock(), randomFillSync);
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
     `${isFifo ? 'FIFO' : 'standard'} queue, ${messageCount} messages of ${body.length} B, ${consumers} consumers, ${values.engine} engine`,
   );
 
-  const entryBytes = () => executor.entryBytesTotal;
+  const entryBytes = () => entryBytesTotal;
   const produce = await measure(tally, reads, entryBytes, async () => {
     for (let i = 0; i < messageCount; i += 10) {
       const entries: SendEntry[] = Array.from({ length: Math.min(10, messageCount - i) }, (_, j) => ({

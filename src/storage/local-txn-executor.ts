@@ -21,13 +21,13 @@ export interface LocalTxnExecutorOptions {
    * so that a txn the codec refuses, or a caller reusing a buffer after commit, shows up in tests.
    */
   readonly isEncodingRoundTrip?: boolean;
+  /** Told the bytes of each entry a txn was encoded into (isEncodingRoundTrip): what a Raft log would hold of it. */
+  readonly onEntryEncoded?: (entryBytes: number) => void;
 }
 
 export class LocalTxnExecutor implements TxnExecutor {
   private readonly listeners = new Set<AppliedListener>();
   private commitTail: Promise<unknown> = Promise.resolve();
-  /** Bytes of the entries the txns were encoded into (isEncodingRoundTrip): what a Raft log would hold of them. */
-  entryBytesTotal = 0;
 
   constructor(private readonly options: LocalTxnExecutorOptions) {}
 
@@ -65,7 +65,7 @@ export class LocalTxnExecutor implements TxnExecutor {
     let entryTxn = txn;
     if (this.options.isEncodingRoundTrip ?? true) {
       const entry = encodeTxnBatch({ leaderStampTsUs, txns: [txn] });
-      this.entryBytesTotal += entry.byteLength;
+      this.options.onEntryEncoded?.(entry.byteLength);
       entryTxn = decodeTxnBatch(entry).txns[0] as Txn;
     }
     const result = await applyEntries(store, [{ index: store.appliedIndex + 1, leaderStampTsUs, txns: [entryTxn] }], {

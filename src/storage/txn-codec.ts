@@ -260,9 +260,7 @@ class SharedPrefixKeyWriter {
   write(key: Uint8Array, mayRepeat: boolean): void {
     const { writer, written } = this;
     const count = written.length;
-    let repeated = -1;
-    if (mayRepeat)
-      for (let at = count - 1; at >= this.txnStart && repeated < 0; at--) if (written[at] === key) repeated = at;
+    const repeated = mayRepeat ? lastIndexFrom(written, key, this.txnStart) : -1;
     if (repeated >= 0) writer.varint(2 * (count - repeated) - 1);
     else {
       let base = 1;
@@ -284,6 +282,12 @@ class SharedPrefixKeyWriter {
     }
     written.push(key);
   }
+}
+
+/** Where `key` (that very array) last is in `keys` at or after `from`; -1 if it is not. */
+function lastIndexFrom(keys: readonly Uint8Array[], key: Uint8Array, from: number): number {
+  for (let at = keys.length - 1; at >= from; at--) if (keys[at] === key) return at;
+  return -1;
 }
 
 function sharedPrefixBytes(a: Uint8Array, b: Uint8Array): number {
@@ -320,10 +324,7 @@ class SharedPrefixKeyReader implements KeyReader {
       if (back > keys.length) throw new TxnDecodeError(`a key repeats one ${back} keys back of ${keys.length}`);
       key = keys[keys.length - back] as Uint8Array;
     } else {
-      const back = code / 2 + 1;
-      if (back > Math.max(1, keys.length))
-        throw new TxnDecodeError(`a key takes its prefix from one ${back} keys back of ${keys.length}`);
-      const base = keys.length === 0 ? noKey : (keys[keys.length - back] as Uint8Array);
+      const base = this.prefixBase(code / 2 + 1);
       const shared = reader.varint();
       if (shared > base.length) throw new TxnDecodeError(`a key shares ${shared} bytes with a key of ${base.length}`);
       const rest = reader.bytes(reader.varint());
@@ -333,6 +334,18 @@ class SharedPrefixKeyReader implements KeyReader {
     }
     keys.push(key);
     return key;
+  }
+
+  /** The key `back` keys before the next one; the first key of an encoding takes an empty prefix. */
+  private prefixBase(back: number): Uint8Array {
+    const { keys } = this;
+    if (keys.length === 0) {
+      if (back !== 1) throw new TxnDecodeError(`the first key takes its prefix from one ${back} keys back`);
+      return noKey;
+    }
+    if (back > keys.length)
+      throw new TxnDecodeError(`a key takes its prefix from one ${back} keys back of ${keys.length}`);
+    return keys[keys.length - back] as Uint8Array;
   }
 }
 
