@@ -32,6 +32,8 @@ const histograms: ReadonlyArray<readonly [label: string, metric: string]> = [
   ['apply steps', 'raftq_apply_seconds'],
   ['log syncs', 'raftq_fsync_seconds'],
   ['collection steps', 'raftq_state_gc_step_seconds'],
+  ['forwarded ops', 'raftq_forwarded_op_seconds'],
+  ['served forwarded ops', 'raftq_served_forwarded_op_seconds'],
 ];
 const requestHistogram = 'raftq_sqs_request_duration_seconds';
 /** The bucket whose count, taken from the total, is the requests slower than it. */

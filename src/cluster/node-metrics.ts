@@ -61,10 +61,22 @@ export class NodeMetrics {
     labelNames: ['result'],
     registers: [this.registry],
   });
+  readonly forwardedOpSeconds = new Histogram({
+    name: 'raftq_forwarded_op_seconds',
+    help: 'Time from forwarding a queue operation to the leader to its answer, for operations that came back with a result (a long poll counts its wait); beside raftq_served_forwarded_op_seconds on the leader, what the link and the two event loops add',
+    buckets: latencyBucketsSeconds,
+    registers: [this.registry],
+  });
   readonly servedForwardedOps = new Counter({
     name: 'raftq_served_forwarded_ops_total',
     help: 'Queue operations followers forwarded to this node, by result',
     labelNames: ['result'],
+    registers: [this.registry],
+  });
+  readonly servedForwardedOpSeconds = new Histogram({
+    name: 'raftq_served_forwarded_op_seconds',
+    help: 'Time from the arrival of an operation a follower forwarded to its reply, for operations this leader ran (a long poll counts its wait)',
+    buckets: latencyBucketsSeconds,
     registers: [this.registry],
   });
   readonly readyTurns = new Counter({

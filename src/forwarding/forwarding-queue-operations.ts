@@ -303,6 +303,7 @@ export class ForwardingQueueOperations implements QueueOperations {
         continue;
       }
       try {
+        const forwardedAtMs = scheduler.monotonicMs();
         const answering = node.forwardOp(leader, spec.kind, spec.args(scheduler.monotonicMs() - startMs), {
           waitMs: Math.max(
             0,
@@ -319,6 +320,7 @@ export class ForwardingQueueOperations implements QueueOperations {
         );
         if (answer.kind === 'result') {
           node.metrics.forwardedOps.inc({ result: 'ok' });
+          node.metrics.forwardedOpSeconds.observe((scheduler.monotonicMs() - forwardedAtMs) / 1000);
           return checked(spec, spec.decode(answer.result), mayHaveRun);
         }
         node.metrics.forwardedOps.inc({ result: 'not-leader' });
