@@ -64,34 +64,20 @@ export class FollowerApplyPacing {
   take(committed: readonly Entry[], mayHoldBack: boolean): readonly Entry[] {
     if (committed.length === 0 && this.pending.length === 0) return committed;
     if (!mayHoldBack || committed.some((entry) => entry.type === EntryType.ConfChange)) return this.release(committed);
-    if (this.pending.length === 0) this.firstPendingAtMs = this.parts.scheduler.monotonicMs();
+    if (this.pending.length === 0) {
+      this.firstPendingAtMs = this.parts.scheduler.monotonicMs();
+      // One wake-up for when the first entry is due: the scheduler never runs it before delayMsMax
+      // has passed on monotonicMs (SystemScheduler.after), so the turn it wakes finds them due.
+      this.cancelWake = this.parts.scheduler.after(this.parts.delayMsMax, this.parts.kick);
+    }
     for (const entry of committed) this.pending.push(entry);
-    return this.isDue() ? this.release([]) : this.holdOn();
+    return this.isDue() ? this.release([]) : [];
   }
 
   /** What was held back, if the first of it has waited long enough (or `mayHoldBack` is false); else nothing. */
   takeDue(mayHoldBack: boolean): readonly Entry[] {
     if (this.pending.length === 0) return [];
-    return !mayHoldBack || this.isDue() ? this.release([]) : this.holdOn();
-  }
-
-  /**
-   * Keeps holding, with a wake-up armed for when the first entry is due. Any turn that finds
-   * nothing due arms one: were a wake-up to come early and arm nothing, the entries would wait for
-   * the next commit, which after the last one never comes (a jepsen-like run saw both followers
-   * stop two entries short of the leader for good, when the host's timers could fire up to 1 ms
-   * early; SystemScheduler.after no longer does).
-   */
-  private holdOn(): readonly Entry[] {
-    if (this.cancelWake === null) {
-      const waitedMs = this.parts.scheduler.monotonicMs() - this.firstPendingAtMs;
-      const dueInMs = Math.max(1, Math.ceil(this.parts.delayMsMax - waitedMs));
-      this.cancelWake = this.parts.scheduler.after(dueInMs, () => {
-        this.cancelWake = null;
-        this.parts.kick();
-      });
-    }
-    return [];
+    return !mayHoldBack || this.isDue() ? this.release([]) : [];
   }
 
   private isDue(): boolean {

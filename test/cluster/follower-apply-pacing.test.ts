@@ -69,37 +69,6 @@ describe('FollowerApplyPacing', () => {
     expect(kicks).toEqual([70]);
   });
 
-  it('arms another wake-up when one fires before the delay has passed on its clock, so held entries are applied without a further commit', () => {
-    // A scheduler whose timer fires while monotonicMs says the delay has not passed yet (the
-    // host's setTimeout did, by up to 1 ms, before SystemScheduler.after waited out the rest).
-    let nowMs = 0;
-    const timers: Array<{ delayMs: number; fn: () => void }> = [];
-    const scheduler = {
-      after: (delayMs: number, fn: () => void) => {
-        const timer = { delayMs, fn };
-        timers.push(timer);
-        return () => timers.splice(timers.indexOf(timer), 1);
-      },
-      monotonicMs: () => nowMs,
-    } as unknown as VirtualTime;
-    let kicks = 0;
-    const pacing = new FollowerApplyPacing({ scheduler, entriesMin: 4, delayMsMax: 20, kick: () => kicks++ });
-    expect(pacing.take([entry(1), entry(2)], true)).toEqual([]);
-    expect(timers.map((t) => t.delayMs)).toEqual([20]);
-    // The wake-up fires early: 15 ms on the monotonic clock. The loop's turn finds nothing due.
-    nowMs = 15;
-    timers.shift()?.fn();
-    expect(kicks).toBe(1);
-    expect(pacing.takeDue(true)).toEqual([]);
-    // No commit follows; the next wake-up is armed for the rest of the delay and hands them over.
-    expect(timers.map((t) => t.delayMs)).toEqual([5]);
-    nowMs = 20;
-    timers.shift()?.fn();
-    expect(kicks).toBe(2);
-    expect(indexes(pacing.takeDue(true))).toEqual([1, 2]);
-    expect(timers).toEqual([]);
-  });
-
   it('passes entries straight through when nothing is pending and it may not hold back', () => {
     const { pacing } = pacingOn(new VirtualTime());
     const committed = [entry(1)];
