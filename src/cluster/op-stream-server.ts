@@ -138,22 +138,19 @@ export class OpStreamServer {
     const waitMs = opCall.waitMs ?? 0;
     const cancelTimer = waitMs > 0 ? this.scheduler.after(waitMs, () => cancellation.abort()) : null;
     const startedAtMs = this.scheduler.monotonicMs();
-    const observeTime = (): void =>
-      parts.metrics.servedForwardedOpSeconds.observe((this.scheduler.monotonicMs() - startedAtMs) / 1000);
     handler(opCall.kind ?? 0, opCall.args ?? new Uint8Array(0), cancellation)
       .then(
         (result) => {
           parts.metrics.servedForwardedOps.inc({ result: 'ok' });
-          observeTime();
           reply({ callId, result });
         },
         (error: unknown) => {
           parts.metrics.servedForwardedOps.inc({ result: 'error' });
-          observeTime();
           reply({ callId, ...errorToReply(error) });
         },
       )
       .finally(() => {
+        parts.metrics.servedForwardedOpSeconds.observe((this.scheduler.monotonicMs() - startedAtMs) / 1000);
         cancelTimer?.();
         running.delete(callId);
         this.allRunning.delete(cancellation);
