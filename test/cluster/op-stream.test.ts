@@ -57,13 +57,18 @@ describe('the operation stream', () => {
     await Promise.all(open.splice(0).map((t) => t.close()));
   });
 
-  async function pair(options: {
-    isLeader: boolean;
-  }): Promise<{ client: OpStreamClient; leader: GrpcTransport; server: OpStreamServer; batchesSeen: () => number }> {
+  async function pair(options: { isLeader: boolean }): Promise<{
+    client: OpStreamClient;
+    leader: GrpcTransport;
+    server: OpStreamServer;
+    batchesSeen: () => number;
+    metrics: NodeMetrics;
+  }> {
     let batches = 0;
+    const metrics = new NodeMetrics({ isProcessMetricsOn: false });
     const server = new OpStreamServer({
       groupId: 1,
-      metrics: new NodeMetrics(),
+      metrics,
       isLeader: () => options.isLeader,
       isStopping: () => false,
       leaderHint: () => 'n9',
@@ -94,7 +99,7 @@ describe('the operation stream', () => {
     open.push(follower, leader);
     follower.setPeer('b', `127.0.0.1:${leader.port}`);
     const client = new OpStreamClient({ groupId: 1, open: (peerId) => follower.openOpStream(peerId) });
-    return { client, leader, server, batchesSeen: () => batches };
+    return { client, leader, server, batchesSeen: () => batches, metrics };
   }
 
   it('carries many calls in one message and matches each answer to its call', async () => {
@@ -105,6 +110,15 @@ describe('the operation stream', () => {
       words.map((w) => w.toUpperCase()),
     );
     expect(batchesSeen()).toBe(1);
+  });
+
+  it("times every call it ran, answered with a result or the leader's error, in raftq_served_forwarded_op_seconds", async () => {
+    const { client, metrics } = await pair({ isLeader: true });
+    await client.call('b', 1, encoder.encode('x'), { waitMs: 0 });
+    await client.call('b', 2, new Uint8Array(0), { waitMs: 0 }).catch(() => undefined);
+    const histogram = await metrics.servedForwardedOpSeconds.get();
+    const count = histogram.values.find((v) => v.metricName === 'raftq_served_forwarded_op_seconds_count');
+    expect(count?.value).toBe(2);
   });
 
   it('splits a burst of large calls into messages inside the size bound, and answers them all', async () => {
